@@ -1,0 +1,22 @@
+//! Compiles `proto/pitboss/v1/*.proto` with the pure-Rust `protox` (no `protoc` binary needed) and
+//! generates the tonic service code, plus a file descriptor set for gRPC server reflection.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let protos = std::fs::read_dir("proto/pitboss/v1")?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|ext| ext == "proto"))
+        .collect::<Vec<_>>();
+    let mut protos = protos;
+    protos.sort();
+    let fds = protox::compile(&protos, ["proto"])?;
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(
+        out.join("pitboss_descriptor.bin"),
+        prost::Message::encode_to_vec(&fds),
+    )?;
+    tonic_prost_build::configure().compile_fds(fds)?;
+    println!("cargo:rerun-if-changed=proto");
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! `pitboss deal --game GAME --seed HEX64`: one JSON object with the commitment, the shuffled deck
+//! (or the dice) and each seat's cards in the game's deal order.
+
+use clap::Args;
+use serde_json::{json, Value};
+
+use pitboss::engine::deal::{self, Deal};
+use pitboss::engine::game::GameId;
+use pitboss::engine::rng::Seed;
+
+#[derive(Debug, Args)]
+pub struct DealArgs {
+    /// mississippi_stud, fortune_pai_gow, nutz or caribbean_stud.
+    #[arg(long)]
+    game: GameId,
+    /// The hand's seed: 64 hexadecimal digits.
+    #[arg(long, value_parser = |s: &str| Seed::from_hex(s))]
+    seed: Seed,
+}
+
+pub fn run(args: DealArgs) -> anyhow::Result<()> {
+    let deal = deal::derive(args.game, &args.seed);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&deal_json(&deal, &args.seed))?
+    );
+    Ok(())
+}
+
+/// The JSON form of a derived deal (also used by the RNG test vectors).
+pub fn deal_json(deal: &Deal, seed: &Seed) -> Value {
+    let strings = |cards: &[pitboss::engine::card::Card]| -> Vec<String> {
+        cards.iter().map(ToString::to_string).collect()
+    };
+    let mut object = json!({
+        "game": deal.game.id(),
+        "seed": seed.to_hex(),
+        "commitment": deal.commitment.to_string(),
+    });
+    if deal.seats.is_empty() {
+        object["dice"] = json!(deal.dice.iter().map(|d| d.value()).collect::<Vec<_>>());
+        object["dice_note"] = json!(
+            "the first 15 draws of uniform(6)+1; shake 1 takes the first five, each later shake takes \
+             the next draws for the dice it re-shakes, in ascending die position"
+        );
+    } else {
+        object["deck"] = json!(strings(&deal.deck));
+        let layouts = deal.game.layout();
+        object["seats"] = json!(deal
+            .seats
+            .iter()
+            .zip(layouts)
+            .map(|(seat, layout)| json!({
+                "seat": seat.seat.id(),
+                "positions": seat.positions,
+                "cards": strings(&seat.cards),
+                "note": layout.note,
+            }))
+            .collect::<Vec<_>>());
+    }
+    object
+}

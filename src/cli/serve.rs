@@ -1,0 +1,69 @@
+//! `pitboss serve`: opens the data directory and serves gRPC until Ctrl-C or SIGTERM.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The data directory (RocksDB), created if missing.
+    #[arg(long, default_value = "./pitboss-data")]
+    data: PathBuf,
+    /// The address to listen on. The API has no authentication yet: keep it on loopback.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    listen: SocketAddr,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let store = pitboss::ledger::Store::open(&args.data)
+            .with_context(|| format!("cannot open the data directory {}", args.data.display()))?;
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        if !address.ip().is_loopback() {
+            tracing::warn!(%address, "listening beyond loopback: the API has no authentication yet");
+        }
+        tracing::info!(
+            %address,
+            data = %args.data.display(),
+            "pitboss serving (the API is open: no authentication yet)"
+        );
+        pitboss::service::serve(listener, store, shutdown_signal()).await?;
+        tracing::info!("pitboss stopped");
+        Ok(())
+    })
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {},
+                    _ = term.recv() => {},
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

@@ -1,0 +1,13 @@
+//! pitboss: the trusted, auditable core of four casino table games.
+//!
+//! Read `ARCHITECTURE.md` first. The layers, each depending only on those listed before it:
+//!
+//! - [`engine`]: cards, dice, the RNG derivation, hand evaluation, games: pure, no I/O.
+//! - [`proto`]: the generated protobuf and gRPC types of `proto/pitboss/v1`.
+//! - [`ledger`]: the durable store (RocksDB); later the signed, hash-chained event log.
+//! - [`service`]: the gRPC transport: translates requests and delegates.
+
+pub mod engine;
+pub mod ledger;
+pub mod proto;
+pub mod service;

@@ -1,0 +1,10 @@
+//! The gRPC transport: each handler checks and translates its request, delegates to the engine or
+//! the ledger, and translates the answer back. No game or ledger logic lives here.
+//!
+//! Errors are `tonic::Status` values with `google.rpc` details naming the offending field.
+
+pub mod audit;
+pub mod convert;
+pub mod server;
+
+pub use server::{serve, ServeError};

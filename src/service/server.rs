@@ -1,0 +1,47 @@
+//! Assembles the gRPC server: the pitboss services, `grpc.health.v1` health and server reflection
+//! (v1 and v1alpha, so `grpcurl` works with no proto files), on a listener the caller bound.
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use super::audit::AuditService;
+use crate::ledger::Store;
+use crate::proto::audit_server::AuditServer;
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot build the reflection service: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    #[error("the gRPC transport failed: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// Serves until `shutdown` completes, then drains in-flight calls and returns.
+pub async fn serve(
+    listener: TcpListener,
+    store: Store,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServeError> {
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<AuditServer<AuditService>>().await;
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1()?;
+    let reflection_v1alpha = reflection().build_v1alpha()?;
+    tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(AuditServer::new(AuditService))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await?;
+    // The store stays open until every call has drained.
+    drop(store);
+    Ok(())
+}
