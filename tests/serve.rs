@@ -57,15 +57,18 @@ fn start_server() -> Server {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn serves_health_and_derives_deals_over_grpc() {
-    let server = start_server();
-    let channel = tonic::transport::Channel::from_shared(server.address.clone())
+async fn channel(address: String) -> tonic::transport::Channel {
+    tonic::transport::Channel::from_shared(address)
         .expect("uri")
         .connect()
         .await
-        .expect("connect");
-    let mut health = HealthClient::new(channel);
+        .expect("connect")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serves_health_and_derives_deals_over_grpc() {
+    let server = start_server();
+    let mut health = HealthClient::new(channel(server.address.clone()).await);
     let status = health
         .check(HealthCheckRequest {
             service: String::new(),
@@ -154,5 +157,53 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
             .field_violations;
         assert_eq!(violations.len(), 1);
         assert_eq!(violations[0].field, field);
+    }
+}
+
+/// Lists services through one reflection protocol version; a macro because v1 and v1alpha are
+/// distinct generated types with the same shape.
+macro_rules! list_services {
+    ($version:ident, $address:expr) => {{
+        use tonic_reflection::pb::$version::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::$version::server_reflection_request::MessageRequest;
+        use tonic_reflection::pb::$version::server_reflection_response::MessageResponse;
+        use tonic_reflection::pb::$version::ServerReflectionRequest;
+        let mut client = ServerReflectionClient::new(channel($address).await);
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut responses = client
+            .server_reflection_info(tokio_stream::iter(vec![request]))
+            .await
+            .expect("reflection call")
+            .into_inner();
+        let response = responses
+            .message()
+            .await
+            .expect("reflection reply")
+            .expect("one reply");
+        match response.message_response {
+            Some(MessageResponse::ListServicesResponse(list)) => {
+                list.service.into_iter().map(|s| s.name).collect::<Vec<_>>()
+            }
+            other => panic!("unexpected reflection reply {other:?}"),
+        }
+    }};
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reflection_v1_and_v1alpha_list_every_service() {
+    let server = start_server();
+    for services in [
+        list_services!(v1, server.address.clone()),
+        list_services!(v1alpha, server.address.clone()),
+    ] {
+        for expected in ["pitboss.v1.Audit", "grpc.health.v1.Health"] {
+            assert!(
+                services.iter().any(|s| s == expected),
+                "{expected} missing from {services:?}"
+            );
+        }
     }
 }

@@ -15,7 +15,7 @@
 use std::fmt;
 
 use super::check_cards;
-use super::rank_masks::{ACE, ALL_RANKS, BROADWAY};
+use super::rank_masks::{RankCounts, ACE, ALL_RANKS, BROADWAY};
 use super::HandError;
 use crate::engine::card::Card;
 
@@ -200,9 +200,12 @@ pub fn classify_masks(hand: SuitMasks) -> FortuneCategory {
     if joker && any_suit(STRAIGHT7_JOKER) {
         return F::SevenCardStraightFlushWithJoker;
     }
-    let at_least_2 = (c & d) | (c & h) | (c & s) | (d & h) | (d & s) | (h & s);
-    let at_least_3 = (c & d & h) | (c & d & s) | (c & h & s) | (d & h & s);
-    let at_least_4 = c & d & h & s;
+    let RankCounts {
+        at_least_1: any,
+        at_least_2,
+        at_least_3,
+        at_least_4,
+    } = RankCounts::from_suits(hand.suits);
     if joker && at_least_4 & ACE != 0 {
         return F::FiveAces;
     }
@@ -218,7 +221,6 @@ pub fn classify_masks(hand: SuitMasks) -> FortuneCategory {
         return F::StraightFlush;
     }
     // Counts with the joker as an ace, for grouping.
-    let any = c | d | h | s;
     let (eff2, eff3, eff4) = if joker {
         (
             at_least_2 | (any & ACE),

@@ -15,7 +15,9 @@
 use std::fmt;
 
 use super::poker5;
-use super::rank_masks::{highest, RankCounts, ACE, ALL_RANKS, BROADWAY, WHEEL};
+use super::rank_masks::{
+    highest, one_suit, RankCounts, SuitLanes, ACE, ALL_RANKS, BROADWAY, WHEEL,
+};
 use super::{check_cards, pack, HandError};
 use crate::engine::card::{Card, Rank};
 
@@ -170,18 +172,11 @@ pub fn evaluate_high(cards: &[Card; 5]) -> Result<HighValue, HandError> {
 /// Evaluates five distinct cards (at most one joker, as in a 53-card deck) without checking.
 #[inline]
 pub fn evaluate_high_unchecked(cards: &[Card; 5]) -> HighValue {
-    let mut counts = RankCounts::default();
-    let mut suits_all = 0xFu8;
-    let mut joker = false;
-    for &card in cards {
-        if card.is_joker() {
-            joker = true;
-        } else {
-            counts.add(card.rank_bits());
-            suits_all &= 1 << card.suit_bits();
-        }
-    }
-    let flush = suits_all != 0;
+    let lanes = SuitLanes::of(cards);
+    let suits = lanes.suits();
+    let counts = RankCounts::from_suits(suits);
+    let flush = one_suit(suits);
+    let joker = lanes.has_joker();
     if !joker {
         return HighValue(natural_value(counts, flush));
     }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::rank_masks::{straight_top, RankCounts, BROADWAY};
+use super::rank_masks::{one_suit, straight_top, RankCounts, SuitLanes, BROADWAY};
 use super::{check_cards, pack, HandError};
 use crate::engine::card::{Card, Rank};
 
@@ -102,42 +102,76 @@ pub fn evaluate(cards: &[Card; 5]) -> Result<HandValue, HandError> {
 /// A joker or a repeated card gives a meaningless value, never a panic.
 #[inline]
 pub fn evaluate_unchecked(cards: &[Card; 5]) -> HandValue {
-    let mut counts = RankCounts::default();
-    let mut suits_all = 0xFu8;
-    for &card in cards {
-        counts.add(card.rank_bits());
-        suits_all &= 1 << card.suit_bits();
-    }
-    HandValue(value_of(counts, suits_all != 0))
+    let suits = SuitLanes::of(cards).suits();
+    HandValue(value_of(RankCounts::from_suits(suits), one_suit(suits)))
 }
 
 /// The value of five cards from their rank counts and whether they share a suit. The wheel's
 /// straight value has the five as its top card. (Pai Gow reuses this and re-ranks the wheel.)
+///
+/// Five distinct ranks (high card, straight, flush, straight flush) are read from tables built at
+/// compile time; hands with a repeated rank are packed from the multiplicity masks directly. No
+/// population count is needed at run time, so the baseline x86-64 build stays fast.
 #[inline(always)]
 pub(crate) fn value_of(counts: RankCounts, flush: bool) -> u32 {
     use Category as C;
     let ranks = counts.at_least_1;
-    match ranks.count_ones() {
-        5 => match (straight_top(ranks), flush) {
-            (Some(_), true) if ranks == BROADWAY => pack(C::RoyalFlush as u8, ranks, 0),
-            (Some(top), true) => pack(C::StraightFlush as u8, 1 << top, 0),
-            (None, true) => pack(C::Flush as u8, ranks, 0),
-            (Some(top), false) => pack(C::Straight as u8, 1 << top, 0),
-            (None, false) => pack(C::HighCard as u8, ranks, 0),
-        },
-        4 => pack(C::Pair as u8, counts.at_least_2, counts.singles()),
-        3 if counts.at_least_3 == 0 => pack(C::TwoPair as u8, counts.at_least_2, counts.singles()),
-        3 => pack(C::ThreeOfAKind as u8, counts.at_least_3, counts.singles()),
-        _ if counts.at_least_4 != 0 => {
-            pack(C::FourOfAKind as u8, counts.at_least_4, counts.singles())
-        }
-        _ => pack(
-            C::FullHouse as u8,
-            counts.at_least_3,
-            counts.at_least_2 & !counts.at_least_3,
-        ),
+    if counts.at_least_2 == 0 {
+        return if flush {
+            FLUSH_VALUES[ranks as usize]
+        } else {
+            DISTINCT_VALUES[ranks as usize]
+        };
+    }
+    let singles = counts.singles();
+    if counts.at_least_3 == 0 {
+        let pairs = counts.at_least_2;
+        let two_pairs = pairs & (pairs - 1) != 0;
+        let category = if two_pairs { C::TwoPair } else { C::Pair };
+        return pack(category as u8, pairs, singles);
+    }
+    if counts.at_least_4 != 0 {
+        return pack(
+            C::FourOfAKind as u8,
+            counts.at_least_4,
+            ranks & !counts.at_least_4,
+        );
+    }
+    let pair = counts.at_least_2 & !counts.at_least_3;
+    if pair != 0 {
+        pack(C::FullHouse as u8, counts.at_least_3, pair)
+    } else {
+        pack(C::ThreeOfAKind as u8, counts.at_least_3, singles)
     }
 }
+
+/// The value of five distinct ranks in one suit (`flush`) or not, for a 13-bit mask of exactly five
+/// ranks; other masks are never looked up.
+const fn distinct_value(ranks: u16, flush: bool) -> u32 {
+    use Category as C;
+    match (straight_top(ranks), flush) {
+        (Some(_), true) if ranks == BROADWAY => pack(C::RoyalFlush as u8, ranks, 0),
+        (Some(top), true) => pack(C::StraightFlush as u8, 1 << top, 0),
+        (None, true) => pack(C::Flush as u8, ranks, 0),
+        (Some(top), false) => pack(C::Straight as u8, 1 << top, 0),
+        (None, false) => pack(C::HighCard as u8, ranks, 0),
+    }
+}
+
+const fn distinct_table(flush: bool) -> [u32; 8192] {
+    let mut table = [0u32; 8192];
+    let mut mask = 0;
+    while mask < 8192 {
+        if (mask as u16).count_ones() == 5 {
+            table[mask] = distinct_value(mask as u16, flush);
+        }
+        mask += 1;
+    }
+    table
+}
+
+static DISTINCT_VALUES: [u32; 8192] = distinct_table(false);
+static FLUSH_VALUES: [u32; 8192] = distinct_table(true);
 
 #[cfg(test)]
 mod tests {

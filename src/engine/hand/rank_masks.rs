@@ -25,6 +25,18 @@ pub struct RankCounts {
 }
 
 impl RankCounts {
+    /// Counts from four suit rank masks, without a dependency chain from card to card: a rank is
+    /// present k times when it is in k of the suit masks.
+    #[inline(always)]
+    pub fn from_suits([c, d, h, s]: [u16; 4]) -> RankCounts {
+        RankCounts {
+            at_least_1: c | d | h | s,
+            at_least_2: (c & d) | (c & h) | (c & s) | (d & h) | (d & s) | (h & s),
+            at_least_3: (c & d & h) | (c & d & s) | (c & h & s) | (d & h & s),
+            at_least_4: c & d & h & s,
+        }
+    }
+
     /// Counts one more card of rank index `rank`.
     #[inline(always)]
     pub fn add(&mut self, rank: u8) {
@@ -44,8 +56,7 @@ impl RankCounts {
 
 /// For a mask of exactly five ranks: the top rank index of the straight it forms (3, the five, for
 /// the wheel), or `None`.
-#[inline(always)]
-pub fn straight_top(mask: u16) -> Option<u8> {
+pub const fn straight_top(mask: u16) -> Option<u8> {
     let low = mask.trailing_zeros();
     if low <= 8 && mask == 0b11111 << low {
         Some(low as u8 + 4)
@@ -60,4 +71,41 @@ pub fn straight_top(mask: u16) -> Option<u8> {
 #[inline(always)]
 pub fn highest(mask: u16) -> u8 {
     15 - mask.leading_zeros() as u8
+}
+
+/// The cards of a hand as four 13-bit suit rank masks (clubs, diamonds, hearts, spades) packed in
+/// 16-bit lanes of a `u64`; the joker, if present, sets bit 13 of the clubs lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SuitLanes(pub u64);
+
+impl SuitLanes {
+    /// The lanes of these cards (a repeated card counts once).
+    #[inline(always)]
+    pub fn of(cards: &[crate::engine::card::Card]) -> SuitLanes {
+        let mut lanes = 0u64;
+        for card in cards {
+            let i = card.index();
+            lanes |= 1u64 << ((i >> 2) + ((i & 3) << 4));
+        }
+        SuitLanes(lanes)
+    }
+
+    /// The four suits' rank masks, without the joker.
+    #[inline(always)]
+    pub fn suits(self) -> [u16; 4] {
+        let lane = |k: u32| (self.0 >> (16 * k)) as u16 & ALL_RANKS;
+        [lane(0), lane(1), lane(2), lane(3)]
+    }
+
+    /// Whether the joker is among the cards.
+    #[inline(always)]
+    pub fn has_joker(self) -> bool {
+        self.0 & (1 << 13) != 0
+    }
+}
+
+/// Whether exactly one of the suit masks holds cards.
+#[inline(always)]
+pub fn one_suit(suits: [u16; 4]) -> bool {
+    suits.iter().filter(|&&m| m != 0).count() == 1
 }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::rank_masks::{RankCounts, ACE};
+use super::rank_masks::{one_suit, RankCounts, SuitLanes, ACE};
 use super::{check_cards, pack, HandError};
 use crate::engine::card::Card;
 
@@ -81,35 +81,31 @@ pub fn evaluate(cards: &[Card; 3]) -> Result<ThreeCardValue, HandError> {
 #[inline]
 pub fn evaluate_unchecked(cards: &[Card; 3]) -> ThreeCardValue {
     use Category as C;
-    let mut counts = RankCounts::default();
-    let mut suits_all = 0xFu8;
-    for &card in cards {
-        counts.add(card.rank_bits());
-        suits_all &= 1 << card.suit_bits();
-    }
-    let flush = suits_all != 0;
+    let suits = SuitLanes::of(cards).suits();
+    let counts = RankCounts::from_suits(suits);
+    let flush = one_suit(suits);
     let ranks = counts.at_least_1;
-    let value = match ranks.count_ones() {
-        3 => {
-            let low = ranks.trailing_zeros();
-            // The straight's top card as a mask: the three for A-2-3.
-            let straight = if ranks == ACE_TWO_THREE {
-                Some(1u16 << 1)
-            } else if ranks == 0b111 << low {
-                Some(1u16 << (low + 2))
-            } else {
-                None
-            };
-            match (straight, flush) {
-                (Some(_), true) if ranks == QUEEN_KING_ACE => pack(C::MiniRoyal as u8, ranks, 0),
-                (Some(top), true) => pack(C::StraightFlush as u8, top, 0),
-                (Some(top), false) => pack(C::Straight as u8, top, 0),
-                (None, true) => pack(C::Flush as u8, ranks, 0),
-                (None, false) => pack(C::HighCard as u8, ranks, 0),
-            }
+    let value = if counts.at_least_2 == 0 {
+        let low = ranks.trailing_zeros();
+        // The straight's top card as a mask: the three for A-2-3.
+        let straight = if ranks == ACE_TWO_THREE {
+            Some(1u16 << 1)
+        } else if ranks == 0b111 << low {
+            Some(1u16 << (low + 2))
+        } else {
+            None
+        };
+        match (straight, flush) {
+            (Some(_), true) if ranks == QUEEN_KING_ACE => pack(C::MiniRoyal as u8, ranks, 0),
+            (Some(top), true) => pack(C::StraightFlush as u8, top, 0),
+            (Some(top), false) => pack(C::Straight as u8, top, 0),
+            (None, true) => pack(C::Flush as u8, ranks, 0),
+            (None, false) => pack(C::HighCard as u8, ranks, 0),
         }
-        2 => pack(C::Pair as u8, counts.at_least_2, counts.singles()),
-        _ => pack(C::ThreeOfAKind as u8, counts.at_least_3, 0),
+    } else if counts.at_least_3 == 0 {
+        pack(C::Pair as u8, counts.at_least_2, counts.singles())
+    } else {
+        pack(C::ThreeOfAKind as u8, counts.at_least_3, 0)
     };
     ThreeCardValue(value)
 }
