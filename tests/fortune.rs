@@ -9,9 +9,12 @@
 mod common;
 
 use pitboss::engine::card::{format_cards, Card, Rank, Suit};
+use pitboss::engine::config::{GameConfig, Rules};
+use pitboss::engine::game::GameId;
 use pitboss::engine::hand::fortune::{classify, classify_masks, FortuneCategory, SuitMasks};
 use pitboss::engine::hand::pai_gow::{self, Category as PaiGow};
-use pitboss::engine::paytable::{odds_of, FORTUNE_BONUS_DEFAULT};
+use pitboss::engine::money::Money;
+use pitboss::engine::paytable::row_for;
 
 const HANDS: u64 = 154_143_080;
 
@@ -81,19 +84,23 @@ fn fortune_bonus_returns_92_23_percent_over_every_hand() {
     let counts = exhaustive_counts();
     assert_eq!(counts.iter().sum::<u64>(), HANDS, "C(53,7) hands");
 
-    // Return per unit staked: Σ count × (odds + 1) over paying rows, exactly, in integers.
+    // Return per unit staked: Σ count × payout of one unit over the default paytable's rows,
+    // exactly, in integers.
+    let config = GameConfig::default_for(GameId::FortunePaiGow);
+    let Rules::FortunePaiGow(rules) = &config.rules else {
+        panic!("Fortune Pai Gow rules")
+    };
     let mut returned = 0u64;
-    println!("{:<40} {:>12} {:>8}", "category", "hands", "odds");
+    println!("{:<40} {:>12} {:>12}", "category", "hands", "pays per 1");
     for category in FortuneCategory::ALL {
         let n = counts[category as usize];
-        let odds = odds_of(&FORTUNE_BONUS_DEFAULT, category);
-        if let Some(odds) = odds {
-            returned += n * (u64::from(odds.to_one) + 1);
-        }
+        let per_unit = row_for(&rules.bonus_paytable, category)
+            .map(|row| row.pay.payout(Money(1)).expect("small"));
+        returned += n * per_unit.map_or(0, |m| m.0);
         println!(
-            "{:<40} {n:>12} {:>8}",
+            "{:<40} {n:>12} {:>12}",
             category.id(),
-            odds.map_or("loses".into(), |o| o.to_one.to_string())
+            per_unit.map_or("loses".into(), |m| m.0.to_string())
         );
     }
     // Rounded to hundredths of a percent.

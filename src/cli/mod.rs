@@ -2,6 +2,7 @@
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
 mod deal;
+mod house_way;
 mod serve;
 mod vectors;
 
@@ -24,6 +25,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Re-derive one game's deal from a seed, as `docs/rng.md` describes, and print it as JSON.
     Deal(deal::DealArgs),
+    /// Set seven Pai Gow cards by the house way and say which rule fired.
+    HouseWay(house_way::HouseWayArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
@@ -34,6 +37,7 @@ impl Cli {
         match self.command {
             Command::Serve(args) => serve::run(args),
             Command::Deal(args) => deal::run(args),
+            Command::HouseWay(args) => house_way::run(args),
             Command::RngVectors => vectors::run(),
         }
     }

@@ -199,6 +199,20 @@ impl fmt::Debug for Card {
     }
 }
 
+impl serde::Serialize for Card {
+    /// As its text form (`"As"`, `"JK"`).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Card {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Why a card text could not be read. Each variant names the offending token.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CardParseError {

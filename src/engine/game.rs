@@ -9,7 +9,10 @@ use std::str::FromStr;
 use super::card::Deck;
 
 /// A game id, as in `spec/GAMES.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum GameId {
     MississippiStud,
     FortunePaiGow,
@@ -112,7 +115,8 @@ pub enum Material {
 }
 
 /// Who receives cards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Seat {
     Player,
     Dealer,

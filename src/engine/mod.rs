@@ -6,9 +6,14 @@
 //! the same outputs, byte for byte, forever; the live service and replay both run it.
 
 pub mod card;
+pub mod config;
 pub mod deal;
 pub mod dice;
 pub mod game;
+pub mod games;
 pub mod hand;
+pub mod house_way;
+pub mod money;
 pub mod paytable;
 pub mod rng;
+pub mod settlement;

@@ -1,96 +1,81 @@
-//! Paytables: which hand pays what, as data. The default tables of `spec/GAMES.md` live here and
-//! nowhere else; a game configuration (with its canonical bytes and hash) carries a copy, so a hand
-//! names exactly the table it was settled by.
-//!
-//! Only integer odds: "x to 1" pays `stake × x` in winnings and returns the stake.
+//! Paytables as data: what a hand pays ([`Pay`]) and the rows of a table ([`PayRow`]). The numbers of
+//! `spec/GAMES.md` live in the default configurations (`engine::config`) and nowhere else.
 
-use super::hand::fortune::FortuneCategory;
+use serde::{Deserialize, Serialize};
 
-/// "x to 1".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Odds {
-    /// Winnings per unit staked.
-    pub to_one: u32,
+use super::money::{Money, MoneyOverflow};
+
+/// What a winning row pays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pay {
+    /// "x to 1": `stake × x` in winnings and the stake back, so the payout is `stake × (x + 1)`.
+    Odds(u32),
+    /// The stake back and nothing more.
+    Push,
+    /// A fixed amount as the whole payout, whatever the stake (the stake is not returned on top),
+    /// as for jackpot-style side bets.
+    Fixed(Money),
 }
 
-impl Odds {
-    /// `x` to 1.
-    pub const fn to_one(x: u32) -> Odds {
-        Odds { to_one: x }
+/// How a bet ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Win,
+    Push,
+    Lose,
+}
+
+impl Pay {
+    /// The payout of `stake` at this row, stake included where the row returns it.
+    pub fn payout(self, stake: Money) -> Result<Money, MoneyOverflow> {
+        match self {
+            Pay::Odds(x) => stake.checked_mul(u64::from(x) + 1),
+            Pay::Push => Ok(stake),
+            Pay::Fixed(amount) => Ok(amount),
+        }
     }
 
-    /// What a winning bet of `stake` minor units pays back, stake included: `stake × (x + 1)`.
-    /// `None` on overflow (no real stake comes near it).
-    pub const fn payout(self, stake: u64) -> Option<u64> {
-        stake.checked_mul(self.to_one as u64 + 1)
+    /// Win or push.
+    pub fn outcome(self) -> Outcome {
+        match self {
+            Pay::Push => Outcome::Push,
+            Pay::Odds(_) | Pay::Fixed(_) => Outcome::Win,
+        }
     }
 }
 
-/// One paying row of a paytable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Row<C> {
-    /// The hand category.
-    pub category: C,
+/// One row of a paytable: a hand and what it pays. Hands without a row lose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PayRow<H> {
+    /// The hand (a category id).
+    pub hand: H,
     /// What it pays.
-    pub odds: Odds,
+    pub pay: Pay,
 }
 
-/// The Fortune bonus paytable of `spec/GAMES.md` (source `001_e02c539cab1224ae.txt`). Categories not
-/// listed lose.
-pub const FORTUNE_BONUS_DEFAULT: [Row<FortuneCategory>; 11] = {
-    use FortuneCategory as F;
-    [
-        Row {
-            category: F::SevenCardStraightFlushNatural,
-            odds: Odds::to_one(8000),
-        },
-        Row {
-            category: F::RoyalMatch,
-            odds: Odds::to_one(2000),
-        },
-        Row {
-            category: F::SevenCardStraightFlushWithJoker,
-            odds: Odds::to_one(1000),
-        },
-        Row {
-            category: F::FiveAces,
-            odds: Odds::to_one(400),
-        },
-        Row {
-            category: F::RoyalFlush,
-            odds: Odds::to_one(150),
-        },
-        Row {
-            category: F::StraightFlush,
-            odds: Odds::to_one(50),
-        },
-        Row {
-            category: F::FourOfAKind,
-            odds: Odds::to_one(25),
-        },
-        Row {
-            category: F::FullHouse,
-            odds: Odds::to_one(5),
-        },
-        Row {
-            category: F::Flush,
-            odds: Odds::to_one(4),
-        },
-        Row {
-            category: F::ThreeOfAKind,
-            odds: Odds::to_one(3),
-        },
-        Row {
-            category: F::Straight,
-            odds: Odds::to_one(2),
-        },
-    ]
-};
+/// The row for `hand`, if it pays.
+pub fn row_for<H: PartialEq + Copy>(table: &[PayRow<H>], hand: H) -> Option<PayRow<H>> {
+    table.iter().find(|row| row.hand == hand).copied()
+}
 
-/// The odds of `category` in `table`, or `None` if it loses.
-pub fn odds_of<C: PartialEq + Copy>(table: &[Row<C>], category: C) -> Option<Odds> {
-    table
-        .iter()
-        .find(|row| row.category == category)
-        .map(|row| row.odds)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payouts_follow_the_x_to_one_convention() {
+        assert_eq!(Pay::Odds(500).payout(Money(5_000)), Ok(Money(2_505_000)));
+        assert_eq!(Pay::Push.payout(Money(700)), Ok(Money(700)));
+        assert_eq!(
+            Pay::Fixed(Money(1_000_000)).payout(Money(100)),
+            Ok(Money(1_000_000))
+        );
+        assert_eq!(
+            Pay::Odds(u32::MAX).payout(Money(u64::MAX)),
+            Err(MoneyOverflow)
+        );
+        assert_eq!(Pay::Push.outcome(), Outcome::Push);
+    }
 }

@@ -178,6 +178,13 @@ pub struct WordStream {
     consumed: u64,
 }
 
+impl fmt::Debug for WordStream {
+    // The stream's state would reveal the seed: show only the position.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "WordStream(at word {})", self.consumed)
+    }
+}
+
 impl WordStream {
     /// Key = seed, 64-bit nonce 0, 64-bit block counter from 0.
     pub fn new(seed: &Seed) -> WordStream {

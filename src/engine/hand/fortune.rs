@@ -20,7 +20,10 @@ use super::HandError;
 use crate::engine::card::Card;
 
 /// Fortune bonus categories, best first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum FortuneCategory {
     SevenCardStraightFlushNatural = 0,

@@ -13,7 +13,10 @@ use crate::engine::card::{Card, Rank};
 
 /// The ten categories, lowest first. A royal flush is kept apart from other straight flushes
 /// because paytables pay it apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum Category {
     HighCard = 0,

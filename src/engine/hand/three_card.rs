@@ -11,7 +11,10 @@ use super::{check_cards, pack, HandError};
 use crate::engine::card::Card;
 
 /// The seven categories, lowest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum Category {
     HighCard = 0,
