@@ -4,9 +4,11 @@
 //!
 //! - [`engine`]: cards, dice, the RNG derivation, hand evaluation, games: pure, no I/O.
 //! - [`proto`]: the generated protobuf and gRPC types of `proto/pitboss/v1`.
+//! - [`codec`]: engine events to and from their protobuf payloads.
 //! - [`ledger`]: the durable store (RocksDB); later the signed, hash-chained event log.
 //! - [`service`]: the gRPC transport: translates requests and delegates.
 
+pub mod codec;
 pub mod engine;
 pub mod ledger;
 pub mod proto;

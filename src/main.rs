@@ -5,6 +5,6 @@ mod cli;
 
 use clap::Parser;
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<std::process::ExitCode> {
     cli::Cli::parse().run()
 }

@@ -3,8 +3,10 @@
 
 mod deal;
 mod house_way;
+mod ledger_load;
 mod serve;
 mod vectors;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -27,18 +29,26 @@ enum Command {
     Deal(deal::DealArgs),
     /// Set seven Pai Gow cards by the house way and say which rule fired.
     HouseWay(house_way::HouseWayArgs),
+    /// Verify the log in a data directory: every link, hash and signature.
+    Verify(verify::VerifyArgs),
+    /// Append from many writers until killed (for the crash test).
+    #[command(hide = true)]
+    LedgerLoad(ledger_load::LedgerLoadArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
 
 impl Cli {
     /// Runs the chosen command.
-    pub fn run(self) -> anyhow::Result<()> {
+    pub fn run(self) -> anyhow::Result<std::process::ExitCode> {
+        let ok = std::process::ExitCode::SUCCESS;
         match self.command {
-            Command::Serve(args) => serve::run(args),
-            Command::Deal(args) => deal::run(args),
-            Command::HouseWay(args) => house_way::run(args),
-            Command::RngVectors => vectors::run(),
+            Command::Verify(args) => Ok(verify::run(args)),
+            Command::LedgerLoad(args) => ledger_load::run(args).map(|()| ok),
+            Command::Serve(args) => serve::run(args).map(|()| ok),
+            Command::Deal(args) => deal::run(args).map(|()| ok),
+            Command::HouseWay(args) => house_way::run(args).map(|()| ok),
+            Command::RngVectors => vectors::run().map(|()| ok),
         }
     }
 }

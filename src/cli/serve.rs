@@ -26,8 +26,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .init();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let store = pitboss::ledger::Store::open(&args.data)
-            .with_context(|| format!("cannot open the data directory {}", args.data.display()))?;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let ledger = std::sync::Arc::new(
+            pitboss::ledger::Ledger::open(&args.data, now_ms)
+                .with_context(|| format!("cannot open the data directory {}", args.data.display()))?,
+        );
+        let head = ledger.head()?;
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -38,9 +44,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(
             %address,
             data = %args.data.display(),
+            key = %ledger.key_id().map(|k| k.to_string()).unwrap_or_default(),
+            head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving (the API is open: no authentication yet)"
         );
-        pitboss::service::serve(listener, store, shutdown_signal()).await?;
+        pitboss::service::serve(listener, ledger, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })

@@ -1,18 +1,41 @@
-//! The RocksDB database in the data directory: opening it, creating it on first start, and the
-//! column families the log will use. Owns the database handle; must not interpret what it stores.
+//! The RocksDB database in the data directory: its column families, their key layouts, and reads.
+//! Writes go through the ledger's writer (`writer.rs`), one atomic, synced batch at a time.
+//!
+//! Column families and keys (all integers big-endian, so byte order is numeric order):
+//!
+//! | family | key | value |
+//! | --- | --- | --- |
+//! | `events` | sequence (u64) | `StoredEntry` (envelope bytes, hash, signature) |
+//! | `streams` | stream name, `0x00`, position (u64) | sequence (u64) |
+//! | `heads` | stream name | the stream's version: its number of entries (u64) |
+//! | `requests` | request id | the first result: first sequence, count, stream version (3 × u64) |
+//! | `indexes` | index name, `0x00`, index key (caller-defined) | sequence of the entry that wrote it |
+//! | `keys` | key id (16 bytes) | Ed25519 public key (32 bytes), as published in the log |
+//! | `meta` | `format_version` | u32 |
+//!
+//! Owns the handle and the layout; interprets no payload.
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamilyDescriptor, Options, DB};
+use rocksdb::{ColumnFamilyDescriptor, Direction, IteratorMode, Options, DB};
 
-/// Column families, created on first open. `events` holds envelopes by sequence number; `meta` holds
-/// the store's own records (format version, chain head).
-pub const COLUMN_FAMILIES: [&str; 2] = ["events", "meta"];
+/// Column family names.
+pub mod cf {
+    pub const EVENTS: &str = "events";
+    pub const STREAMS: &str = "streams";
+    pub const HEADS: &str = "heads";
+    pub const REQUESTS: &str = "requests";
+    pub const INDEXES: &str = "indexes";
+    pub const KEYS: &str = "keys";
+    pub const META: &str = "meta";
+    /// Every family, in creation order.
+    pub const ALL: [&str; 7] = [EVENTS, STREAMS, HEADS, REQUESTS, INDEXES, KEYS, META];
+}
 
 /// Key under `meta` holding the on-disk format version.
 const FORMAT_KEY: &[u8] = b"format_version";
 /// The on-disk format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Why the store could not be opened or used.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +50,7 @@ pub enum StoreError {
         path: PathBuf,
         source: rocksdb::Error,
     },
-    #[error("the data directory {path} was written in format {found}; this build reads format {FORMAT_VERSION}")]
+    #[error("the data directory {path} is not a pitboss store: {found}")]
     Format { path: PathBuf, found: String },
 }
 
@@ -37,30 +60,78 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// `stream 0x00 position` as a `streams` key.
+pub fn stream_key(stream: &str, position: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(stream.len() + 9);
+    key.extend_from_slice(stream.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&position.to_be_bytes());
+    key
+}
+
+/// `name 0x00 key` as an `indexes` key.
+pub fn index_key(name: &str, key: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len() + 1 + key.len());
+    out.extend_from_slice(name.as_bytes());
+    out.push(0);
+    out.extend_from_slice(key);
+    out
+}
+
+/// A stored key and value.
+pub type KeyValue = (Vec<u8>, Vec<u8>);
+
+/// A big-endian u64 from stored bytes.
+pub fn be_u64(bytes: &[u8]) -> Option<u64> {
+    bytes
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_be_bytes)
+}
+
 impl Store {
-    /// Opens the database in `dir`, creating the directory and the database if missing.
+    /// Opens the database in `dir` for reading and writing, creating it if missing.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
             path: dir.to_path_buf(),
             source,
         })?;
-        let rocks = |source| StoreError::Rocks {
-            path: dir.to_path_buf(),
-            source,
-        };
         let mut options = Options::default();
         options.create_if_missing(true);
         options.create_missing_column_families(true);
         options.set_paranoid_checks(true);
-        let families = COLUMN_FAMILIES
+        let families = cf::ALL
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, Options::default()));
-        let db = DB::open_cf_descriptors(&options, dir, families).map_err(rocks)?;
+        let db = DB::open_cf_descriptors(&options, dir, families).map_err(|source| {
+            StoreError::Rocks {
+                path: dir.to_path_buf(),
+                source,
+            }
+        })?;
         let store = Store {
             db,
             path: dir.to_path_buf(),
         };
-        store.check_format()?;
+        store.check_format(true)?;
+        Ok(store)
+    }
+
+    /// Opens an existing database read-only (verification while a server may be running).
+    pub fn open_read_only(dir: &Path) -> Result<Store, StoreError> {
+        let mut options = Options::default();
+        options.set_paranoid_checks(true);
+        let db = DB::open_cf_for_read_only(&options, dir, cf::ALL, false).map_err(|source| {
+            StoreError::Rocks {
+                path: dir.to_path_buf(),
+                source,
+            }
+        })?;
+        let store = Store {
+            db,
+            path: dir.to_path_buf(),
+        };
+        store.check_format(false)?;
         Ok(store)
     }
 
@@ -69,33 +140,151 @@ impl Store {
         &self.path
     }
 
-    /// Writes the format version on first open (synced), and refuses a directory of another format.
-    fn check_format(&self) -> Result<(), StoreError> {
-        let rocks = |source| StoreError::Rocks {
+    /// The RocksDB handle, for the writer and for tests that tamper with the raw bytes.
+    pub fn db(&self) -> &DB {
+        &self.db
+    }
+
+    fn rocks(&self, source: rocksdb::Error) -> StoreError {
+        StoreError::Rocks {
             path: self.path.clone(),
             source,
-        };
-        let meta = self
+        }
+    }
+
+    /// A column family handle.
+    pub fn cf(&self, name: &str) -> Result<&rocksdb::ColumnFamily, StoreError> {
+        self.db.cf_handle(name).ok_or_else(|| StoreError::Format {
+            path: self.path.clone(),
+            found: format!("no `{name}` column family"),
+        })
+    }
+
+    /// Reads one key.
+    pub fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.db
+            .get_cf(self.cf(family)?, key)
+            .map_err(|e| self.rocks(e))
+    }
+
+    fn check_format(&self, write: bool) -> Result<(), StoreError> {
+        let meta = self.cf(cf::META)?;
+        match self
             .db
-            .cf_handle("meta")
-            .ok_or_else(|| StoreError::Format {
-                path: self.path.clone(),
-                found: "a database without the `meta` column family".into(),
-            })?;
-        match self.db.get_cf(&meta, FORMAT_KEY).map_err(rocks)? {
+            .get_cf(meta, FORMAT_KEY)
+            .map_err(|e| self.rocks(e))?
+        {
             Some(bytes) if bytes == FORMAT_VERSION.to_be_bytes() => Ok(()),
             Some(bytes) => Err(StoreError::Format {
                 path: self.path.clone(),
-                found: hex::encode(bytes),
+                found: format!(
+                    "format {}, this build reads {FORMAT_VERSION}",
+                    hex::encode(bytes)
+                ),
             }),
-            None => {
-                let mut write = rocksdb::WriteOptions::default();
-                write.set_sync(true);
+            None if write => {
+                let mut options = rocksdb::WriteOptions::default();
+                options.set_sync(true);
                 self.db
-                    .put_cf_opt(&meta, FORMAT_KEY, FORMAT_VERSION.to_be_bytes(), &write)
-                    .map_err(rocks)
+                    .put_cf_opt(meta, FORMAT_KEY, FORMAT_VERSION.to_be_bytes(), &options)
+                    .map_err(|e| self.rocks(e))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The last stored entry's sequence and stored bytes, if any.
+    pub fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let mut iter = self.db.iterator_cf(self.cf(cf::EVENTS)?, IteratorMode::End);
+        match iter.next() {
+            None => Ok(None),
+            Some(Err(e)) => Err(self.rocks(e)),
+            Some(Ok((key, value))) => Ok(be_u64(&key).map(|seq| (seq, value.to_vec()))),
+        }
+    }
+
+    /// Stored entries from `from` on, in key order, as (raw key, stored bytes). Stops at a read
+    /// error, which it yields.
+    pub fn entries_from(
+        &self,
+        from: u64,
+    ) -> Result<impl Iterator<Item = Result<KeyValue, StoreError>> + '_, StoreError> {
+        let start = from.to_be_bytes();
+        let iter = self.db.iterator_cf(
+            self.cf(cf::EVENTS)?,
+            IteratorMode::From(&start, Direction::Forward),
+        );
+        Ok(iter.map(move |item| {
+            item.map(|(k, v)| (k.to_vec(), v.to_vec()))
+                .map_err(|e| self.rocks(e))
+        }))
+    }
+
+    /// The sequences of a stream's entries from `position` on, in order.
+    pub fn stream_sequences(&self, stream: &str, position: u64) -> Result<Vec<u64>, StoreError> {
+        let start = stream_key(stream, position);
+        let mut prefix = stream.as_bytes().to_vec();
+        prefix.push(0);
+        let iter = self.db.iterator_cf(
+            self.cf(cf::STREAMS)?,
+            IteratorMode::From(&start, Direction::Forward),
+        );
+        let mut out = Vec::new();
+        for item in iter {
+            let (key, value) = item.map_err(|e| self.rocks(e))?;
+            if !key.starts_with(&prefix) || key.len() != prefix.len() + 8 {
+                break;
+            }
+            if let Some(seq) = be_u64(&value) {
+                out.push(seq);
             }
         }
+        Ok(out)
+    }
+
+    /// A stream's version: how many entries it has.
+    pub fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
+        Ok(self
+            .get(cf::HEADS, stream.as_bytes())?
+            .and_then(|v| be_u64(&v))
+            .unwrap_or(0))
+    }
+
+    /// Index keys under `name` starting at `from` (a key prefix within the index), in order, with
+    /// the sequence that wrote each; at most `limit`, and only while they start with `prefix`.
+    pub fn index_scan(
+        &self,
+        name: &str,
+        prefix: &[u8],
+        from: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
+        let full_prefix = index_key(name, prefix);
+        let start = index_key(name, from);
+        let iter = self.db.iterator_cf(
+            self.cf(cf::INDEXES)?,
+            IteratorMode::From(&start, Direction::Forward),
+        );
+        let mut out = Vec::new();
+        for item in iter {
+            let (key, value) = item.map_err(|e| self.rocks(e))?;
+            if !key.starts_with(&full_prefix) || out.len() >= limit {
+                break;
+            }
+            out.push((key[name.len() + 1..].to_vec(), be_u64(&value).unwrap_or(0)));
+        }
+        Ok(out)
+    }
+
+    /// Public keys known to the log, by id.
+    pub fn known_keys(&self) -> Result<Vec<KeyValue>, StoreError> {
+        self.db
+            .iterator_cf(self.cf(cf::KEYS)?, IteratorMode::Start)
+            .map(|item| {
+                item.map(|(k, v)| (k.to_vec(), v.to_vec()))
+                    .map_err(|e| self.rocks(e))
+            })
+            .collect()
     }
 }
 
@@ -110,6 +299,9 @@ mod tests {
         drop(Store::open(&path).unwrap());
         let store = Store::open(&path).unwrap();
         assert_eq!(store.path(), path);
+        assert!(store.last_entry().unwrap().is_none());
+        drop(store);
+        assert!(Store::open_read_only(&path).is_ok());
     }
 
     #[test]
@@ -119,5 +311,13 @@ mod tests {
         std::fs::write(&path, b"not a directory").unwrap();
         let err = Store::open(&path).err().unwrap();
         assert!(err.to_string().contains("data"), "{err}");
+    }
+
+    #[test]
+    fn keys_sort_numerically() {
+        assert!(stream_key("hand/a", 2) < stream_key("hand/a", 10));
+        assert!(stream_key("hand/a", u64::MAX) < stream_key("hand/b", 0));
+        assert_eq!(be_u64(&7u64.to_be_bytes()), Some(7));
+        assert_eq!(be_u64(&[1, 2]), None);
     }
 }

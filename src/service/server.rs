@@ -2,12 +2,13 @@
 //! (v1 and v1alpha, so `grpcurl` works with no proto files), on a listener the caller bound.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use super::audit::AuditService;
-use crate::ledger::Store;
+use crate::ledger::Ledger;
 use crate::proto::audit_server::AuditServer;
 
 /// Why the server stopped with an error.
@@ -22,7 +23,7 @@ pub enum ServeError {
 /// Serves until `shutdown` completes, then drains in-flight calls and returns.
 pub async fn serve(
     listener: TcpListener,
-    store: Store,
+    ledger: Arc<Ledger>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -43,7 +44,7 @@ pub async fn serve(
         .add_service(AuditServer::new(AuditService))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await?;
-    // The store stays open until every call has drained.
-    drop(store);
+    // The ledger stays open until every call has drained; closing it lets its writer finish.
+    ledger.close();
     Ok(())
 }

@@ -1,0 +1,457 @@
+//! Engine events to and from their protobuf payloads (`proto/pitboss/v1/events.proto`), losslessly.
+//!
+//! Owns only the mapping: enumerations travel as their stable snake_case ids (the serde names the
+//! engine already uses, listed in `docs/games.md`), money as minor units, cards as text. A payload
+//! that does not map back (an unknown id, a card that does not parse, a wrong length) is an error
+//! naming the field, never a panic. It knows no game rule and touches no storage.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::engine::card::Card;
+use crate::engine::config::ConfigId;
+use crate::engine::game::{GameId, Seat};
+use crate::engine::games::{Action, Event, Opened, Shaker, Timestamp, Void, VoidLine, VoidOrder};
+use crate::engine::house_way::Setting;
+use crate::engine::money::Money;
+use crate::engine::paytable::Pay;
+use crate::engine::rng::{Commitment, Seed};
+use crate::engine::settlement::{BetId, BetLine, GameCapLine, Settlement, Wager};
+use crate::proto;
+use crate::proto::payload::Kind;
+
+/// A payload that does not map to an engine event.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {problem}")]
+pub struct CodecError {
+    /// The payload field.
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+fn bad(field: &str, problem: impl Into<String>) -> CodecError {
+    CodecError {
+        field: field.to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// The stable id of an engine enumeration.
+pub fn id_of<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The engine enumeration with this id.
+pub fn from_id<T: DeserializeOwned>(field: &str, id: &str) -> Result<T, CodecError> {
+    serde_json::from_value(serde_json::Value::String(id.to_string()))
+        .map_err(|_| bad(field, format!("unknown id `{id}`")))
+}
+
+fn card(field: &str, text: &str) -> Result<Card, CodecError> {
+    text.parse().map_err(|e| bad(field, format!("{e}")))
+}
+
+fn cards<const N: usize>(field: &str, texts: &[String]) -> Result<[Card; N], CodecError> {
+    let parsed = texts
+        .iter()
+        .map(|t| card(field, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let got = parsed.len();
+    parsed
+        .try_into()
+        .map_err(|_| bad(field, format!("expected {N} cards, got {got}")))
+}
+
+fn bytes32(field: &str, bytes: &[u8]) -> Result<[u8; 32], CodecError> {
+    bytes
+        .try_into()
+        .map_err(|_| bad(field, format!("expected 32 bytes, got {}", bytes.len())))
+}
+
+fn small(field: &str, value: u32) -> Result<u8, CodecError> {
+    u8::try_from(value).map_err(|_| bad(field, format!("{value} is out of range")))
+}
+
+fn wagers_to(wagers: &[Wager]) -> Vec<proto::Wager> {
+    wagers
+        .iter()
+        .map(|w| proto::Wager {
+            bet: w.bet.id().to_string(),
+            amount: w.amount.0,
+        })
+        .collect()
+}
+
+fn wagers_from(field: &str, wagers: &[proto::Wager]) -> Result<Vec<Wager>, CodecError> {
+    wagers
+        .iter()
+        .map(|w| {
+            Ok(Wager {
+                bet: w.bet.parse::<BetId>().map_err(|e| bad(field, e))?,
+                amount: Money(w.amount),
+            })
+        })
+        .collect()
+}
+
+fn strings(cards: &[Card]) -> Vec<String> {
+    cards.iter().map(Card::to_string).collect()
+}
+
+fn seat_from(field: &str, id: &str) -> Result<Seat, CodecError> {
+    from_id(field, id)
+}
+
+fn action_to(action: &Action) -> proto::Action {
+    let mut out = proto::Action {
+        kind: action.name().to_string(),
+        ..Default::default()
+    };
+    match action {
+        Action::Bet { multiple } => out.multiple = *multiple,
+        Action::SetHand { low } => out.low = strings(low),
+        Action::Shake { by } => out.by = id_of(by),
+        Action::MaxBetAll | Action::Fold | Action::Raise | Action::AutoSet => {}
+    }
+    out
+}
+
+/// The engine action of a protobuf action.
+pub fn action_from(field: &str, action: &proto::Action) -> Result<Action, CodecError> {
+    Ok(match action.kind.as_str() {
+        "bet" => Action::Bet {
+            multiple: action.multiple,
+        },
+        "max_bet_all" => Action::MaxBetAll,
+        "fold" => Action::Fold,
+        "raise" => Action::Raise,
+        "set_hand" => Action::SetHand {
+            low: cards(&format!("{field}.low"), &action.low)?,
+        },
+        "auto_set" => Action::AutoSet,
+        "shake" => Action::Shake {
+            by: from_id::<Shaker>(&format!("{field}.by"), &action.by)?,
+        },
+        other => {
+            return Err(bad(
+                &format!("{field}.kind"),
+                format!("unknown action `{other}`"),
+            ))
+        }
+    })
+}
+
+fn pay_to(pay: &Pay) -> proto::Pay {
+    proto::Pay {
+        kind: Some(match pay {
+            Pay::Odds(x) => proto::pay::Kind::Odds(*x),
+            Pay::Push => proto::pay::Kind::Push(true),
+            Pay::Fixed(m) => proto::pay::Kind::Fixed(m.0),
+        }),
+    }
+}
+
+fn pay_from(field: &str, pay: &proto::Pay) -> Result<Pay, CodecError> {
+    match pay.kind {
+        Some(proto::pay::Kind::Odds(x)) => Ok(Pay::Odds(x)),
+        Some(proto::pay::Kind::Push(_)) => Ok(Pay::Push),
+        Some(proto::pay::Kind::Fixed(m)) => Ok(Pay::Fixed(Money(m))),
+        None => Err(bad(field, "empty pay")),
+    }
+}
+
+fn settlement_to(s: &Settlement) -> proto::Settled {
+    proto::Settled {
+        lines: s
+            .lines
+            .iter()
+            .map(|l| proto::BetLine {
+                bet: l.bet.id().to_string(),
+                stake: l.stake.0,
+                judged_on: l.judged_on.clone(),
+                rule: l.rule.clone(),
+                pay: l.pay.as_ref().map(pay_to),
+                outcome: id_of(&l.outcome),
+                uncapped: l.uncapped.0,
+                cap: l.cap.map(|c| c.0),
+                cut: l.cut.0,
+                payout: l.payout.0,
+            })
+            .collect(),
+        game_cap: s.game_cap.map(|g| proto::GameCapLine {
+            total_before: g.total_before.0,
+            cap: g.cap.0,
+            cut: g.cut.0,
+            total_after: g.total_after.0,
+        }),
+        total_staked: s.total_staked.0,
+        total_paid: s.total_paid.0,
+    }
+}
+
+fn settlement_from(s: &proto::Settled) -> Result<Settlement, CodecError> {
+    let lines = s
+        .lines
+        .iter()
+        .map(|l| {
+            Ok(BetLine {
+                bet: l.bet.parse().map_err(|e| bad("settled.lines.bet", e))?,
+                stake: Money(l.stake),
+                judged_on: l.judged_on.clone(),
+                rule: l.rule.clone(),
+                pay: l
+                    .pay
+                    .as_ref()
+                    .map(|p| pay_from("settled.lines.pay", p))
+                    .transpose()?,
+                outcome: from_id("settled.lines.outcome", &l.outcome)?,
+                uncapped: Money(l.uncapped),
+                cap: l.cap.map(Money),
+                cut: Money(l.cut),
+                payout: Money(l.payout),
+            })
+        })
+        .collect::<Result<Vec<_>, CodecError>>()?;
+    Ok(Settlement {
+        lines,
+        game_cap: s.game_cap.map(|g| GameCapLine {
+            total_before: Money(g.total_before),
+            cap: Money(g.cap),
+            cut: Money(g.cut),
+            total_after: Money(g.total_after),
+        }),
+        total_staked: Money(s.total_staked),
+        total_paid: Money(s.total_paid),
+    })
+}
+
+fn void_to(v: &Void) -> proto::Voided {
+    proto::Voided {
+        kind: id_of(&v.order.kind),
+        reason: v.order.reason.clone(),
+        recorded_by: v.order.recorded_by.clone(),
+        at_ms: v.order.at.0,
+        allowed_because: v.allowed_because.clone(),
+        lines: v
+            .lines
+            .iter()
+            .map(|l| proto::VoidLine {
+                bet: l.bet.id().to_string(),
+                stake: l.stake.0,
+                paid_before: l.paid_before.0,
+                paid_now: l.paid_now.0,
+            })
+            .collect(),
+        total_staked: v.total_staked.0,
+        paid_before: v.paid_before.0,
+        paid_now: v.paid_now.0,
+    }
+}
+
+fn void_from(v: &proto::Voided) -> Result<Void, CodecError> {
+    Ok(Void {
+        order: VoidOrder {
+            kind: from_id("voided.kind", &v.kind)?,
+            reason: v.reason.clone(),
+            recorded_by: v.recorded_by.clone(),
+            at: Timestamp(v.at_ms),
+        },
+        allowed_because: v.allowed_because.clone(),
+        lines: v
+            .lines
+            .iter()
+            .map(|l| {
+                Ok(VoidLine {
+                    bet: l.bet.parse().map_err(|e| bad("voided.lines.bet", e))?,
+                    stake: Money(l.stake),
+                    paid_before: Money(l.paid_before),
+                    paid_now: Money(l.paid_now),
+                })
+            })
+            .collect::<Result<Vec<_>, CodecError>>()?,
+        total_staked: Money(v.total_staked),
+        paid_before: Money(v.paid_before),
+        paid_now: Money(v.paid_now),
+    })
+}
+
+/// The payload of an engine event.
+pub fn event_to_payload(event: &Event) -> proto::Payload {
+    let kind = match event {
+        Event::Opened(o) => Kind::HandOpened(proto::HandOpened {
+            game: o.game.id().to_string(),
+            config_id: o.config_id.0.to_vec(),
+            table: o.table.clone(),
+            player: o.player.clone(),
+            wagers: wagers_to(&o.wagers),
+            commitment: o.commitment.as_bytes().to_vec(),
+            at_ms: o.at.0,
+            rebet_of: o.rebet_of.clone(),
+        }),
+        Event::CardsShown {
+            seat,
+            positions,
+            cards,
+        } => Kind::CardsShown(proto::CardsShown {
+            seat: seat.id().to_string(),
+            positions: positions.iter().map(|&p| u32::from(p)).collect(),
+            cards: strings(cards),
+        }),
+        Event::Acted { action, at, stakes } => Kind::Acted(proto::Acted {
+            action: Some(action_to(action)),
+            at_ms: at.0,
+            stakes: wagers_to(stakes),
+        }),
+        Event::DiceShaken {
+            shake,
+            by,
+            at,
+            rolled,
+            faces,
+            held,
+            last,
+        } => Kind::DiceShaken(proto::DiceShaken {
+            shake: u32::from(*shake),
+            by: id_of(by),
+            at_ms: at.0,
+            rolled: rolled.iter().map(|&p| u32::from(p)).collect(),
+            faces: faces.iter().map(|&f| u32::from(f)).collect(),
+            held: held.iter().map(|&p| u32::from(p)).collect(),
+            last: *last,
+        }),
+        Event::HandSet {
+            seat,
+            setting,
+            house_way_rule,
+        } => Kind::HandSet(proto::HandSet {
+            seat: seat.id().to_string(),
+            low: strings(&setting.low),
+            high: strings(&setting.high),
+            house_way_rule: house_way_rule.as_ref().map(id_of),
+        }),
+        Event::Settled(s) => Kind::Settled(settlement_to(s)),
+        Event::Voided(v) => Kind::Voided(void_to(v)),
+        Event::SeedRevealed { seed } => Kind::SeedRevealed(proto::SeedRevealed {
+            seed: seed.as_bytes().to_vec(),
+        }),
+    };
+    proto::Payload { kind: Some(kind) }
+}
+
+/// The engine event of a payload; `Ok(None)` for payloads that are not hand events (configurations,
+/// keys).
+pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, CodecError> {
+    let small_list = |field: &str, values: &[u32]| -> Result<Vec<u8>, CodecError> {
+        values.iter().map(|&v| small(field, v)).collect()
+    };
+    Ok(Some(
+        match payload
+            .kind
+            .as_ref()
+            .ok_or_else(|| bad("payload", "empty"))?
+        {
+            Kind::HandOpened(o) => Event::Opened(Opened {
+                game: o
+                    .game
+                    .parse::<GameId>()
+                    .map_err(|e| bad("hand_opened.game", e.to_string()))?,
+                config_id: ConfigId(bytes32("hand_opened.config_id", &o.config_id)?),
+                table: o.table.clone(),
+                player: o.player.clone(),
+                wagers: wagers_from("hand_opened.wagers", &o.wagers)?,
+                commitment: Commitment::from_bytes(bytes32(
+                    "hand_opened.commitment",
+                    &o.commitment,
+                )?),
+                at: Timestamp(o.at_ms),
+                rebet_of: o.rebet_of.clone(),
+            }),
+            Kind::CardsShown(c) => Event::CardsShown {
+                seat: seat_from("cards_shown.seat", &c.seat)?,
+                positions: small_list("cards_shown.positions", &c.positions)?,
+                cards: c
+                    .cards
+                    .iter()
+                    .map(|t| card("cards_shown.cards", t))
+                    .collect::<Result<_, _>>()?,
+            },
+            Kind::Acted(a) => Event::Acted {
+                action: action_from(
+                    "acted.action",
+                    a.action
+                        .as_ref()
+                        .ok_or_else(|| bad("acted.action", "missing"))?,
+                )?,
+                at: Timestamp(a.at_ms),
+                stakes: wagers_from("acted.stakes", &a.stakes)?,
+            },
+            Kind::DiceShaken(d) => Event::DiceShaken {
+                shake: small("dice_shaken.shake", d.shake)?,
+                by: from_id("dice_shaken.by", &d.by)?,
+                at: Timestamp(d.at_ms),
+                rolled: small_list("dice_shaken.rolled", &d.rolled)?,
+                faces: small_list("dice_shaken.faces", &d.faces)?
+                    .try_into()
+                    .map_err(|_| bad("dice_shaken.faces", "expected 5 faces"))?,
+                held: small_list("dice_shaken.held", &d.held)?,
+                last: d.last,
+            },
+            Kind::HandSet(h) => Event::HandSet {
+                seat: seat_from("hand_set.seat", &h.seat)?,
+                setting: Setting {
+                    low: cards("hand_set.low", &h.low)?,
+                    high: cards("hand_set.high", &h.high)?,
+                },
+                house_way_rule: h
+                    .house_way_rule
+                    .as_deref()
+                    .map(|r| from_id("hand_set.house_way_rule", r))
+                    .transpose()?,
+            },
+            Kind::Settled(s) => Event::Settled(settlement_from(s)?),
+            Kind::Voided(v) => Event::Voided(void_from(v)?),
+            Kind::SeedRevealed(s) => Event::SeedRevealed {
+                seed: Seed::from_bytes(bytes32("seed_revealed.seed", &s.seed)?),
+            },
+            Kind::ConfigPublished(_) | Kind::KeyPublished(_) | Kind::KeyRotated(_) => {
+                return Ok(None)
+            }
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_ids_are_named() {
+        let payload = proto::Payload {
+            kind: Some(Kind::CardsShown(proto::CardsShown {
+                seat: "croupier".into(),
+                positions: vec![1],
+                cards: vec!["As".into()],
+            })),
+        };
+        let err = payload_to_event(&payload).unwrap_err();
+        assert_eq!(err.field, "cards_shown.seat");
+        assert!(err.problem.contains("croupier"));
+        let payload = proto::Payload {
+            kind: Some(Kind::SeedRevealed(proto::SeedRevealed { seed: vec![1, 2] })),
+        };
+        assert_eq!(
+            payload_to_event(&payload).unwrap_err().field,
+            "seed_revealed.seed"
+        );
+        assert_eq!(
+            payload_to_event(&proto::Payload { kind: None })
+                .unwrap_err()
+                .field,
+            "payload"
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! Signing keys: the Ed25519 key in the data directory (created on first start, file mode 0600),
+//! its id (the first 16 bytes of SHA-256 of the public key), and the signature a retiring key gives
+//! its successor in a rotation.
+//!
+//! Owns key material and files; the log records public keys as entries (`KeyPublished`,
+//! `KeyRotated`), which the writer appends.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+/// The file holding the current signing key's 32 secret bytes.
+pub const KEY_FILE: &str = "signing.key";
+/// Where retired keys are kept (never used to sign again).
+pub const RETIRED_DIR: &str = "retired-keys";
+/// Domain separation for the retiring key's signature over its successor.
+pub const ROTATION_DOMAIN: &[u8] = b"pitboss.v1.key-rotation\0";
+
+/// A key id: the first 16 bytes of SHA-256 of the public key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyId(pub [u8; 16]);
+
+impl KeyId {
+    /// The id of a public key.
+    pub fn of(key: &VerifyingKey) -> KeyId {
+        let digest = Sha256::digest(key.as_bytes());
+        let mut id = [0; 16];
+        id.copy_from_slice(&digest[..16]);
+        KeyId(id)
+    }
+
+    /// From 16 bytes.
+    pub fn from_slice(bytes: &[u8]) -> Option<KeyId> {
+        bytes.try_into().ok().map(KeyId)
+    }
+}
+
+impl fmt::Display for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl fmt::Debug for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KeyId({self})")
+    }
+}
+
+/// Key file trouble.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("key file {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("key file {path} holds {len} bytes, not a 32-byte Ed25519 secret")]
+    Malformed { path: PathBuf, len: usize },
+    #[error("the operating system's random source failed: {0}")]
+    Random(String),
+}
+
+/// A signing key and its id.
+pub struct Keypair {
+    key: SigningKey,
+    id: KeyId,
+}
+
+impl Keypair {
+    /// From secret bytes.
+    pub fn from_secret(secret: [u8; 32]) -> Keypair {
+        let key = SigningKey::from_bytes(&secret);
+        let id = KeyId::of(&key.verifying_key());
+        Keypair { key, id }
+    }
+
+    /// A fresh key from the operating system's CSPRNG.
+    pub fn generate() -> Result<Keypair, KeyError> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret).map_err(|e| KeyError::Random(e.to_string()))?;
+        Ok(Keypair::from_secret(secret))
+    }
+
+    /// The id.
+    pub fn id(&self) -> KeyId {
+        self.id
+    }
+
+    /// The public key.
+    pub fn public(&self) -> VerifyingKey {
+        self.key.verifying_key()
+    }
+
+    /// Signs a hash.
+    pub fn sign(&self, hash: &[u8; 32]) -> [u8; 64] {
+        self.key.sign(hash).to_bytes()
+    }
+
+    /// What this (retiring) key signs to hand over to `next`.
+    pub fn sign_successor(&self, next: &Keypair) -> [u8; 64] {
+        self.key
+            .sign(&rotation_message(next.id, &next.public()))
+            .to_bytes()
+    }
+
+    /// Loads the key in `dir`, or creates one (mode 0600) if there is none. Returns whether it was
+    /// created.
+    pub fn load_or_create(dir: &Path) -> Result<(Keypair, bool), KeyError> {
+        let path = dir.join(KEY_FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let secret: [u8; 32] =
+                    bytes
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| KeyError::Malformed {
+                            path: path.clone(),
+                            len: bytes.len(),
+                        })?;
+                Ok((Keypair::from_secret(secret), false))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = Keypair::generate()?;
+                key.write_to(&path)?;
+                Ok((key, true))
+            }
+            Err(source) => Err(KeyError::Io { path, source }),
+        }
+    }
+
+    /// Writes the secret to `path` atomically (temporary file, fsync, rename), mode 0600.
+    pub fn write_to(&self, path: &Path) -> Result<(), KeyError> {
+        let io = |source| KeyError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let tmp = path.with_extension("tmp");
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp).map_err(io)?;
+        file.write_all(&self.key.to_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
+        if let Some(parent) = path.parent() {
+            std::fs::File::open(parent)
+                .and_then(|d| d.sync_all())
+                .map_err(io)?;
+        }
+        Ok(())
+    }
+}
+
+/// The message a retiring key signs for its successor.
+pub fn rotation_message(next_id: KeyId, next_public: &VerifyingKey) -> Vec<u8> {
+    let mut message = ROTATION_DOMAIN.to_vec();
+    message.extend_from_slice(&next_id.0);
+    message.extend_from_slice(next_public.as_bytes());
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_once_with_mode_0600_and_reloaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, created) = Keypair::load_or_create(dir.path()).unwrap();
+        assert!(created);
+        let (b, created) = Keypair::load_or_create(dir.path()).unwrap();
+        assert!(!created);
+        assert_eq!(a.id(), b.id());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(KEY_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
+        assert!(matches!(
+            Keypair::load_or_create(dir.path()),
+            Err(KeyError::Malformed { len: 5, .. })
+        ));
+    }
+}

@@ -1,0 +1,525 @@
+//! The single writer: it takes append requests from any number of callers, groups whatever is
+//! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, writes
+//! the batch with a synced WAL, and only then answers each caller. So an acknowledged entry is
+//! durable, a batch is all or nothing, and durability costs one fsync per group, not per entry.
+//!
+//! Per request it checks the stream's expected version (against the store and earlier requests of
+//! the same group) and the request id (a retry returns the first result and writes nothing).
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use prost::Message;
+use rocksdb::{WriteBatch, WriteOptions};
+use tokio::sync::oneshot;
+
+use super::entry::{entry_hash, Entry, Hash};
+use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
+use super::store::{be_u64, cf, index_key, stream_key, Store};
+use super::{Appended, Expected, LedgerError};
+use crate::proto;
+
+/// An append: entries for one stream, written together or not at all.
+#[derive(Clone, Debug)]
+pub struct AppendRequest {
+    /// The stream ("hand/<id>", "config/<hex>", "key/<hex>").
+    pub stream: String,
+    /// The stream version the caller expects.
+    pub expected: Expected,
+    /// Encoded `pitboss.v1.Payload`s, in order.
+    pub payloads: Vec<Vec<u8>>,
+    /// A retry with the same id returns the first result and writes nothing.
+    pub request_id: Option<String>,
+    /// Secondary index entries to write with the entries: (index name, key).
+    pub indexes: Vec<(String, Vec<u8>)>,
+    /// When the ledger records it (ms since the Unix epoch); the caller's clock.
+    pub recorded_at_ms: u64,
+}
+
+pub(super) enum Job {
+    Append(
+        AppendRequest,
+        oneshot::Sender<Result<Appended, LedgerError>>,
+    ),
+    Rotate(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
+    PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
+}
+
+/// A reply channel and the answer to send on it once the group is durable.
+type Answer<T> = (
+    oneshot::Sender<Result<T, LedgerError>>,
+    Result<T, LedgerError>,
+);
+
+/// The writer's state: the chain head, the signing key, and a cache of stream versions.
+pub(super) struct Writer {
+    store: Arc<Store>,
+    key: Arc<Keypair>,
+    next_sequence: u64,
+    last_hash: Hash,
+    versions: HashMap<String, u64>,
+    max_group: usize,
+}
+
+/// One entry being built in a group.
+struct Pending {
+    sequence: u64,
+    bytes: Vec<u8>,
+    hash: Hash,
+    signer: Arc<Keypair>,
+}
+
+impl Writer {
+    pub(super) fn new(
+        store: Arc<Store>,
+        key: Keypair,
+        next_sequence: u64,
+        last_hash: Hash,
+    ) -> Writer {
+        Writer {
+            store,
+            key: Arc::new(key),
+            next_sequence,
+            last_hash,
+            versions: HashMap::new(),
+            max_group: 4096,
+        }
+    }
+
+    pub(super) fn key_id(&self) -> KeyId {
+        self.key.id()
+    }
+
+    /// Runs until every sender is gone.
+    pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
+        while let Ok(first) = jobs.recv() {
+            let mut group = vec![first];
+            while group.len() < self.max_group {
+                match jobs.try_recv() {
+                    Ok(job) => group.push(job),
+                    Err(_) => break,
+                }
+            }
+            self.commit(group);
+        }
+    }
+
+    fn version(
+        &mut self,
+        overlay: &HashMap<String, u64>,
+        stream: &str,
+    ) -> Result<u64, LedgerError> {
+        if let Some(&v) = overlay.get(stream) {
+            return Ok(v);
+        }
+        if let Some(&v) = self.versions.get(stream) {
+            return Ok(v);
+        }
+        let v = self.store.stream_version(stream)?;
+        self.versions.insert(stream.to_string(), v);
+        Ok(v)
+    }
+
+    /// Builds, signs and writes one group; answers every job.
+    pub(super) fn commit(&mut self, group: Vec<Job>) {
+        let mut batch = WriteBatch::default();
+        let mut overlay: HashMap<String, u64> = HashMap::new();
+        let mut requests: HashMap<String, Appended> = HashMap::new();
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut sequence = self.next_sequence;
+        let mut prev = self.last_hash;
+        let mut signer = self.key.clone();
+        let mut rotated: Option<(Arc<Keypair>, Arc<Keypair>)> = None;
+        let mut appends: Vec<Answer<Appended>> = Vec::new();
+        let mut rotations: Vec<Answer<KeyId>> = Vec::new();
+
+        for job in group {
+            match job {
+                Job::Append(request, reply) => {
+                    let result = self.stage(
+                        &request,
+                        &mut batch,
+                        &mut overlay,
+                        &mut requests,
+                        &mut pending,
+                        &mut sequence,
+                        &mut prev,
+                        &signer,
+                    );
+                    appends.push((reply, result));
+                }
+                Job::PublishKey(at, reply) => {
+                    let result = self.stage_publish(
+                        at,
+                        &mut batch,
+                        &mut overlay,
+                        &mut pending,
+                        &mut sequence,
+                        &mut prev,
+                        &signer,
+                    );
+                    rotations.push((reply, result.map(|()| signer.id())));
+                }
+                Job::Rotate(at, reply) => {
+                    let result = self.stage_rotation(
+                        at,
+                        &mut batch,
+                        &mut overlay,
+                        &mut pending,
+                        &mut sequence,
+                        &mut prev,
+                        &signer,
+                    );
+                    match result {
+                        Ok(next) => {
+                            rotated = Some((signer.clone(), next.clone()));
+                            rotations.push((reply, Ok(next.id())));
+                            signer = next;
+                        }
+                        Err(e) => rotations.push((reply, Err(e))),
+                    }
+                }
+            }
+        }
+
+        // Sign: the hashes are chained already; signatures are independent of each other, so a
+        // large group is signed on two threads.
+        let sign = |p: &Pending| p.signer.sign(&p.hash);
+        let signatures: Vec<[u8; 64]> = if pending.len() >= 64 {
+            let (left, right) = pending.split_at(pending.len() / 2);
+            std::thread::scope(|s| {
+                let handle = s.spawn(|| right.iter().map(sign).collect::<Vec<_>>());
+                let mut out: Vec<[u8; 64]> = left.iter().map(sign).collect();
+                out.extend(handle.join().unwrap_or_default());
+                out
+            })
+        } else {
+            pending.iter().map(sign).collect()
+        };
+
+        let written = self.write(&mut batch, &pending, &signatures);
+        match written {
+            Ok(()) => {
+                if let Some(last) = pending.last() {
+                    self.next_sequence = last.sequence + 1;
+                    self.last_hash = last.hash;
+                }
+                self.versions.extend(overlay);
+                if let Some((_, next)) = &rotated {
+                    self.key = next.clone();
+                }
+                for (reply, result) in appends {
+                    let _ = reply.send(result);
+                }
+                for (reply, result) in rotations {
+                    let _ = reply.send(result);
+                }
+                if let Some((old, next)) = rotated {
+                    // The rotation is durable in the log: make the new key the key file.
+                    if let Err(e) = finish_rotation(&self.store, &old, &next) {
+                        tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
+                    }
+                }
+            }
+            Err(e) => {
+                for (reply, result) in appends {
+                    let _ = reply.send(result.and(Err(e.clone())));
+                }
+                for (reply, _) in rotations {
+                    let _ = reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+
+    fn write(
+        &self,
+        batch: &mut WriteBatch,
+        pending: &[Pending],
+        signatures: &[[u8; 64]],
+    ) -> Result<(), LedgerError> {
+        if pending.is_empty() && batch.is_empty() {
+            return Ok(());
+        }
+        let events = self.store.cf(cf::EVENTS)?;
+        for (p, signature) in pending.iter().zip(signatures) {
+            let entry = proto::StoredEntry {
+                envelope: p.bytes.clone(),
+                hash: p.hash.to_vec(),
+                signature: signature.to_vec(),
+            };
+            batch.put_cf(events, p.sequence.to_be_bytes(), entry.encode_to_vec());
+        }
+        let mut options = WriteOptions::default();
+        options.set_sync(true);
+        let batch = std::mem::take(batch);
+        self.store
+            .db()
+            .write_opt(batch, &options)
+            .map_err(|e| LedgerError::Storage(e.to_string()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn stage(
+        &mut self,
+        request: &AppendRequest,
+        batch: &mut WriteBatch,
+        overlay: &mut HashMap<String, u64>,
+        requests: &mut HashMap<String, Appended>,
+        pending: &mut Vec<Pending>,
+        sequence: &mut u64,
+        prev: &mut Hash,
+        signer: &Arc<Keypair>,
+    ) -> Result<Appended, LedgerError> {
+        if let Some(id) = &request.request_id {
+            if let Some(first) = requests.get(id) {
+                return Ok(Appended {
+                    duplicate: true,
+                    ..first.clone()
+                });
+            }
+            if let Some(stored) = self.store.get(cf::REQUESTS, id.as_bytes())? {
+                return Appended::decode_stored(&stored, true).ok_or_else(|| {
+                    LedgerError::Storage(format!("request record `{id}` is damaged"))
+                });
+            }
+        }
+        if request.payloads.is_empty() {
+            return Err(LedgerError::Empty);
+        }
+        if request.stream.is_empty() || request.stream.contains('\0') {
+            return Err(LedgerError::BadStream(request.stream.clone()));
+        }
+        let current = self.version(overlay, &request.stream)?;
+        if let Expected::Version(expected) = request.expected {
+            if expected != current {
+                return Err(LedgerError::VersionConflict {
+                    stream: request.stream.clone(),
+                    expected,
+                    actual: current,
+                });
+            }
+        }
+        let first_sequence = *sequence;
+        let streams = self.store.cf(cf::STREAMS)?;
+        for (i, payload) in request.payloads.iter().enumerate() {
+            let position = current + i as u64;
+            let envelope = proto::Envelope {
+                sequence: *sequence,
+                prev_hash: prev.to_vec(),
+                stream: request.stream.clone(),
+                stream_position: position,
+                recorded_at_ms: request.recorded_at_ms,
+                key_id: signer.id().0.to_vec(),
+                payload: payload.clone(),
+            };
+            let bytes = envelope.encode_to_vec();
+            let hash = entry_hash(&bytes);
+            batch.put_cf(
+                streams,
+                stream_key(&request.stream, position),
+                sequence.to_be_bytes(),
+            );
+            pending.push(Pending {
+                sequence: *sequence,
+                bytes,
+                hash,
+                signer: signer.clone(),
+            });
+            *prev = hash;
+            *sequence += 1;
+        }
+        let version = current + request.payloads.len() as u64;
+        overlay.insert(request.stream.clone(), version);
+        batch.put_cf(
+            self.store.cf(cf::HEADS)?,
+            request.stream.as_bytes(),
+            version.to_be_bytes(),
+        );
+        let indexes = self.store.cf(cf::INDEXES)?;
+        for (name, key) in &request.indexes {
+            batch.put_cf(indexes, index_key(name, key), first_sequence.to_be_bytes());
+        }
+        let appended = Appended {
+            first_sequence,
+            count: request.payloads.len() as u64,
+            stream_version: version,
+            duplicate: false,
+        };
+        if let Some(id) = &request.request_id {
+            batch.put_cf(
+                self.store.cf(cf::REQUESTS)?,
+                id.as_bytes(),
+                appended.encode_stored(),
+            );
+            requests.insert(id.clone(), appended.clone());
+        }
+        Ok(appended)
+    }
+
+    /// Stages a `KeyRotated` entry signed by a new key, with the old key's signature inside, and
+    /// writes the new key to `signing.key.next` first, so a crash in between loses nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_rotation(
+        &mut self,
+        at: u64,
+        batch: &mut WriteBatch,
+        overlay: &mut HashMap<String, u64>,
+        pending: &mut Vec<Pending>,
+        sequence: &mut u64,
+        prev: &mut Hash,
+        old: &Arc<Keypair>,
+    ) -> Result<Arc<Keypair>, LedgerError> {
+        let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
+        next.write_to(&self.store.path().join(format!("{KEY_FILE}.next")))
+            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        let payload = proto::Payload {
+            kind: Some(proto::payload::Kind::KeyRotated(proto::KeyRotated {
+                old_key_id: old.id().0.to_vec(),
+                new_key_id: next.id().0.to_vec(),
+                new_public_key: next.public().as_bytes().to_vec(),
+                old_key_signature: old.sign_successor(&next).to_vec(),
+            })),
+        };
+        let request = AppendRequest {
+            stream: format!("key/{}", next.id()),
+            expected: Expected::Version(0),
+            payloads: vec![payload.encode_to_vec()],
+            request_id: None,
+            indexes: Vec::new(),
+            recorded_at_ms: at,
+        };
+        let mut no_requests = HashMap::new();
+        self.stage(
+            &request,
+            batch,
+            overlay,
+            &mut no_requests,
+            pending,
+            sequence,
+            prev,
+            &next,
+        )?;
+        batch.put_cf(
+            self.store.cf(cf::KEYS)?,
+            next.id().0,
+            next.public().as_bytes(),
+        );
+        Ok(next)
+    }
+}
+
+impl Writer {
+    /// Stages the `KeyPublished` entry of the current key, signed by itself.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_publish(
+        &mut self,
+        at: u64,
+        batch: &mut WriteBatch,
+        overlay: &mut HashMap<String, u64>,
+        pending: &mut Vec<Pending>,
+        sequence: &mut u64,
+        prev: &mut Hash,
+        key: &Arc<Keypair>,
+    ) -> Result<(), LedgerError> {
+        let payload = proto::Payload {
+            kind: Some(proto::payload::Kind::KeyPublished(proto::KeyPublished {
+                key_id: key.id().0.to_vec(),
+                public_key: key.public().as_bytes().to_vec(),
+            })),
+        };
+        let request = AppendRequest {
+            stream: format!("key/{}", key.id()),
+            expected: Expected::Any,
+            payloads: vec![payload.encode_to_vec()],
+            request_id: None,
+            indexes: Vec::new(),
+            recorded_at_ms: at,
+        };
+        let mut no_requests = HashMap::new();
+        self.stage(
+            &request,
+            batch,
+            overlay,
+            &mut no_requests,
+            pending,
+            sequence,
+            prev,
+            key,
+        )?;
+        batch.put_cf(
+            self.store.cf(cf::KEYS)?,
+            key.id().0,
+            key.public().as_bytes(),
+        );
+        Ok(())
+    }
+}
+
+/// Replaces the key file with the new key and keeps the old one under `retired-keys/`.
+fn finish_rotation(store: &Store, old: &Keypair, next: &Keypair) -> Result<(), LedgerError> {
+    let dir = store.path();
+    let retired = dir.join(RETIRED_DIR);
+    std::fs::create_dir_all(&retired).map_err(|e| LedgerError::Key(e.to_string()))?;
+    old.write_to(&retired.join(format!("{}.key", old.id())))
+        .map_err(|e| LedgerError::Key(e.to_string()))?;
+    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE))
+        .map_err(|e| LedgerError::Key(e.to_string()))?;
+    let _ = next;
+    Ok(())
+}
+
+/// At open: a `signing.key.next` left by a crash mid-rotation becomes the key if the log has the
+/// rotation, and is discarded otherwise.
+pub(super) fn recover_rotation(store: &Store) -> Result<(), LedgerError> {
+    let dir = store.path();
+    let next_path = dir.join(format!("{KEY_FILE}.next"));
+    let Ok(bytes) = std::fs::read(&next_path) else {
+        return Ok(());
+    };
+    let Ok(secret) = <[u8; 32]>::try_from(bytes.as_slice()) else {
+        let _ = std::fs::remove_file(&next_path);
+        return Ok(());
+    };
+    let next = Keypair::from_secret(secret);
+    if store.get(cf::KEYS, &next.id().0)?.is_some() {
+        let (old, _) = Keypair::load_or_create(dir).map_err(|e| LedgerError::Key(e.to_string()))?;
+        finish_rotation(store, &old, &next)
+    } else {
+        std::fs::remove_file(&next_path).map_err(|e| LedgerError::Key(e.to_string()))
+    }
+}
+
+impl Appended {
+    fn encode_stored(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24);
+        out.extend_from_slice(&self.first_sequence.to_be_bytes());
+        out.extend_from_slice(&self.count.to_be_bytes());
+        out.extend_from_slice(&self.stream_version.to_be_bytes());
+        out
+    }
+
+    fn decode_stored(bytes: &[u8], duplicate: bool) -> Option<Appended> {
+        Some(Appended {
+            first_sequence: be_u64(bytes.get(0..8)?)?,
+            count: be_u64(bytes.get(8..16)?)?,
+            stream_version: be_u64(bytes.get(16..24)?)?,
+            duplicate,
+        })
+    }
+}
+
+/// The chain head recorded in the store: next sequence and last hash.
+pub(super) fn load_head(store: &Store) -> Result<(u64, Hash), LedgerError> {
+    match store.last_entry()? {
+        None => Ok((0, super::entry::GENESIS)),
+        Some((sequence, bytes)) => {
+            let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
+                sequence,
+                problem: e.to_string(),
+            })?;
+            Ok((sequence + 1, entry.hash))
+        }
+    }
+}
