@@ -18,5 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     tonic_prost_build::configure().compile_fds(fds)?;
     println!("cargo:rerun-if-changed=proto");
+    println!("cargo:rerun-if-changed=proto/pitboss/v1");
+    for proto in &protos {
+        println!("cargo:rerun-if-changed={}", proto.display());
+    }
     Ok(())
 }

@@ -27,6 +27,7 @@ fn request(stream: String, entries: usize) -> AppendRequest {
         payloads: vec![payload(); entries],
         request_id: None,
         indexes: Vec::new(),
+        secrets: Vec::new(),
         recorded_at_ms: 0,
     }
 }

@@ -76,7 +76,7 @@ fn small(field: &str, value: u32) -> Result<u8, CodecError> {
     u8::try_from(value).map_err(|_| bad(field, format!("{value} is out of range")))
 }
 
-fn wagers_to(wagers: &[Wager]) -> Vec<proto::Wager> {
+pub fn wagers_to(wagers: &[Wager]) -> Vec<proto::Wager> {
     wagers
         .iter()
         .map(|w| proto::Wager {
@@ -86,7 +86,7 @@ fn wagers_to(wagers: &[Wager]) -> Vec<proto::Wager> {
         .collect()
 }
 
-fn wagers_from(field: &str, wagers: &[proto::Wager]) -> Result<Vec<Wager>, CodecError> {
+pub fn wagers_from(field: &str, wagers: &[proto::Wager]) -> Result<Vec<Wager>, CodecError> {
     wagers
         .iter()
         .map(|w| {
@@ -106,7 +106,7 @@ fn seat_from(field: &str, id: &str) -> Result<Seat, CodecError> {
     from_id(field, id)
 }
 
-fn action_to(action: &Action) -> proto::Action {
+pub fn action_to(action: &Action) -> proto::Action {
     let mut out = proto::Action {
         kind: action.name().to_string(),
         ..Default::default()
@@ -164,7 +164,7 @@ fn pay_from(field: &str, pay: &proto::Pay) -> Result<Pay, CodecError> {
     }
 }
 
-fn settlement_to(s: &Settlement) -> proto::Settled {
+pub fn settlement_to(s: &Settlement) -> proto::Settled {
     proto::Settled {
         lines: s
             .lines
@@ -229,7 +229,7 @@ fn settlement_from(s: &proto::Settled) -> Result<Settlement, CodecError> {
     })
 }
 
-fn void_to(v: &Void) -> proto::Voided {
+pub fn void_to(v: &Void) -> proto::Voided {
     proto::Voided {
         kind: id_of(&v.order.kind),
         reason: v.order.reason.clone(),
@@ -424,9 +424,55 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
     ))
 }
 
+/// The payload publishing a configuration: its canonical bytes and id.
+pub fn config_to_payload(config: &crate::engine::config::GameConfig) -> proto::Payload {
+    proto::Payload {
+        kind: Some(Kind::ConfigPublished(proto::ConfigPublished {
+            config_id: config.id().0.to_vec(),
+            canonical_json: config.canonical_bytes(),
+        })),
+    }
+}
+
+/// The configuration a `ConfigPublished` payload carries, checked against its recorded id.
+pub fn payload_to_config(
+    payload: &proto::Payload,
+) -> Result<Option<crate::engine::config::GameConfig>, CodecError> {
+    let Some(Kind::ConfigPublished(published)) = &payload.kind else {
+        return Ok(None);
+    };
+    let config = crate::engine::config::GameConfig::from_json(&published.canonical_json)
+        .map_err(|e| bad("config_published.canonical_json", e.to_string()))?;
+    let id = bytes32("config_published.config_id", &published.config_id)?;
+    if config.id().0 != id || config.canonical_bytes() != published.canonical_json {
+        return Err(bad(
+            "config_published.config_id",
+            "not the SHA-256 of the canonical bytes",
+        ));
+    }
+    Ok(Some(config))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn configurations_round_trip_and_ids_are_checked() {
+        for game in GameId::ALL {
+            let config = crate::engine::config::GameConfig::default_for(game);
+            let payload = config_to_payload(&config);
+            assert_eq!(payload_to_config(&payload).unwrap(), Some(config));
+            let mut forged = payload.clone();
+            if let Some(Kind::ConfigPublished(p)) = &mut forged.kind {
+                p.config_id[0] ^= 1;
+            }
+            assert_eq!(
+                payload_to_config(&forged).unwrap_err().field,
+                "config_published.config_id"
+            );
+        }
+    }
 
     #[test]
     fn unknown_ids_are_named() {

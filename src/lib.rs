@@ -8,8 +8,10 @@
 //! - [`ledger`]: the durable store (RocksDB); later the signed, hash-chained event log.
 //! - [`service`]: the gRPC transport: translates requests and delegates.
 
+pub mod audit;
 pub mod codec;
 pub mod engine;
+pub mod floor;
 pub mod ledger;
 pub mod proto;
 pub mod service;

@@ -3,7 +3,13 @@
 //!
 //! Generated code only; conversions to and from engine types live with their users.
 
-#![allow(missing_docs, clippy::all, clippy::pedantic)]
+#![allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
 
 tonic::include_proto!("pitboss.v1");
 

@@ -35,6 +35,7 @@ fn request(stream: &str, expected: Expected, n: u64) -> AppendRequest {
         payloads: vec![payload(n)],
         request_id: None,
         indexes: Vec::new(),
+        secrets: Vec::new(),
         recorded_at_ms: 1_700_000_000_000 + n,
     }
 }

@@ -1,9 +1,6 @@
 //! `pitboss serve` as in production: the real binary on a loopback port with its own data
 //! directory, driven by a real gRPC client (health, reflection-independent typed calls, errors).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::{DeriveDealRequest, Game};
 use tonic::Code;
@@ -12,47 +9,27 @@ use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_types::StatusExt;
 
-/// A running `pitboss serve`, killed on drop.
-struct Server {
-    child: Child,
-    address: String,
+mod common;
+
+use common::server::Server;
+
+/// A server on a fresh data directory (kept alive with the server).
+struct Running {
+    server: Server,
     _data: tempfile::TempDir,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::Deref for Running {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.server
     }
 }
 
-fn start_server() -> Server {
+fn start_server() -> Running {
     let data = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
-        .arg(data.path().join("db"))
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn pitboss serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let address = loop {
-        let line = lines
-            .next()
-            .expect("serve exited before listening")
-            .expect("read log line");
-        if let Some(rest) = line.split("address=").nth(1) {
-            break rest.split_whitespace().next().expect("address").to_string();
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server {
-        child,
-        address: format!("http://{address}"),
+    Running {
+        server: Server::start(&data.path().join("db")),
         _data: data,
     }
 }

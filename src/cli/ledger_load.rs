@@ -53,6 +53,7 @@ pub fn run(args: LedgerLoadArgs) -> anyhow::Result<()> {
                         payloads: vec![encode_payload(&payload); count],
                         request_id: None,
                         indexes: Vec::new(),
+                        secrets: Vec::new(),
                         recorded_at_ms: n,
                     };
                     let appended = ledger.append(request).await?;

@@ -48,7 +48,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving (the API is open: no authentication yet)"
         );
-        pitboss::service::serve(listener, ledger, shutdown_signal()).await?;
+        let floor = std::sync::Arc::new(
+            pitboss::floor::Floor::open(ledger, std::sync::Arc::new(pitboss::floor::system_clock))
+                .await
+                .context("cannot open the floor (configurations)")?,
+        );
+        pitboss::service::serve(listener, floor, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })

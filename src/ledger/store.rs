@@ -11,6 +11,7 @@
 //! | `requests` | request id | the first result: first sequence, count, stream version (3 × u64) |
 //! | `indexes` | index name, `0x00`, index key (caller-defined) | sequence of the entry that wrote it |
 //! | `keys` | key id (16 bytes) | Ed25519 public key (32 bytes), as published in the log |
+//! | `secrets` | caller-defined (a hand id) | caller-defined (the hand's seed, kept outside the log until revealed) |
 //! | `meta` | `format_version` | u32 |
 //!
 //! Owns the handle and the layout; interprets no payload.
@@ -28,8 +29,11 @@ pub mod cf {
     pub const INDEXES: &str = "indexes";
     pub const KEYS: &str = "keys";
     pub const META: &str = "meta";
+    pub const SECRETS: &str = "secrets";
     /// Every family, in creation order.
-    pub const ALL: [&str; 7] = [EVENTS, STREAMS, HEADS, REQUESTS, INDEXES, KEYS, META];
+    pub const ALL: [&str; 8] = [
+        EVENTS, STREAMS, HEADS, REQUESTS, INDEXES, KEYS, META, SECRETS,
+    ];
 }
 
 /// Key under `meta` holding the on-disk format version.

@@ -23,7 +23,7 @@ use crate::proto;
 /// An append: entries for one stream, written together or not at all.
 #[derive(Clone, Debug)]
 pub struct AppendRequest {
-    /// The stream ("hand/<id>", "config/<hex>", "key/<hex>").
+    /// The stream (`hand/<id>`, `config/<hex>`, `key/<hex>`).
     pub stream: String,
     /// The stream version the caller expects.
     pub expected: Expected,
@@ -33,6 +33,9 @@ pub struct AppendRequest {
     pub request_id: Option<String>,
     /// Secondary index entries to write with the entries: (index name, key).
     pub indexes: Vec<(String, Vec<u8>)>,
+    /// Values kept beside the log, outside the chain, written in the same batch (a hand's seed
+    /// until the hand reveals it): (key, value) in the `secrets` family.
+    pub secrets: Vec<(Vec<u8>, Vec<u8>)>,
     /// When the ledger records it (ms since the Unix epoch); the caller's clock.
     pub recorded_at_ms: u64,
 }
@@ -341,6 +344,10 @@ impl Writer {
         for (name, key) in &request.indexes {
             batch.put_cf(indexes, index_key(name, key), first_sequence.to_be_bytes());
         }
+        let secrets = self.store.cf(cf::SECRETS)?;
+        for (key, value) in &request.secrets {
+            batch.put_cf(secrets, key, value);
+        }
         let appended = Appended {
             first_sequence,
             count: request.payloads.len() as u64,
@@ -388,6 +395,7 @@ impl Writer {
             payloads: vec![payload.encode_to_vec()],
             request_id: None,
             indexes: Vec::new(),
+            secrets: Vec::new(),
             recorded_at_ms: at,
         };
         let mut no_requests = HashMap::new();
@@ -435,6 +443,7 @@ impl Writer {
             payloads: vec![payload.encode_to_vec()],
             request_id: None,
             indexes: Vec::new(),
+            secrets: Vec::new(),
             recorded_at_ms: at,
         };
         let mut no_requests = HashMap::new();

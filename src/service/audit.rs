@@ -1,28 +1,205 @@
-//! The `pitboss.v1.Audit` service: what regulators call. Today: `DeriveDeal`, the RNG derivation of
-//! one seed, by the same code path as `pitboss deal`.
+//! The `pitboss.v1.Audit` service: what regulators call. Read-only: deriving a deal from a seed,
+//! replaying a hand into its proof report, verifying the log, reading a hand's events, recall.
+
+use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use super::convert;
+use super::convert::{self, status};
+use crate::audit;
+use crate::codec;
 use crate::engine::deal;
+use crate::engine::games::Status as HandStatus;
+use crate::floor::{Floor, HandFilter, Page};
+use crate::proto;
 use crate::proto::audit_server::Audit;
-use crate::proto::{DeriveDealRequest, DeriveDealResponse};
 
-/// The Audit service. Stateless for now.
-#[derive(Clone, Debug, Default)]
-pub struct AuditService;
+/// The Audit service.
+pub struct AuditService {
+    floor: Arc<Floor>,
+}
+
+impl AuditService {
+    /// Serves `floor`.
+    pub fn new(floor: Arc<Floor>) -> AuditService {
+        AuditService { floor }
+    }
+}
 
 #[tonic::async_trait]
 impl Audit for AuditService {
     async fn derive_deal(
         &self,
-        request: Request<DeriveDealRequest>,
-    ) -> Result<Response<DeriveDealResponse>, Status> {
+        request: Request<proto::DeriveDealRequest>,
+    ) -> Result<Response<proto::DeriveDealResponse>, Status> {
         let request = request.into_inner();
         let game = convert::game("game", request.game)?;
         let seed = convert::seed("seed", &request.seed)?;
         Ok(Response::new(convert::deal_to_proto(&deal::derive(
             game, &seed,
         ))))
+    }
+
+    async fn replay_hand(
+        &self,
+        request: Request<proto::ReplayHandRequest>,
+    ) -> Result<Response<proto::ReplayHandResponse>, Status> {
+        let id = request.into_inner().hand_id;
+        let floor = self.floor.clone();
+        let report = tokio::task::spawn_blocking(move || {
+            audit::replay(floor.ledger(), |c| floor.config(c), &id)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| match e {
+            audit::ReplayError::NotFound(id) => {
+                status(crate::floor::FloorError::NotFound { what: "hand", id })
+            }
+            audit::ReplayError::Ledger(e) => Status::internal(e),
+        })?;
+        Ok(Response::new(proto::ReplayHandResponse {
+            hand_id: report.hand_id,
+            game: report.game.map_or(0, convert::game_to_proto),
+            config_id: report.config_id.map(|c| c.to_string()).unwrap_or_default(),
+            status: codec::id_of(&report.status),
+            commitment_ok: report.commitment_ok,
+            seed_revealed: report.seed_revealed,
+            events: report
+                .events
+                .into_iter()
+                .map(|e| proto::EventCheck {
+                    sequence: e.sequence,
+                    stream_position: e.stream_position,
+                    kind: e.kind,
+                    chain_ok: e.chain_ok,
+                    signature_ok: e.signature_ok,
+                    rederived: e.rederived,
+                    note: e.note,
+                })
+                .collect(),
+            mismatches: report
+                .mismatches
+                .into_iter()
+                .map(|m| proto::Mismatch {
+                    sequence: m.sequence,
+                    event: m.event,
+                    field: m.field,
+                    recorded: m.recorded,
+                    rederived: m.rederived,
+                })
+                .collect(),
+            settlement: report.settlement.as_ref().map(codec::settlement_to),
+            void: report.void.as_ref().map(codec::void_to),
+            refunds_equal_stakes: report.refunds_equal_stakes,
+            consistent: report.consistent,
+            report: report.report,
+        }))
+    }
+
+    async fn verify_log(
+        &self,
+        request: Request<proto::VerifyLogRequest>,
+    ) -> Result<Response<proto::VerifyLogResponse>, Status> {
+        let r = request.into_inner();
+        let floor = self.floor.clone();
+        let report = tokio::task::spawn_blocking(move || {
+            crate::ledger::verify(floor.ledger().store(), r.from_sequence, r.to_sequence)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(proto::VerifyLogResponse {
+            ok: report.ok(),
+            verified: report.verified,
+            head_sequence: report.head.map(|(s, _)| s),
+            head_hash: report.head.map(|(_, h)| hex::encode(h)).unwrap_or_default(),
+            bad_sequence: report.problem.as_ref().map(|p| p.sequence),
+            problem: report.problem.map(|p| p.to_string()).unwrap_or_default(),
+        }))
+    }
+
+    async fn get_hand_events(
+        &self,
+        request: Request<proto::GetHandEventsRequest>,
+    ) -> Result<Response<proto::GetHandEventsResponse>, Status> {
+        let r = request.into_inner();
+        let size = match r.page_size {
+            0 => 100,
+            n if n > 1000 => return Err(convert::invalid_argument("page_size", "at most 1000")),
+            n => n as usize,
+        };
+        let from = match r.page_token.as_str() {
+            "" => 0,
+            token => token.parse::<u64>().map_err(|_| {
+                convert::invalid_argument("page_token", "not a token this service issued")
+            })?,
+        };
+        let entries = self.floor.hand_entries(&r.hand_id, from).map_err(status)?;
+        let next = if entries.len() > size {
+            (from + size as u64).to_string()
+        } else {
+            String::new()
+        };
+        let mut events = Vec::new();
+        for entry in entries.into_iter().take(size) {
+            let payload = Floor::payload(&entry).map_err(status)?;
+            events.push(proto::LoggedEvent {
+                sequence: entry.envelope.sequence,
+                stream_position: entry.envelope.stream_position,
+                recorded_at_ms: entry.envelope.recorded_at_ms,
+                key_id: hex::encode(&entry.envelope.key_id),
+                hash: hex::encode(entry.hash),
+                payload: Some(payload),
+            });
+        }
+        Ok(Response::new(proto::GetHandEventsResponse {
+            events,
+            next_page_token: next,
+        }))
+    }
+
+    async fn list_hands(
+        &self,
+        request: Request<proto::ListHandsRequest>,
+    ) -> Result<Response<proto::ListHandsResponse>, Status> {
+        let r = request.into_inner();
+        let game = match r.game {
+            0 => None,
+            value => Some(convert::game("game", value)?),
+        };
+        let status_filter = match r.status.as_str() {
+            "" => None,
+            s => Some(codec::from_id::<HandStatus>("status", s).map_err(|_| {
+                convert::invalid_argument("status", "one of in_progress, settled, voided")
+            })?),
+        };
+        let filter = HandFilter {
+            player: convert::optional(&r.player),
+            table: convert::optional(&r.table),
+            game,
+            status: status_filter,
+            from_ms: r.from_ms,
+            to_ms: (r.to_ms != 0).then_some(r.to_ms),
+        };
+        let page = Page {
+            size: r.page_size,
+            token: r.page_token,
+        };
+        let (hands, next) = self.floor.list_hands(&filter, &page).map_err(status)?;
+        Ok(Response::new(proto::ListHandsResponse {
+            hands: hands
+                .into_iter()
+                .map(|h| proto::HandSummary {
+                    hand_id: h.id,
+                    game: convert::game_to_proto(h.game),
+                    table: h.table,
+                    player: h.player,
+                    opened_at_ms: h.opened_at_ms,
+                    status: codec::id_of(&h.status),
+                    total_staked: h.total_staked,
+                    total_paid: h.total_paid,
+                })
+                .collect(),
+            next_page_token: next.unwrap_or_default(),
+        }))
     }
 }

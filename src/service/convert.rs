@@ -56,3 +56,122 @@ pub fn deal_to_proto(deal: &Deal) -> proto::DeriveDealResponse {
             .collect(),
     }
 }
+
+/// The protobuf `Game` of an engine game.
+pub fn game_to_proto(game: GameId) -> i32 {
+    (match game {
+        GameId::MississippiStud => proto::Game::MississippiStud,
+        GameId::FortunePaiGow => proto::Game::FortunePaiGow,
+        GameId::Nutz => proto::Game::Nutz,
+        GameId::CaribbeanStud => proto::Game::CaribbeanStud,
+    }) as i32
+}
+
+/// An optional string: empty means absent.
+pub fn optional(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// A configuration id in hex.
+pub fn config_id(field: &str, text: &str) -> Result<crate::engine::config::ConfigId, Status> {
+    let mut bytes = [0u8; 32];
+    hex::decode_to_slice(text, &mut bytes)
+        .map_err(|_| invalid_argument(field, "a configuration id is 64 hexadecimal digits"))?;
+    Ok(crate::engine::config::ConfigId(bytes))
+}
+
+/// The status of a floor error: the code, the message naming the problem, and google.rpc details.
+pub fn status(err: crate::floor::FloorError) -> Status {
+    use crate::engine::games::RefusalKind;
+    use crate::floor::FloorError as F;
+    let message = err.to_string();
+    match err {
+        F::NotFound { what, id } => Status::with_error_details(
+            Code::NotFound,
+            message.clone(),
+            ErrorDetails::with_resource_info(what, id, "", message),
+        ),
+        F::Invalid { field, problem } => invalid_argument(&field, problem),
+        F::Rule(rule) => match rule.kind() {
+            RefusalKind::InvalidArgument => {
+                // Rule messages begin with the field they are about ("wagers.ante: ...").
+                let field = message.split(':').next().unwrap_or("request").to_string();
+                let description = message
+                    .split_once(": ")
+                    .map_or(message.as_str(), |(_, d)| d)
+                    .to_string();
+                invalid_argument(&field, description)
+            }
+            RefusalKind::FailedPrecondition => Status::with_error_details(
+                Code::FailedPrecondition,
+                message.clone(),
+                ErrorDetails::with_precondition_failure_violation("RULE", "hand", message),
+            ),
+            RefusalKind::Internal => Status::internal(message),
+        },
+        F::Conflict {
+            hand,
+            expected,
+            actual,
+        } => Status::with_error_details(
+            Code::Aborted,
+            message,
+            ErrorDetails::with_error_info(
+                "VERSION_CONFLICT",
+                "pitboss",
+                std::collections::HashMap::from([
+                    ("hand_id".to_string(), hand),
+                    ("expected_version".to_string(), expected.to_string()),
+                    ("actual_version".to_string(), actual.to_string()),
+                ]),
+            ),
+        ),
+        F::Ledger(crate::ledger::LedgerError::Stopped) => Status::unavailable(message),
+        F::Ledger(_) => Status::internal(message),
+        F::Corrupt(..) => Status::data_loss(message),
+    }
+}
+
+/// The protobuf view of a hand.
+pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView {
+    use crate::codec;
+    let view = crate::engine::games::view::player_view(hand);
+    let opened = hand.opened();
+    proto::HandView {
+        hand_id: id.to_string(),
+        game: game_to_proto(hand.game()),
+        status: codec::id_of(&hand.status()),
+        version: hand.version(),
+        config_id: hand.config().id().to_string(),
+        table: opened.map(|o| o.table.clone()).unwrap_or_default(),
+        player: opened.map(|o| o.player.clone()).unwrap_or_default(),
+        opened_at_ms: opened.map_or(0, |o| o.at.0),
+        commitment: view.commitment.map(|c| c.to_string()).unwrap_or_default(),
+        stakes: codec::wagers_to(&view.stakes),
+        seats: view
+            .seats
+            .iter()
+            .map(|s| proto::SeatView {
+                seat: s.seat.id().to_string(),
+                cards: s
+                    .cards
+                    .iter()
+                    .map(|c| c.map(|c| c.to_string()).unwrap_or_default())
+                    .collect(),
+            })
+            .collect(),
+        dice: view.dice.map(|d| proto::DiceView {
+            faces: d.faces.iter().map(|&f| u32::from(f)).collect(),
+            held: d.held.iter().map(|&p| u32::from(p)).collect(),
+            shakes: u32::from(d.shakes),
+        }),
+        legal_actions: view.legal.iter().map(codec::action_to).collect(),
+        suggested_low: view
+            .suggested_low
+            .map(|l| l.iter().map(ToString::to_string).collect())
+            .unwrap_or_default(),
+        settlement: view.settlement.as_ref().map(codec::settlement_to),
+        void: view.void.as_ref().map(codec::void_to),
+        seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
+    }
+}

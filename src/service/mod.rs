@@ -5,6 +5,8 @@
 
 pub mod audit;
 pub mod convert;
+pub mod operations;
+pub mod play;
 pub mod server;
 
 pub use server::{serve, ServeError};

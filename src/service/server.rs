@@ -8,8 +8,12 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use super::audit::AuditService;
-use crate::ledger::Ledger;
+use super::operations::OperationsService;
+use super::play::PlayService;
+use crate::floor::Floor;
 use crate::proto::audit_server::AuditServer;
+use crate::proto::operations_server::OperationsServer;
+use crate::proto::play_server::PlayServer;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -23,11 +27,15 @@ pub enum ServeError {
 /// Serves until `shutdown` completes, then drains in-flight calls and returns.
 pub async fn serve(
     listener: TcpListener,
-    ledger: Arc<Ledger>,
+    floor: Arc<Floor>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<AuditServer<AuditService>>().await;
+    health.set_serving::<PlayServer<PlayService>>().await;
+    health
+        .set_serving::<OperationsServer<OperationsService>>()
+        .await;
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
@@ -41,10 +49,12 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(AuditServer::new(AuditService))
+        .add_service(AuditServer::new(AuditService::new(floor.clone())))
+        .add_service(PlayServer::new(PlayService::new(floor.clone())))
+        .add_service(OperationsServer::new(OperationsService::new(floor.clone())))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await?;
     // The ledger stays open until every call has drained; closing it lets its writer finish.
-    ledger.close();
+    floor.ledger().close();
     Ok(())
 }

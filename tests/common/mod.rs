@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod server;
+
 use pitboss::engine::card::Card;
 
 /// Calls `f` with every k-subset of `0..n`, in lexicographic order.

@@ -1,0 +1,439 @@
+//! Replay: from a hand's recorded events alone, check the seed against its commitment, re-derive
+//! the deal, re-decide each recorded decision and void, re-settle, and compare with what was
+//! recorded, event by event and line by line; check every entry's chain link and signature. The
+//! result is a [`ProofReport`]: which configuration and paytable rows were used, each cap that
+//! bound and what it cut, the void rule that fired and why it was allowed, and the first place the
+//! recorded hand and the rules disagree (the event, the field, both values).
+
+use std::sync::Arc;
+
+use crate::codec;
+use crate::engine::config::{ConfigId, GameConfig};
+use crate::engine::game::GameId;
+use crate::engine::games::{Action, Command, Event, Hand, OpenHand, Status, Void, VoidKind};
+use crate::engine::money::Money;
+use crate::engine::paytable::Pay;
+use crate::engine::rng::Seed;
+use crate::engine::settlement::Settlement;
+use crate::ledger::{verify, Ledger, ProblemKind};
+
+/// One recorded event, as checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventCheck {
+    pub sequence: u64,
+    pub stream_position: u64,
+    pub kind: String,
+    /// Its bytes hash to its hash and it links to the entry before it.
+    pub chain_ok: bool,
+    /// Its signature verifies with a key the log established.
+    pub signature_ok: bool,
+    /// Re-deciding produced exactly this event.
+    pub rederived: bool,
+    pub note: String,
+}
+
+/// Where the recorded hand and the rules disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub sequence: u64,
+    pub event: String,
+    pub field: String,
+    pub recorded: String,
+    pub rederived: String,
+}
+
+/// The proof report of one hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProofReport {
+    pub hand_id: String,
+    pub game: Option<GameId>,
+    pub config_id: Option<ConfigId>,
+    pub status: Status,
+    pub commitment_ok: bool,
+    pub seed_revealed: bool,
+    pub events: Vec<EventCheck>,
+    pub mismatches: Vec<Mismatch>,
+    pub settlement: Option<Settlement>,
+    pub void: Option<Void>,
+    pub refunds_equal_stakes: bool,
+    pub consistent: bool,
+    /// The report in words.
+    pub report: Vec<String>,
+}
+
+/// A hand that cannot be replayed at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("hand `{0}` not found")]
+    NotFound(String),
+    #[error("the log cannot be read: {0}")]
+    Ledger(String),
+}
+
+/// The command whose first event this is, if it starts one.
+fn command_of(event: &Event) -> Option<Command> {
+    Some(match event {
+        Event::Opened(o) => Command::Open(OpenHand {
+            table: o.table.clone(),
+            player: o.player.clone(),
+            wagers: o.wagers.clone(),
+            at: o.at,
+            rebet_of: o.rebet_of.clone(),
+        }),
+        Event::Acted { action, at, .. } => Command::Act {
+            action: *action,
+            at: *at,
+        },
+        Event::DiceShaken { by, at, .. } => Command::Act {
+            action: Action::Shake { by: *by },
+            at: *at,
+        },
+        Event::Voided(v) => Command::Void(v.order.clone()),
+        _ => return None,
+    })
+}
+
+/// The first field where two events differ, with both values.
+fn difference(recorded: &Event, rederived: &Event) -> (String, String, String) {
+    if let (Event::Settled(a), Event::Settled(b)) = (recorded, rederived) {
+        for (i, (x, y)) in a.lines.iter().zip(&b.lines).enumerate() {
+            let fields: [(&str, String, String); 8] = [
+                ("bet", x.bet.id().into(), y.bet.id().into()),
+                ("stake", x.stake.to_string(), y.stake.to_string()),
+                ("rule", x.rule.clone(), y.rule.clone()),
+                ("pay", format!("{:?}", x.pay), format!("{:?}", y.pay)),
+                ("uncapped", x.uncapped.to_string(), y.uncapped.to_string()),
+                ("cap", format!("{:?}", x.cap), format!("{:?}", y.cap)),
+                ("cut", x.cut.to_string(), y.cut.to_string()),
+                ("payout", x.payout.to_string(), y.payout.to_string()),
+            ];
+            if let Some((name, r, d)) = fields.into_iter().find(|(_, r, d)| r != d) {
+                return (format!("lines[{i}].{name}"), r, d);
+            }
+        }
+        if a.lines.len() != b.lines.len() {
+            return (
+                "lines".into(),
+                a.lines.len().to_string(),
+                b.lines.len().to_string(),
+            );
+        }
+        if a.game_cap != b.game_cap {
+            return (
+                "game_cap".into(),
+                format!("{:?}", a.game_cap),
+                format!("{:?}", b.game_cap),
+            );
+        }
+        return (
+            "total_paid".into(),
+            a.total_paid.to_string(),
+            b.total_paid.to_string(),
+        );
+    }
+    if recorded.kind() != rederived.kind() {
+        return (
+            "kind".into(),
+            recorded.kind().into(),
+            rederived.kind().into(),
+        );
+    }
+    (
+        "event".into(),
+        format!("{recorded:?}"),
+        format!("{rederived:?}"),
+    )
+}
+
+fn pays(pay: Option<Pay>) -> String {
+    match pay {
+        Some(Pay::Odds(x)) => format!("{x} to 1"),
+        Some(Pay::Push) => "push".into(),
+        Some(Pay::Fixed(m)) => format!("a fixed {m}"),
+        None => "loses".into(),
+    }
+}
+
+/// Replays `hand_id` from the log. `configs` finds a published configuration by id.
+pub fn replay(
+    ledger: &Ledger,
+    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
+    hand_id: &str,
+) -> Result<ProofReport, ReplayError> {
+    let entries = ledger
+        .read_stream(&format!("hand/{hand_id}"), 0)
+        .map_err(|e| ReplayError::Ledger(e.to_string()))?;
+    if entries.is_empty() {
+        return Err(ReplayError::NotFound(hand_id.to_string()));
+    }
+    let mut report = ProofReport {
+        hand_id: hand_id.to_string(),
+        game: None,
+        config_id: None,
+        status: Status::Pending,
+        commitment_ok: false,
+        seed_revealed: false,
+        events: Vec::new(),
+        mismatches: Vec::new(),
+        settlement: None,
+        void: None,
+        refunds_equal_stakes: true,
+        consistent: false,
+        report: Vec::new(),
+    };
+    // Chain and signature of every entry, and the events they carry.
+    let mut events: Vec<Event> = Vec::new();
+    for entry in &entries {
+        let seq = entry.envelope.sequence;
+        let check = verify(ledger.store(), seq, Some(seq));
+        let (chain_ok, signature_ok, note) = match &check.problem {
+            None => (true, true, String::new()),
+            Some(p) => match &p.kind {
+                ProblemKind::BadSignature | ProblemKind::UnknownKey(_) => {
+                    (true, false, p.to_string())
+                }
+                _ => (false, false, p.to_string()),
+            },
+        };
+        let decoded = entry
+            .payload()
+            .map_err(|e| e.to_string())
+            .and_then(|payload| {
+                codec::payload_to_event(&payload)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| "not a hand event".to_string())
+            });
+        let kind = decoded
+            .as_ref()
+            .map_or("undecodable", |e| e.kind())
+            .to_string();
+        report.events.push(EventCheck {
+            sequence: seq,
+            stream_position: entry.envelope.stream_position,
+            kind,
+            chain_ok,
+            signature_ok,
+            rederived: false,
+            note,
+        });
+        match decoded {
+            Ok(event) => events.push(event),
+            Err(problem) => {
+                report.mismatches.push(Mismatch {
+                    sequence: seq,
+                    event: "undecodable".into(),
+                    field: "payload".into(),
+                    recorded: problem,
+                    rederived: String::new(),
+                });
+                break;
+            }
+        }
+    }
+    let Some(Event::Opened(opened)) = events.first().cloned() else {
+        report
+            .report
+            .push("the hand's first event is not its opening".into());
+        return Ok(report);
+    };
+    report.game = Some(opened.game);
+    report.config_id = Some(opened.config_id);
+    report.report.push(format!(
+        "hand {hand_id}: {}, table {}, player {}, opened at {} ms, configuration {}",
+        opened.game, opened.table, opened.player, opened.at.0, opened.config_id
+    ));
+    let seed: Option<Seed> = events.iter().find_map(|e| match e {
+        Event::SeedRevealed { seed } => Some(*seed),
+        _ => None,
+    });
+    let Some(seed) = seed else {
+        report.status = Status::InProgress;
+        report.report.push(
+            "in progress: the seed stays secret until the hand ends; chain and signatures checked, re-derivation waits for the end".into(),
+        );
+        report.consistent = report.events.iter().all(|e| e.chain_ok && e.signature_ok)
+            && report.mismatches.is_empty();
+        return Ok(report);
+    };
+    report.seed_revealed = true;
+    report.commitment_ok = opened.commitment.opens_to(&seed);
+    report.report.push(if report.commitment_ok {
+        format!(
+            "seed {} opens the commitment {} recorded at the opening",
+            seed.to_hex(),
+            opened.commitment
+        )
+    } else {
+        format!(
+            "SEED MISMATCH: SHA-256 of the revealed seed is not the commitment {}",
+            opened.commitment
+        )
+    });
+    let Some(config) = configs(&opened.config_id) else {
+        report.report.push(format!(
+            "configuration {} is not published in the log",
+            opened.config_id
+        ));
+        return Ok(report);
+    };
+
+    // Re-decide every recorded command and compare.
+    let mut hand = Hand::new(seed, config);
+    let mut i = 0;
+    while i < events.len() && report.mismatches.is_empty() {
+        let seq = report.events[i].sequence;
+        let Some(command) = command_of(&events[i]) else {
+            report.mismatches.push(Mismatch {
+                sequence: seq,
+                event: events[i].kind().into(),
+                field: "kind".into(),
+                recorded: events[i].kind().into(),
+                rederived: "a decision, a shake, an opening or a void".into(),
+            });
+            break;
+        };
+        match hand.decide(&command) {
+            Err(refusal) => report.mismatches.push(Mismatch {
+                sequence: seq,
+                event: events[i].kind().into(),
+                field: "command".into(),
+                recorded: "accepted".into(),
+                rederived: format!("refused: {refusal}"),
+            }),
+            Ok(expected) => {
+                for (k, want) in expected.iter().enumerate() {
+                    let at = i + k;
+                    match events.get(at) {
+                        Some(got) if got == want => {
+                            report.events[at].rederived = true;
+                        }
+                        Some(got) => {
+                            let (field, recorded, rederived) = difference(got, want);
+                            report.mismatches.push(Mismatch {
+                                sequence: report.events[at].sequence,
+                                event: got.kind().into(),
+                                field,
+                                recorded,
+                                rederived,
+                            });
+                            break;
+                        }
+                        None => {
+                            report.mismatches.push(Mismatch {
+                                sequence: seq,
+                                event: want.kind().into(),
+                                field: "missing".into(),
+                                recorded: "no such event".into(),
+                                rederived: want.kind().into(),
+                            });
+                            break;
+                        }
+                    }
+                }
+                if report.mismatches.is_empty() {
+                    for event in &expected {
+                        hand = match hand.evolve(event) {
+                            Ok(h) => h,
+                            Err(e) => {
+                                report.report.push(format!("internal: {e}"));
+                                return Ok(report);
+                            }
+                        };
+                    }
+                    i += expected.len();
+                }
+            }
+        }
+    }
+    report.status = hand.status();
+    report.settlement = hand.settlement().cloned();
+    report.void = hand.void().cloned();
+
+    // The settlement in words.
+    if let Some(s) = &report.settlement {
+        for line in &s.lines {
+            let cap = match line.cap {
+                Some(cap) if line.cut > Money::ZERO => {
+                    format!("; CAP {cap} BOUND, cut {}", line.cut)
+                }
+                Some(cap) => format!("; cap {cap} not reached"),
+                None => String::new(),
+            };
+            report.report.push(format!(
+                "{} {}: {} -> {} ({}): uncapped {}, paid {}{cap}",
+                line.bet,
+                line.stake,
+                line.judged_on,
+                line.rule,
+                pays(line.pay),
+                line.uncapped,
+                line.payout
+            ));
+        }
+        if let Some(g) = &s.game_cap {
+            report.report.push(if g.cut > Money::ZERO {
+                format!(
+                    "PER-GAME CAP {} BOUND: total {} -> {}, cut {}",
+                    g.cap, g.total_before, g.total_after, g.cut
+                )
+            } else {
+                format!(
+                    "per-game cap {}: total {} not reached",
+                    g.cap, g.total_before
+                )
+            });
+        }
+        report
+            .report
+            .push(format!("staked {}, paid {}", s.total_staked, s.total_paid));
+    }
+    if let Some(v) = &report.void {
+        report.refunds_equal_stakes = match v.order.kind {
+            VoidKind::Malfunction | VoidKind::Incomplete => {
+                v.lines.iter().all(|l| l.paid_now == l.stake)
+            }
+            VoidKind::ConductForfeit => true,
+        };
+        report.report.push(format!(
+            "VOID ({}) recorded by {} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
+            codec::id_of(&v.order.kind),
+            v.order.recorded_by,
+            v.order.at.0,
+            v.order.reason,
+            v.allowed_because,
+            v.paid_before,
+            v.paid_now,
+            if report.refunds_equal_stakes { "yes" } else { "NO" }
+        ));
+    }
+    let chained = report.events.iter().all(|e| e.chain_ok && e.signature_ok);
+    let rederived = report.events.iter().all(|e| e.rederived);
+    report.consistent =
+        chained && rederived && report.mismatches.is_empty() && report.commitment_ok;
+    report.report.push(format!(
+        "{} events: {}; {}; {}",
+        report.events.len(),
+        if chained {
+            "every link, hash and signature checks"
+        } else {
+            "CHAIN OR SIGNATURE FAILURES (see events)"
+        },
+        if rederived {
+            "every event re-derived from the seed and the rules"
+        } else {
+            "NOT every event re-derived"
+        },
+        if report.consistent {
+            "ALL CONSISTENT"
+        } else {
+            "INCONSISTENT"
+        }
+    ));
+    for m in &report.mismatches {
+        report.report.push(format!(
+            "MISMATCH at entry {} ({}), field {}: recorded {} / re-derived {}",
+            m.sequence, m.event, m.field, m.recorded, m.rederived
+        ));
+    }
+    Ok(report)
+}

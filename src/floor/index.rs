@@ -1,0 +1,229 @@
+//! The floor's recall indexes, written in the same atomic batch as a hand's opening entry:
+//!
+//! | index | key | for |
+//! | --- | --- | --- |
+//! | `hand_by_player` | player, `0x00`, `u64::MAX − opened_at` (BE), hand id | a player's hands, newest first |
+//! | `hand_by_table` | table, `0x00`, `u64::MAX − opened_at` (BE), hand id | a table's hands, newest first; table malfunctions by time range |
+//! | `hand_by_time` | opened_at (BE), hand id | the 30-day sweep |
+//! | `config` | configuration id (32 bytes) | published configurations |
+
+use super::{invalid, Floor, FloorError};
+use crate::engine::game::GameId;
+use crate::engine::games::Status;
+use crate::ledger::store::StoreError;
+use crate::ledger::Store;
+
+pub(super) const PLAYER: &str = "hand_by_player";
+pub(super) const TABLE: &str = "hand_by_table";
+pub(super) const TIME: &str = "hand_by_time";
+pub(super) const CONFIG: &str = "config";
+
+fn owner_key(owner: &str, at: u64, hand_id: &str) -> Vec<u8> {
+    let mut key = owner.as_bytes().to_vec();
+    key.push(0);
+    key.extend_from_slice(&(u64::MAX - at).to_be_bytes());
+    key.extend_from_slice(hand_id.as_bytes());
+    key
+}
+
+/// The index entries of a newly opened hand.
+pub(super) fn for_opened_hand(
+    hand_id: &str,
+    table: &str,
+    player: &str,
+    at: u64,
+) -> Vec<(String, Vec<u8>)> {
+    let mut time_key = at.to_be_bytes().to_vec();
+    time_key.extend_from_slice(hand_id.as_bytes());
+    vec![
+        (PLAYER.to_string(), owner_key(player, at, hand_id)),
+        (TABLE.to_string(), owner_key(table, at, hand_id)),
+        (TIME.to_string(), time_key),
+    ]
+}
+
+/// (opened_at, hand id) of an owner-index key (without the owner prefix).
+fn parse_owned(rest: &[u8]) -> Option<(u64, String)> {
+    let inv = u64::from_be_bytes(rest.get(..8)?.try_into().ok()?);
+    let id = std::str::from_utf8(rest.get(8..)?).ok()?.to_string();
+    Some((u64::MAX - inv, id))
+}
+
+/// Hands of a table opened from `from` to `to` (inclusive), newest first.
+pub(super) fn hands_of_table_between(
+    store: &Store,
+    table: &str,
+    from: u64,
+    to: u64,
+) -> Result<Vec<String>, StoreError> {
+    let mut prefix = table.as_bytes().to_vec();
+    prefix.push(0);
+    let mut start = prefix.clone();
+    start.extend_from_slice(&(u64::MAX - to).to_be_bytes());
+    let mut out = Vec::new();
+    loop {
+        let page = store.index_scan(TABLE, &prefix, &start, 512)?;
+        let Some((last, _)) = page.last().cloned() else {
+            break;
+        };
+        for (key, _) in &page {
+            match parse_owned(&key[prefix.len()..]) {
+                Some((at, _)) if at < from => return Ok(out),
+                Some((_, id)) => out.push(id),
+                None => {}
+            }
+        }
+        start = last;
+        start.push(0);
+    }
+    Ok(out)
+}
+
+/// Hands opened at or before `as_of`, oldest first.
+pub(super) fn hands_opened_before(store: &Store, as_of: u64) -> Result<Vec<String>, StoreError> {
+    let mut start = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        let page = store.index_scan(TIME, &[], &start, 512)?;
+        let Some((last, _)) = page.last().cloned() else {
+            break;
+        };
+        for (key, _) in &page {
+            let Some(at) = key
+                .get(..8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_be_bytes)
+            else {
+                continue;
+            };
+            if at > as_of {
+                return Ok(out);
+            }
+            if let Ok(id) = std::str::from_utf8(&key[8..]) {
+                out.push(id.to_string());
+            }
+        }
+        start = last;
+        start.push(0);
+    }
+    Ok(out)
+}
+
+/// What to list.
+#[derive(Clone, Debug, Default)]
+pub struct HandFilter {
+    /// A player's hands (this or `table` is required).
+    pub player: Option<String>,
+    /// A table's hands.
+    pub table: Option<String>,
+    /// Only this game.
+    pub game: Option<GameId>,
+    /// Only hands in this state.
+    pub status: Option<Status>,
+    /// Opened at or after.
+    pub from_ms: u64,
+    /// Opened at or before (`None`: no bound).
+    pub to_ms: Option<u64>,
+}
+
+/// A page request: size (0 for 10, at most 100) and the token of the previous page.
+#[derive(Clone, Debug, Default)]
+pub struct Page {
+    /// Items per page.
+    pub size: u32,
+    /// Where to continue.
+    pub token: String,
+}
+
+/// One hand in a recall list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandSummary {
+    pub id: String,
+    pub game: GameId,
+    pub table: String,
+    pub player: String,
+    pub opened_at_ms: u64,
+    pub status: Status,
+    pub total_staked: u64,
+    pub total_paid: u64,
+}
+
+pub(super) fn list(
+    floor: &Floor,
+    filter: &HandFilter,
+    page: &Page,
+) -> Result<(Vec<HandSummary>, Option<String>), FloorError> {
+    let (index, owner) = match (&filter.player, &filter.table) {
+        (Some(player), _) if !player.is_empty() => (PLAYER, player.clone()),
+        (_, Some(table)) if !table.is_empty() => (TABLE, table.clone()),
+        _ => return Err(invalid("player", "a player or a table is required")),
+    };
+    let size = match page.size {
+        0 => 10,
+        n if n > 100 => return Err(invalid("page_size", format!("{n} is more than 100"))),
+        n => n as usize,
+    };
+    let mut prefix = owner.as_bytes().to_vec();
+    prefix.push(0);
+    let mut start = if page.token.is_empty() {
+        let mut s = prefix.clone();
+        s.extend_from_slice(&(u64::MAX - filter.to_ms.unwrap_or(u64::MAX)).to_be_bytes());
+        s
+    } else {
+        let mut s = hex::decode(&page.token)
+            .map_err(|_| invalid("page_token", "not a token this service issued"))?;
+        if !s.starts_with(&prefix) {
+            return Err(invalid("page_token", "not a token of this listing"));
+        }
+        s.push(0);
+        s
+    };
+    let store = floor.ledger.store();
+    let mut out = Vec::new();
+    loop {
+        let batch = store
+            .index_scan(index, &prefix, &start, size * 2)
+            .map_err(|e| FloorError::Ledger(e.into()))?;
+        let Some((last, _)) = batch.last().cloned() else {
+            return Ok((out, None));
+        };
+        for (key, _) in &batch {
+            let Some((at, id)) = parse_owned(&key[prefix.len()..]) else {
+                continue;
+            };
+            if at < filter.from_ms {
+                return Ok((out, None));
+            }
+            let hand = floor.load(&id, None)?;
+            let Some(opened) = hand.opened() else {
+                continue;
+            };
+            if filter.game.is_some_and(|g| g != hand.game())
+                || filter.status.is_some_and(|s| s != hand.status())
+            {
+                continue;
+            }
+            let staked: u64 = hand.stakes().iter().map(|w| w.amount.0).sum();
+            let paid = match (hand.void(), hand.settlement()) {
+                (Some(v), _) => v.paid_now.0,
+                (None, Some(s)) => s.total_paid.0,
+                _ => 0,
+            };
+            out.push(HandSummary {
+                id: id.clone(),
+                game: hand.game(),
+                table: opened.table.clone(),
+                player: opened.player.clone(),
+                opened_at_ms: opened.at.0,
+                status: hand.status(),
+                total_staked: staked,
+                total_paid: paid,
+            });
+            if out.len() == size {
+                return Ok((out, Some(hex::encode(key))));
+            }
+        }
+        start = last;
+        start.push(0);
+    }
+}

@@ -1,0 +1,760 @@
+//! The service end to end over real gRPC on loopback, the server as in production (the `pitboss`
+//! binary): every game played and replayed, a restart in the middle of a hand, tampering named,
+//! bad input refused with the right code and nothing written, many clients on one hand, and a
+//! table malfunction over a time range.
+
+mod common;
+
+use common::server::Server;
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::operations_client::OperationsClient;
+use pitboss::proto::play_client::PlayClient;
+use tonic::transport::Channel;
+use tonic::Code;
+
+struct Clients {
+    play: PlayClient<Channel>,
+    audit: AuditClient<Channel>,
+    ops: OperationsClient<Channel>,
+}
+
+async fn clients(server: &Server) -> Clients {
+    let channel = server.channel().await;
+    Clients {
+        play: PlayClient::new(channel.clone()),
+        audit: AuditClient::new(channel.clone()),
+        ops: OperationsClient::new(channel),
+    }
+}
+
+fn wager(bet: &str, amount: u64) -> proto::Wager {
+    proto::Wager {
+        bet: bet.into(),
+        amount,
+    }
+}
+
+fn action(kind: &str) -> proto::Action {
+    proto::Action {
+        kind: kind.into(),
+        ..Default::default()
+    }
+}
+
+fn bet(multiple: u32) -> proto::Action {
+    proto::Action {
+        kind: "bet".into(),
+        multiple,
+        ..Default::default()
+    }
+}
+
+fn open(
+    game: proto::Game,
+    table: &str,
+    player: &str,
+    wagers: Vec<proto::Wager>,
+) -> proto::OpenHandRequest {
+    proto::OpenHandRequest {
+        game: game as i32,
+        table: table.into(),
+        player: player.into(),
+        wagers,
+        ..Default::default()
+    }
+}
+
+async fn act(c: &mut Clients, hand: &str, a: proto::Action) -> proto::HandView {
+    c.play
+        .act(proto::ActRequest {
+            hand_id: hand.into(),
+            action: Some(a),
+            ..Default::default()
+        })
+        .await
+        .expect("a legal decision")
+        .into_inner()
+        .hand
+        .expect("hand")
+}
+
+/// Plays a hand of `game` to its end with the first legal decision each time (Pai Gow: auto-set).
+async fn play_to_end(
+    c: &mut Clients,
+    game: proto::Game,
+    table: &str,
+    player: &str,
+) -> proto::HandView {
+    let wagers = match game {
+        proto::Game::MississippiStud => vec![wager("ante", 500), wager("bonus", 100)],
+        proto::Game::FortunePaiGow => vec![wager("main", 1000), wager("fortune_bonus", 300)],
+        proto::Game::Nutz => vec![wager("box_one_pair", 200), wager("box_nutz", 100)],
+        _ => vec![wager("ante", 1000), wager("bonus", 100)],
+    };
+    let mut hand = c
+        .play
+        .open_hand(open(game, table, player, wagers))
+        .await
+        .expect("open")
+        .into_inner()
+        .hand
+        .expect("hand");
+    while hand.status == "in_progress" {
+        let next = match game {
+            proto::Game::MississippiStud => bet(1),
+            proto::Game::FortunePaiGow => action("auto_set"),
+            proto::Game::Nutz => proto::Action {
+                kind: "shake".into(),
+                by: "player".into(),
+                ..Default::default()
+            },
+            _ => action("raise"),
+        };
+        assert!(
+            hand.legal_actions.iter().any(|a| a.kind == next.kind),
+            "{} not legal: {:?}",
+            next.kind,
+            hand.legal_actions
+        );
+        hand = act(c, &hand.hand_id.clone(), next).await;
+    }
+    hand
+}
+
+async fn replay(c: &mut Clients, hand: &str) -> proto::ReplayHandResponse {
+    c.audit
+        .replay_hand(proto::ReplayHandRequest {
+            hand_id: hand.into(),
+        })
+        .await
+        .expect("replay")
+        .into_inner()
+}
+
+async fn head(c: &mut Clients) -> (Option<u64>, String) {
+    let v = c
+        .audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await
+        .expect("verify")
+        .into_inner();
+    assert!(v.ok, "{}", v.problem);
+    (v.head_sequence, v.head_hash)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_game_played_through_the_api_replays_consistently() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    for game in [
+        proto::Game::MississippiStud,
+        proto::Game::FortunePaiGow,
+        proto::Game::Nutz,
+        proto::Game::CaribbeanStud,
+    ] {
+        let hand = play_to_end(&mut c, game, "T-1", "player-1").await;
+        assert_eq!(hand.status, "settled");
+        assert_eq!(
+            hand.seed.len(),
+            64,
+            "the seed is shown once the hand has ended"
+        );
+        assert!(hand.legal_actions.is_empty());
+        let report = replay(&mut c, &hand.hand_id).await;
+        assert!(report.consistent, "{game:?}: {:#?}", report.report);
+        assert!(report.commitment_ok && report.seed_revealed);
+        assert!(report
+            .events
+            .iter()
+            .all(|e| e.chain_ok && e.signature_ok && e.rederived));
+        assert_eq!(
+            report.settlement, hand.settlement,
+            "the replay re-settles to the recorded settlement"
+        );
+        assert!(report.report.iter().any(|l| l.contains("ALL CONSISTENT")));
+    }
+    // Recall: the player's last games, newest first.
+    let list = c
+        .audit
+        .list_hands(proto::ListHandsRequest {
+            player: "player-1".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(list.hands.len(), 4);
+    assert_eq!(
+        list.hands[0].game,
+        proto::Game::CaribbeanStud as i32,
+        "newest first"
+    );
+    assert!(list
+        .hands
+        .windows(2)
+        .all(|w| w[0].opened_at_ms >= w[1].opened_at_ms));
+    let events = c
+        .audit
+        .get_hand_events(proto::GetHandEventsRequest {
+            hand_id: list.hands[0].hand_id.clone(),
+            page_size: 2,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(events.events.len(), 2);
+    assert_eq!(events.next_page_token, "2");
+    assert!(matches!(
+        events.events[0].payload.as_ref().unwrap().kind,
+        Some(proto::payload::Kind::HandOpened(_))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hand_continues_after_the_server_is_killed_mid_hand() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let hand = c
+        .play
+        .open_hand(open(
+            proto::Game::MississippiStud,
+            "T-2",
+            "p",
+            vec![wager("ante", 1000)],
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    let id = hand.hand_id.clone();
+    let after_one = act(&mut c, &id, bet(2)).await;
+    assert_eq!(
+        after_one.seats[1]
+            .cards
+            .iter()
+            .filter(|c| !c.is_empty())
+            .count(),
+        1,
+        "one community card shown"
+    );
+    let data_dir = server.kill(); // SIGKILL
+    let server = Server::start(&data_dir);
+    let mut c = clients(&server).await;
+    let seen = c
+        .play
+        .get_hand(proto::GetHandRequest {
+            hand_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    assert_eq!(seen.version, after_one.version);
+    assert_eq!(
+        seen.seats, after_one.seats,
+        "the same cards after the restart"
+    );
+    assert!(seen.seed.is_empty(), "no seed before the end");
+    act(&mut c, &id, bet(1)).await;
+    let done = act(&mut c, &id, bet(3)).await;
+    assert_eq!(done.status, "settled");
+    let report = replay(&mut c, &id).await;
+    assert!(report.consistent, "{:#?}", report.report);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tampered_event_is_named_by_replay_and_verification() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let hand = play_to_end(&mut c, proto::Game::CaribbeanStud, "T-3", "p").await;
+    let events = c
+        .audit
+        .get_hand_events(proto::GetHandEventsRequest {
+            hand_id: hand.hand_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    let target = events[3].sequence;
+    let data_dir = server.kill();
+    {
+        // Flip one byte of the stored entry through the raw RocksDB handle.
+        use pitboss::ledger::store::cf;
+        let store = pitboss::ledger::Store::open(&data_dir).unwrap();
+        let key = target.to_be_bytes();
+        let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
+        let last = value.len() - 70; // inside the envelope, before the hash and signature
+        value[last] ^= 0x20;
+        store
+            .db()
+            .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
+            .unwrap();
+    }
+    let server = Server::start(&data_dir);
+    let mut c = clients(&server).await;
+    let report = replay(&mut c, &hand.hand_id).await;
+    assert!(!report.consistent);
+    let bad = report
+        .events
+        .iter()
+        .find(|e| !e.chain_ok)
+        .expect("a broken entry");
+    assert_eq!(bad.sequence, target, "{:#?}", report.events);
+    let verify = c
+        .audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!verify.ok);
+    assert_eq!(verify.bad_sequence, Some(target), "{}", verify.problem);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let live = c
+        .play
+        .open_hand(open(
+            proto::Game::MississippiStud,
+            "T-4",
+            "p",
+            vec![wager("ante", 500)],
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    let settled = play_to_end(&mut c, proto::Game::Nutz, "T-4", "p").await;
+    let before = head(&mut c).await;
+
+    let mi = proto::Game::MississippiStud;
+    let opens: Vec<(proto::OpenHandRequest, Code, &str)> = vec![
+        (
+            open(proto::Game::Unspecified, "T", "p", vec![wager("ante", 500)]),
+            Code::InvalidArgument,
+            "game",
+        ),
+        (
+            proto::OpenHandRequest {
+                config_id: "xyz".into(),
+                ..open(mi, "T", "p", vec![wager("ante", 500)])
+            },
+            Code::InvalidArgument,
+            "config_id",
+        ),
+        (
+            proto::OpenHandRequest {
+                config_id: "00".repeat(32),
+                ..open(mi, "T", "p", vec![wager("ante", 500)])
+            },
+            Code::NotFound,
+            "configuration",
+        ),
+        (
+            open(mi, "", "p", vec![wager("ante", 500)]),
+            Code::InvalidArgument,
+            "table",
+        ),
+        (
+            open(mi, "T", "", vec![wager("ante", 500)]),
+            Code::InvalidArgument,
+            "player",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("antes", 500)]),
+            Code::InvalidArgument,
+            "wagers",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("ante", 5001)]),
+            Code::InvalidArgument,
+            "wagers.ante",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("ante", 99)]),
+            Code::InvalidArgument,
+            "wagers.ante",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("bonus", 100)]),
+            Code::InvalidArgument,
+            "wagers",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("ante", 500), wager("main", 500)]),
+            Code::InvalidArgument,
+            "wagers.main",
+        ),
+        (
+            open(mi, "T", "p", vec![wager("ante", 500), wager("ante", 600)]),
+            Code::InvalidArgument,
+            "wagers.ante",
+        ),
+        (
+            proto::OpenHandRequest {
+                rebet_of: "ffff".into(),
+                ..open(mi, "T", "p", vec![])
+            },
+            Code::InvalidArgument,
+            "rebet_of",
+        ),
+    ];
+    for (request, code, field) in opens {
+        let err = c
+            .play
+            .open_hand(request.clone())
+            .await
+            .expect_err("refused");
+        assert_eq!(err.code(), code, "{request:?}: {}", err.message());
+        assert!(
+            err.message().contains(field),
+            "{field} not named in `{}`",
+            err.message()
+        );
+    }
+    let acts: Vec<(proto::ActRequest, Code, &str)> = vec![
+        (
+            proto::ActRequest {
+                hand_id: "0123".into(),
+                action: Some(bet(1)),
+                ..Default::default()
+            },
+            Code::NotFound,
+            "hand",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: live.hand_id.clone(),
+                action: None,
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+            "action",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: live.hand_id.clone(),
+                action: Some(action("dance")),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+            "action.kind",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: live.hand_id.clone(),
+                action: Some(bet(4)),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+            "multiple",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: live.hand_id.clone(),
+                action: Some(action("raise")),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+            "raise",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: live.hand_id.clone(),
+                action: Some(bet(1)),
+                expected_version: Some(99),
+                ..Default::default()
+            },
+            Code::Aborted,
+            "version",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: settled.hand_id.clone(),
+                action: Some(proto::Action {
+                    kind: "shake".into(),
+                    by: "player".into(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            Code::FailedPrecondition,
+            "ended",
+        ),
+    ];
+    for (request, code, words) in acts {
+        let err = c.play.act(request.clone()).await.expect_err("refused");
+        assert_eq!(err.code(), code, "{request:?}: {}", err.message());
+        assert!(
+            err.message().contains(words),
+            "{words} not in `{}`",
+            err.message()
+        );
+    }
+    let voids: Vec<(proto::VoidHandRequest, Code)> = vec![
+        (
+            proto::VoidHandRequest {
+                hand_id: live.hand_id.clone(),
+                kind: "oops".into(),
+                reason: "r".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: live.hand_id.clone(),
+                kind: "malfunction".into(),
+                reason: "".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: live.hand_id.clone(),
+                kind: "malfunction".into(),
+                reason: "r".into(),
+                recorded_by: "".into(),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: "abcd".into(),
+                kind: "malfunction".into(),
+                reason: "r".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::NotFound,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: live.hand_id.clone(),
+                kind: "incomplete".into(),
+                reason: "r".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::FailedPrecondition,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: live.hand_id.clone(),
+                kind: "conduct_forfeit".into(),
+                reason: "r".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::FailedPrecondition,
+        ),
+    ];
+    for (request, code) in voids {
+        let err = c.ops.void_hand(request.clone()).await.expect_err("refused");
+        assert_eq!(err.code(), code, "{request:?}: {}", err.message());
+    }
+    let err = c
+        .ops
+        .publish_config(proto::PublishConfigRequest {
+            config_json: "{\"game\":\"nutz\"}".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let err = c
+        .ops
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            table: "".into(),
+            reason: "r".into(),
+            recorded_by: "o".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let err = c
+        .ops
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            table: "T".into(),
+            from_ms: 10,
+            to_ms: 5,
+            reason: "r".into(),
+            recorded_by: "o".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let err = c
+        .ops
+        .run_sweep(proto::RunSweepRequest {
+            as_of_ms: u64::MAX,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        head(&mut c).await,
+        before,
+        "no refused request wrote anything"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn many_clients_acting_on_one_hand_land_exactly_one_decision() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let hand = c
+        .play
+        .open_hand(open(
+            proto::Game::MississippiStud,
+            "T-5",
+            "p",
+            vec![wager("ante", 500)],
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    let mut version = hand.version;
+    for street in 0..3 {
+        let tasks: Vec<_> = (0..16)
+            .map(|i| {
+                let mut play = c.play.clone();
+                let id = hand.hand_id.clone();
+                tokio::spawn(async move {
+                    play.act(proto::ActRequest {
+                        hand_id: id,
+                        action: Some(bet(1 + i % 3)),
+                        expected_version: Some(version),
+                        ..Default::default()
+                    })
+                    .await
+                })
+            })
+            .collect();
+        let mut landed = Vec::new();
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(r) => landed.push(r.into_inner().hand.unwrap()),
+                Err(status) => assert_eq!(
+                    status.code(),
+                    Code::Aborted,
+                    "street {street}: {}",
+                    status.message()
+                ),
+            }
+        }
+        assert_eq!(landed.len(), 1, "street {street}");
+        version = landed[0].version;
+    }
+    let report = replay(&mut c, &hand.hand_id).await;
+    assert!(report.consistent);
+    assert_eq!(
+        report.settlement.unwrap().lines.len(),
+        4,
+        "ante and exactly three street bets"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let mut hands = Vec::new();
+    for i in 0..5 {
+        let hand = if i % 2 == 0 {
+            play_to_end(&mut c, proto::Game::CaribbeanStud, "T-6", "p").await
+        } else {
+            c.play
+                .open_hand(open(
+                    proto::Game::MississippiStud,
+                    "T-6",
+                    "p",
+                    vec![wager("ante", 500)],
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+                .hand
+                .unwrap()
+        };
+        hands.push(hand);
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // Another table in the same period is not touched.
+    let other = play_to_end(&mut c, proto::Game::Nutz, "T-7", "p").await;
+    let (from, to) = (hands[1].opened_at_ms, hands[3].opened_at_ms);
+    let response = c
+        .ops
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            table: "T-6".into(),
+            from_ms: from,
+            to_ms: to,
+            reason: "shuffler jam".into(),
+            recorded_by: "floor-manager".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut voided = response.voided_hand_ids.clone();
+    voided.sort();
+    let mut expected: Vec<String> = hands[1..4].iter().map(|h| h.hand_id.clone()).collect();
+    expected.sort();
+    assert_eq!(voided, expected);
+    for (i, hand) in hands.iter().chain([&other]).enumerate() {
+        let report = replay(&mut c, &hand.hand_id).await;
+        assert!(report.consistent, "{:#?}", report.report);
+        let in_range = (1..4).contains(&i);
+        assert_eq!(report.status == "voided", in_range, "hand {i}");
+        if in_range {
+            let void = report.void.as_ref().unwrap();
+            assert_eq!(void.kind, "malfunction");
+            assert_eq!(void.paid_now, void.total_staked, "refunds equal stakes");
+            assert!(report.refunds_equal_stakes);
+            assert!(report
+                .report
+                .iter()
+                .any(|l| l.contains("VOID (malfunction)") && l.contains("shuffler jam")));
+        }
+    }
+    // Again: nothing left to void in the range.
+    let again = c
+        .ops
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            table: "T-6".into(),
+            from_ms: from,
+            to_ms: to,
+            reason: "again".into(),
+            recorded_by: "floor-manager".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(again.voided_hand_ids.is_empty());
+    assert_eq!(again.skipped_hand_ids.len(), 3);
+}
