@@ -758,3 +758,43 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
     assert!(again.voided_hand_ids.is_empty());
     assert_eq!(again.skipped_hand_ids.len(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_events_catches_up_then_follows_live() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let (head_before, _) = head(&mut c).await;
+    let head_before = head_before.unwrap();
+    let mut stream = c
+        .audit
+        .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    // Catch-up: everything recorded so far (the key and the default configurations), in order.
+    for expected in 0..=head_before {
+        let event = stream.message().await.unwrap().expect("an entry");
+        assert_eq!(event.sequence, expected);
+    }
+    // Live: a hand played now arrives as it is recorded.
+    let hand = play_to_end(&mut c, proto::Game::CaribbeanStud, "T-8", "p").await;
+    let mut kinds = Vec::new();
+    while kinds.len() < usize::try_from(hand.version).unwrap() {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), stream.message())
+            .await
+            .expect("live entries arrive")
+            .unwrap()
+            .expect("an entry");
+        assert_eq!(event.sequence, head_before + 1 + kinds.len() as u64);
+        kinds.push(event.payload.unwrap().kind.unwrap());
+    }
+    assert!(matches!(
+        kinds.first(),
+        Some(proto::payload::Kind::HandOpened(_))
+    ));
+    assert!(matches!(
+        kinds.last(),
+        Some(proto::payload::Kind::SeedRevealed(_))
+    ));
+}

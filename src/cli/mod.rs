@@ -1,12 +1,18 @@
 //! Command-line parsing and dispatch. A command module reads its arguments, calls the library and
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
+mod bench_load;
+mod client;
 mod deal;
+mod demo;
+mod hands;
 mod house_way;
 mod ledger_load;
+mod replay;
 mod serve;
 mod vectors;
 mod verify;
+mod void;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +37,18 @@ enum Command {
     HouseWay(house_way::HouseWayArgs),
     /// Verify the log in a data directory: every link, hash and signature.
     Verify(verify::VerifyArgs),
+    /// Replay a hand on a running server and print its proof report.
+    Replay(replay::ReplayArgs),
+    /// Game recall: a player's or a table's hands, newest first.
+    Hands(hands::HandsArgs),
+    /// Void a hand, or every hand of a table over a time range (malfunction).
+    Void(void::VoidArgs),
+    /// Void every hand still in progress 30 days after it opened.
+    Sweep(void::SweepArgs),
+    /// Play a few hands of each game against a running server and print them.
+    Demo(demo::DemoArgs),
+    /// Load generator: concurrent clients play Mississippi Stud hands; hands/s and latency.
+    BenchLoad(bench_load::BenchLoadArgs),
     /// Append from many writers until killed (for the crash test).
     #[command(hide = true)]
     LedgerLoad(ledger_load::LedgerLoadArgs),
@@ -44,6 +62,12 @@ impl Cli {
         let ok = std::process::ExitCode::SUCCESS;
         match self.command {
             Command::Verify(args) => Ok(verify::run(args)),
+            Command::Replay(args) => replay::run(args),
+            Command::Hands(args) => hands::run(args).map(|()| ok),
+            Command::Void(args) => void::run(args).map(|()| ok),
+            Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
+            Command::Demo(args) => demo::run(args).map(|()| ok),
+            Command::BenchLoad(args) => bench_load::run(args).map(|()| ok),
             Command::LedgerLoad(args) => ledger_load::run(args).map(|()| ok),
             Command::Serve(args) => serve::run(args).map(|()| ok),
             Command::Deal(args) => deal::run(args).map(|()| ok),

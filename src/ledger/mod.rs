@@ -86,6 +86,7 @@ pub struct Ledger {
     jobs: Mutex<Option<mpsc::Sender<writer::Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     key_id: Mutex<KeyId>,
+    head: tokio::sync::watch::Receiver<u64>,
 }
 
 impl Ledger {
@@ -106,6 +107,7 @@ impl Ledger {
             w.commit(vec![writer::Job::PublishKey(now_ms, reply)]);
             answer.try_recv().map_err(|_| LedgerError::Stopped)??;
         }
+        let head = w.subscribe();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("ledger-writer".into())
@@ -116,6 +118,7 @@ impl Ledger {
             jobs: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
             key_id: Mutex::new(key_id),
+            head,
         };
         Ok(ledger)
     }
@@ -154,6 +157,11 @@ impl Ledger {
             *key_id = id;
         }
         Ok(id)
+    }
+
+    /// Watches the next sequence number: it changes after every durable append.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.head.clone()
     }
 
     /// The id of the key signing new entries.

@@ -63,6 +63,8 @@ pub(super) struct Writer {
     last_hash: Hash,
     versions: HashMap<String, u64>,
     max_group: usize,
+    /// Announces the next sequence number after each durable group (for live event streams).
+    head: tokio::sync::watch::Sender<u64>,
 }
 
 /// One entry being built in a group.
@@ -87,7 +89,13 @@ impl Writer {
             last_hash,
             versions: HashMap::new(),
             max_group: 4096,
+            head: tokio::sync::watch::Sender::new(next_sequence),
         }
+    }
+
+    /// A receiver of the next sequence number, updated after each durable group.
+    pub(super) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.head.subscribe()
     }
 
     pub(super) fn key_id(&self) -> KeyId {
@@ -209,6 +217,7 @@ impl Writer {
                     self.last_hash = last.hash;
                 }
                 self.versions.extend(overlay);
+                self.head.send_replace(self.next_sequence);
                 if let Some((_, next)) = &rotated {
                     self.key = next.clone();
                 }

@@ -26,8 +26,64 @@ impl AuditService {
     }
 }
 
+fn logged(entry: crate::ledger::Entry) -> Result<proto::LoggedEvent, Status> {
+    let payload = Floor::payload(&entry).map_err(status)?;
+    Ok(proto::LoggedEvent {
+        sequence: entry.envelope.sequence,
+        stream_position: entry.envelope.stream_position,
+        recorded_at_ms: entry.envelope.recorded_at_ms,
+        key_id: hex::encode(&entry.envelope.key_id),
+        hash: hex::encode(entry.hash),
+        payload: Some(payload),
+    })
+}
+
+/// Sends entries from `next` on: catch-up, then live as the head advances. Stops when the client
+/// goes away.
+async fn stream_from(
+    floor: Arc<Floor>,
+    mut next: u64,
+    tx: tokio::sync::mpsc::Sender<Result<proto::LoggedEvent, Status>>,
+) {
+    let mut head = floor.ledger().subscribe();
+    loop {
+        let end = *head.borrow_and_update();
+        while next < end {
+            let item = match floor.ledger().entry(next) {
+                Ok(Some(entry)) => logged(entry),
+                Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
+                Err(e) => Err(Status::internal(e.to_string())),
+            };
+            let failed = item.is_err();
+            if tx.send(item).await.is_err() || failed {
+                return;
+            }
+            next += 1;
+        }
+        tokio::select! {
+            changed = head.changed() => if changed.is_err() { return },
+            () = tx.closed() => return,
+        }
+    }
+}
+
 #[tonic::async_trait]
 impl Audit for AuditService {
+    type StreamEventsStream =
+        tokio_stream::wrappers::ReceiverStream<Result<proto::LoggedEvent, Status>>;
+
+    async fn stream_events(
+        &self,
+        request: Request<proto::StreamEventsRequest>,
+    ) -> Result<Response<Self::StreamEventsStream>, Status> {
+        let from = request.into_inner().from_sequence;
+        let (tx, rx) = tokio::sync::mpsc::channel(256);
+        tokio::spawn(stream_from(self.floor.clone(), from, tx));
+        Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
+            rx,
+        )))
+    }
+
     async fn derive_deal(
         &self,
         request: Request<proto::DeriveDealRequest>,
@@ -139,18 +195,11 @@ impl Audit for AuditService {
         } else {
             String::new()
         };
-        let mut events = Vec::new();
-        for entry in entries.into_iter().take(size) {
-            let payload = Floor::payload(&entry).map_err(status)?;
-            events.push(proto::LoggedEvent {
-                sequence: entry.envelope.sequence,
-                stream_position: entry.envelope.stream_position,
-                recorded_at_ms: entry.envelope.recorded_at_ms,
-                key_id: hex::encode(&entry.envelope.key_id),
-                hash: hex::encode(entry.hash),
-                payload: Some(payload),
-            });
-        }
+        let events = entries
+            .into_iter()
+            .take(size)
+            .map(logged)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Response::new(proto::GetHandEventsResponse {
             events,
             next_page_token: next,

@@ -1,0 +1,122 @@
+//! `pitboss void HAND --kind K --reason R --by WHO`, `pitboss void --table T --from MS --to MS ...`
+//! (a table malfunction over a time range) and `pitboss sweep --as-of MS`: the void rules, for
+//! operators.
+
+use clap::Args;
+
+use super::client::{block_on, refused, ServerArgs};
+use pitboss::proto;
+use pitboss::proto::operations_client::OperationsClient;
+
+#[derive(Debug, Args)]
+pub struct VoidArgs {
+    /// The hand to void (or use --table with --from and --to).
+    hand: Option<String>,
+    /// malfunction, incomplete or conduct_forfeit.
+    #[arg(long, default_value = "malfunction")]
+    kind: String,
+    /// Why, in words.
+    #[arg(long)]
+    reason: String,
+    /// Who records it.
+    #[arg(long = "by")]
+    recorded_by: String,
+    /// A table malfunction: every hand of this table opened in [--from, --to].
+    #[arg(long, requires_all = ["from", "to"], conflicts_with = "hand")]
+    table: Option<String>,
+    /// Start of the range (ms since the Unix epoch).
+    #[arg(long)]
+    from: Option<u64>,
+    /// End of the range (ms since the Unix epoch, inclusive).
+    #[arg(long)]
+    to: Option<u64>,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+pub fn run(args: VoidArgs) -> anyhow::Result<()> {
+    block_on(async {
+        let mut ops = OperationsClient::new(args.server.connect().await?);
+        match (&args.hand, &args.table) {
+            (Some(hand), None) => {
+                let r = ops
+                    .void_hand(proto::VoidHandRequest {
+                        hand_id: hand.clone(),
+                        kind: args.kind.clone(),
+                        reason: args.reason.clone(),
+                        recorded_by: args.recorded_by.clone(),
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(refused)?
+                    .into_inner();
+                let hand = r.hand.unwrap_or_default();
+                if let Some(v) = hand.void {
+                    println!("voided {}: {}", hand.hand_id, v.allowed_because);
+                    println!(
+                        "paid before {}, paid now {} (staked {})",
+                        super::client::money(v.paid_before),
+                        super::client::money(v.paid_now),
+                        super::client::money(v.total_staked)
+                    );
+                }
+            }
+            (None, Some(table)) => {
+                let r = ops
+                    .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+                        table: table.clone(),
+                        from_ms: args.from.unwrap_or_default(),
+                        to_ms: args.to.unwrap_or_default(),
+                        reason: args.reason.clone(),
+                        recorded_by: args.recorded_by.clone(),
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(refused)?
+                    .into_inner();
+                println!(
+                    "voided {} hand(s); {} already voided",
+                    r.voided_hand_ids.len(),
+                    r.skipped_hand_ids.len()
+                );
+                for id in r.voided_hand_ids {
+                    println!("  {id}");
+                }
+            }
+            _ => anyhow::bail!("give a hand id, or --table with --from and --to"),
+        }
+        Ok(())
+    })
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The sweep's time (ms since the Unix epoch); now if omitted.
+    #[arg(long)]
+    as_of: Option<u64>,
+    /// Who records it.
+    #[arg(long = "by", default_value = "sweep")]
+    recorded_by: String,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+pub fn run_sweep(args: SweepArgs) -> anyhow::Result<()> {
+    block_on(async {
+        let mut ops = OperationsClient::new(args.server.connect().await?);
+        let r = ops
+            .run_sweep(proto::RunSweepRequest {
+                as_of_ms: args.as_of.unwrap_or_else(pitboss::floor::system_clock),
+                recorded_by: args.recorded_by.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(refused)?
+            .into_inner();
+        println!("voided {} incomplete hand(s)", r.voided_hand_ids.len());
+        for id in r.voided_hand_ids {
+            println!("  {id}");
+        }
+        Ok(())
+    })
+}
