@@ -81,6 +81,13 @@ fn client_commands_play_recall_replay_void_and_load() {
     assert_eq!(json["void"]["kind"], "malfunction");
     assert_eq!(json["void"]["paid_now"], json["void"]["total_staked"]);
 
+    let (ok, out, _) = pitboss(&server, &["verify"]);
+    assert!(ok);
+    assert!(
+        out.contains("OK: every link, hash and signature checks"),
+        "{out}"
+    );
+
     let (ok, out, _) = pitboss(&server, &["sweep"]);
     assert!(ok);
     assert!(out.contains("voided 0 incomplete hand(s)"), "{out}");

@@ -1,6 +1,7 @@
 //! `pitboss verify --data DIR`: walks the log in a data directory (opened read-only, so a running
-//! server is not disturbed) and checks every entry's place, bytes, link, key and signature. Exit
-//! status 0 when all is good, 1 with the first bad entry named, 2 when the directory cannot be read.
+//! server is not disturbed) and checks every entry's place, bytes, link, key and signature. With
+//! `--server URL` instead, the server does the same walk (`Audit.VerifyLog`). Exit status 0 when all
+//! is good, 1 with the first bad entry named, 2 when the log cannot be read.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,9 +21,15 @@ pub struct VerifyArgs {
     /// Last sequence number to check.
     #[arg(long)]
     to: Option<u64>,
+    /// Ask this running server to verify its log instead of reading a data directory.
+    #[arg(long, conflicts_with = "data")]
+    server: Option<String>,
 }
 
 pub fn run(args: VerifyArgs) -> ExitCode {
+    if let Some(server) = &args.server {
+        return remote(server.clone(), args.from, args.to);
+    }
     let store = match Store::open_read_only(&args.data) {
         Ok(store) => store,
         Err(e) => {
@@ -51,6 +58,45 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Some(problem) => {
             println!("FAILED at {problem}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// Verification by a running server.
+fn remote(server: String, from: u64, to: Option<u64>) -> ExitCode {
+    let server_args = super::client::ServerArgs { server };
+    let result = super::client::block_on(async {
+        let mut audit =
+            pitboss::proto::audit_client::AuditClient::new(server_args.connect().await?);
+        audit
+            .verify_log(pitboss::proto::VerifyLogRequest {
+                from_sequence: from,
+                to_sequence: to,
+            })
+            .await
+            .map(tonic::Response::into_inner)
+            .map_err(super::client::refused)
+    });
+    match result {
+        Err(e) => {
+            eprintln!("{e:#}");
+            ExitCode::from(2)
+        }
+        Ok(r) => {
+            println!(
+                "verified {} entries; last good entry {}, hash {}",
+                r.verified,
+                r.head_sequence
+                    .map_or("none".to_string(), |s| s.to_string()),
+                r.head_hash
+            );
+            if r.ok {
+                println!("OK: every link, hash and signature checks");
+                ExitCode::SUCCESS
+            } else {
+                println!("FAILED at {}", r.problem);
+                ExitCode::from(1)
+            }
         }
     }
 }

@@ -1,12 +1,16 @@
 //! The single writer: it takes append requests from any number of callers, groups whatever is
-//! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, writes
-//! the batch with a synced WAL, and only then answers each caller. So an acknowledged entry is
-//! durable, a batch is all or nothing, and durability costs one fsync per group, not per entry.
+//! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, and
+//! hands the batch to the syncer thread, which writes it with a synced WAL and only then answers
+//! each caller. So an acknowledged entry is durable, a batch is all or nothing, durability costs
+//! one fsync per group, not per entry, and the next group is built and signed while the previous
+//! one is being synced (a pipeline of two stages). A failed write refuses every group built on top
+//! of it; the writer then starts again from the store's head.
 //!
 //! Per request it checks the stream's expected version (against the store and earlier requests of
 //! the same group) and the request id (a retry returns the first result and writes nothing).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -65,6 +69,110 @@ pub(super) struct Writer {
     max_group: usize,
     /// Announces the next sequence number after each durable group (for live event streams).
     head: tokio::sync::watch::Sender<u64>,
+    /// Groups are built in epochs; a failed write ends its epoch (see `Syncer`).
+    epoch: u64,
+    /// The highest epoch in which a write failed (0: none).
+    failed_through: Arc<AtomicU64>,
+    /// Request ids of the last groups, which may not be durable yet (two generations).
+    recent: [HashMap<String, Appended>; 2],
+    groups: u64,
+}
+
+/// How many groups a generation of `recent` request ids spans; far more than can be in flight.
+const RECENT_GROUPS: u64 = 64;
+
+/// A group built and signed, ready to be written.
+pub(super) struct Prepared {
+    epoch: u64,
+    batch: WriteBatch,
+    appends: Vec<Answer<Appended>>,
+    rotations: Vec<Answer<KeyId>>,
+    rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
+    next_sequence: u64,
+}
+
+/// Writes prepared groups in order, each with a synced WAL, and only then answers their callers.
+/// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
+/// and the writer starts a new epoch from what the store holds.
+struct Syncer {
+    store: Arc<Store>,
+    head: tokio::sync::watch::Sender<u64>,
+    failed_through: Arc<AtomicU64>,
+}
+
+impl Syncer {
+    fn run(self, groups: mpsc::Receiver<Prepared>) {
+        while let Ok(prepared) = groups.recv() {
+            self.apply(prepared);
+        }
+    }
+
+    fn fail(prepared: Prepared, error: LedgerError) {
+        for (reply, result) in prepared.appends {
+            let _ = reply.send(result.and(Err(error.clone())));
+        }
+        for (reply, _) in prepared.rotations {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    fn apply(&self, prepared: Prepared) {
+        if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
+            return Syncer::fail(
+                prepared,
+                LedgerError::Storage("an earlier write failed; this group was not written".into()),
+            );
+        }
+        let mut options = WriteOptions::default();
+        options.set_sync(true);
+        let Prepared {
+            epoch,
+            batch,
+            appends,
+            rotations,
+            rotated,
+            next_sequence,
+        } = prepared;
+        let written = if batch.is_empty() {
+            Ok(())
+        } else {
+            self.store
+                .db()
+                .write_opt(batch, &options)
+                .map_err(|e| LedgerError::Storage(e.to_string()))
+        };
+        match written {
+            Ok(()) => {
+                self.head.send_replace(next_sequence);
+                for (reply, result) in appends {
+                    let _ = reply.send(result);
+                }
+                for (reply, result) in rotations {
+                    let _ = reply.send(result);
+                }
+                if let Some((old, next)) = rotated {
+                    // The rotation is durable in the log: make the new key the key file.
+                    if let Err(e) = finish_rotation(&self.store, &old, &next) {
+                        tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
+                    }
+                }
+            }
+            Err(e) => {
+                self.failed_through.fetch_max(epoch, Ordering::SeqCst);
+                Syncer::fail(
+                    Prepared {
+                        epoch,
+                        batch: WriteBatch::default(),
+                        appends,
+                        rotations,
+                        rotated: None,
+                        next_sequence,
+                    },
+                    e,
+                );
+            }
+        }
+    }
 }
 
 /// One entry being built in a group.
@@ -90,6 +198,10 @@ impl Writer {
             versions: HashMap::new(),
             max_group: 4096,
             head: tokio::sync::watch::Sender::new(next_sequence),
+            epoch: 1,
+            failed_through: Arc::new(AtomicU64::new(0)),
+            recent: [HashMap::new(), HashMap::new()],
+            groups: 0,
         }
     }
 
@@ -102,18 +214,48 @@ impl Writer {
         self.key.id()
     }
 
-    /// Runs until every sender is gone.
+    /// Runs until every sender is gone. Two stages overlap: this thread builds, chains and signs
+    /// group n+1 while the syncer thread writes group n with a synced WAL and answers its callers.
     pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
-        while let Ok(first) = jobs.recv() {
-            let mut group = vec![first];
-            while group.len() < self.max_group {
-                match jobs.try_recv() {
-                    Ok(job) => group.push(job),
-                    Err(_) => break,
+        let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
+        let syncer = Syncer {
+            store: self.store.clone(),
+            head: self.head.clone(),
+            failed_through: self.failed_through.clone(),
+        };
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("ledger-sync".into())
+                .spawn_scoped(scope, move || syncer.run(from_writer));
+            if handle.is_err() {
+                tracing::error!("cannot start the ledger's sync thread; writing synchronously");
+            }
+            while let Ok(first) = jobs.recv() {
+                let mut group = vec![first];
+                while group.len() < self.max_group {
+                    match jobs.try_recv() {
+                        Ok(job) => group.push(job),
+                        Err(_) => break,
+                    }
+                }
+                let prepared = self.prepare(group);
+                match &handle {
+                    Ok(_) => {
+                        if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
+                            Syncer::fail(prepared, LedgerError::Stopped);
+                            break;
+                        }
+                    }
+                    Err(_) => Syncer {
+                        store: self.store.clone(),
+                        head: self.head.clone(),
+                        failed_through: self.failed_through.clone(),
+                    }
+                    .apply(prepared),
                 }
             }
-            self.commit(group);
-        }
+            drop(to_syncer);
+        });
     }
 
     fn version(
@@ -132,8 +274,49 @@ impl Writer {
         Ok(v)
     }
 
-    /// Builds, signs and writes one group; answers every job.
+    /// Builds, signs and writes one group on this thread; answers every job. (Opening uses this
+    /// to publish the key before the threads start.)
     pub(super) fn commit(&mut self, group: Vec<Job>) {
+        let prepared = self.prepare(group);
+        Syncer {
+            store: self.store.clone(),
+            head: self.head.clone(),
+            failed_through: self.failed_through.clone(),
+        }
+        .apply(prepared);
+    }
+
+    /// After a failed write, everything built on top of it was refused: start again from what the
+    /// store holds.
+    fn resync_if_failed(&mut self) {
+        let failed = self.failed_through.load(Ordering::SeqCst);
+        if failed < self.epoch {
+            return;
+        }
+        self.epoch = failed + 1;
+        self.versions.clear();
+        self.recent = [HashMap::new(), HashMap::new()];
+        match load_head(&self.store) {
+            Ok((next, hash)) => {
+                self.next_sequence = next;
+                self.last_hash = hash;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot reload the chain head after a failed write")
+            }
+        }
+        match Keypair::load_or_create(self.store.path()) {
+            Ok((key, _)) => self.key = Arc::new(key),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot reload the signing key after a failed write")
+            }
+        }
+    }
+
+    /// Builds, chains and signs one group, advancing the chain head as if it will be written; the
+    /// syncer writes it (or refuses it, if an earlier write failed).
+    fn prepare(&mut self, group: Vec<Job>) -> Prepared {
+        self.resync_if_failed();
         let mut batch = WriteBatch::default();
         let mut overlay: HashMap<String, u64> = HashMap::new();
         let mut requests: HashMap<String, Appended> = HashMap::new();
@@ -208,52 +391,46 @@ impl Writer {
         } else {
             pending.iter().map(sign).collect()
         };
+        let stored = self.add_entries(&mut batch, &pending, &signatures);
 
-        let written = self.write(&mut batch, &pending, &signatures);
-        match written {
-            Ok(()) => {
-                if let Some(last) = pending.last() {
-                    self.next_sequence = last.sequence + 1;
-                    self.last_hash = last.hash;
-                }
-                self.versions.extend(overlay);
-                self.head.send_replace(self.next_sequence);
-                if let Some((_, next)) = &rotated {
-                    self.key = next.clone();
-                }
-                for (reply, result) in appends {
-                    let _ = reply.send(result);
-                }
-                for (reply, result) in rotations {
-                    let _ = reply.send(result);
-                }
-                if let Some((old, next)) = rotated {
-                    // The rotation is durable in the log: make the new key the key file.
-                    if let Err(e) = finish_rotation(&self.store, &old, &next) {
-                        tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
-                    }
-                }
-            }
-            Err(e) => {
-                for (reply, result) in appends {
-                    let _ = reply.send(result.and(Err(e.clone())));
-                }
-                for (reply, _) in rotations {
-                    let _ = reply.send(Err(e.clone()));
-                }
-            }
+        // Advance optimistically: the next group chains onto this one.
+        if let Some(last) = pending.last() {
+            self.next_sequence = last.sequence + 1;
+            self.last_hash = last.hash;
+        }
+        self.versions.extend(overlay);
+        if let Some((_, next)) = &rotated {
+            self.key = next.clone();
+        }
+        self.groups += 1;
+        if self.groups % RECENT_GROUPS == 0 {
+            self.recent.swap(0, 1);
+            self.recent[0].clear();
+        }
+        self.recent[0].extend(requests);
+        let appends = match stored {
+            Ok(()) => appends,
+            Err(e) => appends
+                .into_iter()
+                .map(|(reply, result)| (reply, result.and(Err(e.clone()))))
+                .collect(),
+        };
+        Prepared {
+            epoch: self.epoch,
+            batch,
+            appends,
+            rotations,
+            rotated,
+            next_sequence: self.next_sequence,
         }
     }
 
-    fn write(
+    fn add_entries(
         &self,
         batch: &mut WriteBatch,
         pending: &[Pending],
         signatures: &[[u8; 64]],
     ) -> Result<(), LedgerError> {
-        if pending.is_empty() && batch.is_empty() {
-            return Ok(());
-        }
         let events = self.store.cf(cf::EVENTS)?;
         for (p, signature) in pending.iter().zip(signatures) {
             let entry = proto::StoredEntry {
@@ -263,13 +440,7 @@ impl Writer {
             };
             batch.put_cf(events, p.sequence.to_be_bytes(), entry.encode_to_vec());
         }
-        let mut options = WriteOptions::default();
-        options.set_sync(true);
-        let batch = std::mem::take(batch);
-        self.store
-            .db()
-            .write_opt(batch, &options)
-            .map_err(|e| LedgerError::Storage(e.to_string()))
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -285,7 +456,10 @@ impl Writer {
         signer: &Arc<Keypair>,
     ) -> Result<Appended, LedgerError> {
         if let Some(id) = &request.request_id {
-            if let Some(first) = requests.get(id) {
+            let in_flight = requests
+                .get(id)
+                .or_else(|| self.recent.iter().find_map(|r| r.get(id)));
+            if let Some(first) = in_flight {
                 return Ok(Appended {
                     duplicate: true,
                     ..first.clone()
