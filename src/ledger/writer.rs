@@ -403,7 +403,7 @@ impl Writer {
             self.key = next.clone();
         }
         self.groups += 1;
-        if self.groups % RECENT_GROUPS == 0 {
+        if self.groups.is_multiple_of(RECENT_GROUPS) {
             self.recent.swap(0, 1);
             self.recent[0].clear();
         }
