@@ -42,16 +42,7 @@ fn wagers(config: &GameConfig, picks: &[u64; 8]) -> Vec<Wager> {
             v
         }
         Rules::Nutz(r) => {
-            let boxes = [
-                BetId::BoxNutz,
-                BetId::BoxFourOfAKind,
-                BetId::BoxFullHouse,
-                BetId::BoxThreeOfAKind,
-                BetId::BoxTwoPairs,
-                BetId::BoxOnePair,
-                BetId::BoxStraightOrNoHand,
-            ];
-            let chosen: Vec<Wager> = boxes
+            let chosen: Vec<Wager> = BetId::NUTZ_BOXES
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| picks[0] >> i & 1 == 1)

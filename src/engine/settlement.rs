@@ -66,6 +66,17 @@ impl BetId {
         BetId::BoxStraightOrNoHand,
     ];
 
+    /// The seven Nutz boxes, in settlement order.
+    pub const NUTZ_BOXES: [BetId; 7] = [
+        BetId::BoxNutz,
+        BetId::BoxFourOfAKind,
+        BetId::BoxFullHouse,
+        BetId::BoxThreeOfAKind,
+        BetId::BoxTwoPairs,
+        BetId::BoxOnePair,
+        BetId::BoxStraightOrNoHand,
+    ];
+
     /// The stable snake_case id.
     pub fn id(self) -> &'static str {
         match self {

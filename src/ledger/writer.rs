@@ -175,6 +175,17 @@ impl Syncer {
     }
 }
 
+/// The group being built: its batch, the stream versions and request ids it has staged, its
+/// entries, and where the chain stands after them.
+struct Group {
+    batch: WriteBatch,
+    overlay: HashMap<String, u64>,
+    requests: HashMap<String, Appended>,
+    pending: Vec<Pending>,
+    sequence: u64,
+    prev: Hash,
+}
+
 /// One entry being built in a group.
 struct Pending {
     sequence: u64,
@@ -315,67 +326,48 @@ impl Writer {
 
     /// Builds, chains and signs one group, advancing the chain head as if it will be written; the
     /// syncer writes it (or refuses it, if an earlier write failed).
-    fn prepare(&mut self, group: Vec<Job>) -> Prepared {
+    fn prepare(&mut self, jobs: Vec<Job>) -> Prepared {
         self.resync_if_failed();
-        let mut batch = WriteBatch::default();
-        let mut overlay: HashMap<String, u64> = HashMap::new();
-        let mut requests: HashMap<String, Appended> = HashMap::new();
-        let mut pending: Vec<Pending> = Vec::new();
-        let mut sequence = self.next_sequence;
-        let mut prev = self.last_hash;
+        let mut group = Group {
+            batch: WriteBatch::default(),
+            overlay: HashMap::new(),
+            requests: HashMap::new(),
+            pending: Vec::new(),
+            sequence: self.next_sequence,
+            prev: self.last_hash,
+        };
         let mut signer = self.key.clone();
         let mut rotated: Option<(Arc<Keypair>, Arc<Keypair>)> = None;
         let mut appends: Vec<Answer<Appended>> = Vec::new();
         let mut rotations: Vec<Answer<KeyId>> = Vec::new();
 
-        for job in group {
+        for job in jobs {
             match job {
                 Job::Append(request, reply) => {
-                    let result = self.stage(
-                        &request,
-                        &mut batch,
-                        &mut overlay,
-                        &mut requests,
-                        &mut pending,
-                        &mut sequence,
-                        &mut prev,
-                        &signer,
-                    );
+                    let result = self.stage(&request, &mut group, &signer);
                     appends.push((reply, result));
                 }
                 Job::PublishKey(at, reply) => {
-                    let result = self.stage_publish(
-                        at,
-                        &mut batch,
-                        &mut overlay,
-                        &mut pending,
-                        &mut sequence,
-                        &mut prev,
-                        &signer,
-                    );
+                    let result = self.stage_publish(at, &mut group, &signer);
                     rotations.push((reply, result.map(|()| signer.id())));
                 }
-                Job::Rotate(at, reply) => {
-                    let result = self.stage_rotation(
-                        at,
-                        &mut batch,
-                        &mut overlay,
-                        &mut pending,
-                        &mut sequence,
-                        &mut prev,
-                        &signer,
-                    );
-                    match result {
-                        Ok(next) => {
-                            rotated = Some((signer.clone(), next.clone()));
-                            rotations.push((reply, Ok(next.id())));
-                            signer = next;
-                        }
-                        Err(e) => rotations.push((reply, Err(e))),
+                Job::Rotate(at, reply) => match self.stage_rotation(at, &mut group, &signer) {
+                    Ok(next) => {
+                        rotated = Some((signer.clone(), next.clone()));
+                        rotations.push((reply, Ok(next.id())));
+                        signer = next;
                     }
-                }
+                    Err(e) => rotations.push((reply, Err(e))),
+                },
             }
         }
+        let Group {
+            mut batch,
+            overlay,
+            requests,
+            pending,
+            ..
+        } = group;
 
         // Sign: the hashes are chained already; signatures are independent of each other, so a
         // large group is signed on two threads.
@@ -443,18 +435,20 @@ impl Writer {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn stage(
         &mut self,
         request: &AppendRequest,
-        batch: &mut WriteBatch,
-        overlay: &mut HashMap<String, u64>,
-        requests: &mut HashMap<String, Appended>,
-        pending: &mut Vec<Pending>,
-        sequence: &mut u64,
-        prev: &mut Hash,
+        group: &mut Group,
         signer: &Arc<Keypair>,
     ) -> Result<Appended, LedgerError> {
+        let Group {
+            batch,
+            overlay,
+            requests,
+            pending,
+            sequence,
+            prev,
+        } = group;
         if let Some(id) = &request.request_id {
             let in_flight = requests
                 .get(id)
@@ -550,97 +544,60 @@ impl Writer {
 
     /// Stages a `KeyRotated` entry signed by a new key, with the old key's signature inside, and
     /// writes the new key to `signing.key.next` first, so a crash in between loses nothing.
-    #[allow(clippy::too_many_arguments)]
     fn stage_rotation(
         &mut self,
         at: u64,
-        batch: &mut WriteBatch,
-        overlay: &mut HashMap<String, u64>,
-        pending: &mut Vec<Pending>,
-        sequence: &mut u64,
-        prev: &mut Hash,
+        group: &mut Group,
         old: &Arc<Keypair>,
     ) -> Result<Arc<Keypair>, LedgerError> {
         let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
         next.write_to(&self.store.path().join(format!("{KEY_FILE}.next")))
             .map_err(|e| LedgerError::Key(e.to_string()))?;
-        let payload = proto::Payload {
-            kind: Some(proto::payload::Kind::KeyRotated(proto::KeyRotated {
-                old_key_id: old.id().0.to_vec(),
-                new_key_id: next.id().0.to_vec(),
-                new_public_key: next.public().as_bytes().to_vec(),
-                old_key_signature: old.sign_successor(&next).to_vec(),
-            })),
-        };
-        let request = AppendRequest {
-            stream: format!("key/{}", next.id()),
-            expected: Expected::Version(0),
-            payloads: vec![payload.encode_to_vec()],
-            request_id: None,
-            indexes: Vec::new(),
-            secrets: Vec::new(),
-            recorded_at_ms: at,
-        };
-        let mut no_requests = HashMap::new();
-        self.stage(
-            &request,
-            batch,
-            overlay,
-            &mut no_requests,
-            pending,
-            sequence,
-            prev,
-            &next,
-        )?;
-        batch.put_cf(
-            self.store.cf(cf::KEYS)?,
-            next.id().0,
-            next.public().as_bytes(),
-        );
+        let rotated = proto::payload::Kind::KeyRotated(proto::KeyRotated {
+            old_key_id: old.id().0.to_vec(),
+            new_key_id: next.id().0.to_vec(),
+            new_public_key: next.public().as_bytes().to_vec(),
+            old_key_signature: old.sign_successor(&next).to_vec(),
+        });
+        self.stage_key_entry(at, group, &next, rotated, Expected::Version(0))?;
         Ok(next)
     }
-}
 
-impl Writer {
     /// Stages the `KeyPublished` entry of the current key, signed by itself.
-    #[allow(clippy::too_many_arguments)]
     fn stage_publish(
         &mut self,
         at: u64,
-        batch: &mut WriteBatch,
-        overlay: &mut HashMap<String, u64>,
-        pending: &mut Vec<Pending>,
-        sequence: &mut u64,
-        prev: &mut Hash,
+        group: &mut Group,
         key: &Arc<Keypair>,
     ) -> Result<(), LedgerError> {
-        let payload = proto::Payload {
-            kind: Some(proto::payload::Kind::KeyPublished(proto::KeyPublished {
-                key_id: key.id().0.to_vec(),
-                public_key: key.public().as_bytes().to_vec(),
-            })),
-        };
+        let published = proto::payload::Kind::KeyPublished(proto::KeyPublished {
+            key_id: key.id().0.to_vec(),
+            public_key: key.public().as_bytes().to_vec(),
+        });
+        self.stage_key_entry(at, group, key, published, Expected::Any)
+    }
+
+    /// Stages a key's entry in its stream `key/<id>`, signed by that key, and records the public
+    /// key in the `keys` family in the same batch.
+    fn stage_key_entry(
+        &mut self,
+        at: u64,
+        group: &mut Group,
+        key: &Arc<Keypair>,
+        kind: proto::payload::Kind,
+        expected: Expected,
+    ) -> Result<(), LedgerError> {
         let request = AppendRequest {
             stream: format!("key/{}", key.id()),
-            expected: Expected::Any,
-            payloads: vec![payload.encode_to_vec()],
+            expected,
+            payloads: vec![proto::Payload { kind: Some(kind) }.encode_to_vec()],
             request_id: None,
             indexes: Vec::new(),
             secrets: Vec::new(),
             recorded_at_ms: at,
         };
-        let mut no_requests = HashMap::new();
-        self.stage(
-            &request,
-            batch,
-            overlay,
-            &mut no_requests,
-            pending,
-            sequence,
-            prev,
-            key,
-        )?;
-        batch.put_cf(
+        self.stage(&request, group, key)?;
+        group.batch.put_cf(
             self.store.cf(cf::KEYS)?,
             key.id().0,
             key.public().as_bytes(),
@@ -713,5 +670,94 @@ pub(super) fn load_head(store: &Store) -> Result<(u64, Hash), LedgerError> {
             })?;
             Ok((sequence + 1, entry.hash))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(stream: &str, n: u8) -> (Job, oneshot::Receiver<Result<Appended, LedgerError>>) {
+        let (reply, answer) = oneshot::channel();
+        let request = AppendRequest {
+            stream: stream.into(),
+            expected: Expected::Any,
+            payloads: vec![proto::Payload {
+                kind: Some(proto::payload::Kind::ConfigPublished(
+                    proto::ConfigPublished {
+                        config_id: vec![n; 32],
+                        canonical_json: b"{}".to_vec(),
+                    },
+                )),
+            }
+            .encode_to_vec()],
+            request_id: Some(format!("req-{n}")),
+            indexes: Vec::new(),
+            secrets: Vec::new(),
+            recorded_at_ms: 0,
+        };
+        (Job::Append(request, reply), answer)
+    }
+
+    /// A failed write refuses the groups built on top of it, and the writer starts again from what
+    /// the store holds: nothing acknowledged, nothing lost, the chain intact.
+    #[test]
+    fn a_failed_write_refuses_later_groups_and_the_writer_resyncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(dir.path()).unwrap());
+        let (key, _) = Keypair::load_or_create(dir.path()).unwrap();
+        let mut writer = Writer::new(store.clone(), key, 0, super::super::entry::GENESIS);
+        // A syncer whose store cannot write (opened read-only), sharing the writer's failure flag.
+        let failing = Syncer {
+            store: Arc::new(Store::open_read_only(dir.path()).unwrap()),
+            head: writer.head.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        let working = Syncer {
+            store: store.clone(),
+            head: writer.head.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        // The key's entry first (sequence 0), written.
+        let (reply, mut published) = oneshot::channel();
+        working.apply(writer.prepare(vec![Job::PublishKey(0, reply)]));
+        assert!(published.try_recv().unwrap().is_ok());
+        let (a, mut answer_a) = append("s", 1);
+        let (b, mut answer_b) = append("s", 2);
+        let prepared_a = writer.prepare(vec![a]);
+        let prepared_b = writer.prepare(vec![b]);
+        assert_eq!(
+            writer.next_sequence, 3,
+            "b was chained onto a before a was written"
+        );
+        failing.apply(prepared_a);
+        failing.apply(prepared_b);
+        assert!(matches!(
+            answer_a.try_recv().unwrap(),
+            Err(LedgerError::Storage(_))
+        ));
+        assert!(
+            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::Storage(e)) if e.contains("earlier write failed"))
+        );
+
+        let (c, mut answer_c) = append("s", 3);
+        let prepared_c = writer.prepare(vec![c]);
+        assert_eq!(writer.epoch, 2, "a new epoch after the failure");
+        working.apply(prepared_c);
+        let appended = answer_c.try_recv().unwrap().unwrap();
+        assert_eq!(
+            (appended.first_sequence, appended.stream_version),
+            (1, 1),
+            "nothing of a or b was kept"
+        );
+        // A retry of a's request id is not mistaken for a recorded request.
+        let (again, mut answer_again) = append("s", 1);
+        working.apply(writer.prepare(vec![again]));
+        let again = answer_again.try_recv().unwrap().unwrap();
+        assert!(!again.duplicate);
+        assert_eq!(again.first_sequence, 2);
+        let report = super::super::verify(&store, 0, None);
+        assert!(report.ok(), "{:?}", report.problem);
+        assert_eq!(report.verified, 3);
     }
 }

@@ -80,15 +80,7 @@ fn round_over(shake: u8, hand: NutzHand, max_shakes: u8) -> bool {
 }
 
 /// The boxes, in settlement order.
-const BOXES: [BetId; 7] = [
-    BetId::BoxNutz,
-    BetId::BoxFourOfAKind,
-    BetId::BoxFullHouse,
-    BetId::BoxThreeOfAKind,
-    BetId::BoxTwoPairs,
-    BetId::BoxOnePair,
-    BetId::BoxStraightOrNoHand,
-];
+const BOXES: [BetId; 7] = BetId::NUTZ_BOXES;
 
 /// The dice so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
