@@ -12,6 +12,7 @@ pub mod audit;
 pub mod codec;
 pub mod engine;
 pub mod floor;
+pub mod lab;
 pub mod ledger;
 pub mod proto;
 pub mod service;

@@ -11,72 +11,20 @@ mod common;
 use pitboss::engine::card::{format_cards, Card, Rank, Suit};
 use pitboss::engine::config::{GameConfig, Rules};
 use pitboss::engine::game::GameId;
-use pitboss::engine::hand::fortune::{classify, classify_masks, FortuneCategory, SuitMasks};
+use pitboss::engine::hand::fortune::{classify, FortuneCategory};
 use pitboss::engine::hand::pai_gow::{self, Category as PaiGow};
 use pitboss::engine::money::Money;
 use pitboss::engine::paytable::row_for;
 
 const HANDS: u64 = 154_143_080;
 
-/// Counts per category (indexed by `FortuneCategory as usize`) over every 7-card hand, enumerated
-/// with nested loops that update the suit masks incrementally; the outer card is split over threads.
+/// Counts per category over every 7-card hand, by the lab's exhaustive enumeration (the same
+/// code `pitboss par fortune_pai_gow` runs).
 fn exhaustive_counts() -> [u64; 12] {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .clamp(1, 8);
-    let cards: Vec<Card> = (0..53).filter_map(Card::from_index).collect();
-    let partials: Vec<[u64; 12]> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let cards = &cards;
-                scope.spawn(move || {
-                    let mut counts = [0u64; 12];
-                    let mut m = SuitMasks::default();
-                    for a in (t..47).step_by(threads) {
-                        m.toggle(cards[a]);
-                        for b in a + 1..48 {
-                            m.toggle(cards[b]);
-                            for c in b + 1..49 {
-                                m.toggle(cards[c]);
-                                for d in c + 1..50 {
-                                    m.toggle(cards[d]);
-                                    for e in d + 1..51 {
-                                        m.toggle(cards[e]);
-                                        for f in e + 1..52 {
-                                            m.toggle(cards[f]);
-                                            for &card in &cards[f + 1..] {
-                                                m.toggle(card);
-                                                counts[classify_masks(m) as usize] += 1;
-                                                m.toggle(card);
-                                            }
-                                            m.toggle(cards[f]);
-                                        }
-                                        m.toggle(cards[e]);
-                                    }
-                                    m.toggle(cards[d]);
-                                }
-                                m.toggle(cards[c]);
-                            }
-                            m.toggle(cards[b]);
-                        }
-                        m.toggle(cards[a]);
-                    }
-                    counts
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("counting thread"))
-            .collect()
-    });
-    let mut total = [0u64; 12];
-    for partial in partials {
-        for (t, p) in total.iter_mut().zip(partial) {
-            *t += p;
-        }
-    }
-    total
+    pitboss::lab::fortune::category_counts(threads)
 }
 
 #[test]

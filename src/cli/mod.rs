@@ -8,7 +8,9 @@ mod demo;
 mod hands;
 mod house_way;
 mod ledger_load;
+mod par;
 mod replay;
+mod rng;
 mod serve;
 mod vectors;
 mod verify;
@@ -52,6 +54,10 @@ enum Command {
     /// Append from many writers until killed (for the crash test).
     #[command(hide = true)]
     LedgerLoad(ledger_load::LedgerLoadArgs),
+    /// Exact PAR sheets (Nutz, the Fortune bonus): every row's probability and contribution.
+    Par(par::ParArgs),
+    /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
+    Rng(rng::RngArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
@@ -73,6 +79,8 @@ impl Cli {
             Command::Deal(args) => deal::run(args).map(|()| ok),
             Command::HouseWay(args) => house_way::run(args).map(|()| ok),
             Command::RngVectors => vectors::run().map(|()| ok),
+            Command::Par(args) => par::run(args).map(|()| ok),
+            Command::Rng(args) => rng::run(args).map(|()| ok),
         }
     }
 }

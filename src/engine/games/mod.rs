@@ -31,7 +31,7 @@ use super::money::{Money, MoneyOverflow, SignedMinor};
 use super::rng::{Commitment, Seed, WordStream};
 use super::settlement::{BetId, Settlement, Wager};
 
-pub use nutz::{nutz_hand, NutzHand};
+pub use nutz::{held_positions, nutz_hand, round_over, NutzHand};
 pub use void::{Void, VoidKind, VoidLine, VoidOrder};
 
 /// Milliseconds since the Unix epoch, UTC. Times come from commands, never from a clock.

@@ -59,8 +59,8 @@ pub fn nutz_hand(faces: [u8; 5]) -> NutzHand {
     }
 }
 
-/// Positions of dice in a group of two or more equal faces.
-fn held_positions(faces: [u8; 5]) -> Vec<u8> {
+/// Positions of dice in a group of two or more equal faces: the dice held for the next shake.
+pub fn held_positions(faces: [u8; 5]) -> Vec<u8> {
     (0..5u8)
         .filter(|&p| {
             faces
@@ -73,7 +73,7 @@ fn held_positions(faces: [u8; 5]) -> Vec<u8> {
 }
 
 /// Whether the round is over after `shake` with this hand.
-fn round_over(shake: u8, hand: NutzHand, max_shakes: u8) -> bool {
+pub fn round_over(shake: u8, hand: NutzHand, max_shakes: u8) -> bool {
     matches!(hand, NutzHand::FullHouse | NutzHand::Nutz)
         || (shake == 1 && matches!(hand, NutzHand::Straight | NutzHand::NoHand))
         || shake >= max_shakes

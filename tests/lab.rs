@@ -1,0 +1,176 @@
+//! The lab's exact computations against independent ones, and the RNG's output statistics.
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use pitboss::engine::card::Deck;
+use pitboss::engine::config::GameConfig;
+use pitboss::engine::game::GameId;
+use pitboss::engine::rng::Seed;
+use pitboss::lab::nutz;
+use sha2::{Digest, Sha256};
+
+/// A plain reading of the Nutz rules, written apart from the engine: the final hand's name.
+fn hand_name(faces: &[u8; 5]) -> &'static str {
+    let mut counts = [0u8; 7];
+    for &f in faces {
+        counts[f as usize] += 1;
+    }
+    let mut shape: Vec<u8> = counts.iter().copied().filter(|&c| c > 0).collect();
+    shape.sort_unstable_by(|a, b| b.cmp(a));
+    match shape.as_slice() {
+        [5] => "nutz",
+        [4, 1] => "four_of_a_kind",
+        [3, 2] => "full_house",
+        [3, 1, 1] => "three_of_a_kind",
+        [2, 2, 1] => "two_pairs",
+        [2, 1, 1, 1] => "one_pair",
+        _ if counts[1] == 0 || counts[6] == 0 => "straight",
+        _ => "no_hand",
+    }
+}
+
+/// Every sequence of dice outcomes, followed to the end of the round, with its weight over 6^15.
+fn brute_force(
+    faces: [u8; 5],
+    held: [bool; 5],
+    shake: u8,
+    weight: u128,
+    out: &mut HashMap<(&'static str, u8), u128>,
+) {
+    let free: Vec<usize> = (0..5).filter(|&i| !held[i]).collect();
+    let outcomes = 6u32.pow(free.len() as u32);
+    let share = weight / u128::from(outcomes);
+    for roll in 0..outcomes {
+        let mut f = faces;
+        let mut r = roll;
+        for &i in &free {
+            f[i] = (r % 6) as u8 + 1;
+            r /= 6;
+        }
+        let name = hand_name(&f);
+        let over = matches!(name, "full_house" | "nutz")
+            || (shake == 1 && matches!(name, "straight" | "no_hand"))
+            || shake == 3;
+        if over {
+            *out.entry((name, shake)).or_default() += share;
+        } else {
+            // Hold every die in a group of two or more equal faces.
+            let next_held: [bool; 5] =
+                std::array::from_fn(|i| f.iter().filter(|&&x| x == f[i]).count() >= 2);
+            // The next shake's weight: this outcome's share times 6^5 for the unrolled dice.
+            brute_force(f, next_held, shake + 1, share, out);
+        }
+    }
+}
+
+#[test]
+fn nutz_markov_chain_equals_brute_force_over_every_dice_outcome() {
+    let exact = nutz::outcomes(3);
+    let mut brute: HashMap<(&'static str, u8), u128> = HashMap::new();
+    brute_force([0; 5], [false; 5], 1, nutz::denominator(3), &mut brute);
+    assert_eq!(exact.values().sum::<u128>(), nutz::denominator(3));
+    assert_eq!(brute.values().sum::<u128>(), nutz::denominator(3));
+    assert_eq!(exact.len(), brute.len());
+    for (&(hand, shake), &weight) in &exact {
+        let name = pitboss::codec::id_of(&hand);
+        let other = brute
+            .iter()
+            .find(|((n, s), _)| *n == name && *s == shake)
+            .map(|(_, &w)| w);
+        assert_eq!(Some(weight), other, "{name} after shake {shake}");
+    }
+    // Nutz on the first shake: 6 of 7 776.
+    let first: u128 = exact
+        .iter()
+        .filter(|((h, s), _)| *s == 1 && pitboss::codec::id_of(h) == "nutz")
+        .map(|(_, w)| w)
+        .sum();
+    assert_eq!(first * 7776, nutz::denominator(3) * 6);
+}
+
+#[test]
+fn nutz_par_sheets_cover_every_box_exactly() {
+    let sheets = nutz::par_sheets(&GameConfig::default_for(GameId::Nutz)).unwrap();
+    assert_eq!(sheets.len(), 7);
+    for sheet in &sheets {
+        assert_eq!(
+            sheet.rows.iter().map(|r| r.count).sum::<u128>(),
+            sheet.denominator,
+            "{}",
+            sheet.title
+        );
+        assert!(
+            sheet.return_rate() < 1.0,
+            "{} returns {}",
+            sheet.title,
+            sheet.return_rate()
+        );
+    }
+    // The straight-or-no-hand box can only win on the first shake: 720 of 7 776 at 9 to 1.
+    let straight = sheets
+        .iter()
+        .find(|s| s.title.ends_with("box_straight_or_no_hand"))
+        .unwrap();
+    assert_eq!(straight.returned() * 7776, straight.denominator * 720 * 10);
+}
+
+/// Chi-square of card-by-position counts over 10^6 shuffles of 52 cards (seeds derived from a
+/// counter, so the test is reproducible): each position's distribution over the 52 cards must be
+/// uniform. 52 × 51 = 2 652 degrees of freedom: mean 2 652, standard deviation about 72.8.
+#[test]
+fn card_by_position_counts_over_a_million_shuffles_are_uniform() {
+    const SHUFFLES: u64 = 1_000_000;
+    let mut counts = vec![[0u32; 52]; 52];
+    for n in 0..SHUFFLES {
+        let seed = Seed::from_bytes(Sha256::digest(format!("chi-square {n}")).into());
+        for (position, card) in seed.stream().shuffle(Deck::Standard52).iter().enumerate() {
+            counts[position][usize::from(card.index())] += 1;
+        }
+    }
+    let expected = SHUFFLES as f64 / 52.0;
+    let chi2: f64 = counts
+        .iter()
+        .flatten()
+        .map(|&o| (f64::from(o) - expected).powi(2) / expected)
+        .sum();
+    let df = 52.0 * 51.0;
+    let z = (chi2 - df) / (2.0 * df).sqrt();
+    println!("chi-square {chi2:.1} on {df} degrees of freedom (z = {z:.2})");
+    assert!(z.abs() < 5.0, "chi-square {chi2:.1}, z = {z:.2}");
+    for row in &counts {
+        assert_eq!(row.iter().map(|&c| u64::from(c)).sum::<u64>(), SHUFFLES);
+    }
+}
+
+#[test]
+fn rng_command_writes_raw_words() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["rng", "--words", "10000", "--per-seed", "100"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout.len(), 40_000);
+    let words: Vec<u32> = out
+        .stdout
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let distinct: std::collections::HashSet<_> = words.iter().collect();
+    assert!(
+        distinct.len() > 9_990,
+        "fresh random words, nearly all distinct"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["par", "nutz", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 7);
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["par", "caribbean_stud"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not computed yet"));
+}
