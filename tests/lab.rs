@@ -174,3 +174,33 @@ fn rng_command_writes_raw_words() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not computed yet"));
 }
+
+#[test]
+fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
+    let config = GameConfig::default_for(GameId::MississippiStud);
+    let pitboss::engine::config::Rules::MississippiStud(rules) = &config.rules else {
+        panic!("rules")
+    };
+    let a = pitboss::lab::mississippi::analyse(rules);
+    // Return per total amount wagered, exactly: 1 + value / wagered, rounded to hundredths of a %.
+    let basis_points = ((a.wagered + a.value) * 10_000 * 2 + a.wagered) / (2 * a.wagered);
+    assert_eq!(
+        basis_points,
+        9_863,
+        "published 98.63 %: {}",
+        a.return_per_wagered()
+    );
+    assert!(
+        (a.per_ante() + 0.0491).abs() < 0.0001,
+        "house edge per ante {}",
+        a.per_ante()
+    );
+    assert!(a.average_wager() > 3.5 && a.average_wager() < 3.7);
+    let bonus = pitboss::lab::mississippi::bonus_sheet(&config).unwrap();
+    assert_eq!(bonus.rows.iter().map(|r| r.count).sum::<u128>(), 22_100);
+    assert_eq!(
+        (bonus.returned() * 10_000 + 11_050) / 22_100,
+        9_786,
+        "published 97.86 %"
+    );
+}

@@ -7,8 +7,9 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use pitboss::engine::config::GameConfig;
+use pitboss::engine::config::Rules;
 use pitboss::engine::game::GameId;
-use pitboss::lab::{fortune, nutz, ParSheet};
+use pitboss::lab::{fortune, mississippi, nutz, ParSheet};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -51,8 +52,9 @@ pub fn run(args: ParArgs) -> anyhow::Result<()> {
         GameId::FortunePaiGow => {
             vec![fortune::par_sheet(&config, threads).map_err(anyhow::Error::msg)?]
         }
+        GameId::MississippiStud => mississippi_sheets(&config, args.format)?,
         other => {
-            bail!("the PAR sheet of {other} is not computed yet (Nutz and the Fortune bonus are)")
+            bail!("the PAR sheet of {other} is not computed yet (Nutz, the Fortune bonus and Mississippi Stud are)")
         }
     };
     match args.format {
@@ -64,4 +66,36 @@ pub fn run(args: ParArgs) -> anyhow::Result<()> {
         ),
     }
     Ok(())
+}
+
+/// Prints the optimal-strategy summary of the ante and street bets, and returns the bonus sheet.
+fn mississippi_sheets(config: &GameConfig, format: Format) -> anyhow::Result<Vec<ParSheet>> {
+    let Rules::MississippiStud(rules) = &config.rules else {
+        bail!("not Mississippi Stud rules")
+    };
+    let a = mississippi::analyse(rules);
+    let summary = serde_json::json!({
+        "title": "mississippi_stud / ante and street bets, optimal strategy",
+        "config_id": config.id().to_string(),
+        "value_per_ante": a.per_ante(),
+        "average_total_wager_in_antes": a.average_wager(),
+        "return_per_total_wagered": a.return_per_wagered(),
+        "element_of_risk": 1.0 - a.return_per_wagered(),
+        "exact": {"value": a.value.to_string(), "wagered": a.wagered.to_string(), "denominator": a.denominator.to_string()},
+        "starting_hands_folded_on_third_street": a.folds_at_third,
+    });
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
+        _ => println!(
+            "## mississippi_stud / ante and street bets, optimal strategy\n\nvalue per ante {:.6} (house edge {:.4} % of the ante); average total wager {:.6} antes; return per total wagered **{:.4} %** (element of risk {:.4} %)\n",
+            a.per_ante(),
+            -a.per_ante() * 100.0,
+            a.average_wager(),
+            a.return_per_wagered() * 100.0,
+            (1.0 - a.return_per_wagered()) * 100.0
+        ),
+    }
+    Ok(vec![
+        mississippi::bonus_sheet(config).map_err(anyhow::Error::msg)?
+    ])
 }
