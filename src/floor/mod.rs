@@ -20,7 +20,7 @@ use crate::engine::games::{
     Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
 };
 use crate::engine::rng::Seed;
-use crate::engine::settlement::{BetId, Wager};
+use crate::engine::settlement::Wager;
 use crate::ledger::store::cf;
 use crate::ledger::{AppendRequest, Appended, Expected, Ledger, LedgerError};
 use crate::proto;
@@ -614,14 +614,6 @@ impl Floor {
         page: &Page,
     ) -> Result<(Vec<HandSummary>, Option<String>), FloorError> {
         index::list(self, filter, page)
-    }
-
-    /// The opening wagers of the bet ids a game accepts (for clients building requests).
-    pub fn wager(bet: BetId, amount: u64) -> Wager {
-        Wager {
-            bet,
-            amount: crate::engine::money::Money(amount),
-        }
     }
 
     /// The recorded entries of a hand from `position` on.
