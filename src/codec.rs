@@ -417,9 +417,10 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             Kind::SeedRevealed(s) => Event::SeedRevealed {
                 seed: Seed::from_bytes(bytes32("seed_revealed.seed", &s.seed)?),
             },
-            Kind::ConfigPublished(_) | Kind::KeyPublished(_) | Kind::KeyRotated(_) => {
-                return Ok(None)
-            }
+            Kind::ConfigPublished(_)
+            | Kind::KeyPublished(_)
+            | Kind::KeyRotated(_)
+            | Kind::OperationRecorded(_) => return Ok(None),
         },
     ))
 }

@@ -798,3 +798,44 @@ async fn stream_events_catches_up_then_follows_live() {
         Some(proto::payload::Kind::SeedRevealed(_))
     ));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retries_of_operations_with_a_request_id_return_the_first_result() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let hand = play_to_end(&mut c, proto::Game::Nutz, "T-9", "p").await;
+    let request = proto::RecordTableMalfunctionRequest {
+        request_id: "op-1".into(),
+        table: "T-9".into(),
+        from_ms: 0,
+        to_ms: u64::MAX / 2,
+        reason: "dice cup cracked".into(),
+        recorded_by: "pit-boss".into(),
+    };
+    let first = c
+        .ops
+        .record_table_malfunction(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(first.voided_hand_ids, vec![hand.hand_id.clone()]);
+    let head_after = head(&mut c).await;
+    let again = c
+        .ops
+        .record_table_malfunction(request)
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(again, first, "the first result, not 'already voided'");
+    assert_eq!(head(&mut c).await, head_after, "a retry writes nothing");
+    let sweep = proto::RunSweepRequest {
+        request_id: "sweep-1".into(),
+        as_of_ms: 1,
+        recorded_by: "s".into(),
+    };
+    let first = c.ops.run_sweep(sweep.clone()).await.unwrap().into_inner();
+    let head_after = head(&mut c).await;
+    assert_eq!(c.ops.run_sweep(sweep).await.unwrap().into_inner(), first);
+    assert_eq!(head(&mut c).await, head_after);
+}

@@ -91,6 +91,17 @@ pub struct OpenRequest {
     pub rebet_of: Option<String>,
 }
 
+/// The result of an operation over many hands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationResult {
+    /// Hands voided.
+    pub voided: Vec<String>,
+    /// Hands in range already voided (table malfunction).
+    pub skipped: Vec<String>,
+    /// True when this is the recorded result of an earlier request with the same id.
+    pub duplicate: bool,
+}
+
 /// The stream of a hand.
 pub fn hand_stream(id: &str) -> String {
     format!("hand/{id}")
@@ -542,8 +553,66 @@ impl Floor {
             .await
     }
 
+    /// The recorded result of an operation over many hands, if `request_id` was used before.
+    fn recorded_operation(
+        &self,
+        request_id: Option<&str>,
+    ) -> Result<Option<OperationResult>, FloorError> {
+        let Some(id) = request_id else {
+            return Ok(None);
+        };
+        let entries = self.ledger.read_stream(&format!("operation/{id}"), 0)?;
+        let Some(entry) = entries.first() else {
+            return Ok(None);
+        };
+        match Floor::payload(entry)?.kind {
+            Some(proto::payload::Kind::OperationRecorded(r)) => Ok(Some(OperationResult {
+                voided: r.voided_hand_ids,
+                skipped: r.skipped_hand_ids,
+                duplicate: true,
+            })),
+            _ => Err(FloorError::Corrupt(
+                format!("operation {id}"),
+                "not an operation record".into(),
+            )),
+        }
+    }
+
+    /// Records an operation's result under its request id (a retry then returns it).
+    async fn record_operation(
+        &self,
+        kind: &str,
+        request_id: Option<&str>,
+        result: &OperationResult,
+    ) -> Result<(), FloorError> {
+        let Some(id) = request_id else { return Ok(()) };
+        let payload = proto::Payload {
+            kind: Some(proto::payload::Kind::OperationRecorded(
+                proto::OperationRecorded {
+                    kind: kind.to_string(),
+                    request_id: id.to_string(),
+                    voided_hand_ids: result.voided.clone(),
+                    skipped_hand_ids: result.skipped.clone(),
+                    at_ms: self.now(),
+                },
+            )),
+        };
+        self.ledger
+            .append(AppendRequest {
+                stream: format!("operation/{id}"),
+                expected: Expected::Version(0),
+                payloads: vec![payload.encode_to_vec()],
+                request_id: None,
+                indexes: Vec::new(),
+                secrets: Vec::new(),
+                recorded_at_ms: self.now(),
+            })
+            .await?;
+        Ok(())
+    }
+
     /// Voids, for a malfunction, every hand of `table` opened from `from_ms` to `to_ms` (inclusive)
-    /// that is not voided already. Returns (voided, skipped).
+    /// that is not voided already. A retry with the same request id returns the first result.
     pub async fn void_table(
         &self,
         table: &str,
@@ -551,12 +620,16 @@ impl Floor {
         to_ms: u64,
         reason: &str,
         recorded_by: &str,
-    ) -> Result<(Vec<String>, Vec<String>), FloorError> {
+        request_id: Option<&str>,
+    ) -> Result<OperationResult, FloorError> {
         if table.trim().is_empty() {
             return Err(invalid("table", "required"));
         }
         if from_ms > to_ms {
             return Err(invalid("to_ms", "the range ends before it starts"));
+        }
+        if let Some(first) = self.recorded_operation(request_id)? {
+            return Ok(first);
         }
         let hands = index::hands_of_table_between(self.ledger.store(), table, from_ms, to_ms)
             .map_err(|e| FloorError::Ledger(e.into()))?;
@@ -570,16 +643,32 @@ impl Floor {
                 .await?;
             voided.push(id);
         }
-        Ok((voided, skipped))
+        let result = OperationResult {
+            voided,
+            skipped,
+            duplicate: false,
+        };
+        self.record_operation("table_malfunction", request_id, &result)
+            .await?;
+        Ok(result)
     }
 
     /// Voids every hand still in progress whose incomplete-game period has passed at `as_of_ms`.
-    pub async fn sweep(&self, as_of_ms: u64, recorded_by: &str) -> Result<Vec<String>, FloorError> {
+    /// A retry with the same request id returns the first result.
+    pub async fn sweep(
+        &self,
+        as_of_ms: u64,
+        recorded_by: &str,
+        request_id: Option<&str>,
+    ) -> Result<OperationResult, FloorError> {
         if as_of_ms > self.now() {
             return Err(invalid(
                 "as_of_ms",
                 "a sweep cannot be run as of a time later than now",
             ));
+        }
+        if let Some(first) = self.recorded_operation(request_id)? {
+            return Ok(first);
         }
         let mut voided = Vec::new();
         for id in index::hands_opened_before(self.ledger.store(), as_of_ms)
@@ -604,7 +693,13 @@ impl Floor {
             self.command(&id, Command::Void(order), None, None).await?;
             voided.push(id);
         }
-        Ok(voided)
+        let result = OperationResult {
+            voided,
+            skipped: Vec::new(),
+            duplicate: false,
+        };
+        self.record_operation("sweep", request_id, &result).await?;
+        Ok(result)
     }
 
     /// Recall: hands by player or table, newest first.

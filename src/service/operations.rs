@@ -126,14 +126,21 @@ impl Operations for OperationsService {
         required("table", &r.table)?;
         required("reason", &r.reason)?;
         required("recorded_by", &r.recorded_by)?;
-        let (voided, skipped) = self
+        let result = self
             .floor
-            .void_table(&r.table, r.from_ms, r.to_ms, &r.reason, &r.recorded_by)
+            .void_table(
+                &r.table,
+                r.from_ms,
+                r.to_ms,
+                &r.reason,
+                &r.recorded_by,
+                optional(&r.request_id).as_deref(),
+            )
             .await
             .map_err(status)?;
         Ok(Response::new(proto::RecordTableMalfunctionResponse {
-            voided_hand_ids: voided,
-            skipped_hand_ids: skipped,
+            voided_hand_ids: result.voided,
+            skipped_hand_ids: result.skipped,
         }))
     }
 
@@ -147,9 +154,13 @@ impl Operations for OperationsService {
         } else {
             r.recorded_by.as_str()
         };
-        let voided = self.floor.sweep(r.as_of_ms, by).await.map_err(status)?;
+        let result = self
+            .floor
+            .sweep(r.as_of_ms, by, optional(&r.request_id).as_deref())
+            .await
+            .map_err(status)?;
         Ok(Response::new(proto::RunSweepResponse {
-            voided_hand_ids: voided,
+            voided_hand_ids: result.voided,
         }))
     }
 }
