@@ -15,7 +15,7 @@
 mod caribbean;
 mod mississippi;
 mod nutz;
-mod pai_gow;
+pub mod pai_gow;
 pub mod view;
 mod void;
 

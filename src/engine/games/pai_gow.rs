@@ -143,20 +143,7 @@ impl State {
                 "settling before both hands are set".into(),
             ));
         };
-        let wins_high = player.high_value() > dealer.high_value();
-        let wins_low = player.low_value() > dealer.low_value();
-        let dealer_low = dealer.low_value();
-        let nine_high = !dealer_low.is_pair() && dealer_low.top_rank() == Rank::Nine;
-        let (pay, rule) = match (wins_high, wins_low) {
-            (true, true) => (Some(r.main_win), "both_hands_win"),
-            (true, false) | (false, true) => (Some(Pay::Push), "one_hand_wins"),
-            (false, false) => (None, "neither_hand_wins"),
-        };
-        let (pay, rule) = match (nine_high, r.dealer_nine_high, wins_high && wins_low) {
-            (true, NineHighRule::PushEveryOutcome, _)
-            | (true, NineHighRule::PushWouldBeWins, true) => (Some(Pay::Push), "dealer_nine_high"),
-            _ => (pay, rule),
-        };
+        let (pay, rule) = main_bet(r, &player, &dealer);
         let words = format!(
             "player high {} low {} vs dealer high {} low {}",
             judged(player.high_value().category(), &player.high),
@@ -183,6 +170,30 @@ impl State {
             )?;
         }
         Ok(lines.finish(r.game_cap)?)
+    }
+}
+
+/// What the main bet pays (`None`: it loses) and the rule that decided it, for two settings: high
+/// against high and low against low, a copy to the dealer, then the dealer's 9-high rule.
+pub fn main_bet(
+    rules: &FortunePaiGowRules,
+    player: &Setting,
+    dealer: &Setting,
+) -> (Option<Pay>, &'static str) {
+    let wins_high = player.high_value() > dealer.high_value();
+    let wins_low = player.low_value() > dealer.low_value();
+    let dealer_low = dealer.low_value();
+    let nine_high = !dealer_low.is_pair() && dealer_low.top_rank() == Rank::Nine;
+    let (pay, rule) = match (wins_high, wins_low) {
+        (true, true) => (Some(rules.main_win), "both_hands_win"),
+        (true, false) | (false, true) => (Some(Pay::Push), "one_hand_wins"),
+        (false, false) => (None, "neither_hand_wins"),
+    };
+    match (nine_high, rules.dealer_nine_high, wins_high && wins_low) {
+        (true, NineHighRule::PushEveryOutcome, _) | (true, NineHighRule::PushWouldBeWins, true) => {
+            (Some(Pay::Push), "dealer_nine_high")
+        }
+        _ => (pay, rule),
     }
 }
 
