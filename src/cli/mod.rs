@@ -66,6 +66,9 @@ impl Cli {
     /// Runs the chosen command.
     pub fn run(self) -> anyhow::Result<std::process::ExitCode> {
         let ok = std::process::ExitCode::SUCCESS;
+        if !matches!(self.command, Command::Serve(_)) {
+            quiet_on_broken_pipe();
+        }
         match self.command {
             Command::Verify(args) => Ok(verify::run(args)),
             Command::Replay(args) => replay::run(args),
@@ -82,5 +85,16 @@ impl Cli {
             Command::Par(args) => par::run(args).map(|()| ok),
             Command::Rng(args) => rng::run(args).map(|()| ok),
         }
+    }
+}
+
+/// Output piped into `head` and closed early ends a tool quietly, as other command-line tools do,
+/// instead of panicking on the broken pipe (Rust ignores SIGPIPE by default). Not for `serve`,
+/// which must survive clients that go away.
+fn quiet_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of one signal before the tool starts any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
