@@ -839,3 +839,50 @@ async fn retries_of_operations_with_a_request_id_return_the_first_result() {
     assert_eq!(c.ops.run_sweep(sweep).await.unwrap().into_inner(), first);
     assert_eq!(head(&mut c).await, head_after);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_view_offers_the_optimal_strategys_advice() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    // Mississippi Stud: follow the advice to the end; every piece of advice is a legal decision.
+    for _ in 0..5 {
+        let mut hand = c
+            .play
+            .open_hand(open(
+                proto::Game::MississippiStud,
+                "T-10",
+                "p",
+                vec![wager("ante", 500)],
+            ))
+            .await
+            .unwrap()
+            .into_inner()
+            .hand
+            .unwrap();
+        while hand.status == "in_progress" {
+            let advice = hand.advice.clone().expect("advice while in progress");
+            assert!(hand.legal_actions.contains(&advice), "{advice:?} not legal");
+            hand = act(&mut c, &hand.hand_id.clone(), advice).await;
+        }
+        assert!(hand.advice.is_none(), "no advice once the hand has ended");
+        assert!(replay(&mut c, &hand.hand_id).await.consistent);
+    }
+    // Fortune Pai Gow: the advice is the house way's setting.
+    let hand = c
+        .play
+        .open_hand(open(
+            proto::Game::FortunePaiGow,
+            "T-10",
+            "p",
+            vec![wager("main", 500)],
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    let advice = hand.advice.expect("advice");
+    assert_eq!(advice.kind, "set_hand");
+    assert_eq!(advice.low, hand.suggested_low);
+}

@@ -73,105 +73,152 @@ impl Analysis {
     }
 }
 
-/// (value, wagered) of the best decision among folding (value `fold`, wager `staked`) and betting
-/// each multiple; ties go to betting, then to the smaller multiple.
-fn best(fold: (i128, i128), bets: impl Iterator<Item = (i128, i128)>) -> ((i128, i128), bool) {
-    let mut choice = fold;
-    let mut bet = false;
-    for option in bets {
-        if option.0 > choice.0 || (!bet && option.0 == choice.0) {
-            choice = option;
-            bet = true;
+/// The best decision among folding (value and wager `fold`) and betting each multiple (`bets`, in
+/// the order of the configuration's multiples); ties go to betting, then to the smaller multiple.
+/// Returns the chosen (value, wager) and the index of the chosen multiple (`None`: fold).
+fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> ((i128, i128), Option<usize>) {
+    let mut choice = (fold, None);
+    for (k, &option) in bets.iter().enumerate() {
+        if option.0 > choice.0 .0 || (choice.1.is_none() && option.0 == choice.0 .0) {
+            choice = (option, Some(k));
         }
     }
-    (choice, bet)
+    choice
+}
+
+/// The optimal strategy's tables: the 5th-street sums for every four-card set, and the 4th-street
+/// values for every three-card set and amount staked.
+pub struct Strategy {
+    multiples: Vec<i128>,
+    fifth: HashMap<u64, i64>,
+    fourth: HashMap<(u64, i128), (i128, i128)>,
+}
+
+impl Strategy {
+    /// Builds the tables (about half a second).
+    pub fn build(rules: &MississippiRules) -> Strategy {
+        let cards = deck();
+        let multiples: Vec<i128> = rules
+            .street_multiples
+            .iter()
+            .map(|&m| i128::from(m))
+            .collect();
+        // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit.
+        let mut fifth: HashMap<u64, i64> = HashMap::with_capacity(270_725);
+        for a in 0..52 {
+            for b in a + 1..52 {
+                for c in b + 1..52 {
+                    for d in c + 1..52 {
+                        let four = [cards[a], cards[b], cards[c], cards[d]];
+                        let m = mask(&four);
+                        let sum: i64 = cards
+                            .iter()
+                            .filter(|e| m & 1 << e.index() == 0)
+                            .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
+                            .sum();
+                        fifth.insert(m, sum);
+                    }
+                }
+            }
+        }
+        let mut strategy = Strategy {
+            multiples,
+            fifth,
+            fourth: HashMap::new(),
+        };
+        let max_multiple = strategy.multiples.iter().copied().max().unwrap_or(1);
+        let mut fourth = HashMap::with_capacity(22_100 * max_multiple as usize);
+        for a in 0..52 {
+            for b in a + 1..52 {
+                for c in b + 1..52 {
+                    let m3 = mask(&[cards[a], cards[b], cards[c]]);
+                    for staked in 2..=1 + max_multiple {
+                        fourth.insert((m3, staked), strategy.at_fourth(m3, staked).0);
+                    }
+                }
+            }
+        }
+        strategy.fourth = fourth;
+        strategy
+    }
+
+    /// 5th street, four cards seen, `staked` antes down; values over 48.
+    fn at_fifth(&self, m4: u64, staked: i128) -> ((i128, i128), Option<usize>) {
+        let a = i128::from(self.fifth.get(&m4).copied().unwrap_or(0));
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| (a * (staked + k), (staked + k) * 48))
+            .collect();
+        choose((-staked * 48, staked * 48), &bets)
+    }
+
+    /// 4th street, three cards seen; values over 48·49.
+    fn at_fourth(&self, m3: u64, staked: i128) -> ((i128, i128), Option<usize>) {
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| {
+                unseen(m3).fold((0, 0), |acc, e| {
+                    let (v, w) = self.at_fifth(m3 | 1 << e, staked + k).0;
+                    (acc.0 + v, acc.1 + w)
+                })
+            })
+            .collect();
+        choose((-staked * 48 * 49, staked * 48 * 49), &bets)
+    }
+
+    /// 3rd street, two cards seen (one ante down); values over 48·49·50.
+    fn at_third(&self, m2: u64) -> ((i128, i128), Option<usize>) {
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| {
+                unseen(m2).fold((0, 0), |acc, e| {
+                    let (v, w) = self
+                        .fourth
+                        .get(&(m2 | 1 << e, 1 + k))
+                        .copied()
+                        .unwrap_or((0, 0));
+                    (acc.0 + v, acc.1 + w)
+                })
+            })
+            .collect();
+        let d3 = 48 * 49 * 50;
+        choose((-d3, d3), &bets)
+    }
+
+    /// The optimal decision with these cards seen (the player's two and the community cards shown,
+    /// two to four in all) and `staked` antes already down (1 on 3rd street): the multiple to bet,
+    /// or `None` to fold.
+    pub fn advise(&self, seen: &[Card], staked: u32) -> Option<Option<u32>> {
+        let m = mask(seen);
+        let staked = i128::from(staked);
+        let choice = match seen.len() {
+            2 => self.at_third(m).1,
+            3 => self.at_fourth(m, staked).1,
+            4 => self.at_fifth(m, staked).1,
+            _ => return None,
+        };
+        Some(choice.map(|k| self.multiples[k] as u32))
+    }
+}
+
+/// Indices of the cards not in the mask.
+fn unseen(m: u64) -> impl Iterator<Item = u8> {
+    (0..52u8).filter(move |i| m & 1 << i == 0)
 }
 
 /// Backward induction over every card sequence.
 pub fn analyse(rules: &MississippiRules) -> Analysis {
-    let cards = deck();
-    let multiples: Vec<i128> = rules
-        .street_multiples
-        .iter()
-        .map(|&m| i128::from(m))
-        .collect();
-    // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit.
-    let mut fifth: HashMap<u64, i64> = HashMap::with_capacity(270_725);
-    for a in 0..52 {
-        for b in a + 1..52 {
-            for c in b + 1..52 {
-                for d in c + 1..52 {
-                    let four = [cards[a], cards[b], cards[c], cards[d]];
-                    let m = mask(&four);
-                    let sum: i64 = cards
-                        .iter()
-                        .filter(|e| m & 1 << e.index() == 0)
-                        .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
-                        .sum();
-                    fifth.insert(m, sum);
-                }
-            }
-        }
-    }
-    // V5(4 cards, staked S) over 48: fold −S·48; bet m: A·(S + m).
-    let v5 = |m: u64, staked: i128| -> (i128, i128) {
-        let a = i128::from(fifth[&m]);
-        best(
-            (-staked * 48, staked * 48),
-            multiples
-                .iter()
-                .map(|&k| (a * (staked + k), (staked + k) * 48)),
-        )
-        .0
-    };
-    // V4(3 cards, S) over 48·49.
-    let mut fourth: HashMap<(u64, i128), (i128, i128)> = HashMap::new();
-    let max_multiple = multiples.iter().copied().max().unwrap_or(1);
-    for a in 0..52 {
-        for b in a + 1..52 {
-            for c in b + 1..52 {
-                let m3 = mask(&[cards[a], cards[b], cards[c]]);
-                for staked in 2..=1 + max_multiple {
-                    let bets = multiples.iter().map(|&k| {
-                        cards
-                            .iter()
-                            .filter(|e| m3 & 1 << e.index() == 0)
-                            .fold((0, 0), |acc, e| {
-                                let (v, w) = v5(m3 | 1 << e.index(), staked + k);
-                                (acc.0 + v, acc.1 + w)
-                            })
-                    });
-                    let (value, _) = best(
-                        (-staked * 48 * 49, staked * 48 * 49),
-                        bets.collect::<Vec<_>>().into_iter(),
-                    );
-                    fourth.insert((m3, staked), value);
-                }
-            }
-        }
-    }
-    // V3(2 cards) over 48·49·50.
+    let strategy = Strategy::build(rules);
     let mut value = 0;
     let mut wagered = 0;
     let mut folds = 0;
-    for a in 0..52 {
+    for a in 0..52u8 {
         for b in a + 1..52 {
-            let m2 = mask(&[cards[a], cards[b]]);
-            let bets: Vec<(i128, i128)> = multiples
-                .iter()
-                .map(|&k| {
-                    cards
-                        .iter()
-                        .filter(|e| m2 & 1 << e.index() == 0)
-                        .fold((0, 0), |acc, e| {
-                            let (v, w) = fourth[&(m2 | 1 << e.index(), 1 + k)];
-                            (acc.0 + v, acc.1 + w)
-                        })
-                })
-                .collect();
-            let d3 = 48 * 49 * 50;
-            let ((v, w), bet) = best((-d3, d3), bets.into_iter());
-            folds += u32::from(!bet);
+            let ((v, w), bet) = strategy.at_third(1 << a | 1 << b);
+            folds += u32::from(bet.is_none());
             value += v;
             wagered += w;
         }
@@ -217,4 +264,32 @@ pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
         rows,
         denominator: 22_100,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::card::parse_cards;
+    use crate::engine::game::GameId;
+
+    #[test]
+    fn advice_follows_the_well_known_strategy() {
+        let config = GameConfig::default_for(GameId::MississippiStud);
+        let Rules::MississippiStud(rules) = &config.rules else {
+            unreachable!()
+        };
+        let s = Strategy::build(rules);
+        let advise = |cards: &str, staked| s.advise(&parse_cards(cards).unwrap(), staked).unwrap();
+        assert_eq!(advise("As Ad", 1), Some(3), "any pair: 3x on 3rd street");
+        assert_eq!(advise("2c 7d", 1), None, "2-7 offsuit folds");
+        assert_eq!(advise("Kc Qd", 1), Some(1), "two high cards: 1x");
+        assert_eq!(advise("Kc Kd 7h 7s", 4), Some(3), "two pair made: 3x");
+        assert_eq!(advise("2c 7d 9h", 2), None);
+        assert_eq!(advise("6c 6d", 1), Some(3), "a low pair: 3x too");
+        assert_eq!(
+            s.advise(&parse_cards("2c").unwrap(), 1),
+            None,
+            "no decision with one card seen"
+        );
+    }
 }

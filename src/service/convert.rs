@@ -173,5 +173,8 @@ pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView
         settlement: view.settlement.as_ref().map(codec::settlement_to),
         void: view.void.as_ref().map(codec::void_to),
         seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
+        advice: view
+            .suggested_low
+            .map(|low| codec::action_to(&crate::engine::games::Action::SetHand { low })),
     }
 }

@@ -4,29 +4,96 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
+use std::collections::HashMap;
+
 use super::convert::{self, hand_view, optional, status};
 use crate::codec;
+use crate::engine::card::Card;
+use crate::engine::config::{ConfigId, Rules};
+use crate::engine::games::view::player_view;
+use crate::engine::games::{Action, Status as HandStatus};
+use crate::engine::settlement::BetId;
 use crate::floor::{Floor, HandSnapshot, OpenRequest};
+use crate::lab::mississippi;
 use crate::proto;
 use crate::proto::play_server::Play;
+
+/// Mississippi Stud strategies by configuration, each built once (about half a second) on first use.
+type Strategies =
+    std::sync::Mutex<HashMap<ConfigId, Arc<tokio::sync::OnceCell<Arc<mississippi::Strategy>>>>>;
 
 /// The Play service.
 pub struct PlayService {
     floor: Arc<Floor>,
+    strategies: Strategies,
 }
 
 impl PlayService {
     /// Serves `floor`.
     pub fn new(floor: Arc<Floor>) -> PlayService {
-        PlayService { floor }
+        PlayService {
+            floor,
+            strategies: Strategies::default(),
+        }
     }
-}
 
-fn response(snapshot: HandSnapshot) -> Response<proto::HandResponse> {
-    Response::new(proto::HandResponse {
-        hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
-        duplicate: snapshot.duplicate,
-    })
+    /// The hand's view with the optimal strategy's advice for a Mississippi Stud decision.
+    async fn respond(
+        &self,
+        snapshot: HandSnapshot,
+    ) -> Result<Response<proto::HandResponse>, Status> {
+        let mut view = hand_view(&snapshot.id, &snapshot.hand);
+        let hand = &snapshot.hand;
+        if let (Rules::MississippiStud(rules), HandStatus::InProgress) =
+            (&hand.config().rules, hand.status())
+        {
+            let cell = {
+                let mut map = self
+                    .strategies
+                    .lock()
+                    .map_err(|_| Status::internal("strategy cache poisoned"))?;
+                map.entry(hand.config().id()).or_default().clone()
+            };
+            let rules = rules.clone();
+            let strategy = cell
+                .get_or_try_init(|| async move {
+                    tokio::task::spawn_blocking(move || {
+                        Arc::new(mississippi::Strategy::build(&rules))
+                    })
+                    .await
+                })
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?;
+            let player = player_view(hand);
+            let seen: Vec<Card> = player
+                .seats
+                .iter()
+                .flat_map(|s| s.cards.iter().flatten().copied())
+                .collect();
+            let ante = hand
+                .stakes()
+                .iter()
+                .find(|w| w.bet == BetId::Ante)
+                .map_or(1, |w| w.amount.0.max(1));
+            let staked: u64 = hand
+                .stakes()
+                .iter()
+                .filter(|w| w.bet != BetId::Bonus)
+                .map(|w| w.amount.0)
+                .sum();
+            if let Some(choice) = strategy.advise(&seen, (staked / ante) as u32) {
+                let action = match choice {
+                    Some(multiple) => Action::Bet { multiple },
+                    None => Action::Fold,
+                };
+                view.advice = Some(codec::action_to(&action));
+            }
+        }
+        Ok(Response::new(proto::HandResponse {
+            hand: Some(view),
+            duplicate: snapshot.duplicate,
+        }))
+    }
 }
 
 #[tonic::async_trait]
@@ -56,7 +123,7 @@ impl Play for PlayService {
             })
             .await
             .map_err(status)?;
-        Ok(response(snapshot))
+        self.respond(snapshot).await
     }
 
     async fn act(
@@ -80,7 +147,7 @@ impl Play for PlayService {
             )
             .await
             .map_err(status)?;
-        Ok(response(snapshot))
+        self.respond(snapshot).await
     }
 
     async fn get_hand(
@@ -89,10 +156,11 @@ impl Play for PlayService {
     ) -> Result<Response<proto::HandResponse>, Status> {
         let id = request.into_inner().hand_id;
         let hand = self.floor.load(&id, None).map_err(status)?;
-        Ok(response(HandSnapshot {
+        self.respond(HandSnapshot {
             id,
             hand,
             duplicate: false,
-        }))
+        })
+        .await
     }
 }
