@@ -28,6 +28,7 @@ fn request(stream: String, entries: usize) -> AppendRequest {
         request_id: None,
         indexes: Vec::new(),
         secrets: Vec::new(),
+        unindex: Vec::new(),
         recorded_at_ms: 0,
     }
 }

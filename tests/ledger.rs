@@ -36,6 +36,7 @@ fn request(stream: &str, expected: Expected, n: u64) -> AppendRequest {
         request_id: None,
         indexes: Vec::new(),
         secrets: Vec::new(),
+        unindex: Vec::new(),
         recorded_at_ms: 1_700_000_000_000 + n,
     }
 }

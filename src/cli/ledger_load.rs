@@ -54,6 +54,7 @@ pub fn run(args: LedgerLoadArgs) -> anyhow::Result<()> {
                         request_id: None,
                         indexes: Vec::new(),
                         secrets: Vec::new(),
+                        unindex: Vec::new(),
                         recorded_at_ms: n,
                     };
                     let appended = ledger.append(request).await?;

@@ -4,7 +4,7 @@
 //! | --- | --- | --- |
 //! | `hand_by_player` | player, `0x00`, `u64::MAX − opened_at` (BE), hand id | a player's hands, newest first |
 //! | `hand_by_table` | table, `0x00`, `u64::MAX − opened_at` (BE), hand id | a table's hands, newest first; table malfunctions by time range |
-//! | `hand_by_time` | opened_at (BE), hand id | the 30-day sweep |
+//! | `open_hand_by_time` | opened_at (BE), hand id; removed in the batch that settles or voids the hand | the 30-day sweep: only hands still open |
 //! | `config` | configuration id (32 bytes) | published configurations |
 
 use super::{invalid, Floor, FloorError};
@@ -15,7 +15,7 @@ use crate::ledger::Store;
 
 pub(super) const PLAYER: &str = "hand_by_player";
 pub(super) const TABLE: &str = "hand_by_table";
-pub(super) const TIME: &str = "hand_by_time";
+pub(super) const OPEN: &str = "open_hand_by_time";
 pub(super) const CONFIG: &str = "config";
 
 fn owner_key(owner: &str, at: u64, hand_id: &str) -> Vec<u8> {
@@ -33,13 +33,18 @@ pub(super) fn for_opened_hand(
     player: &str,
     at: u64,
 ) -> Vec<(String, Vec<u8>)> {
-    let mut time_key = at.to_be_bytes().to_vec();
-    time_key.extend_from_slice(hand_id.as_bytes());
     vec![
         (PLAYER.to_string(), owner_key(player, at, hand_id)),
         (TABLE.to_string(), owner_key(table, at, hand_id)),
-        (TIME.to_string(), time_key),
+        open_hand_entry(hand_id, at),
     ]
+}
+
+/// The entry of a hand in the index of open hands.
+pub(super) fn open_hand_entry(hand_id: &str, at: u64) -> (String, Vec<u8>) {
+    let mut key = at.to_be_bytes().to_vec();
+    key.extend_from_slice(hand_id.as_bytes());
+    (OPEN.to_string(), key)
 }
 
 /// (opened_at, hand id) of an owner-index key (without the owner prefix).
@@ -79,12 +84,15 @@ pub(super) fn hands_of_table_between(
     Ok(out)
 }
 
-/// Hands opened at or before `as_of`, oldest first.
-pub(super) fn hands_opened_before(store: &Store, as_of: u64) -> Result<Vec<String>, StoreError> {
+/// Hands still open that were opened at or before `as_of`, oldest first.
+pub(super) fn open_hands_opened_before(
+    store: &Store,
+    as_of: u64,
+) -> Result<Vec<String>, StoreError> {
     let mut start = Vec::new();
     let mut out = Vec::new();
     loop {
-        let page = store.index_scan(TIME, &[], &start, 512)?;
+        let page = store.index_scan(OPEN, &[], &start, 512)?;
         let Some((last, _)) = page.last().cloned() else {
             break;
         };

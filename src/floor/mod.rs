@@ -229,6 +229,7 @@ impl Floor {
             request_id: None,
             indexes: vec![(index::CONFIG.to_string(), id.0.to_vec())],
             secrets: Vec::new(),
+            unindex: Vec::new(),
             recorded_at_ms: self.now(),
         };
         let appended = self.ledger.append(request).await?;
@@ -392,6 +393,7 @@ impl Floor {
                 request_id: request.request_id.clone(),
                 indexes: index::for_opened_hand(&hand_id, &request.table, &request.player, at),
                 secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
+                unindex: Vec::new(),
                 recorded_at_ms: at,
             })
             .await?;
@@ -480,6 +482,19 @@ impl Floor {
             }
         }
         let events = hand.decide(&command)?;
+        // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
+        let ends = events.iter().any(|e| {
+            matches!(
+                e,
+                crate::engine::games::Event::Settled(_) | crate::engine::games::Event::Voided(_)
+            )
+        });
+        let unindex = match hand.opened() {
+            Some(opened) if ends && hand.status() == Status::InProgress => {
+                vec![index::open_hand_entry(hand_id, opened.at.0)]
+            }
+            _ => Vec::new(),
+        };
         let appended: Appended = self
             .ledger
             .append(AppendRequest {
@@ -492,6 +507,7 @@ impl Floor {
                 request_id,
                 indexes: Vec::new(),
                 secrets: Vec::new(),
+                unindex,
                 recorded_at_ms: self.now(),
             })
             .await
@@ -605,6 +621,7 @@ impl Floor {
                 request_id: None,
                 indexes: Vec::new(),
                 secrets: Vec::new(),
+                unindex: Vec::new(),
                 recorded_at_ms: self.now(),
             })
             .await?;
@@ -671,7 +688,7 @@ impl Floor {
             return Ok(first);
         }
         let mut voided = Vec::new();
-        for id in index::hands_opened_before(self.ledger.store(), as_of_ms)
+        for id in index::open_hands_opened_before(self.ledger.store(), as_of_ms)
             .map_err(|e| FloorError::Ledger(e.into()))?
         {
             let hand = self.load(&id, None)?;

@@ -37,6 +37,8 @@ pub struct AppendRequest {
     pub request_id: Option<String>,
     /// Secondary index entries to write with the entries: (index name, key).
     pub indexes: Vec<(String, Vec<u8>)>,
+    /// Index entries to remove in the same batch (an index of what is still open): (name, key).
+    pub unindex: Vec<(String, Vec<u8>)>,
     /// Values kept beside the log, outside the chain, written in the same batch (a hand's seed
     /// until the hand reveals it): (key, value) in the `secrets` family.
     pub secrets: Vec<(Vec<u8>, Vec<u8>)>,
@@ -521,6 +523,9 @@ impl Writer {
         for (name, key) in &request.indexes {
             batch.put_cf(indexes, index_key(name, key), first_sequence.to_be_bytes());
         }
+        for (name, key) in &request.unindex {
+            batch.delete_cf(indexes, index_key(name, key));
+        }
         let secrets = self.store.cf(cf::SECRETS)?;
         for (key, value) in &request.secrets {
             batch.put_cf(secrets, key, value);
@@ -594,6 +599,7 @@ impl Writer {
             request_id: None,
             indexes: Vec::new(),
             secrets: Vec::new(),
+            unindex: Vec::new(),
             recorded_at_ms: at,
         };
         self.stage(&request, group, key)?;
@@ -694,6 +700,7 @@ mod tests {
             request_id: Some(format!("req-{n}")),
             indexes: Vec::new(),
             secrets: Vec::new(),
+            unindex: Vec::new(),
             recorded_at_ms: 0,
         };
         (Job::Append(request, reply), answer)
