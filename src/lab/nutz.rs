@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::engine::config::{GameConfig, NutzRow, Rules};
 use crate::engine::game::GameId;
-use crate::engine::games::{held_positions, nutz_hand, round_over, NutzHand};
+use crate::engine::games::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 use crate::engine::paytable::row_for;
 use crate::engine::settlement::BetId;
 
@@ -72,23 +72,6 @@ fn from_state(
     }
     memo.insert(key, out.clone());
     out
-}
-
-/// The box a final outcome pays, and by which row.
-fn paying_row(bet: BetId, hand: NutzHand, shake: u8) -> Option<NutzRow> {
-    match (bet, hand) {
-        (BetId::BoxNutz, NutzHand::Nutz) if shake == 1 => Some(NutzRow::NutzFirstShake),
-        (BetId::BoxNutz, NutzHand::Nutz) => Some(NutzRow::NutzLaterShake),
-        (BetId::BoxFourOfAKind, NutzHand::FourOfAKind) => Some(NutzRow::FourOfAKind),
-        (BetId::BoxFullHouse, NutzHand::FullHouse) => Some(NutzRow::FullHouse),
-        (BetId::BoxThreeOfAKind, NutzHand::ThreeOfAKind) => Some(NutzRow::ThreeOfAKind),
-        (BetId::BoxTwoPairs, NutzHand::TwoPairs) => Some(NutzRow::TwoPairs),
-        (BetId::BoxOnePair, NutzHand::OnePair) => Some(NutzRow::OnePair),
-        (BetId::BoxStraightOrNoHand, NutzHand::Straight | NutzHand::NoHand) => {
-            Some(NutzRow::StraightOrNoHand)
-        }
-        _ => None,
-    }
 }
 
 /// One PAR sheet per box, for a Nutz configuration.

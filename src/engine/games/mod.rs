@@ -32,7 +32,7 @@ use super::rng::{Commitment, Seed, WordStream};
 use super::settlement::{BetId, Settlement, Wager};
 
 pub(crate) use mississippi::mississippi_hand;
-pub use nutz::{held_positions, nutz_hand, round_over, NutzHand};
+pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 pub use void::{Void, VoidKind, VoidLine, VoidOrder};
 
 /// Milliseconds since the Unix epoch, UTC. Times come from commands, never from a clock.

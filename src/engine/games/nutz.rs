@@ -79,6 +79,24 @@ pub fn round_over(shake: u8, hand: NutzHand, max_shakes: u8) -> bool {
         || shake >= max_shakes
 }
 
+/// The paytable row a box pays by, when the round ended with `hand` on shake `shake`; `None` when
+/// the box loses.
+pub fn paying_row(bet: BetId, hand: NutzHand, shake: u8) -> Option<NutzRow> {
+    match (bet, hand) {
+        (BetId::BoxNutz, NutzHand::Nutz) if shake == 1 => Some(NutzRow::NutzFirstShake),
+        (BetId::BoxNutz, NutzHand::Nutz) => Some(NutzRow::NutzLaterShake),
+        (BetId::BoxFourOfAKind, NutzHand::FourOfAKind) => Some(NutzRow::FourOfAKind),
+        (BetId::BoxFullHouse, NutzHand::FullHouse) => Some(NutzRow::FullHouse),
+        (BetId::BoxThreeOfAKind, NutzHand::ThreeOfAKind) => Some(NutzRow::ThreeOfAKind),
+        (BetId::BoxTwoPairs, NutzHand::TwoPairs) => Some(NutzRow::TwoPairs),
+        (BetId::BoxOnePair, NutzHand::OnePair) => Some(NutzRow::OnePair),
+        (BetId::BoxStraightOrNoHand, NutzHand::Straight | NutzHand::NoHand) => {
+            Some(NutzRow::StraightOrNoHand)
+        }
+        _ => None,
+    }
+}
+
 /// The boxes, in settlement order.
 const BOXES: [BetId; 7] = BetId::NUTZ_BOXES;
 
@@ -183,21 +201,7 @@ impl State {
             let Some(stake) = hand.stake(bet) else {
                 continue;
             };
-            let paying_row = match (bet, final_hand) {
-                (BetId::BoxNutz, NutzHand::Nutz) if self.shakes == 1 => {
-                    Some(NutzRow::NutzFirstShake)
-                }
-                (BetId::BoxNutz, NutzHand::Nutz) => Some(NutzRow::NutzLaterShake),
-                (BetId::BoxFourOfAKind, NutzHand::FourOfAKind) => Some(NutzRow::FourOfAKind),
-                (BetId::BoxFullHouse, NutzHand::FullHouse) => Some(NutzRow::FullHouse),
-                (BetId::BoxThreeOfAKind, NutzHand::ThreeOfAKind) => Some(NutzRow::ThreeOfAKind),
-                (BetId::BoxTwoPairs, NutzHand::TwoPairs) => Some(NutzRow::TwoPairs),
-                (BetId::BoxOnePair, NutzHand::OnePair) => Some(NutzRow::OnePair),
-                (BetId::BoxStraightOrNoHand, NutzHand::Straight | NutzHand::NoHand) => {
-                    Some(NutzRow::StraightOrNoHand)
-                }
-                _ => None,
-            };
+            let paying_row = paying_row(bet, final_hand, self.shakes);
             let row = paying_row.and_then(|h| row_for(&r.paytable, h));
             let rule =
                 paying_row.map_or_else(|| format!("final_{}", row_id(&final_hand)), |h| row_id(&h));
