@@ -107,35 +107,35 @@ impl Store {
         let families = cf::ALL
             .iter()
             .map(|name| ColumnFamilyDescriptor::new(*name, Options::default()));
-        let db = DB::open_cf_descriptors(&options, dir, families).map_err(|source| {
-            StoreError::Rocks {
-                path: dir.to_path_buf(),
-                source,
-            }
-        })?;
-        let store = Store {
-            db,
-            path: dir.to_path_buf(),
-        };
-        store.check_format(true)?;
-        Ok(store)
+        Store::checked(DB::open_cf_descriptors(&options, dir, families), dir, true)
     }
 
     /// Opens an existing database read-only (verification while a server may be running).
     pub fn open_read_only(dir: &Path) -> Result<Store, StoreError> {
         let mut options = Options::default();
         options.set_paranoid_checks(true);
-        let db = DB::open_cf_for_read_only(&options, dir, cf::ALL, false).map_err(|source| {
-            StoreError::Rocks {
-                path: dir.to_path_buf(),
-                source,
-            }
+        Store::checked(
+            DB::open_cf_for_read_only(&options, dir, cf::ALL, false),
+            dir,
+            false,
+        )
+    }
+
+    /// The store of an opened database, once its format is checked (and, when `write`, recorded).
+    fn checked(
+        db: Result<DB, rocksdb::Error>,
+        dir: &Path,
+        write: bool,
+    ) -> Result<Store, StoreError> {
+        let db = db.map_err(|source| StoreError::Rocks {
+            path: dir.to_path_buf(),
+            source,
         })?;
         let store = Store {
             db,
             path: dir.to_path_buf(),
         };
-        store.check_format(false)?;
+        store.check_format(write)?;
         Ok(store)
     }
 
