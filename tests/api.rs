@@ -885,4 +885,53 @@ async fn the_view_offers_the_optimal_strategys_advice() {
     let advice = hand.advice.expect("advice");
     assert_eq!(advice.kind, "set_hand");
     assert_eq!(advice.low, hand.suggested_low);
+    // Caribbean Stud: raise or fold as the lab's exact enumeration says for the visible cards.
+    let rules = match pitboss::engine::config::GameConfig::default_for(
+        pitboss::engine::game::GameId::CaribbeanStud,
+    )
+    .rules
+    {
+        pitboss::engine::config::Rules::CaribbeanStud(r) => r,
+        _ => unreachable!(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..20 {
+        let hand = c
+            .play
+            .open_hand(open(
+                proto::Game::CaribbeanStud,
+                "T-10",
+                "p",
+                vec![wager("ante", 500)],
+            ))
+            .await
+            .unwrap()
+            .into_inner()
+            .hand
+            .unwrap();
+        let advice = hand.advice.clone().expect("advice at the raise decision");
+        assert!(hand.legal_actions.contains(&advice), "{advice:?} not legal");
+        let cards = |seat: &str| -> Vec<pitboss::engine::card::Card> {
+            hand.seats
+                .iter()
+                .filter(|s| s.seat == seat)
+                .flat_map(|s| s.cards.iter())
+                .filter_map(|c| pitboss::engine::card::parse_cards(c).ok())
+                .flatten()
+                .collect()
+        };
+        let player: [_; 5] = cards("player").try_into().unwrap();
+        let up = cards("dealer");
+        assert_eq!(up.len(), 1, "only the up card shows: {:?}", hand.seats);
+        let expected = pitboss::lab::caribbean::advise(&rules, &player, up[0]).unwrap();
+        let kind = match expected {
+            pitboss::lab::caribbean::Decision::Raise => "raise",
+            pitboss::lab::caribbean::Decision::Fold => "fold",
+        };
+        assert_eq!(advice.kind, kind);
+        seen.insert(kind);
+        let done = act(&mut c, &hand.hand_id.clone(), advice).await;
+        assert!(done.advice.is_none(), "no advice once the hand has ended");
+    }
+    assert_eq!(seen.len(), 2, "twenty hands both raise and fold: {seen:?}");
 }

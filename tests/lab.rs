@@ -196,6 +196,15 @@ fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
         a.per_ante()
     );
     assert!(a.average_wager() > 3.5 && a.average_wager() < 3.7);
+    // The forward pass that writes the sheet row by row lands exactly on the backward induction.
+    let main = pitboss::lab::mississippi::main_sheet(&config).unwrap();
+    assert_eq!(
+        main.rows.iter().map(|r| r.count).sum::<u128>(),
+        main.denominator
+    );
+    assert_eq!(main.denominator as i128, a.denominator);
+    assert_eq!(main.wagered() as i128, a.wagered);
+    assert_eq!(main.returned() as i128 - main.wagered() as i128, a.value);
     let bonus = pitboss::lab::mississippi::bonus_sheet(&config).unwrap();
     assert_eq!(bonus.rows.iter().map(|r| r.count).sum::<u128>(), 22_100);
     assert_eq!(
@@ -235,5 +244,105 @@ fn pai_gow_main_bet_simulated_over_10_8_rounds_contains_97_47_percent() {
     assert!(
         high - low < 0.0004,
         "the interval is narrow: {low} – {high}"
+    );
+}
+
+/// Caribbean Stud, exactly: the counting sweep against plain enumeration of the dealer's 163 185
+/// completions for sampled hands and up cards, then the whole analysis against the published
+/// optimal-strategy figures (house edge 5.224 % per ante, element of risk 2.556 %, raising 52.2 %
+/// of hands) and the bonus, whose pays need no strategy but the folds (never on a flush or better).
+#[test]
+fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
+    use pitboss::engine::card::{parse_cards, Card};
+    use pitboss::lab::caribbean::{self, Counts, Decision, Payouts, SortedHands, COMPLETIONS};
+    let config = GameConfig::default_for(GameId::CaribbeanStud);
+    let pitboss::engine::config::Rules::CaribbeanStud(rules) = &config.rules else {
+        panic!("rules")
+    };
+    let hands = SortedHands::build();
+    let card = |i: u8| Card::from_index(i).unwrap();
+    // Two up cards of different suits and ranks; every 25 000th player hand and the first 60 that
+    // can tie the dealer, checked by enumeration.
+    for up in [card(4 * 11 + 2), card(1)] {
+        let mut visited = 0u64;
+        let mut checked = 0;
+        let mut ties_checked = 0;
+        caribbean::sweep(&hands, up.index(), |set, _, counts| {
+            visited += 1;
+            let total = counts.not_qualifying
+                + counts.player_higher
+                + counts.stand_off
+                + counts.dealer_higher;
+            assert_eq!(total, COMPLETIONS);
+            let tie_prone = ties_checked < 60 && counts.stand_off > 0;
+            if visited.is_multiple_of(25_000) || tie_prone {
+                ties_checked += usize::from(tie_prone);
+                let player = set.map(card);
+                assert_eq!(
+                    counts,
+                    caribbean::dealer_counts(&player, up),
+                    "{player:?} against {up}"
+                );
+                checked += 1;
+            }
+        });
+        assert_eq!(visited, 2_349_060, "C(51,5) player hands against {up}");
+        assert!(checked >= 140, "{checked} checked");
+    }
+    // Well-known decisions: a pair always raises; no ace-king folds.
+    let payouts = Payouts::of(rules).unwrap();
+    let advise = |player: &str, up: &str| {
+        let player: [Card; 5] = parse_cards(player).unwrap().try_into().unwrap();
+        caribbean::advise(rules, &player, parse_cards(up).unwrap()[0]).unwrap()
+    };
+    assert_eq!(advise("2c 2d 5h 7s 9c", "As"), Decision::Raise);
+    assert_eq!(advise("Qc Jd 9h 7s 5c", "3s"), Decision::Fold);
+    assert_eq!(
+        advise("Ac Kd Jh 8s 3c", "Ad"),
+        Decision::Raise,
+        "A K J 8 3 raises"
+    );
+    assert_eq!(
+        advise("Ac Kd 4h 3s 2c", "Qd"),
+        Decision::Fold,
+        "A K 4 3 2 against a queen folds"
+    );
+    // A tie between raising and folding raises.
+    let tie = Counts {
+        not_qualifying: 0,
+        player_higher: 0,
+        stand_off: COMPLETIONS,
+        dealer_higher: 0,
+    };
+    assert!(
+        payouts.raise_net(pitboss::engine::hand::poker5::Category::Pair, &tie) > payouts.fold_net()
+    );
+
+    let sheets = caribbean::par_sheets(&config, 2).unwrap();
+    let main = &sheets[0];
+    assert_eq!(
+        main.rows.iter().map(|r| r.count).sum::<u128>(),
+        main.denominator
+    );
+    println!("{}", main.markdown());
+    assert!(
+        (main.house_edge() - 0.05224).abs() < 0.00001,
+        "house edge {}",
+        main.house_edge()
+    );
+    assert!(
+        (main.element_of_risk() - 0.02556).abs() < 0.00001,
+        "element of risk {}",
+        main.element_of_risk()
+    );
+    // The average wager is 1 + 2 × P(raise).
+    let raise_share = (main.average_wager() - 1.0) / 2.0;
+    assert!((raise_share - 0.522).abs() < 0.001, "raises {raise_share}");
+    // Bonus: every flush or better raises, so it returns the plain count of those hands × pays:
+    // (4 × 10 000 + 36 × 1 000 + 624 × 500 + 3 744 × 250 + 5 108 × 150) / 2 598 960.
+    let bonus = &sheets[1];
+    assert_eq!(
+        bonus.returned() * 2_598_960,
+        (4 * 10_000 + 36 * 1_000 + 624 * 500 + 3_744 * 250 + 5_108 * 150) * bonus.denominator
     );
 }

@@ -54,7 +54,7 @@ enum Command {
     /// Append from many writers until killed (for the crash test).
     #[command(hide = true)]
     LedgerLoad(ledger_load::LedgerLoadArgs),
-    /// Exact PAR sheets (Nutz, the Fortune bonus): every row's probability and contribution.
+    /// Exact PAR sheets of a game: every row's probability and contribution, return, house edge.
     Par(par::ParArgs),
     /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
     Rng(rng::RngArgs),

@@ -1,5 +1,5 @@
 //! `pitboss par GAME [--format md|csv|json]`: the exact PAR sheets of a game's default configuration
-//! (or one given as a JSON file). Nutz and the Fortune bonus so far.
+//! (or one given as a JSON file), and for Fortune Pai Gow the main bet's simulation.
 
 use std::path::PathBuf;
 
@@ -7,9 +7,8 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use pitboss::engine::config::GameConfig;
-use pitboss::engine::config::Rules;
 use pitboss::engine::game::GameId;
-use pitboss::lab::{fortune, mississippi, nutz, ParSheet};
+use pitboss::lab::{caribbean, fortune, mississippi, nutz, ParSheet};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -20,7 +19,7 @@ enum Format {
 
 #[derive(Debug, Args)]
 pub struct ParArgs {
-    /// nutz or fortune_pai_gow (the Fortune bonus).
+    /// mississippi_stud, fortune_pai_gow, nutz or caribbean_stud.
     game: GameId,
     /// Output format.
     #[arg(long, value_enum, default_value = "md")]
@@ -87,9 +86,12 @@ pub fn run(args: ParArgs) -> anyhow::Result<()> {
             }
             vec![fortune::par_sheet(&config, threads).map_err(anyhow::Error::msg)?]
         }
-        GameId::MississippiStud => mississippi_sheets(&config, args.format)?,
-        other => {
-            bail!("the PAR sheet of {other} is not computed yet (Nutz, the Fortune bonus and Mississippi Stud are)")
+        GameId::MississippiStud => vec![
+            mississippi::main_sheet(&config).map_err(anyhow::Error::msg)?,
+            mississippi::bonus_sheet(&config).map_err(anyhow::Error::msg)?,
+        ],
+        GameId::CaribbeanStud => {
+            caribbean::par_sheets(&config, threads).map_err(anyhow::Error::msg)?
         }
     };
     match args.format {
@@ -101,36 +103,4 @@ pub fn run(args: ParArgs) -> anyhow::Result<()> {
         ),
     }
     Ok(())
-}
-
-/// Prints the optimal-strategy summary of the ante and street bets, and returns the bonus sheet.
-fn mississippi_sheets(config: &GameConfig, format: Format) -> anyhow::Result<Vec<ParSheet>> {
-    let Rules::MississippiStud(rules) = &config.rules else {
-        bail!("not Mississippi Stud rules")
-    };
-    let a = mississippi::analyse(rules);
-    let summary = serde_json::json!({
-        "title": "mississippi_stud / ante and street bets, optimal strategy",
-        "config_id": config.id().to_string(),
-        "value_per_ante": a.per_ante(),
-        "average_total_wager_in_antes": a.average_wager(),
-        "return_per_total_wagered": a.return_per_wagered(),
-        "element_of_risk": 1.0 - a.return_per_wagered(),
-        "exact": {"value": a.value.to_string(), "wagered": a.wagered.to_string(), "denominator": a.denominator.to_string()},
-        "starting_hands_folded_on_third_street": a.folds_at_third,
-    });
-    match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
-        _ => println!(
-            "## mississippi_stud / ante and street bets, optimal strategy\n\nvalue per ante {:.6} (house edge {:.4} % of the ante); average total wager {:.6} antes; return per total wagered **{:.4} %** (element of risk {:.4} %)\n",
-            a.per_ante(),
-            -a.per_ante() * 100.0,
-            a.average_wager(),
-            a.return_per_wagered() * 100.0,
-            (1.0 - a.return_per_wagered()) * 100.0
-        ),
-    }
-    Ok(vec![
-        mississippi::bonus_sheet(config).map_err(anyhow::Error::msg)?
-    ])
 }

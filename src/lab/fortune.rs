@@ -83,12 +83,14 @@ pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, String
     let counts = category_counts(threads);
     let rows = FortuneCategory::ALL
         .iter()
-        .map(|&category| ParRow {
-            row: category.id().to_string(),
-            count: u128::from(counts[category as usize]),
-            pays_per_unit: row_for(&rules.bonus_paytable, category)
-                .and_then(|row| row.pay.payout(Money(1)).ok())
-                .map_or(0, |m| u128::from(m.0)),
+        .map(|&category| {
+            ParRow::single(
+                category.id(),
+                u128::from(counts[category as usize]),
+                row_for(&rules.bonus_paytable, category)
+                    .and_then(|row| row.pay.payout(Money(1)).ok())
+                    .map_or(0, |m| u128::from(m.0)),
+            )
         })
         .collect();
     Ok(ParSheet {
@@ -96,5 +98,6 @@ pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, String
         config_id: config.id().to_string(),
         rows,
         denominator: u128::from(HANDS),
+        notes: vec!["exact: every one of the C(53,7) hands, by its best paying category".into()],
     })
 }

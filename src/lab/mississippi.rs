@@ -231,6 +231,125 @@ pub fn analyse(rules: &MississippiRules) -> Analysis {
     }
 }
 
+/// The paytable row index of five cards (`rules.paytable.len()` for a losing hand).
+fn row_index(rules: &MississippiRules, cards: &[Card; 5]) -> usize {
+    let value = poker5::evaluate_unchecked(cards);
+    mississippi_hand(value)
+        .and_then(|h| rules.paytable.iter().position(|r| r.hand == h))
+        .unwrap_or(rules.paytable.len())
+}
+
+/// The ante and street bets under the optimal strategy, row by row: a forward pass over every
+/// card sequence following [`Strategy::advise`]'s choices, counting where each sequence ends (a
+/// fold on some street, or a paytable row at showdown) and what was wagered and paid back there,
+/// in antes. Its totals equal [`analyse`]'s backward-induction values exactly (a test holds them
+/// together).
+pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
+    let Rules::MississippiStud(rules) = &config.rules else {
+        return Err("not a Mississippi Stud configuration".into());
+    };
+    let strategy = Strategy::build(rules);
+    let cards = deck();
+    let rows = rules.paytable.len() + 1;
+    // For every four-card set, how many of the 48 last cards end in each row.
+    let mut histograms: HashMap<u64, Vec<u8>> = HashMap::with_capacity(270_725);
+    for a in 0..52 {
+        for b in a + 1..52 {
+            for c in b + 1..52 {
+                for d in c + 1..52 {
+                    let four = [cards[a], cards[b], cards[c], cards[d]];
+                    let m = mask(&four);
+                    let mut histogram = vec![0u8; rows];
+                    for e in cards.iter().filter(|e| m & 1 << e.index() == 0) {
+                        histogram[row_index(rules, &[four[0], four[1], four[2], four[3], *e])] += 1;
+                    }
+                    histograms.insert(m, histogram);
+                }
+            }
+        }
+    }
+    // Per paytable row (then the loss): count, wagered, returned; then the three folds.
+    let mut showdown = vec![(0u128, 0u128, 0u128); rows];
+    let mut folds = [(0u128, 0u128); 3];
+    let multiple = |k: Option<usize>| k.map(|k| strategy.multiples[k]);
+    for a in 0..52u8 {
+        for b in a + 1..52 {
+            let m2 = 1u64 << a | 1 << b;
+            let Some(k3) = multiple(strategy.at_third(m2).1) else {
+                folds[0].0 += 50 * 49 * 48;
+                folds[0].1 += 50 * 49 * 48;
+                continue;
+            };
+            let staked3 = 1 + k3;
+            for c in unseen(m2) {
+                let m3 = m2 | 1 << c;
+                let Some(k4) = multiple(strategy.at_fourth(m3, staked3).1) else {
+                    folds[1].0 += 49 * 48;
+                    folds[1].1 += 49 * 48 * staked3 as u128;
+                    continue;
+                };
+                let staked4 = staked3 + k4;
+                for d in unseen(m3) {
+                    let m4 = m3 | 1 << d;
+                    let Some(k5) = multiple(strategy.at_fifth(m4, staked4).1) else {
+                        folds[2].0 += 48;
+                        folds[2].1 += 48 * staked4 as u128;
+                        continue;
+                    };
+                    let staked = (staked4 + k5) as u128;
+                    for (row, &n) in histograms.get(&m4).into_iter().flatten().enumerate() {
+                        let n = u128::from(n);
+                        showdown[row].0 += n;
+                        showdown[row].1 += n * staked;
+                    }
+                }
+            }
+        }
+    }
+    let mut sheet_rows = Vec::with_capacity(rows + 3);
+    for (i, (count, wagered, _)) in showdown.iter().enumerate() {
+        let (row, per_unit) = match rules.paytable.get(i) {
+            Some(r) => (
+                crate::codec::id_of(&r.hand),
+                match r.pay {
+                    Pay::Odds(x) => u128::from(x) + 1,
+                    Pay::Push => 1,
+                    Pay::Fixed(_) => {
+                        return Err(
+                            "fixed-amount rows on the ante and streets are not analysed".into()
+                        )
+                    }
+                },
+            ),
+            None => ("loses".to_string(), 0),
+        };
+        sheet_rows.push(ParRow {
+            row,
+            count: *count,
+            wagered: *wagered,
+            returned: wagered * per_unit,
+        });
+    }
+    for (street, (count, wagered)) in ["third", "fourth", "fifth"].iter().zip(folds) {
+        sheet_rows.push(ParRow {
+            row: format!("fold_on_{street}_street"),
+            count,
+            wagered,
+            returned: 0,
+        });
+    }
+    Ok(ParSheet {
+        title: "mississippi_stud / ante and street bets, optimal strategy".into(),
+        config_id: config.id().to_string(),
+        rows: sheet_rows,
+        denominator: 1326 * 50 * 49 * 48,
+        notes: vec![
+            "exact: every sequence of two player and three community cards, played by the optimal strategy (backward induction; ties bet, then the smaller bet)".into(),
+            "amounts in antes; the house edge is per ante, the element of risk per total wagered".into(),
+        ],
+    })
+}
+
 /// The 3-card bonus over all 22 100 community hands.
 pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     let Rules::MississippiStud(rules) = &config.rules else {
@@ -250,12 +369,14 @@ pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     let rows = three_card::Category::ALL
         .iter()
         .rev()
-        .map(|&category| ParRow {
-            row: category.id().to_string(),
-            count: counts.get(&category).copied().unwrap_or(0),
-            pays_per_unit: row_for(&rules.bonus_paytable, category)
-                .and_then(|r| r.pay.payout(Money(1)).ok())
-                .map_or(0, |m| u128::from(m.0)),
+        .map(|&category| {
+            ParRow::single(
+                category.id(),
+                counts.get(&category).copied().unwrap_or(0),
+                row_for(&rules.bonus_paytable, category)
+                    .and_then(|r| r.pay.payout(Money(1)).ok())
+                    .map_or(0, |m| u128::from(m.0)),
+            )
         })
         .collect();
     Ok(ParSheet {
@@ -263,6 +384,7 @@ pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
         config_id: config.id().to_string(),
         rows,
         denominator: 22_100,
+        notes: vec!["exact: all 22 100 three-card community hands".into()],
     })
 }
 

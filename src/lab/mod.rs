@@ -2,12 +2,13 @@
 //! rules and configurations, and raw RNG output for statistical testing. It uses the engine and
 //! never touches the ledger.
 //!
-//! Done so far: the Nutz boxes (exact, by a Markov chain over the hold rule), the Fortune bonus
-//! (exact, over all C(53,7) hands), Mississippi Stud's optimal strategy and 3-card bonus (exact),
-//! the Pai Gow main bet under the house way (simulated, with its confidence interval). To come: the
-//! Caribbean Stud optimal strategy, simulation of whole hands through the engine's commands,
-//! vendor transcripts, a Lab gRPC service.
+//! Exact PAR sheets: the Nutz boxes (a Markov chain over the hold rule), the Fortune bonus (all
+//! C(53,7) hands), Mississippi Stud's and Caribbean Stud's optimal strategies and bonuses; the Pai
+//! Gow main bet under the house way by simulation with its confidence interval. Simulation of
+//! whole hands through the engine's own commands (`simulate`), and vendor transcripts checked
+//! against the engine's rules (`transcript`).
 
+pub mod caribbean;
 pub mod fortune;
 pub mod mississippi;
 pub mod nutz;

@@ -101,26 +101,27 @@ pub fn par_sheets(config: &GameConfig) -> Result<Vec<ParSheet>, String> {
             .paytable
             .iter()
             .filter_map(|row| {
-                by_row.get(&row.hand).map(|&count| ParRow {
-                    row: crate::codec::id_of(&row.hand),
-                    count,
-                    pays_per_unit: row
-                        .pay
-                        .payout(crate::engine::money::Money(1))
-                        .map_or(0, |m| u128::from(m.0)),
+                by_row.get(&row.hand).map(|&count| {
+                    ParRow::single(
+                        crate::codec::id_of(&row.hand),
+                        count,
+                        row.pay
+                            .payout(crate::engine::money::Money(1))
+                            .map_or(0, |m| u128::from(m.0)),
+                    )
                 })
             })
             .collect();
-        rows.push(ParRow {
-            row: "loses".into(),
-            count: losing,
-            pays_per_unit: 0,
-        });
+        rows.push(ParRow::single("loses", losing, 0));
         sheets.push(ParSheet {
             title: format!("nutz / {bet}"),
             config_id: config.id().to_string(),
             rows,
             denominator,
+            notes: vec![format!(
+                "exact: every dice outcome over {} shakes, with the hold rule",
+                rules.max_shakes
+            )],
         });
     }
     Ok(sheets)

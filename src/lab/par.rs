@@ -1,22 +1,51 @@
-//! A PAR sheet: every paytable row with its exact probability (a fraction), what it pays, its
-//! contribution to the return; the return, the house edge and the hit frequency. Printed as
-//! Markdown, CSV or JSON. Probabilities are exact integers over a common denominator; only the
-//! printed percentages are floating point.
+//! A PAR sheet: every outcome row with its exact weight (a fraction), how much is wagered and
+//! returned on it, its contribution to the return; the return per total wagered, the house edge per
+//! initial unit, the element of risk, the average total wager and the hit frequency. Printed as
+//! Markdown, CSV or JSON. Weights and amounts are exact integers over a common denominator; only
+//! the printed percentages are floating point.
+//!
+//! A single bet (a side bet, a Nutz box) stakes one unit on every outcome, so its return per
+//! wagered and its house edge agree. A game where the player raises or bets more on some outcomes
+//! (Caribbean Stud, Mississippi Stud) wagers more than one unit on those rows: the sheet then tells
+//! the house edge per initial unit (the ante) from the element of risk (per total wagered).
 
 use serde_json::json;
 
-/// One paytable row of a PAR sheet.
+/// One outcome row of a PAR sheet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParRow {
     /// The paytable row (or outcome) id.
     pub row: String,
     /// How many equally likely outcomes (or weight over `denominator`) give this row.
     pub count: u128,
-    /// What one unit staked pays back on this row, stake included (0 for a loss).
-    pub pays_per_unit: u128,
+    /// Σ over those outcomes of the amount wagered, in units of the initial stake.
+    pub wagered: u128,
+    /// Σ over those outcomes of the amount paid back, stake included (0 for a loss).
+    pub returned: u128,
 }
 
-/// A PAR sheet for one bet.
+impl ParRow {
+    /// A row of a single bet: one unit staked, `pays_per_unit` paid back (stake included).
+    pub fn single(row: impl Into<String>, count: u128, pays_per_unit: u128) -> ParRow {
+        ParRow {
+            row: row.into(),
+            count,
+            wagered: count,
+            returned: count * pays_per_unit,
+        }
+    }
+
+    /// What one unit wagered on this row pays back, stake included (0 for a row never reached).
+    pub fn pays_per_wagered(&self) -> f64 {
+        if self.wagered == 0 {
+            0.0
+        } else {
+            self.returned as f64 / self.wagered as f64
+        }
+    }
+}
+
+/// A PAR sheet for one bet or one game's main wagers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParSheet {
     /// What the sheet is for ("nutz / box_one_pair", "fortune_pai_gow / fortune_bonus").
@@ -27,55 +56,95 @@ pub struct ParSheet {
     pub rows: Vec<ParRow>,
     /// The total weight of all outcomes.
     pub denominator: u128,
+    /// Anything a reader needs to know about how the sheet was computed (strategy, stake).
+    pub notes: Vec<String>,
 }
 
 impl ParSheet {
-    /// Σ count × pays, exactly: the return is this over `denominator`.
+    /// Σ returned over all rows, exactly.
     pub fn returned(&self) -> u128 {
-        self.rows.iter().map(|r| r.count * r.pays_per_unit).sum()
+        self.rows.iter().map(|r| r.returned).sum()
     }
 
-    /// The return per unit staked.
+    /// Σ wagered over all rows, exactly (`denominator` for a single bet).
+    pub fn wagered(&self) -> u128 {
+        self.rows.iter().map(|r| r.wagered).sum()
+    }
+
+    /// The return per unit wagered (all wagers of the hand counted).
     pub fn return_rate(&self) -> f64 {
-        self.returned() as f64 / self.denominator as f64
+        self.returned() as f64 / self.wagered() as f64
     }
 
-    /// 1 − return.
+    /// The average total wager per hand, in units of the initial stake.
+    pub fn average_wager(&self) -> f64 {
+        self.wagered() as f64 / self.denominator as f64
+    }
+
+    /// The player's expected loss per initial unit (the house edge as casinos quote it).
     pub fn house_edge(&self) -> f64 {
+        (self.wagered() as f64 - self.returned() as f64) / self.denominator as f64
+    }
+
+    /// The player's expected loss per unit wagered (1 − return).
+    pub fn element_of_risk(&self) -> f64 {
         1.0 - self.return_rate()
     }
 
-    /// The probability that the bet pays something (wins or pushes).
+    /// The probability that the hand pays something back (a win or a push).
     pub fn hit_frequency(&self) -> f64 {
         let hits: u128 = self
             .rows
             .iter()
-            .filter(|r| r.pays_per_unit > 0)
+            .filter(|r| r.returned > 0)
             .map(|r| r.count)
             .sum();
         hits as f64 / self.denominator as f64
     }
 
+    /// The row with this id.
+    pub fn row(&self, id: &str) -> Option<&ParRow> {
+        self.rows.iter().find(|r| r.row == id)
+    }
+
     /// As Markdown.
     pub fn markdown(&self) -> String {
-        let mut out = format!("## {}\n\nconfiguration `{}`\n\n| row | count | probability | pays (per 1) | contribution |\n| --- | ---: | ---: | ---: | ---: |\n", self.title, self.config_id);
+        let mut out = format!(
+            "## {}\n\nconfiguration `{}`\n\n",
+            self.title, self.config_id
+        );
+        for note in &self.notes {
+            out += &format!("- {note}\n");
+        }
+        if !self.notes.is_empty() {
+            out += "\n";
+        }
+        out += "| row | count | probability | wagered (avg) | pays per 1 wagered | contribution |\n| --- | ---: | ---: | ---: | ---: | ---: |\n";
         for r in &self.rows {
             let p = r.count as f64 / self.denominator as f64;
+            let average = if r.count == 0 {
+                0.0
+            } else {
+                r.wagered as f64 / r.count as f64
+            };
             out += &format!(
-                "| {} | {} | {:.10} | {} | {:.6} % |\n",
+                "| {} | {} | {:.10} | {:.4} | {:.4} | {:.6} % |\n",
                 r.row,
                 r.count,
                 p,
-                r.pays_per_unit,
-                p * r.pays_per_unit as f64 * 100.0
+                average,
+                r.pays_per_wagered(),
+                r.returned as f64 / self.wagered() as f64 * 100.0
             );
         }
         out += &format!(
-            "\nreturn {} / {} = **{:.4} %**; house edge {:.4} %; hit frequency {:.4} %\n",
+            "\nreturned {} / wagered {} = **{:.4} %** of the total wagered; house edge {:.4} % per initial unit; element of risk {:.4} %; average total wager {:.4} units; hit frequency {:.4} %\n",
             self.returned(),
-            self.denominator,
+            self.wagered(),
             self.return_rate() * 100.0,
             self.house_edge() * 100.0,
+            self.element_of_risk() * 100.0,
+            self.average_wager(),
             self.hit_frequency() * 100.0
         );
         out
@@ -83,36 +152,44 @@ impl ParSheet {
 
     /// As CSV (one line per row, then a `total` line).
     pub fn csv(&self) -> String {
-        let mut out = String::from("sheet,row,count,denominator,pays_per_unit\n");
+        let mut out = String::from("sheet,row,count,denominator,wagered,returned\n");
         for r in &self.rows {
             out += &format!(
-                "{},{},{},{},{}\n",
-                self.title, r.row, r.count, self.denominator, r.pays_per_unit
+                "{},{},{},{},{},{}\n",
+                self.title, r.row, r.count, self.denominator, r.wagered, r.returned
             );
         }
         out += &format!(
-            "{},total_returned,{},{},\n",
+            "{},total,{},{},{},{}\n",
             self.title,
-            self.returned(),
-            self.denominator
+            self.rows.iter().map(|r| r.count).sum::<u128>(),
+            self.denominator,
+            self.wagered(),
+            self.returned()
         );
         out
     }
 
-    /// As JSON.
+    /// As JSON (exact integers as strings, since they can pass 2^53).
     pub fn json(&self) -> serde_json::Value {
         json!({
             "title": self.title,
             "config_id": self.config_id,
+            "notes": self.notes,
             "denominator": self.denominator.to_string(),
             "rows": self.rows.iter().map(|r| json!({
                 "row": r.row,
                 "count": r.count.to_string(),
-                "pays_per_unit": r.pays_per_unit.to_string(),
+                "wagered": r.wagered.to_string(),
+                "returned": r.returned.to_string(),
+                "probability": r.count as f64 / self.denominator as f64,
             })).collect::<Vec<_>>(),
+            "wagered": self.wagered().to_string(),
             "returned": self.returned().to_string(),
             "return": self.return_rate(),
             "house_edge": self.house_edge(),
+            "element_of_risk": self.element_of_risk(),
+            "average_wager": self.average_wager(),
             "hit_frequency": self.hit_frequency(),
         })
     }

@@ -9,12 +9,13 @@ use std::collections::HashMap;
 use super::convert::{self, hand_view, optional, status};
 use crate::codec;
 use crate::engine::card::Card;
-use crate::engine::config::{ConfigId, Rules};
+use crate::engine::config::{ConfigId, MississippiRules, Rules};
+use crate::engine::game::Seat;
 use crate::engine::games::view::player_view;
 use crate::engine::games::{Action, Status as HandStatus};
 use crate::engine::settlement::BetId;
 use crate::floor::{Floor, HandSnapshot, OpenRequest};
-use crate::lab::mississippi;
+use crate::lab::{caribbean, mississippi};
 use crate::proto;
 use crate::proto::play_server::Play;
 
@@ -37,62 +38,100 @@ impl PlayService {
         }
     }
 
-    /// The hand's view with the optimal strategy's advice for a Mississippi Stud decision.
+    /// The hand's view, with the optimal strategy's advice for the decision it awaits.
     async fn respond(
         &self,
         snapshot: HandSnapshot,
     ) -> Result<Response<proto::HandResponse>, Status> {
         let mut view = hand_view(&snapshot.id, &snapshot.hand);
-        let hand = &snapshot.hand;
-        if let (Rules::MississippiStud(rules), HandStatus::InProgress) =
-            (&hand.config().rules, hand.status())
-        {
-            let cell = {
-                let mut map = self
-                    .strategies
-                    .lock()
-                    .map_err(|_| Status::internal("strategy cache poisoned"))?;
-                map.entry(hand.config().id()).or_default().clone()
-            };
-            let rules = rules.clone();
-            let strategy = cell
-                .get_or_try_init(|| async move {
-                    tokio::task::spawn_blocking(move || {
-                        Arc::new(mississippi::Strategy::build(&rules))
-                    })
-                    .await
-                })
-                .await
-                .map_err(|e| Status::internal(e.to_string()))?;
-            let player = player_view(hand);
-            let seen: Vec<Card> = player
-                .seats
-                .iter()
-                .flat_map(|s| s.cards.iter().flatten().copied())
-                .collect();
-            let ante = hand
-                .stakes()
-                .iter()
-                .find(|w| w.bet == BetId::Ante)
-                .map_or(1, |w| w.amount.0.max(1));
-            let staked: u64 = hand
-                .stakes()
-                .iter()
-                .filter(|w| w.bet != BetId::Bonus)
-                .map(|w| w.amount.0)
-                .sum();
-            if let Some(choice) = strategy.advise(&seen, (staked / ante) as u32) {
-                let action = match choice {
-                    Some(multiple) => Action::Bet { multiple },
-                    None => Action::Fold,
-                };
-                view.advice = Some(codec::action_to(&action));
-            }
+        if let Some(action) = self.advice(&snapshot.hand).await? {
+            view.advice = Some(codec::action_to(&action));
         }
         Ok(Response::new(proto::HandResponse {
             hand: Some(view),
             duplicate: snapshot.duplicate,
         }))
+    }
+
+    /// The optimal strategy's decision for a hand in progress: Mississippi Stud from the lab's
+    /// exact tables, Caribbean Stud by exact enumeration of the dealer's completions. (Pai Gow's
+    /// advice, the house way, is already in the view.)
+    async fn advice(&self, hand: &crate::engine::games::Hand) -> Result<Option<Action>, Status> {
+        if hand.status() != HandStatus::InProgress {
+            return Ok(None);
+        }
+        let view = player_view(hand);
+        let visible = |seat: Seat| -> Vec<Card> {
+            view.seats
+                .iter()
+                .filter(|s| s.seat == seat)
+                .flat_map(|s| s.cards.iter().flatten().copied())
+                .collect()
+        };
+        match &hand.config().rules {
+            Rules::MississippiStud(rules) => {
+                let strategy = self.mississippi_strategy(hand.config().id(), rules).await?;
+                let mut seen = visible(Seat::Player);
+                seen.extend(visible(Seat::Community));
+                let stake = |bet: Option<BetId>| -> u64 {
+                    hand.stakes()
+                        .iter()
+                        .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
+                        .map(|w| w.amount.0)
+                        .sum()
+                };
+                let ante = stake(Some(BetId::Ante)).max(1);
+                Ok(strategy
+                    .advise(&seen, (stake(None) / ante) as u32)
+                    .map(|choice| match choice {
+                        Some(multiple) => Action::Bet { multiple },
+                        None => Action::Fold,
+                    }))
+            }
+            Rules::CaribbeanStud(rules) => {
+                let dealer = visible(Seat::Dealer);
+                let (Ok(player), [up]) =
+                    (<[Card; 5]>::try_from(visible(Seat::Player)), &dealer[..])
+                else {
+                    return Ok(None);
+                };
+                let up = *up;
+                let rules = rules.clone();
+                let decision =
+                    tokio::task::spawn_blocking(move || caribbean::advise(&rules, &player, up))
+                        .await
+                        .map_err(|e| Status::internal(e.to_string()))?
+                        .map_err(Status::internal)?;
+                Ok(Some(match decision {
+                    caribbean::Decision::Raise => Action::Raise,
+                    caribbean::Decision::Fold => Action::Fold,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The Mississippi Stud strategy of a configuration, built once on first use.
+    async fn mississippi_strategy(
+        &self,
+        id: ConfigId,
+        rules: &MississippiRules,
+    ) -> Result<Arc<mississippi::Strategy>, Status> {
+        let cell = {
+            let mut map = self
+                .strategies
+                .lock()
+                .map_err(|_| Status::internal("strategy cache poisoned"))?;
+            map.entry(id).or_default().clone()
+        };
+        let rules = rules.clone();
+        cell.get_or_try_init(|| async move {
+            tokio::task::spawn_blocking(move || Arc::new(mississippi::Strategy::build(&rules)))
+                .await
+        })
+        .await
+        .cloned()
+        .map_err(|e| Status::internal(e.to_string()))
     }
 }
 

@@ -48,8 +48,8 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
     }
 }
 
-/// A-K high or better.
-pub(crate) fn dealer_qualifies(value: HandValue) -> bool {
+/// Whether a dealer hand qualifies: A-K high or better (any pair, or no pair with an ace and a king).
+pub fn dealer_qualifies(value: HandValue) -> bool {
     const KING: u32 = 1 << 11;
     let primary = (value.raw() >> 13) & 0x1FFF;
     value.category() >= Category::Pair || (primary & u32::from(ACE) != 0 && primary & KING != 0)

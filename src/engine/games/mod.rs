@@ -31,6 +31,7 @@ use super::money::{Money, MoneyOverflow, SignedMinor};
 use super::rng::{Commitment, Seed, WordStream};
 use super::settlement::{BetId, Settlement, Wager};
 
+pub use caribbean::dealer_qualifies;
 pub(crate) use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 pub use void::{Void, VoidKind, VoidLine, VoidOrder};

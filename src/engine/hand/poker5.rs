@@ -84,6 +84,11 @@ impl HandValue {
         self.0
     }
 
+    /// A value back from [`HandValue::raw`] (only for values the evaluator produced).
+    pub(crate) const fn from_raw(raw: u32) -> HandValue {
+        HandValue(raw)
+    }
+
     /// The rank of the pair, for a one-pair hand.
     pub fn pair_rank(self) -> Option<Rank> {
         if self.category() == Category::Pair {
