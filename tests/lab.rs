@@ -318,6 +318,25 @@ fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
         payouts.raise_net(pitboss::engine::hand::poker5::Category::Pair, &tie) > payouts.fold_net()
     );
 
+    // The decision table (one bit per hand and up card, built by the sweep for the up cards of the
+    // first suit) against enumeration, for hands and up cards of every suit.
+    let (_, table) = caribbean::analyse(rules, 2).unwrap();
+    let mut raised = 0;
+    for n in 0..200u64 {
+        let seed = Seed::from_bytes(Sha256::digest(format!("caribbean {n}")).into());
+        let deck = seed.stream().shuffle(Deck::Standard52);
+        let player: [Card; 5] = deck[..5].try_into().unwrap();
+        let decision = table.decide(&player, deck[5]);
+        assert_eq!(
+            decision,
+            caribbean::advise(rules, &player, deck[5]).unwrap(),
+            "{player:?} {}",
+            deck[5]
+        );
+        raised += usize::from(decision == Decision::Raise);
+    }
+    assert!((60..140).contains(&raised), "{raised} of 200 raised");
+
     let sheets = caribbean::par_sheets(&config, 2).unwrap();
     let main = &sheets[0];
     assert_eq!(
@@ -345,4 +364,111 @@ fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
         bonus.returned() * 2_598_960,
         (4 * 10_000 + 36 * 1_000 + 624 * 500 + 3_744 * 250 + 5_108 * 150) * bonus.denominator
     );
+}
+
+/// Whole hands through the engine's commands, every game: the rows hit are the exact sheet's rows,
+/// the chi-square against the exact sheet does not reject it, the report is the same on one thread
+/// as on two (hand seeds come from the run seed and the hand's number), and a strategy other than
+/// the one the sheet assumes is told apart by the same test.
+#[test]
+fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
+    use pitboss::lab::simulate::{self, Request, Strategy};
+    use std::sync::atomic::AtomicU64;
+    let run = |game, hands, strategy, threads| {
+        let request = Request {
+            config: GameConfig::default_for(game),
+            hands,
+            strategy,
+            seed: Seed::from_bytes([7; 32]),
+            threads,
+        };
+        let progress = AtomicU64::new(0);
+        let report = simulate::run(&request, &progress).unwrap();
+        assert_eq!(progress.into_inner(), hands, "every hand counted once");
+        report
+    };
+    for game in [
+        GameId::MississippiStud,
+        GameId::CaribbeanStud,
+        GameId::FortunePaiGow,
+        GameId::Nutz,
+    ] {
+        let report = run(game, 40_000, Strategy::Optimal, 2);
+        assert_eq!(report.hands, 40_000);
+        for group in &report.groups {
+            assert_eq!(group.tally.hands, 40_000, "{game} {}", group.name);
+            assert_eq!(
+                group.tally.rows.values().sum::<u64>(),
+                40_000,
+                "{game} {}",
+                group.name
+            );
+            let (low, high) = group.tally.interval();
+            assert!(low < group.tally.return_rate() && group.tally.return_rate() < high);
+            match (&group.exact, &group.chi_square) {
+                (Some(_), Some(chi)) => {
+                    assert!(
+                        chi.unknown_rows.is_empty(),
+                        "{game} {}: {chi:?}",
+                        group.name
+                    );
+                    assert!(chi.p_value > 0.0001, "{game} {}: {chi:?}", group.name);
+                }
+                (None, None) => assert_eq!(
+                    (game, group.name.as_str()),
+                    (GameId::FortunePaiGow, "main"),
+                    "only the Pai Gow main bet has no exact sheet"
+                ),
+                other => panic!("{game} {}: {other:?}", group.name),
+            }
+        }
+    }
+    // One thread or two: the same hands, the same report.
+    let one = run(GameId::MississippiStud, 3_000, Strategy::Optimal, 1);
+    let two = run(GameId::MississippiStud, 3_000, Strategy::Optimal, 2);
+    for (a, b) in one.groups.iter().zip(&two.groups) {
+        assert_eq!(a.tally, b.tally);
+    }
+    // Never folding is not the optimal strategy: its rows are far from the optimal sheet.
+    let always = run(GameId::MississippiStud, 20_000, Strategy::Always, 2);
+    let main = &always.groups[0];
+    assert!(main.chi_square.is_none(), "no exact sheet for 'always'");
+    let optimal =
+        pitboss::lab::mississippi::main_sheet(&GameConfig::default_for(GameId::MississippiStud))
+            .unwrap();
+    let chi = simulate::chi_square(&main.tally, &optimal);
+    assert!(chi.p_value < 1e-9, "{chi:?}");
+    assert!(!main.tally.rows.contains_key("fold_on_third_street"));
+}
+
+#[test]
+fn simulate_command_prints_the_report() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args([
+            "simulate",
+            "caribbean_stud",
+            "--hands",
+            "2000",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["hands"], 2000);
+    assert_eq!(report["groups"][0]["name"], "main");
+    assert!(report["groups"][0]["chi_square"]["p_value"]
+        .as_f64()
+        .is_some());
+    let bad = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["simulate", "nutz", "--strategy", "always", "--hands", "10"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("does not apply"));
 }

@@ -12,6 +12,7 @@ mod par;
 mod replay;
 mod rng;
 mod serve;
+mod simulate;
 mod vectors;
 mod verify;
 mod void;
@@ -56,6 +57,9 @@ enum Command {
     LedgerLoad(ledger_load::LedgerLoadArgs),
     /// Exact PAR sheets of a game: every row's probability and contribution, return, house edge.
     Par(par::ParArgs),
+    /// Play many hands through the engine's commands: return, 95 % interval, row frequencies and
+    /// a chi-square against the exact PAR sheet.
+    Simulate(simulate::SimulateArgs),
     /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
     Rng(rng::RngArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
@@ -84,6 +88,7 @@ impl Cli {
             Command::RngVectors => vectors::run().map(|()| ok),
             Command::Par(args) => par::run(args).map(|()| ok),
             Command::Rng(args) => rng::run(args).map(|()| ok),
+            Command::Simulate(args) => simulate::run(args).map(|()| ok),
         }
     }
 }

@@ -398,23 +398,79 @@ impl Tally {
     }
 }
 
-/// The optimal strategy's totals over every deal, on `threads` threads (up cards shared out).
-pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<Tally, String> {
+/// The optimal decision of every (player hand, up card), one bit each (4 MB): built by the same
+/// sweep as the analysis, read in constant time (for simulation of millions of hands).
+pub struct DecisionTable {
+    /// Per up-card rank (the up card taken in the first suit), a bit per player hand numbered by
+    /// its colexicographic rank among all five-card sets: set means raise.
+    raise: Vec<Vec<u64>>,
+}
+
+/// The colexicographic rank of an ascending five-card set among all C(52,5).
+fn colex5(set: &[u8; 5]) -> usize {
+    let binom = |n: usize, k: usize| -> usize {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
+    };
+    set.iter()
+        .enumerate()
+        .map(|(i, &c)| binom(usize::from(c), i + 1))
+        .sum()
+}
+
+impl DecisionTable {
+    /// The optimal decision for this player hand and up card.
+    pub fn decide(&self, player: &[Card; 5], up: Card) -> Decision {
+        // Swap the up card's suit with the first suit, in the player's hand too (suits are symmetric).
+        let suit = up.index() % 4;
+        let swap = |c: Card| -> u8 {
+            let i = c.index();
+            let s = i % 4;
+            let t = if s == suit {
+                0
+            } else if s == 0 {
+                suit
+            } else {
+                s
+            };
+            i - s + t
+        };
+        let mut set = player.map(swap);
+        set.sort_unstable();
+        let rank = usize::from(up.index() / 4);
+        let n = colex5(&set);
+        match self.raise.get(rank).and_then(|bits| bits.get(n / 64)) {
+            Some(word) if word >> (n % 64) & 1 == 1 => Decision::Raise,
+            _ => Decision::Fold,
+        }
+    }
+}
+
+/// One up-card rank's decision bits.
+type RankBits = (usize, Vec<u64>);
+
+/// The optimal strategy's totals over every deal, on `threads` threads (up cards shared out), and
+/// its decision table.
+pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, DecisionTable), String> {
     let payouts = Payouts::of(rules)?;
     let hands = SortedHands::build();
     let next = AtomicUsize::new(0);
-    let partials: Vec<Tally> = std::thread::scope(|scope| {
+    let partials: Vec<(Tally, Vec<RankBits>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.clamp(1, 13))
             .map(|_| {
                 scope.spawn(|| {
                     let mut tally = Tally::default();
+                    let mut tables = Vec::new();
                     loop {
                         let rank = next.fetch_add(1, Ordering::Relaxed);
                         if rank >= 13 {
-                            break tally;
+                            break (tally, tables);
                         }
+                        let mut bits = vec![0u64; 2_598_960usize.div_ceil(64)];
                         // The up card of this rank in the first suit; the other suits are symmetric.
-                        sweep(&hands, 4 * rank as u8, |_, value, counts| {
+                        sweep(&hands, 4 * rank as u8, |set, value, counts| {
                             let category = value.category();
                             match payouts.decide(category, &counts) {
                                 Decision::Fold => {
@@ -422,6 +478,8 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<Tally, String> 
                                     tally.folded_situations += 1;
                                 }
                                 Decision::Raise => {
+                                    let n = colex5(set);
+                                    bits[n / 64] |= 1 << (n % 64);
                                     tally.not_qualifying += u128::from(counts.not_qualifying);
                                     tally.player_higher[category as usize] +=
                                         u128::from(counts.player_higher);
@@ -431,6 +489,7 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<Tally, String> 
                                 }
                             }
                         });
+                        tables.push((rank, bits));
                     }
                 })
             })
@@ -441,10 +500,14 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<Tally, String> 
             .collect()
     });
     let mut total = Tally::default();
-    for partial in &partials {
-        total.add(partial);
+    let mut raise = vec![Vec::new(); 13];
+    for (partial, tables) in partials {
+        total.add(&partial);
+        for (rank, bits) in tables {
+            raise[rank] = bits;
+        }
     }
-    Ok(total.scaled(4))
+    Ok((total.scaled(4), DecisionTable { raise }))
 }
 
 /// The PAR sheets of a Caribbean Stud configuration: the ante and raise under the optimal
@@ -457,7 +520,7 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
         ));
     };
     let payouts = Payouts::of(rules)?;
-    let tally = analyse(rules, threads)?;
+    let (tally, _) = analyse(rules, threads)?;
     let w = payouts.wagered() as u128;
     let ante_win = payouts.ante_win as u128;
     let m = payouts.raise_multiple as u128;

@@ -15,5 +15,6 @@ pub mod nutz;
 pub mod pai_gow;
 pub mod par;
 pub mod rng_output;
+pub mod simulate;
 
 pub use par::{ParRow, ParSheet};
