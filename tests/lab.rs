@@ -166,13 +166,17 @@ fn rng_command_writes_raw_words() {
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json.as_array().unwrap().len(), 7);
+    assert_eq!(json["sheets"].as_array().unwrap().len(), 7);
+    assert!(json["main_bet_simulation"].is_null());
     let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-        .args(["par", "caribbean_stud"])
+        .args(["par", "caribbean_stud", "--format", "csv"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not computed yet"));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text
+        .contains("caribbean_stud / ante and raise, optimal strategy,player_higher_royal_flush,"));
+    assert!(text.contains("caribbean_stud / bonus,total,"));
 }
 
 #[test]

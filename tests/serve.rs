@@ -176,7 +176,13 @@ async fn reflection_v1_and_v1alpha_list_every_service() {
         list_services!(v1, server.address.clone()),
         list_services!(v1alpha, server.address.clone()),
     ] {
-        for expected in ["pitboss.v1.Audit", "grpc.health.v1.Health"] {
+        for expected in [
+            "pitboss.v1.Audit",
+            "pitboss.v1.Play",
+            "pitboss.v1.Operations",
+            "pitboss.v1.Lab",
+            "grpc.health.v1.Health",
+        ] {
             assert!(
                 services.iter().any(|s| s == expected),
                 "{expected} missing from {services:?}"

@@ -562,6 +562,8 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
     let raised: u128 = tally.raised_situations.iter().sum();
     let main = ParSheet {
         title: "caribbean_stud / ante and raise, optimal strategy".into(),
+        bets: "main".into(),
+        optimal_play: true,
         config_id: config.id().to_string(),
         rows,
         denominator: u128::from(PLAYER_SITUATIONS) * u128::from(COMPLETIONS),
@@ -601,6 +603,8 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
     bonus_rows.push(ParRow::single("loses_or_folded", losing, 0));
     let bonus = ParSheet {
         title: "caribbean_stud / bonus".into(),
+        bets: "bonus".into(),
+        optimal_play: true,
         config_id: config.id().to_string(),
         rows: bonus_rows,
         denominator: u128::from(PLAYER_SITUATIONS),

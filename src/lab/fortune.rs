@@ -95,6 +95,8 @@ pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, String
         .collect();
     Ok(ParSheet {
         title: "fortune_pai_gow / fortune_bonus".into(),
+        bets: "fortune_bonus".into(),
+        optimal_play: false,
         config_id: config.id().to_string(),
         rows,
         denominator: u128::from(HANDS),

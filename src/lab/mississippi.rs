@@ -340,6 +340,8 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     }
     Ok(ParSheet {
         title: "mississippi_stud / ante and street bets, optimal strategy".into(),
+        bets: "main".into(),
+        optimal_play: true,
         config_id: config.id().to_string(),
         rows: sheet_rows,
         denominator: 1326 * 50 * 49 * 48,
@@ -381,6 +383,8 @@ pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
         .collect();
     Ok(ParSheet {
         title: "mississippi_stud / bonus".into(),
+        bets: "bonus".into(),
+        optimal_play: false,
         config_id: config.id().to_string(),
         rows,
         denominator: 22_100,

@@ -18,3 +18,21 @@ pub mod rng_output;
 pub mod simulate;
 
 pub use par::{ParRow, ParSheet};
+
+use crate::engine::config::GameConfig;
+use crate::engine::game::GameId;
+
+/// Every exact PAR sheet of a configuration, on `threads` threads: Mississippi Stud's ante and
+/// streets (optimal play) and bonus; Caribbean Stud's ante and raise (optimal play) and bonus; the
+/// Fortune bonus; the seven Nutz boxes. (The Pai Gow main bet is simulated: [`pai_gow`].)
+pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
+    match config.game {
+        GameId::MississippiStud => Ok(vec![
+            mississippi::main_sheet(config)?,
+            mississippi::bonus_sheet(config)?,
+        ]),
+        GameId::CaribbeanStud => caribbean::par_sheets(config, threads),
+        GameId::FortunePaiGow => Ok(vec![fortune::par_sheet(config, threads)?]),
+        GameId::Nutz => nutz::par_sheets(config),
+    }
+}

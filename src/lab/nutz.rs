@@ -115,6 +115,8 @@ pub fn par_sheets(config: &GameConfig) -> Result<Vec<ParSheet>, String> {
         rows.push(ParRow::single("loses", losing, 0));
         sheets.push(ParSheet {
             title: format!("nutz / {bet}"),
+            bets: bet.to_string(),
+            optimal_play: false,
             config_id: config.id().to_string(),
             rows,
             denominator,

@@ -50,6 +50,11 @@ impl ParRow {
 pub struct ParSheet {
     /// What the sheet is for ("nutz / box_one_pair", "fortune_pai_gow / fortune_bonus").
     pub title: String,
+    /// The bets it covers, as simulation reports name them: "main" (the ante and what follows
+    /// it), "bonus", "fortune_bonus", or a Nutz box.
+    pub bets: String,
+    /// Whether the numbers assume the lab's optimal strategy (otherwise no decision matters).
+    pub optimal_play: bool,
     /// The configuration id the numbers come from.
     pub config_id: String,
     /// The rows, paying and losing; their counts sum to `denominator`.

@@ -25,7 +25,7 @@ use crate::engine::rng::Seed;
 use crate::engine::settlement::{BetId, BetLine, Wager};
 
 use super::par::ParSheet;
-use super::{caribbean, fortune, mississippi, nutz};
+use super::{caribbean, mississippi};
 
 /// How the simulated player decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,11 @@ impl std::fmt::Display for Strategy {
             Strategy::Always => "always",
         })
     }
+}
+
+/// Whether a game can be played with a strategy (Pai Gow and Nutz have only the optimal one).
+pub fn supports(game: GameId, strategy: Strategy) -> bool {
+    strategy == Strategy::Optimal || matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
 }
 
 /// What a run is asked to do.
@@ -201,8 +206,8 @@ impl Player {
                 Player::Caribbean(Some(caribbean::analyse(r, threads)?.1))
             }
             (Rules::CaribbeanStud(_), _) => Player::Caribbean(None),
-            (Rules::FortunePaiGow(_), Strategy::Optimal) => Player::PaiGow,
-            (Rules::Nutz(_), Strategy::Optimal) => Player::Nutz,
+            (Rules::FortunePaiGow(_), _) if supports(config.game, strategy) => Player::PaiGow,
+            (Rules::Nutz(_), _) if supports(config.game, strategy) => Player::Nutz,
             (_, other) => {
                 return Err(format!(
                     "{} has one way to play (the house way, or shaking): strategy {other} does not apply",
@@ -457,39 +462,18 @@ pub fn run(request: &Request, progress: &AtomicU64) -> Result<Report, String> {
     })
 }
 
-/// The exact sheets the groups are held against, by group name (none for a strategy the sheets
-/// do not assume, nor for the Pai Gow main bet, which has no exact sheet).
+/// The exact sheets the groups are held against, by group name: those that assume a strategy
+/// only when that strategy is played (the Pai Gow main bet has no exact sheet).
 fn exact_sheets(
     config: &GameConfig,
     strategy: Strategy,
     threads: usize,
 ) -> Result<BTreeMap<String, ParSheet>, String> {
-    let mut out = BTreeMap::new();
-    match config.game {
-        GameId::MississippiStud => {
-            if strategy == Strategy::Optimal {
-                out.insert("main".into(), mississippi::main_sheet(config)?);
-            }
-            out.insert("bonus".into(), mississippi::bonus_sheet(config)?);
-        }
-        GameId::CaribbeanStud if strategy == Strategy::Optimal => {
-            let mut sheets = caribbean::par_sheets(config, threads)?.into_iter();
-            if let (Some(main), Some(bonus)) = (sheets.next(), sheets.next()) {
-                out.insert("main".into(), main);
-                out.insert("bonus".into(), bonus);
-            }
-        }
-        GameId::CaribbeanStud => {}
-        GameId::FortunePaiGow => {
-            out.insert("fortune_bonus".into(), fortune::par_sheet(config, threads)?);
-        }
-        GameId::Nutz => {
-            for (bet, sheet) in BetId::NUTZ_BOXES.iter().zip(nutz::par_sheets(config)?) {
-                out.insert(bet.to_string(), sheet);
-            }
-        }
-    }
-    Ok(out)
+    Ok(super::exact_par_sheets(config, threads)?
+        .into_iter()
+        .filter(|sheet| strategy == Strategy::Optimal || !sheet.optimal_play)
+        .map(|sheet| (sheet.bets.clone(), sheet))
+        .collect())
 }
 
 /// Pearson's chi-square of the simulated row counts against the sheet's exact probabilities;

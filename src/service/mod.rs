@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod convert;
+pub mod lab;
 pub mod operations;
 pub mod play;
 pub mod server;

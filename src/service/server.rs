@@ -8,10 +8,12 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use super::audit::AuditService;
+use super::lab::LabService;
 use super::operations::OperationsService;
 use super::play::PlayService;
 use crate::floor::Floor;
 use crate::proto::audit_server::AuditServer;
+use crate::proto::lab_server::LabServer;
 use crate::proto::operations_server::OperationsServer;
 use crate::proto::play_server::PlayServer;
 
@@ -49,6 +51,7 @@ pub async fn serve(
     health
         .set_serving::<OperationsServer<OperationsService>>()
         .await;
+    health.set_serving::<LabServer<LabService>>().await;
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
@@ -65,6 +68,7 @@ pub async fn serve(
         .add_service(AuditServer::new(AuditService::new(floor.clone())))
         .add_service(PlayServer::new(PlayService::new(floor.clone())))
         .add_service(OperationsServer::new(OperationsService::new(floor.clone())))
+        .add_service(LabServer::new(LabService::new(floor.clone())))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await?;
     // The ledger stays open until every call has drained; closing it lets its writer finish.
