@@ -2,6 +2,7 @@
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
 mod bench_load;
+mod check;
 mod client;
 mod deal;
 mod demo;
@@ -57,6 +58,9 @@ enum Command {
     LedgerLoad(ledger_load::LedgerLoadArgs),
     /// Exact PAR sheets of a game: every row's probability and contribution, return, house edge.
     Par(par::ParArgs),
+    /// Check a hand played by another system (a vendor transcript) against our rules and its
+    /// claimed payouts.
+    Check(check::CheckArgs),
     /// Play many hands through the engine's commands: return, 95 % interval, row frequencies and
     /// a chi-square against the exact PAR sheet.
     Simulate(simulate::SimulateArgs),
@@ -89,6 +93,7 @@ impl Cli {
             Command::Par(args) => par::run(args).map(|()| ok),
             Command::Rng(args) => rng::run(args).map(|()| ok),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
+            Command::Check(args) => check::run(args),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod pai_gow;
 pub mod par;
 pub mod rng_output;
 pub mod simulate;
+pub mod transcript;
 
 pub use par::{ParRow, ParSheet};
 

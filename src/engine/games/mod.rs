@@ -258,6 +258,8 @@ pub enum RuleError {
     Overflow,
     #[error("event does not follow from the hand: {0}")]
     Inconsistent(String),
+    #[error("dice: the {given} dice given are used up; the round needs more")]
+    DiceUsedUp { given: usize },
 }
 
 impl From<MoneyOverflow> for RuleError {
@@ -291,7 +293,8 @@ impl RuleError {
             | E::ActionNotInGame { .. }
             | E::BadMultiple { .. }
             | E::BadSetting(_)
-            | E::MissingField(_) => RefusalKind::InvalidArgument,
+            | E::MissingField(_)
+            | E::DiceUsedUp { .. } => RefusalKind::InvalidArgument,
             E::NotOpened
             | E::AlreadyOpened
             | E::Ended(_)
@@ -312,6 +315,33 @@ enum Play {
     Caribbean(caribbean::State),
 }
 
+/// Where a hand's dice come from: its seed's word stream (live play and replay), or the faces
+/// another system rolled, in the order rolled (a vendor transcript checked against our rules).
+// The stream is the live case and stays inline: boxing it would cost every hand an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub(crate) enum DiceSource {
+    Stream(WordStream),
+    Given { faces: Arc<[u8]>, used: usize },
+}
+
+impl DiceSource {
+    /// The next die.
+    pub(crate) fn die(&mut self) -> Result<u8, RuleError> {
+        match self {
+            DiceSource::Stream(stream) => Ok(stream.die().value()),
+            DiceSource::Given { faces, used } => {
+                let face = faces
+                    .get(*used)
+                    .copied()
+                    .ok_or(RuleError::DiceUsedUp { given: faces.len() })?;
+                *used += 1;
+                Ok(face)
+            }
+        }
+    }
+}
+
 /// One hand: its secret seed, its configuration and everything that has happened to it.
 #[derive(Clone, Debug)]
 pub struct Hand {
@@ -324,8 +354,8 @@ pub struct Hand {
     stakes: Vec<Wager>,
     /// The shuffled deck (empty for dice games).
     deck: Vec<Card>,
-    /// The hand's word stream, after the shuffle.
-    stream: WordStream,
+    /// The hand's dice: its word stream after the shuffle (or given faces).
+    dice: DiceSource,
     /// Face-up cards: seat, deck position, card.
     shown: Vec<(Seat, u8, Card)>,
     play: Play,
@@ -358,13 +388,35 @@ impl Hand {
             opened: None,
             stakes: Vec::new(),
             deck,
-            stream,
+            dice: DiceSource::Stream(stream),
             shown: Vec::new(),
             play,
             settlement: None,
             void: None,
             seed_revealed: false,
             version: 0,
+        }
+    }
+
+    /// A hand dealt from material another system produced, for checking a vendor transcript
+    /// against our rules: the deck in position order (card games; see `GameId::layout`), or the
+    /// dice faces in the order rolled (Nutz). It has no seed of ours: its commitment is that of 32
+    /// zero bytes, and it is never recorded.
+    pub fn with_material(config: Arc<GameConfig>, deck: Vec<Card>, dice: Vec<u8>) -> Hand {
+        let mut hand = Hand::new(Seed::from_bytes([0; 32]), config);
+        hand.deck = deck;
+        hand.dice = DiceSource::Given {
+            faces: dice.into(),
+            used: 0,
+        };
+        hand
+    }
+
+    /// How many given dice the hand has used (0 for a hand dealt from a seed).
+    pub fn given_dice_used(&self) -> usize {
+        match &self.dice {
+            DiceSource::Given { used, .. } => *used,
+            DiceSource::Stream(_) => 0,
         }
     }
 
@@ -515,7 +567,7 @@ impl Hand {
         match &mut self.play {
             Play::Mississippi(state) => state.apply(event)?,
             Play::PaiGow(state) => state.apply(event, &self.deck)?,
-            Play::Nutz(state) => state.apply(event, &mut self.stream)?,
+            Play::Nutz(state) => state.apply(event, &mut self.dice)?,
             Play::Caribbean(state) => state.apply(event)?,
         }
         self.version += 1;
@@ -527,8 +579,9 @@ impl Hand {
         self.stakes.iter().find(|w| w.bet == bet).map(|w| w.amount)
     }
 
-    /// The cards dealt to a seat (face up or not), from the deck by the game's layout.
-    fn seat_cards(&self, seat: Seat) -> &[Card] {
+    /// The cards dealt to a seat (face up or not), from the deck by the game's layout. Not for a
+    /// player's eyes while the hand is in progress: use `view::player_view`.
+    pub fn seat_cards(&self, seat: Seat) -> &[Card] {
         self.game()
             .layout()
             .iter()

@@ -11,11 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{only_bets, row_id, within, Action, Emitter, Event, Hand, RuleError, Timestamp};
+use super::{
+    only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Timestamp,
+};
 use crate::engine::config::{NutzRow, NutzRules, Rules};
 use crate::engine::game::GameId;
 use crate::engine::paytable::row_for;
-use crate::engine::rng::WordStream;
 use crate::engine::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
 /// A hand of five dice.
@@ -129,13 +130,13 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
 }
 
 /// The shake that would come next: which dice roll, and the faces after it.
-fn next_shake(state: &State, stream: &mut WordStream) -> (Vec<u8>, [u8; 5]) {
+fn next_shake(state: &State, dice: &mut DiceSource) -> Result<(Vec<u8>, [u8; 5]), RuleError> {
     let rolled: Vec<u8> = (0..5u8).filter(|p| !state.held.contains(p)).collect();
     let mut faces = state.faces;
     for &p in &rolled {
-        faces[usize::from(p)] = stream.die().value();
+        faces[usize::from(p)] = dice.die()?;
     }
-    (rolled, faces)
+    Ok((rolled, faces))
 }
 
 impl State {
@@ -144,11 +145,7 @@ impl State {
         (self.faces, &self.held, self.shakes)
     }
 
-    pub(super) fn apply(
-        &mut self,
-        event: &Event,
-        stream: &mut WordStream,
-    ) -> Result<(), RuleError> {
+    pub(super) fn apply(&mut self, event: &Event, dice: &mut DiceSource) -> Result<(), RuleError> {
         let wrong = |what: String| Err(RuleError::Inconsistent(what));
         match event {
             Event::DiceShaken {
@@ -162,7 +159,7 @@ impl State {
                 if self.over || *shake != self.shakes + 1 {
                     return wrong(format!("shake {shake} out of turn"));
                 }
-                let (expect_rolled, expect_faces) = next_shake(self, stream);
+                let (expect_rolled, expect_faces) = next_shake(self, dice)?;
                 if *rolled != expect_rolled || *faces != expect_faces {
                     return wrong(format!(
                         "shake {shake} recorded dice {faces:?} (rolled {rolled:?}); the stream gives {expect_faces:?} (rolled {expect_rolled:?})"
@@ -236,8 +233,8 @@ pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<()
         });
     }
     let shake = state.shakes + 1;
-    let mut stream = out.hand.stream.clone();
-    let (rolled, faces) = next_shake(state, &mut stream);
+    let mut dice = out.hand.dice.clone();
+    let (rolled, faces) = next_shake(state, &mut dice)?;
     let last = round_over(shake, nutz_hand(faces), max_shakes);
     out.emit(Event::DiceShaken {
         shake,

@@ -1,0 +1,125 @@
+//! `pitboss check FILE.json`: a hand played by another system, run through our engine's rules; the
+//! deal and settlement as JSON on standard output, the differences from the claimed payouts listed
+//! on standard error. `--jsonl`: one transcript per line, one JSON result per line. Exit status 0
+//! only if every transcript was accepted and agrees; 1 if any differs; 2 if any was refused.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use serde_json::json;
+
+use pitboss::lab::transcript::{self, Checked};
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The transcript file (`-` for standard input); see docs/transcripts.md.
+    file: PathBuf,
+    /// The file holds one transcript per line (JSON Lines); print one result per line.
+    #[arg(long)]
+    jsonl: bool,
+}
+
+/// How a transcript came out.
+enum Verdict {
+    Agrees,
+    Differs,
+    Refused,
+}
+
+fn check_one(text: &str) -> (serde_json::Value, Verdict, Option<Checked>) {
+    match transcript::parse(text).and_then(|t| transcript::check(&t)) {
+        Ok(checked) => {
+            let verdict = if checked.differences.is_empty() {
+                Verdict::Agrees
+            } else {
+                Verdict::Differs
+            };
+            (checked.json(), verdict, Some(checked))
+        }
+        Err(refusal) => (
+            json!({ "refused": refusal.to_string() }),
+            Verdict::Refused,
+            None,
+        ),
+    }
+}
+
+fn describe(checked: &Checked) -> Vec<String> {
+    let money = |m: Option<u64>| m.map_or("nothing".to_string(), |m| m.to_string());
+    checked
+        .differences
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: claimed {}, our rules pay {}",
+                d.what,
+                money(d.claimed),
+                money(d.ours)
+            )
+        })
+        .collect()
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
+    let mut text = String::new();
+    if args.file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text)?;
+    } else {
+        text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("cannot read {}", args.file.display()))?;
+    }
+    let (mut differ, mut refused) = (0, 0);
+    if args.jsonl {
+        let mut total = 0;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (mut value, verdict, _) = check_one(line);
+            total += 1;
+            value["line"] = json!(n + 1);
+            match verdict {
+                Verdict::Agrees => {}
+                Verdict::Differs => differ += 1,
+                Verdict::Refused => refused += 1,
+            }
+            println!("{}", serde_json::to_string(&value)?);
+        }
+        eprintln!(
+            "{total} transcripts: {} agree, {differ} differ, {refused} refused",
+            total - differ - refused
+        );
+    } else {
+        let (value, verdict, checked) = check_one(&text);
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        match (verdict, checked) {
+            (Verdict::Agrees, Some(c)) if c.claimed => {
+                eprintln!("no differences: the claimed payouts are what our rules pay");
+            }
+            (Verdict::Agrees, _) => eprintln!("no payouts claimed: nothing to compare"),
+            (Verdict::Differs, Some(c)) => {
+                differ += 1;
+                eprintln!("{} difference(s):", c.differences.len());
+                for line in describe(&c) {
+                    eprintln!("  {line}");
+                }
+            }
+            (_, _) => {
+                refused += 1;
+                eprintln!(
+                    "refused: {}",
+                    value["refused"].as_str().unwrap_or("unknown reason")
+                );
+            }
+        }
+    }
+    Ok(if refused > 0 {
+        std::process::ExitCode::from(2)
+    } else if differ > 0 {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
+}
