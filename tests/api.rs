@@ -1124,3 +1124,162 @@ async fn the_lab_serves_par_sheets_simulations_and_rng_output() {
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
 }
+
+/// `PlayHand`: a whole hand in one call and one append — listed decisions, or the strategy's advice
+/// to the end for every game; it replays like any hand, and a refused decision anywhere refuses the call with the log unchanged.
+#[tokio::test(flavor = "multi_thread")]
+async fn play_hand_takes_a_whole_hand_in_one_call() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let bet = |multiple| proto::Action {
+        kind: "bet".into(),
+        multiple,
+        ..Default::default()
+    };
+    let before = head(&mut c).await;
+    let hand = c
+        .play
+        .play_hand(proto::PlayHandRequest {
+            open: Some(proto::OpenHandRequest {
+                request_id: "batch-1".into(),
+                ..open(
+                    proto::Game::MississippiStud,
+                    "T-20",
+                    "p20",
+                    vec![wager("ante", 500)],
+                )
+            }),
+            decisions: vec![bet(1), bet(2), bet(3)],
+            follow_advice: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let view = hand.hand.clone().unwrap();
+    assert_eq!(view.status, "settled");
+    assert!(!hand.duplicate);
+    let report = replay(&mut c, &view.hand_id).await;
+    assert!(report.consistent);
+    // Opened, player cards, three decisions each with a community card, settled, seed: one append.
+    let events = c
+        .audit
+        .get_hand_events(proto::GetHandEventsRequest {
+            hand_id: view.hand_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(events.len(), 10);
+    assert!(events
+        .windows(2)
+        .all(|w| w[1].sequence == w[0].sequence + 1));
+    assert_eq!(
+        head(&mut c).await.0.unwrap() - before.0.unwrap(),
+        10,
+        "ten entries, one append"
+    );
+    // A retry answers with the first result and writes nothing.
+    let after = head(&mut c).await;
+    let again = c
+        .play
+        .play_hand(proto::PlayHandRequest {
+            open: Some(proto::OpenHandRequest {
+                request_id: "batch-1".into(),
+                ..open(
+                    proto::Game::MississippiStud,
+                    "T-20",
+                    "p20",
+                    vec![wager("ante", 500)],
+                )
+            }),
+            decisions: vec![bet(1), bet(2), bet(3)],
+            follow_advice: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(again.duplicate);
+    assert_eq!(again.hand.unwrap().hand_id, view.hand_id);
+    assert_eq!(head(&mut c).await, after);
+
+    // Every game to its end by the advice.
+    for (game, wagers) in [
+        (proto::Game::MississippiStud, vec![wager("ante", 500)]),
+        (proto::Game::CaribbeanStud, vec![wager("ante", 500)]),
+        (proto::Game::FortunePaiGow, vec![wager("main", 500)]),
+        (proto::Game::Nutz, vec![wager("box_one_pair", 500)]),
+    ] {
+        for _ in 0..3 {
+            let view = c
+                .play
+                .play_hand(proto::PlayHandRequest {
+                    open: Some(open(game, "T-21", "p21", wagers.clone())),
+                    decisions: vec![],
+                    follow_advice: true,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .hand
+                .unwrap();
+            assert_eq!(view.status, "settled", "{game:?}");
+            assert!(replay(&mut c, &view.hand_id).await.consistent);
+        }
+    }
+    // Refusals name the decision and write nothing.
+    let unchanged = head(&mut c).await;
+    let refuse = |decisions: Vec<proto::Action>| proto::PlayHandRequest {
+        open: Some(open(
+            proto::Game::MississippiStud,
+            "T-22",
+            "p22",
+            vec![wager("ante", 500)],
+        )),
+        decisions,
+        follow_advice: false,
+    };
+    let e = c
+        .play
+        .play_hand(refuse(vec![bet(1), bet(7)]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().starts_with("decisions[1]"), "{}", e.message());
+    let e = c
+        .play
+        .play_hand(refuse(vec![bet(1), bet(1), bet(1), bet(1)]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("decisions[3]"), "{}", e.message());
+    let e = c
+        .play
+        .play_hand(refuse(vec![proto::Action {
+            kind: "raise".into(),
+            ..Default::default()
+        }]))
+        .await
+        .unwrap_err();
+    assert!(e.message().starts_with("decisions[0]"), "{}", e.message());
+    let e = c
+        .play
+        .play_hand(proto::PlayHandRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().starts_with("open"), "{}", e.message());
+    let e = c
+        .play
+        .play_hand(proto::PlayHandRequest {
+            open: Some(open(proto::Game::MississippiStud, "T-22", "p22", vec![])),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("ante"), "{}", e.message());
+    assert_eq!(head(&mut c).await, unchanged);
+}

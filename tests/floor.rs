@@ -57,6 +57,26 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
             .await
             .unwrap();
     }
+    // Opened and played in one append: one ended there (never indexed as open), one left open.
+    let played = floor
+        .open_and_play(open(GameId::Nutz, BetId::BoxOnePair), |hand, _| {
+            Ok((hand.status() == Status::InProgress)
+                .then_some(Action::Shake { by: Shaker::Player }))
+        })
+        .await
+        .unwrap()
+        .id;
+    let half = floor
+        .open_and_play(open(GameId::MississippiStud, BetId::Ante), |_, n| {
+            Ok((n == 0).then_some(Action::Bet { multiple: 1 }))
+        })
+        .await
+        .unwrap()
+        .id;
+    assert_eq!(
+        floor.load(&half, None).unwrap().status(),
+        Status::InProgress
+    );
     now.store(T0 + 10 * DAY_MS, Ordering::SeqCst);
     let recent = floor
         .open_hand(open(GameId::MississippiStud, BetId::Ante))
@@ -82,10 +102,10 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
         .unwrap()
         .voided;
     voided.sort();
-    let mut expected = vec![stale_ms.clone(), stale_cs.clone()];
+    let mut expected = vec![stale_ms.clone(), stale_cs.clone(), half.clone()];
     expected.sort();
     assert_eq!(voided, expected);
-    for id in [&stale_ms, &stale_cs] {
+    for id in [&stale_ms, &stale_cs, &half] {
         let hand = floor.load(id, None).unwrap();
         assert_eq!(hand.status(), Status::Voided);
         assert_eq!(hand.net(), 0, "every stake refunded");
@@ -96,10 +116,9 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
             .iter()
             .any(|l| l.contains("VOID (incomplete)") && l.contains("at least 30 days")));
     }
-    assert_eq!(
-        floor.load(&finished, None).unwrap().status(),
-        Status::Settled
-    );
+    for id in [&finished, &played] {
+        assert_eq!(floor.load(id, None).unwrap().status(), Status::Settled);
+    }
     assert_eq!(
         floor.load(&recent, None).unwrap().status(),
         Status::InProgress

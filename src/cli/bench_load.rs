@@ -1,6 +1,6 @@
 //! `pitboss bench-load`: N concurrent clients play complete Mississippi Stud hands (open, three
-//! street bets) against a server for T seconds; reports hands/s, events/s and p50/p99 latency of
-//! each call and of a whole hand.
+//! street bets; as four calls, or as one `PlayHand` call with `--batch`) against a server for T
+//! seconds; reports hands/s, events/s and p50/p99 latency of each call and of a whole hand.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,10 @@ pub struct BenchLoadArgs {
     /// How long to run, in seconds.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// Play each hand in one `PlayHand` call (opening and the three bets, one append) instead of
+    /// `OpenHand` and three `Act` calls.
+    #[arg(long)]
+    batch: bool,
     /// Connections shared by the clients (HTTP/2 multiplexes the rest).
     #[arg(long, default_value_t = 4)]
     connections: usize,
@@ -47,23 +51,50 @@ pub fn run(args: BenchLoadArgs) -> anyhow::Result<()> {
         let mut tasks = Vec::new();
         for i in 0..args.clients {
             let mut play = PlayClient::new(channels[i % channels.len()].clone());
+            let batch = args.batch;
             tasks.push(tokio::spawn(async move {
                 let mut calls = Vec::new();
                 let mut hands = Vec::new();
+                let open = || proto::OpenHandRequest {
+                    game: proto::Game::MississippiStud as i32,
+                    table: format!("load-{}", i % 16),
+                    player: format!("load-player-{i}"),
+                    wagers: vec![proto::Wager {
+                        bet: "ante".into(),
+                        amount: 500,
+                    }],
+                    ..Default::default()
+                };
+                let bet = || proto::Action {
+                    kind: "bet".into(),
+                    multiple: 1,
+                    ..Default::default()
+                };
                 while Instant::now() < deadline {
                     let hand_start = Instant::now();
+                    if batch {
+                        // The whole hand in one call, recorded in one append.
+                        let hand = play
+                            .play_hand(proto::PlayHandRequest {
+                                open: Some(open()),
+                                decisions: vec![bet(), bet(), bet()],
+                                follow_advice: false,
+                            })
+                            .await
+                            .map_err(refused)?
+                            .into_inner()
+                            .hand
+                            .unwrap_or_default();
+                        if hand.status != "settled" {
+                            anyhow::bail!("hand {} ended {}", hand.hand_id, hand.status);
+                        }
+                        calls.push(hand_start.elapsed());
+                        hands.push(hand_start.elapsed());
+                        continue;
+                    }
                     let t = Instant::now();
                     let hand = play
-                        .open_hand(proto::OpenHandRequest {
-                            game: proto::Game::MississippiStud as i32,
-                            table: format!("load-{}", i % 16),
-                            player: format!("load-player-{i}"),
-                            wagers: vec![proto::Wager {
-                                bet: "ante".into(),
-                                amount: 500,
-                            }],
-                            ..Default::default()
-                        })
+                        .open_hand(open())
                         .await
                         .map_err(refused)?
                         .into_inner()
@@ -74,11 +105,7 @@ pub fn run(args: BenchLoadArgs) -> anyhow::Result<()> {
                         let t = Instant::now();
                         play.act(proto::ActRequest {
                             hand_id: hand.hand_id.clone(),
-                            action: Some(proto::Action {
-                                kind: "bet".into(),
-                                multiple: 1,
-                                ..Default::default()
-                            }),
+                            action: Some(bet()),
                             ..Default::default()
                         })
                         .await
@@ -101,8 +128,15 @@ pub fn run(args: BenchLoadArgs) -> anyhow::Result<()> {
         hands.sort();
         let n = hands.len() as f64;
         println!(
-            "clients {}  connections {}  {:.1} s",
-            args.clients, args.connections, elapsed
+            "clients {}  connections {}  {}  {:.1} s",
+            args.clients,
+            args.connections,
+            if args.batch {
+                "PlayHand (1 call a hand)"
+            } else {
+                "OpenHand + 3 Act"
+            },
+            elapsed
         );
         println!("hands/s  {:.0}", n / elapsed);
         println!("events/s {:.0}", n * EVENTS_PER_HAND as f64 / elapsed);

@@ -17,7 +17,7 @@ use crate::codec;
 use crate::engine::config::{ConfigId, GameConfig};
 use crate::engine::game::GameId;
 use crate::engine::games::{
-    Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
+    Action, Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
 };
 use crate::engine::rng::Seed;
 use crate::engine::settlement::Wager;
@@ -36,6 +36,8 @@ pub enum FloorError {
     Invalid { field: String, problem: String },
     #[error(transparent)]
     Rule(#[from] RuleError),
+    #[error("decisions[{index}]: {source}")]
+    Decision { index: usize, source: RuleError },
     #[error("hand {hand} is at version {actual}, not the expected {expected}")]
     Conflict {
         hand: String,
@@ -308,6 +310,19 @@ impl Floor {
 
     /// Opens a hand.
     pub async fn open_hand(&self, request: OpenRequest) -> Result<HandSnapshot, FloorError> {
+        self.open_and_play(request, |_, _| Ok(None)).await
+    }
+
+    /// Opens a hand and takes decisions on it at once, recording everything in one append: `next`
+    /// is asked for the decision number `n` (from 0) with the hand as it stands, until it answers
+    /// `None` or the hand ends. A refused decision refuses the whole request and records nothing.
+    /// (A laboratory playing complete hands by the million, or a client replaying a script, needs
+    /// one call per hand, not one per decision.)
+    pub async fn open_and_play(
+        &self,
+        request: OpenRequest,
+        mut next: impl FnMut(&Hand, usize) -> Result<Option<Action>, FloorError>,
+    ) -> Result<HandSnapshot, FloorError> {
         let game = request.game.ok_or_else(|| invalid("game", "required"))?;
         if request.table.trim().is_empty() {
             return Err(invalid("table", "required"));
@@ -373,14 +388,46 @@ impl Floor {
         let hand_id = hex::encode(id_bytes);
         let seed = Seed::from_bytes(seed);
         let at = self.now();
-        let hand = Hand::new(seed, config);
-        let events = hand.decide(&Command::Open(OpenHand {
+        let mut hand = Hand::new(seed, config);
+        let mut events = hand.decide(&Command::Open(OpenHand {
             table: request.table.clone(),
             player: request.player.clone(),
             wagers,
             at: Timestamp(at),
             rebet_of: request.rebet_of.clone(),
         }))?;
+        for event in &events {
+            hand = hand.evolve(event)?;
+        }
+        let mut index = 0;
+        while hand.status() == Status::InProgress {
+            let Some(action) = next(&hand, index)? else {
+                break;
+            };
+            let more = hand
+                .decide(&Command::Act {
+                    action,
+                    at: Timestamp(at),
+                })
+                .map_err(|source| FloorError::Decision { index, source })?;
+            for event in &more {
+                hand = hand.evolve(event)?;
+            }
+            events.extend(more);
+            index += 1;
+        }
+        if next(&hand, index)?.is_some() {
+            return Err(invalid(
+                &format!("decisions[{index}]"),
+                "the hand has already ended",
+            ));
+        }
+        let mut indexes = index::for_opened_hand(&hand_id, &request.table, &request.player, at);
+        if hand.status() != Status::InProgress {
+            // Ended in the same append: never in the index of open hands.
+            let open = index::open_hand_entry(&hand_id, at);
+            indexes.retain(|entry| *entry != open);
+        }
         let appended = self
             .ledger
             .append(AppendRequest {
@@ -391,7 +438,7 @@ impl Floor {
                     .map(|e| codec::event_to_payload(e).encode_to_vec())
                     .collect(),
                 request_id: request.request_id.clone(),
-                indexes: index::for_opened_hand(&hand_id, &request.table, &request.player, at),
+                indexes,
                 secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
                 unindex: Vec::new(),
                 recorded_at_ms: at,
@@ -405,10 +452,6 @@ impl Floor {
                 hand,
                 duplicate: true,
             });
-        }
-        let mut hand = hand;
-        for event in &events {
-            hand = hand.evolve(event)?;
         }
         self.cache_put(&hand_id, &hand);
         Ok(HandSnapshot {

@@ -91,7 +91,9 @@ fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> ((i128, i128), Option<us
 pub struct Strategy {
     multiples: Vec<i128>,
     fifth: HashMap<u64, i64>,
-    fourth: HashMap<(u64, i128), (i128, i128)>,
+    fourth: HashMap<(u64, i128), ((i128, i128), Option<usize>)>,
+    /// The decision on 3rd street for each starting pair.
+    third: HashMap<u64, Option<usize>>,
 }
 
 impl Strategy {
@@ -125,6 +127,7 @@ impl Strategy {
             multiples,
             fifth,
             fourth: HashMap::new(),
+            third: HashMap::new(),
         };
         let max_multiple = strategy.multiples.iter().copied().max().unwrap_or(1);
         let mut fourth = HashMap::with_capacity(22_100 * max_multiple as usize);
@@ -133,12 +136,21 @@ impl Strategy {
                 for c in b + 1..52 {
                     let m3 = mask(&[cards[a], cards[b], cards[c]]);
                     for staked in 2..=1 + max_multiple {
-                        fourth.insert((m3, staked), strategy.at_fourth(m3, staked).0);
+                        fourth.insert((m3, staked), strategy.at_fourth(m3, staked));
                     }
                 }
             }
         }
         strategy.fourth = fourth;
+        // 3rd street decisions for every starting pair, so that advice is one lookup per street.
+        let mut third = HashMap::with_capacity(1326);
+        for a in 0..52u8 {
+            for b in a + 1..52 {
+                let m2 = 1u64 << a | 1 << b;
+                third.insert(m2, strategy.at_third(m2).1);
+            }
+        }
+        strategy.third = third;
         strategy
     }
 
@@ -178,8 +190,7 @@ impl Strategy {
                     let (v, w) = self
                         .fourth
                         .get(&(m2 | 1 << e, 1 + k))
-                        .copied()
-                        .unwrap_or((0, 0));
+                        .map_or((0, 0), |f| f.0);
                     (acc.0 + v, acc.1 + w)
                 })
             })
@@ -192,15 +203,26 @@ impl Strategy {
     /// two to four in all) and `staked` antes already down (1 on 3rd street): the multiple to bet,
     /// or `None` to fold.
     pub fn advise(&self, seen: &[Card], staked: u32) -> Option<Option<u32>> {
-        let m = mask(seen);
-        let staked = i128::from(staked);
-        let choice = match seen.len() {
-            2 => self.at_third(m).1,
-            3 => self.at_fourth(m, staked).1,
+        let choice = self.choice(mask(seen), seen.len(), i128::from(staked))?;
+        Some(choice.map(|k| self.multiples[k] as u32))
+    }
+
+    /// The index of the multiple to bet (`None`: fold) with the cards of mask `m` (`seen` of them)
+    /// seen and `staked` antes down. The tables hold every decision the induction took; computing
+    /// afresh is the fallback for a stake they do not cover.
+    fn choice(&self, m: u64, seen: usize, staked: i128) -> Option<Option<usize>> {
+        Some(match seen {
+            2 => match self.third.get(&m) {
+                Some(&choice) => choice,
+                None => self.at_third(m).1,
+            },
+            3 => match self.fourth.get(&(m, staked)) {
+                Some(&(_, choice)) => choice,
+                None => self.at_fourth(m, staked).1,
+            },
             4 => self.at_fifth(m, staked).1,
             _ => return None,
-        };
-        Some(choice.map(|k| self.multiples[k] as u32))
+        })
     }
 }
 
@@ -275,7 +297,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     for a in 0..52u8 {
         for b in a + 1..52 {
             let m2 = 1u64 << a | 1 << b;
-            let Some(k3) = multiple(strategy.at_third(m2).1) else {
+            let Some(k3) = multiple(strategy.choice(m2, 2, 1).flatten()) else {
                 folds[0].0 += 50 * 49 * 48;
                 folds[0].1 += 50 * 49 * 48;
                 continue;
@@ -283,7 +305,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
             let staked3 = 1 + k3;
             for c in unseen(m2) {
                 let m3 = m2 | 1 << c;
-                let Some(k4) = multiple(strategy.at_fourth(m3, staked3).1) else {
+                let Some(k4) = multiple(strategy.choice(m3, 3, staked3).flatten()) else {
                     folds[1].0 += 49 * 48;
                     folds[1].1 += 49 * 48 * staked3 as u128;
                     continue;
@@ -291,7 +313,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
                 let staked4 = staked3 + k4;
                 for d in unseen(m3) {
                     let m4 = m3 | 1 << d;
-                    let Some(k5) = multiple(strategy.at_fifth(m4, staked4).1) else {
+                    let Some(k5) = multiple(strategy.choice(m4, 4, staked4).flatten()) else {
                         folds[2].0 += 48;
                         folds[2].1 += 48 * staked4 as u128;
                         continue;

@@ -82,7 +82,6 @@ pub fn config_id(field: &str, text: &str) -> Result<crate::engine::config::Confi
 
 /// The status of a floor error: the code, the message naming the problem, and google.rpc details.
 pub fn status(err: crate::floor::FloorError) -> Status {
-    use crate::engine::games::RefusalKind;
     use crate::floor::FloorError as F;
     let message = err.to_string();
     match err {
@@ -92,23 +91,10 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             ErrorDetails::with_resource_info(what, id, "", message),
         ),
         F::Invalid { field, problem } => invalid_argument(&field, problem),
-        F::Rule(rule) => match rule.kind() {
-            RefusalKind::InvalidArgument => {
-                // Rule messages begin with the field they are about ("wagers.ante: ...").
-                let field = message.split(':').next().unwrap_or("request").to_string();
-                let description = message
-                    .split_once(": ")
-                    .map_or(message.as_str(), |(_, d)| d)
-                    .to_string();
-                invalid_argument(&field, description)
-            }
-            RefusalKind::FailedPrecondition => Status::with_error_details(
-                Code::FailedPrecondition,
-                message.clone(),
-                ErrorDetails::with_precondition_failure_violation("RULE", "hand", message),
-            ),
-            RefusalKind::Internal => Status::internal(message),
-        },
+        F::Rule(rule) => rule_status(rule.kind(), None, message),
+        F::Decision { index, source } => {
+            rule_status(source.kind(), Some(format!("decisions[{index}]")), message)
+        }
         F::Conflict {
             hand,
             expected,
@@ -132,6 +118,43 @@ pub fn status(err: crate::floor::FloorError) -> Status {
     }
 }
 
+/// A refused rule as a status. Rule messages begin with the field they are about
+/// ("wagers.ante: ..."); a decision of a batch is named by its place (`decisions[2].action`).
+fn rule_status(
+    kind: crate::engine::games::RefusalKind,
+    place: Option<String>,
+    message: String,
+) -> Status {
+    use crate::engine::games::RefusalKind;
+    let inner = place
+        .as_ref()
+        .map_or(message.as_str(), |p| {
+            message.strip_prefix(&format!("{p}: ")).unwrap_or(&message)
+        })
+        .to_string();
+    match kind {
+        RefusalKind::InvalidArgument => {
+            let field = inner.split(':').next().unwrap_or("request");
+            let field = match &place {
+                Some(p) => format!("{p}.{field}"),
+                None => field.to_string(),
+            };
+            let description = inner.split_once(": ").map_or(inner.as_str(), |(_, d)| d);
+            invalid_argument(&field, description)
+        }
+        RefusalKind::FailedPrecondition => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                "RULE",
+                place.as_deref().unwrap_or("hand"),
+                message,
+            ),
+        ),
+        RefusalKind::Internal => Status::internal(message),
+    }
+}
+
 /// The protobuf view of a hand.
 pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView {
     use crate::codec;
@@ -142,7 +165,7 @@ pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView
         game: game_to_proto(hand.game()),
         status: codec::id_of(&hand.status()),
         version: hand.version(),
-        config_id: hand.config().id().to_string(),
+        config_id: hand.config_id().to_string(),
         table: opened.map(|o| o.table.clone()).unwrap_or_default(),
         player: opened.map(|o| o.player.clone()).unwrap_or_default(),
         opened_at_ms: opened.map_or(0, |o| o.at.0),
@@ -173,8 +196,7 @@ pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView
         settlement: view.settlement.as_ref().map(codec::settlement_to),
         void: view.void.as_ref().map(codec::void_to),
         seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
-        advice: view
-            .suggested_low
-            .map(|low| codec::action_to(&crate::engine::games::Action::SetHand { low })),
+        // Filled by the Play service, which holds the strategies.
+        advice: None,
     }
 }

@@ -10,9 +10,9 @@ use super::convert::{self, hand_view, optional, status};
 use crate::codec;
 use crate::engine::card::Card;
 use crate::engine::config::{ConfigId, MississippiRules, Rules};
-use crate::engine::game::Seat;
+use crate::engine::game::{GameId, Seat};
 use crate::engine::games::view::player_view;
-use crate::engine::games::{Action, Status as HandStatus};
+use crate::engine::games::{Action, Hand, Status as HandStatus};
 use crate::engine::settlement::BetId;
 use crate::floor::{Floor, HandSnapshot, OpenRequest};
 use crate::lab::{caribbean, mississippi};
@@ -54,59 +54,32 @@ impl PlayService {
     }
 
     /// The optimal strategy's decision for a hand in progress: Mississippi Stud from the lab's
-    /// exact tables, Caribbean Stud by exact enumeration of the dealer's completions. (Pai Gow's
-    /// advice, the house way, is already in the view.)
-    async fn advice(&self, hand: &crate::engine::games::Hand) -> Result<Option<Action>, Status> {
+    /// exact tables, Caribbean Stud by exact enumeration of the dealer's completions (about a
+    /// millisecond, on the blocking pool). (Pai Gow's advice, the house way, is in the view.)
+    async fn advice(&self, hand: &Hand) -> Result<Option<Action>, Status> {
         if hand.status() != HandStatus::InProgress {
             return Ok(None);
         }
-        let view = player_view(hand);
-        let visible = |seat: Seat| -> Vec<Card> {
-            view.seats
-                .iter()
-                .filter(|s| s.seat == seat)
-                .flat_map(|s| s.cards.iter().flatten().copied())
-                .collect()
-        };
+        let strategy = self.strategy_for(hand).await?;
+        if matches!(hand.config().rules, Rules::CaribbeanStud(_)) {
+            let hand = hand.clone();
+            return tokio::task::spawn_blocking(move || advise_now(None, &hand))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(Status::internal);
+        }
+        advise_now(strategy.as_deref(), hand).map_err(Status::internal)
+    }
+
+    /// The Mississippi Stud strategy a hand's advice needs, if it is a Mississippi Stud hand.
+    async fn strategy_for(
+        &self,
+        hand: &Hand,
+    ) -> Result<Option<Arc<mississippi::Strategy>>, Status> {
         match &hand.config().rules {
-            Rules::MississippiStud(rules) => {
-                let strategy = self.mississippi_strategy(hand.config().id(), rules).await?;
-                let mut seen = visible(Seat::Player);
-                seen.extend(visible(Seat::Community));
-                let stake = |bet: Option<BetId>| -> u64 {
-                    hand.stakes()
-                        .iter()
-                        .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
-                        .map(|w| w.amount.0)
-                        .sum()
-                };
-                let ante = stake(Some(BetId::Ante)).max(1);
-                Ok(strategy
-                    .advise(&seen, (stake(None) / ante) as u32)
-                    .map(|choice| match choice {
-                        Some(multiple) => Action::Bet { multiple },
-                        None => Action::Fold,
-                    }))
-            }
-            Rules::CaribbeanStud(rules) => {
-                let dealer = visible(Seat::Dealer);
-                let (Ok(player), [up]) =
-                    (<[Card; 5]>::try_from(visible(Seat::Player)), &dealer[..])
-                else {
-                    return Ok(None);
-                };
-                let up = *up;
-                let rules = rules.clone();
-                let decision =
-                    tokio::task::spawn_blocking(move || caribbean::advise(&rules, &player, up))
-                        .await
-                        .map_err(|e| Status::internal(e.to_string()))?
-                        .map_err(Status::internal)?;
-                Ok(Some(match decision {
-                    caribbean::Decision::Raise => Action::Raise,
-                    caribbean::Decision::Fold => Action::Fold,
-                }))
-            }
+            Rules::MississippiStud(rules) => Ok(Some(
+                self.mississippi_strategy(hand.config_id(), rules).await?,
+            )),
             _ => Ok(None),
         }
     }
@@ -135,30 +108,145 @@ impl PlayService {
     }
 }
 
+/// The strategy's decision for a hand as it stands (`None` when it awaits none the lab advises).
+fn advise_now(
+    strategy: Option<&mississippi::Strategy>,
+    hand: &Hand,
+) -> Result<Option<Action>, String> {
+    if hand.status() != HandStatus::InProgress {
+        return Ok(None);
+    }
+    let view = player_view(hand);
+    let visible = |seat: Seat| -> Vec<Card> {
+        view.seats
+            .iter()
+            .filter(|s| s.seat == seat)
+            .flat_map(|s| s.cards.iter().flatten().copied())
+            .collect()
+    };
+    match (&hand.config().rules, strategy) {
+        (Rules::MississippiStud(_), Some(strategy)) => {
+            let mut seen = visible(Seat::Player);
+            seen.extend(visible(Seat::Community));
+            let stake = |bet: Option<BetId>| -> u64 {
+                hand.stakes()
+                    .iter()
+                    .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
+                    .map(|w| w.amount.0)
+                    .sum()
+            };
+            let ante = stake(Some(BetId::Ante)).max(1);
+            Ok(strategy
+                .advise(&seen, (stake(None) / ante) as u32)
+                .map(|choice| match choice {
+                    Some(multiple) => Action::Bet { multiple },
+                    None => Action::Fold,
+                }))
+        }
+        (Rules::CaribbeanStud(rules), _) => {
+            let dealer = visible(Seat::Dealer);
+            let (Ok(player), [up]) = (<[Card; 5]>::try_from(visible(Seat::Player)), &dealer[..])
+            else {
+                return Ok(None);
+            };
+            Ok(Some(match caribbean::advise(rules, &player, *up)? {
+                caribbean::Decision::Raise => Action::Raise,
+                caribbean::Decision::Fold => Action::Fold,
+            }))
+        }
+        (Rules::FortunePaiGow(_), _) => Ok(view.suggested_low.map(|low| Action::SetHand { low })),
+        // Nutz has one decision, and the hold rule takes the rest.
+        (Rules::Nutz(_), _) => Ok(Some(Action::Shake {
+            by: crate::engine::games::Shaker::Player,
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// The opening of a hand from its request.
+fn open_request(r: proto::OpenHandRequest, prefix: &str) -> Result<OpenRequest, Status> {
+    let field = |name: &str| format!("{prefix}{name}");
+    let game = convert::game(&field("game"), r.game)?;
+    let config_id = match r.config_id.as_str() {
+        "" => None,
+        text => Some(convert::config_id(&field("config_id"), text)?),
+    };
+    let wagers = codec::wagers_from(&field("wagers"), &r.wagers)
+        .map_err(|e| convert::invalid_argument(&e.field, e.problem))?;
+    Ok(OpenRequest {
+        request_id: optional(&r.request_id),
+        game: Some(game),
+        config_id,
+        table: r.table,
+        player: r.player,
+        wagers,
+        rebet_of: optional(&r.rebet_of),
+    })
+}
+
 #[tonic::async_trait]
 impl Play for PlayService {
     async fn open_hand(
         &self,
         request: Request<proto::OpenHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
+        let open = open_request(request.into_inner(), "")?;
+        let snapshot = self.floor.open_hand(open).await.map_err(status)?;
+        self.respond(snapshot).await
+    }
+
+    async fn play_hand(
+        &self,
+        request: Request<proto::PlayHandRequest>,
+    ) -> Result<Response<proto::HandResponse>, Status> {
         let r = request.into_inner();
-        let game = convert::game("game", r.game)?;
-        let config_id = match r.config_id.as_str() {
-            "" => None,
-            text => Some(convert::config_id("config_id", text)?),
+        let open = open_request(
+            r.open
+                .ok_or_else(|| convert::invalid_argument("open", "required"))?,
+            "open.",
+        )?;
+        let decisions = r
+            .decisions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                codec::action_from(&format!("decisions[{i}]"), a)
+                    .map_err(|e| convert::invalid_argument(&e.field, e.problem))
+            })
+            .collect::<Result<Vec<Action>, Status>>()?;
+        // The Mississippi Stud tables are ready before the hand is dealt; Caribbean Stud's advice
+        // is an enumeration of about a millisecond, taken inline.
+        let strategy = match (r.follow_advice, open.game) {
+            (true, Some(GameId::MississippiStud)) => {
+                let id = match open.config_id {
+                    Some(id) => id,
+                    None => self
+                        .floor
+                        .default_config(GameId::MississippiStud)
+                        .ok_or_else(|| Status::failed_precondition("no default configuration"))?,
+                };
+                match self.floor.config(&id).map(|c| c.rules.clone()) {
+                    Some(Rules::MississippiStud(rules)) => {
+                        Some(self.mississippi_strategy(id, &rules).await?)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
         };
-        let wagers = codec::wagers_from("wagers", &r.wagers)
-            .map_err(|e| convert::invalid_argument(&e.field, e.problem))?;
         let snapshot = self
             .floor
-            .open_hand(OpenRequest {
-                request_id: optional(&r.request_id),
-                game: Some(game),
-                config_id,
-                table: r.table,
-                player: r.player,
-                wagers,
-                rebet_of: optional(&r.rebet_of),
+            .open_and_play(open, |hand, n| match decisions.get(n) {
+                Some(action) => Ok(Some(*action)),
+                None if r.follow_advice => {
+                    advise_now(strategy.as_deref(), hand).map_err(|problem| {
+                        crate::floor::FloorError::Invalid {
+                            field: "follow_advice".into(),
+                            problem,
+                        }
+                    })
+                }
+                None => Ok(None),
             })
             .await
             .map_err(status)?;

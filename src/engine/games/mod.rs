@@ -420,6 +420,11 @@ impl Hand {
         }
     }
 
+    /// The configuration's id (computed once, when the hand was made).
+    pub fn config_id(&self) -> ConfigId {
+        self.config_id
+    }
+
     /// The game.
     pub fn game(&self) -> GameId {
         self.config.game
