@@ -76,7 +76,7 @@ impl Analysis {
 /// The best decision among folding (value and wager `fold`) and betting each multiple (`bets`, in
 /// the order of the configuration's multiples); ties go to betting, then to the smaller multiple.
 /// Returns the chosen (value, wager) and the index of the chosen multiple (`None`: fold).
-fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> ((i128, i128), Option<usize>) {
+fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> Decided {
     let mut choice = (fold, None);
     for (k, &option) in bets.iter().enumerate() {
         if option.0 > choice.0 .0 || (choice.1.is_none() && option.0 == choice.0 .0) {
@@ -86,12 +86,15 @@ fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> ((i128, i128), Option<us
     choice
 }
 
+/// A decision's (value, wager) and the index of the multiple it bets (`None`: fold).
+type Decided = ((i128, i128), Option<usize>);
+
 /// The optimal strategy's tables: the 5th-street sums for every four-card set, and the 4th-street
 /// values for every three-card set and amount staked.
 pub struct Strategy {
     multiples: Vec<i128>,
     fifth: HashMap<u64, i64>,
-    fourth: HashMap<(u64, i128), ((i128, i128), Option<usize>)>,
+    fourth: HashMap<(u64, i128), Decided>,
     /// The decision on 3rd street for each starting pair.
     third: HashMap<u64, Option<usize>>,
 }
@@ -155,7 +158,7 @@ impl Strategy {
     }
 
     /// 5th street, four cards seen, `staked` antes down; values over 48.
-    fn at_fifth(&self, m4: u64, staked: i128) -> ((i128, i128), Option<usize>) {
+    fn at_fifth(&self, m4: u64, staked: i128) -> Decided {
         let a = i128::from(self.fifth.get(&m4).copied().unwrap_or(0));
         let bets: Vec<(i128, i128)> = self
             .multiples
@@ -166,7 +169,7 @@ impl Strategy {
     }
 
     /// 4th street, three cards seen; values over 48·49.
-    fn at_fourth(&self, m3: u64, staked: i128) -> ((i128, i128), Option<usize>) {
+    fn at_fourth(&self, m3: u64, staked: i128) -> Decided {
         let bets: Vec<(i128, i128)> = self
             .multiples
             .iter()
@@ -181,7 +184,7 @@ impl Strategy {
     }
 
     /// 3rd street, two cards seen (one ante down); values over 48·49·50.
-    fn at_third(&self, m2: u64) -> ((i128, i128), Option<usize>) {
+    fn at_third(&self, m2: u64) -> Decided {
         let bets: Vec<(i128, i128)> = self
             .multiples
             .iter()
