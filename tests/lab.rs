@@ -161,6 +161,20 @@ fn rng_command_writes_raw_words() {
         distinct.len() > 9_990,
         "fresh random words, nearly all distinct"
     );
+    // Shuffled decks, one byte a card: every deck a permutation, decks not all alike.
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["rng", "--shuffles", "100", "--joker"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout.len(), 100 * 53);
+    let decks: std::collections::HashSet<&[u8]> = out.stdout.chunks(53).collect();
+    assert_eq!(decks.len(), 100);
+    for deck in &decks {
+        let mut sorted = deck.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..53).collect::<Vec<u8>>());
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
         .args(["par", "nutz", "--format", "json"])
         .output()

@@ -33,8 +33,6 @@ const MAX_ROUNDS: u64 = 1_000_000_000;
 const MAX_WORDS: u64 = 1 << 32;
 /// Largest shuffle stream of one call.
 const MAX_SHUFFLES: u64 = 100_000_000;
-/// Decks per shuffle message.
-const DECKS_PER_MESSAGE: u64 = 1_000;
 
 /// The Lab service.
 pub struct LabService {
@@ -174,15 +172,17 @@ fn within(field: &str, value: u64, max: u64) -> Result<u64, Status> {
     }
 }
 
-/// Sends what is written as stream messages; fails (ending the producer) once the client is gone.
-struct ChannelWriter {
-    tx: mpsc::Sender<Result<proto::RngWordsChunk, Status>>,
+/// Sends what is written as stream messages (`wrap` makes one from the bytes of a `write` call);
+/// fails, ending the producer, once the client is gone.
+struct ChannelWriter<M, F: Fn(Vec<u8>) -> M> {
+    tx: mpsc::Sender<Result<M, Status>>,
+    wrap: F,
 }
 
-impl Write for ChannelWriter {
+impl<M, F: Fn(Vec<u8>) -> M> Write for ChannelWriter<M, F> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.tx
-            .blocking_send(Ok(proto::RngWordsChunk { data: buf.to_vec() }))
+            .blocking_send(Ok((self.wrap)(buf.to_vec())))
             .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
         Ok(buf.len())
     }
@@ -190,6 +190,25 @@ impl Write for ChannelWriter {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// Runs a producer writing into a stream of messages on the blocking pool; a failure other than
+/// the client going away ends the stream with an error.
+fn produce<M: Send + 'static>(
+    wrap: impl Fn(Vec<u8>) -> M + Send + 'static,
+    work: impl FnOnce(&mut dyn Write) -> std::io::Result<()> + Send + 'static,
+) -> ReceiverStream<Result<M, Status>> {
+    let (tx, rx) = mpsc::channel(16);
+    tokio::task::spawn_blocking(move || {
+        let failed = tx.clone();
+        let mut out = ChannelWriter { tx, wrap };
+        if let Err(e) = work(&mut out) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                let _ = failed.blocking_send(Err(Status::internal(e.to_string())));
+            }
+        }
+    });
+    ReceiverStream::new(rx)
 }
 
 #[tonic::async_trait]
@@ -325,18 +344,10 @@ impl Lab for LabService {
         } else {
             r.words_per_seed
         };
-        let (tx, rx) = mpsc::channel(16);
-        tokio::task::spawn_blocking(move || {
-            let failed = tx.clone();
-            let mut out = ChannelWriter { tx };
-            if let Err(e) = rng_output::write_words(&mut out, words, per_seed, rng_output::os_seed)
-            {
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    let _ = failed.blocking_send(Err(Status::internal(e.to_string())));
-                }
-            }
-        });
-        Ok(Response::new(ReceiverStream::new(rx)))
+        Ok(Response::new(produce(
+            |data| proto::RngWordsChunk { data },
+            move |out| rng_output::write_words(out, words, per_seed, rng_output::os_seed),
+        )))
     }
 
     async fn stream_shuffles(
@@ -355,33 +366,10 @@ impl Lab for LabService {
                 ))
             }
         };
-        let (tx, rx) = mpsc::channel(16);
-        tokio::task::spawn_blocking(move || {
-            let mut sent = 0;
-            while sent < shuffles {
-                let n = DECKS_PER_MESSAGE.min(shuffles - sent);
-                let mut cards = Vec::with_capacity(n as usize * deck.len());
-                for _ in 0..n {
-                    match rng_output::os_seed() {
-                        Ok(seed) => {
-                            cards.extend(seed.stream().shuffle(deck).iter().map(|c| c.index()))
-                        }
-                        Err(e) => {
-                            let _ = tx.blocking_send(Err(Status::internal(e.to_string())));
-                            return;
-                        }
-                    }
-                }
-                let message = proto::ShuffleSamples {
-                    cards,
-                    deck_size: deck.len() as u32,
-                };
-                if tx.blocking_send(Ok(message)).is_err() {
-                    return;
-                }
-                sent += n;
-            }
-        });
-        Ok(Response::new(ReceiverStream::new(rx)))
+        let deck_size = deck.len() as u32;
+        Ok(Response::new(produce(
+            move |cards| proto::ShuffleSamples { cards, deck_size },
+            move |out| rng_output::write_shuffles(out, shuffles, deck, rng_output::os_seed),
+        )))
     }
 }

@@ -1,0 +1,100 @@
+//! Lab benchmarks: the time of each exact computation, and the simulation rates (whole hands
+//! through the engine's commands; Pai Gow rounds through the house way), on every core.
+//! Run: `cargo bench --bench lab` (numbers in `docs/PERFORMANCE.md`).
+
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use pitboss::engine::config::{GameConfig, Rules};
+use pitboss::engine::game::GameId;
+use pitboss::engine::rng::Seed;
+use pitboss::lab::simulate::{self, Request, Strategy};
+use pitboss::lab::{caribbean, fortune, mississippi, nutz, pai_gow};
+
+/// The best of `runs` wall-clock times of `work`, in seconds.
+fn best_of(runs: usize, mut work: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            work();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let config = GameConfig::default_for;
+    println!("threads: {threads}\n");
+    println!("| exact computation | best of | seconds |\n| --- | ---: | ---: |");
+    let ms = config(GameId::MississippiStud);
+    let Rules::MississippiStud(ms_rules) = &ms.rules else {
+        unreachable!()
+    };
+    let t = best_of(3, || {
+        mississippi::analyse(ms_rules);
+    });
+    println!("| Mississippi Stud optimal strategy, backward induction (one thread) | 3 | {t:.3} |");
+    let t = best_of(3, || {
+        mississippi::main_sheet(&ms).unwrap();
+    });
+    println!("| Mississippi Stud sheet row by row (induction, then a forward pass) | 3 | {t:.3} |");
+    let cs = config(GameId::CaribbeanStud);
+    let Rules::CaribbeanStud(cs_rules) = &cs.rules else {
+        unreachable!()
+    };
+    let t = best_of(3, || {
+        caribbean::analyse(cs_rules, threads).unwrap();
+    });
+    println!("| Caribbean Stud optimal strategy over every deal, by counting | 3 | {t:.3} |");
+    let t = best_of(1, || {
+        fortune::par_sheet(&config(GameId::FortunePaiGow), threads).unwrap();
+    });
+    println!("| Fortune bonus over all C(53,7) hands | 1 | {t:.3} |");
+    let t = best_of(5, || {
+        nutz::par_sheets(&config(GameId::Nutz)).unwrap();
+    });
+    println!("| Nutz, seven boxes (Markov chain) | 5 | {t:.3} |");
+
+    println!(
+        "\n| simulation | hands or rounds | seconds | per second |\n| --- | ---: | ---: | ---: |"
+    );
+    let rounds = 10_000_000;
+    let t = Instant::now();
+    pai_gow::simulate_main(
+        &config(GameId::FortunePaiGow),
+        rounds,
+        &Seed::from_bytes([0; 32]),
+        threads,
+    )
+    .unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "| Pai Gow main bet, house way both sides | {rounds} | {s:.2} | {:.0} |",
+        rounds as f64 / s
+    );
+    for game in [
+        GameId::MississippiStud,
+        GameId::CaribbeanStud,
+        GameId::FortunePaiGow,
+        GameId::Nutz,
+    ] {
+        let hands = 400_000;
+        let report = simulate::run(
+            &Request {
+                config: config(game),
+                hands,
+                strategy: Strategy::Optimal,
+                seed: Seed::from_bytes([1; 32]),
+                threads,
+            },
+            &AtomicU64::new(0),
+        )
+        .unwrap();
+        println!(
+            "| {game}, whole hands through the engine's commands (optimal play) | {hands} | {:.2} | {:.0} |",
+            report.seconds,
+            report.rate()
+        );
+    }
+}
