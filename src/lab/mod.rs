@@ -8,6 +8,7 @@
 //! whole hands through the engine's own commands (`simulate`), and vendor transcripts checked
 //! against the engine's rules (`transcript`).
 
+pub mod advice;
 pub mod caribbean;
 pub mod fortune;
 pub mod mississippi;

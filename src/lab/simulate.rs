@@ -15,15 +15,14 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use crate::engine::card::Card;
 use crate::engine::config::{GameConfig, Rules};
-use crate::engine::game::{GameId, Seat};
-use crate::engine::games::view::player_view;
-use crate::engine::games::{Action, Command, Hand, OpenHand, Shaker, Status, Timestamp};
+use crate::engine::game::GameId;
+use crate::engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
 use crate::engine::money::Money;
 use crate::engine::rng::Seed;
 use crate::engine::settlement::{BetId, BetLine, Wager};
 
+use super::advice::Advisor;
 use super::par::ParSheet;
 use super::{caribbean, mississippi};
 
@@ -187,79 +186,55 @@ pub struct Report {
     pub seconds: f64,
 }
 
-/// A decision maker for one game and strategy, shared by the threads (`None`: never fold).
+/// A decision maker for one game and strategy, shared by the threads.
 enum Player {
-    Mississippi(Option<mississippi::Strategy>),
-    Caribbean(Option<caribbean::DecisionTable>),
-    PaiGow,
-    Nutz,
+    /// The lab's strategy, with the tables it needs built once.
+    Optimal(
+        Option<mississippi::Strategy>,
+        Option<caribbean::DecisionTable>,
+    ),
+    /// Never fold.
+    Always,
 }
 
 impl Player {
     fn new(config: &GameConfig, strategy: Strategy, threads: usize) -> Result<Player, String> {
+        if !supports(config.game, strategy) {
+            return Err(format!(
+                "{} has one way to play (the house way, or shaking): strategy {strategy} does not apply",
+                config.game
+            ));
+        }
         Ok(match (&config.rules, strategy) {
-            (Rules::MississippiStud(r), Strategy::Optimal) => {
-                Player::Mississippi(Some(mississippi::Strategy::build(r)))
+            (_, Strategy::Always) => Player::Always,
+            (Rules::MississippiStud(r), _) => {
+                Player::Optimal(Some(mississippi::Strategy::build(r)), None)
             }
-            (Rules::MississippiStud(_), _) => Player::Mississippi(None),
-            (Rules::CaribbeanStud(r), Strategy::Optimal) => {
-                Player::Caribbean(Some(caribbean::analyse(r, threads)?.1))
+            (Rules::CaribbeanStud(r), _) => {
+                Player::Optimal(None, Some(caribbean::analyse(r, threads)?.1))
             }
-            (Rules::CaribbeanStud(_), _) => Player::Caribbean(None),
-            (Rules::FortunePaiGow(_), _) if supports(config.game, strategy) => Player::PaiGow,
-            (Rules::Nutz(_), _) if supports(config.game, strategy) => Player::Nutz,
-            (_, other) => {
-                return Err(format!(
-                    "{} has one way to play (the house way, or shaking): strategy {other} does not apply",
-                    config.game
-                ))
-            }
+            _ => Player::Optimal(None, None),
         })
     }
 
     fn choose(&self, hand: &Hand) -> Result<Action, String> {
         let legal = hand.legal_actions();
-        let view = player_view(hand);
-        let visible = |seat: Seat| -> Vec<Card> {
-            view.seats
-                .iter()
-                .filter(|s| s.seat == seat)
-                .flat_map(|s| s.cards.iter().flatten().copied())
-                .collect()
-        };
         let action = match self {
-            Player::Mississippi(Some(strategy)) => {
-                let mut seen = visible(Seat::Player);
-                seen.extend(visible(Seat::Community));
-                let ante = hand_stake(hand, Some(BetId::Ante)).max(1);
-                match strategy.advise(&seen, (hand_stake(hand, None) / ante) as u32) {
-                    Some(Some(multiple)) => Action::Bet { multiple },
-                    _ => Action::Fold,
-                }
+            Player::Optimal(mississippi, caribbean) => Advisor {
+                mississippi: mississippi.as_ref(),
+                caribbean: caribbean.as_ref(),
             }
-            Player::Mississippi(None) => legal
+            .advise(hand)?
+            .ok_or("the strategy has no decision for this hand")?,
+            // The smallest bet (Mississippi Stud), else a raise (Caribbean Stud).
+            Player::Always => legal
                 .iter()
                 .filter_map(|a| match a {
                     Action::Bet { multiple } => Some(*multiple),
                     _ => None,
                 })
                 .min()
-                .map_or(Action::Fold, |multiple| Action::Bet { multiple }),
-            Player::Caribbean(Some(table)) => {
-                let player: [Card; 5] = visible(Seat::Player)
-                    .try_into()
-                    .map_err(|_| "the player's five cards are not visible".to_string())?;
-                let up = *visible(Seat::Dealer)
-                    .first()
-                    .ok_or("the dealer's up card is not visible")?;
-                match table.decide(&player, up) {
-                    caribbean::Decision::Raise => Action::Raise,
-                    caribbean::Decision::Fold => Action::Fold,
-                }
-            }
-            Player::Caribbean(None) => Action::Raise,
-            Player::PaiGow => Action::AutoSet,
-            Player::Nutz => Action::Shake { by: Shaker::Player },
+                .map_or(Action::Raise, |multiple| Action::Bet { multiple }),
         };
         if legal.contains(&action) {
             Ok(action)
@@ -269,14 +244,6 @@ impl Player {
             ))
         }
     }
-}
-
-fn hand_stake(hand: &Hand, bet: Option<BetId>) -> u64 {
-    hand.stakes()
-        .iter()
-        .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
-        .map(|w| w.amount.0)
-        .sum()
 }
 
 /// The wagers every simulated hand places: the smallest stake of each bet the game has (all

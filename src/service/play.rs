@@ -8,14 +8,12 @@ use std::collections::HashMap;
 
 use super::convert::{self, hand_view, optional, status};
 use crate::codec;
-use crate::engine::card::Card;
 use crate::engine::config::{ConfigId, MississippiRules, Rules};
-use crate::engine::game::{GameId, Seat};
-use crate::engine::games::view::player_view;
+use crate::engine::game::GameId;
 use crate::engine::games::{Action, Hand, Status as HandStatus};
-use crate::engine::settlement::BetId;
 use crate::floor::{Floor, HandSnapshot, OpenRequest};
-use crate::lab::{caribbean, mississippi};
+use crate::lab::advice::Advisor;
+use crate::lab::mississippi;
 use crate::proto;
 use crate::proto::play_server::Play;
 
@@ -108,59 +106,16 @@ impl PlayService {
     }
 }
 
-/// The strategy's decision for a hand as it stands (`None` when it awaits none the lab advises).
+/// The strategy's decision for a hand as it stands (Caribbean Stud by enumeration).
 fn advise_now(
     strategy: Option<&mississippi::Strategy>,
     hand: &Hand,
 ) -> Result<Option<Action>, String> {
-    if hand.status() != HandStatus::InProgress {
-        return Ok(None);
+    Advisor {
+        mississippi: strategy,
+        caribbean: None,
     }
-    let view = player_view(hand);
-    let visible = |seat: Seat| -> Vec<Card> {
-        view.seats
-            .iter()
-            .filter(|s| s.seat == seat)
-            .flat_map(|s| s.cards.iter().flatten().copied())
-            .collect()
-    };
-    match (&hand.config().rules, strategy) {
-        (Rules::MississippiStud(_), Some(strategy)) => {
-            let mut seen = visible(Seat::Player);
-            seen.extend(visible(Seat::Community));
-            let stake = |bet: Option<BetId>| -> u64 {
-                hand.stakes()
-                    .iter()
-                    .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
-                    .map(|w| w.amount.0)
-                    .sum()
-            };
-            let ante = stake(Some(BetId::Ante)).max(1);
-            Ok(strategy
-                .advise(&seen, (stake(None) / ante) as u32)
-                .map(|choice| match choice {
-                    Some(multiple) => Action::Bet { multiple },
-                    None => Action::Fold,
-                }))
-        }
-        (Rules::CaribbeanStud(rules), _) => {
-            let dealer = visible(Seat::Dealer);
-            let (Ok(player), [up]) = (<[Card; 5]>::try_from(visible(Seat::Player)), &dealer[..])
-            else {
-                return Ok(None);
-            };
-            Ok(Some(match caribbean::advise(rules, &player, *up)? {
-                caribbean::Decision::Raise => Action::Raise,
-                caribbean::Decision::Fold => Action::Fold,
-            }))
-        }
-        (Rules::FortunePaiGow(_), _) => Ok(view.suggested_low.map(|low| Action::SetHand { low })),
-        // Nutz has one decision, and the hold rule takes the rest.
-        (Rules::Nutz(_), _) => Ok(Some(Action::Shake {
-            by: crate::engine::games::Shaker::Player,
-        })),
-        _ => Ok(None),
-    }
+    .advise(hand)
 }
 
 /// The opening of a hand from its request.
