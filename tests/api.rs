@@ -1137,25 +1137,21 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
         multiple,
         ..Default::default()
     };
+    let request = || proto::PlayHandRequest {
+        open: Some(proto::OpenHandRequest {
+            request_id: "batch-1".into(),
+            ..open(
+                proto::Game::MississippiStud,
+                "T-20",
+                "p20",
+                vec![wager("ante", 500)],
+            )
+        }),
+        decisions: vec![bet(1), bet(2), bet(3)],
+        follow_advice: false,
+    };
     let before = head(&mut c).await;
-    let hand = c
-        .play
-        .play_hand(proto::PlayHandRequest {
-            open: Some(proto::OpenHandRequest {
-                request_id: "batch-1".into(),
-                ..open(
-                    proto::Game::MississippiStud,
-                    "T-20",
-                    "p20",
-                    vec![wager("ante", 500)],
-                )
-            }),
-            decisions: vec![bet(1), bet(2), bet(3)],
-            follow_advice: false,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let hand = c.play.play_hand(request()).await.unwrap().into_inner();
     let view = hand.hand.clone().unwrap();
     assert_eq!(view.status, "settled");
     assert!(!hand.duplicate);
@@ -1183,24 +1179,7 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
     );
     // A retry answers with the first result and writes nothing.
     let after = head(&mut c).await;
-    let again = c
-        .play
-        .play_hand(proto::PlayHandRequest {
-            open: Some(proto::OpenHandRequest {
-                request_id: "batch-1".into(),
-                ..open(
-                    proto::Game::MississippiStud,
-                    "T-20",
-                    "p20",
-                    vec![wager("ante", 500)],
-                )
-            }),
-            decisions: vec![bet(1), bet(2), bet(3)],
-            follow_advice: false,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let again = c.play.play_hand(request()).await.unwrap().into_inner();
     assert!(again.duplicate);
     assert_eq!(again.hand.unwrap().hand_id, view.hand_id);
     assert_eq!(head(&mut c).await, after);

@@ -4,6 +4,7 @@
 mod bench_load;
 mod check;
 mod client;
+mod config_file;
 mod deal;
 mod demo;
 mod hands;

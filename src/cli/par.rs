@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use pitboss::engine::config::GameConfig;
@@ -36,21 +35,7 @@ pub struct ParArgs {
 }
 
 pub fn run(args: ParArgs) -> anyhow::Result<()> {
-    let config = match &args.config {
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            GameConfig::from_json(&bytes)?
-        }
-        None => GameConfig::default_for(args.game),
-    };
-    if config.game != args.game {
-        bail!(
-            "the configuration is for {}, not {}",
-            config.game,
-            args.game
-        );
-    }
+    let config = super::config_file::load(args.config.as_deref(), args.game)?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let main_bet = if config.game == GameId::FortunePaiGow && args.rounds > 0 {
         Some(pai_gow_main(&config, &args, threads)?)

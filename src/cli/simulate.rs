@@ -6,10 +6,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use pitboss::engine::config::GameConfig;
 use pitboss::engine::game::GameId;
 use pitboss::engine::rng::Seed;
 use pitboss::lab::simulate::{self, Request, Strategy};
@@ -45,19 +43,7 @@ pub struct SimulateArgs {
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
-    let config = match &args.config {
-        Some(path) => GameConfig::from_json(
-            &std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
-        )?,
-        None => GameConfig::default_for(args.game),
-    };
-    if config.game != args.game {
-        bail!(
-            "the configuration is for {}, not {}",
-            config.game,
-            args.game
-        );
-    }
+    let config = super::config_file::load(args.config.as_deref(), args.game)?;
     let request = Request {
         config,
         hands: args.hands,

@@ -110,22 +110,14 @@ impl Strategy {
             .collect();
         // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit.
         let mut fifth: HashMap<u64, i64> = HashMap::with_capacity(270_725);
-        for a in 0..52 {
-            for b in a + 1..52 {
-                for c in b + 1..52 {
-                    for d in c + 1..52 {
-                        let four = [cards[a], cards[b], cards[c], cards[d]];
-                        let m = mask(&four);
-                        let sum: i64 = cards
-                            .iter()
-                            .filter(|e| m & 1 << e.index() == 0)
-                            .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
-                            .sum();
-                        fifth.insert(m, sum);
-                    }
-                }
-            }
-        }
+        each_four_card_set(&cards, |four, m| {
+            let sum: i64 = cards
+                .iter()
+                .filter(|e| m & 1 << e.index() == 0)
+                .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
+                .sum();
+            fifth.insert(m, sum);
+        });
         let mut strategy = Strategy {
             multiples,
             fifth,
@@ -229,6 +221,21 @@ impl Strategy {
     }
 }
 
+/// Calls `f` with every four-card set of `cards` and its mask.
+fn each_four_card_set(cards: &[Card], mut f: impl FnMut([Card; 4], u64)) {
+    let n = cards.len();
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                for d in c + 1..n {
+                    let four = [cards[a], cards[b], cards[c], cards[d]];
+                    f(four, mask(&four));
+                }
+            }
+        }
+    }
+}
+
 /// Indices of the cards not in the mask.
 fn unseen(m: u64) -> impl Iterator<Item = u8> {
     (0..52u8).filter(move |i| m & 1 << i == 0)
@@ -278,21 +285,13 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     let rows = rules.paytable.len() + 1;
     // For every four-card set, how many of the 48 last cards end in each row.
     let mut histograms: HashMap<u64, Vec<u8>> = HashMap::with_capacity(270_725);
-    for a in 0..52 {
-        for b in a + 1..52 {
-            for c in b + 1..52 {
-                for d in c + 1..52 {
-                    let four = [cards[a], cards[b], cards[c], cards[d]];
-                    let m = mask(&four);
-                    let mut histogram = vec![0u8; rows];
-                    for e in cards.iter().filter(|e| m & 1 << e.index() == 0) {
-                        histogram[row_index(rules, &[four[0], four[1], four[2], four[3], *e])] += 1;
-                    }
-                    histograms.insert(m, histogram);
-                }
-            }
+    each_four_card_set(&cards, |four, m| {
+        let mut histogram = vec![0u8; rows];
+        for e in cards.iter().filter(|e| m & 1 << e.index() == 0) {
+            histogram[row_index(rules, &[four[0], four[1], four[2], four[3], *e])] += 1;
         }
-    }
+        histograms.insert(m, histogram);
+    });
     // Per paytable row (then the loss): count, wagered, returned; then the three folds.
     let mut showdown = vec![(0u128, 0u128, 0u128); rows];
     let mut folds = [(0u128, 0u128); 3];
