@@ -1262,3 +1262,93 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
     assert!(e.message().contains("ante"), "{}", e.message());
     assert_eq!(head(&mut c).await, unchanged);
 }
+
+/// The Merkle tree over gRPC: a checkpoint's root is what the inclusion proofs of its entries
+/// lead to; sizes beyond the log are refused as OUT_OF_RANGE, naming the sizes.
+#[tokio::test(flavor = "multi_thread")]
+async fn checkpoints_and_proofs_over_grpc() {
+    use pitboss::ledger::merkle::{leaf_hash, verify_inclusion};
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    for _ in 0..3 {
+        c.play
+            .play_hand(proto::PlayHandRequest {
+                open: Some(open(
+                    proto::Game::Nutz,
+                    "T-30",
+                    "p30",
+                    vec![wager("box_nutz", 100)],
+                )),
+                decisions: vec![],
+                follow_advice: true,
+            })
+            .await
+            .unwrap();
+    }
+    let checkpoint = c
+        .audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let parsed = pitboss::ledger::checkpoint::Checkpoint::parse(&checkpoint.note).unwrap();
+    let key =
+        ed25519_dalek::VerifyingKey::from_bytes(&checkpoint.public_key.clone().try_into().unwrap())
+            .unwrap();
+    parsed.verify(&key).unwrap();
+    assert_eq!(parsed.root.to_vec(), checkpoint.root_hash);
+    for sequence in 0..checkpoint.tree_size {
+        let p = c
+            .audit
+            .get_inclusion_proof(proto::GetInclusionProofRequest {
+                sequence,
+                tree_size: checkpoint.tree_size,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let hashes: Vec<[u8; 32]> = p
+            .hashes
+            .iter()
+            .map(|h| h.clone().try_into().unwrap())
+            .collect();
+        let leaf = leaf_hash(&p.entry_hash.clone().try_into().unwrap());
+        assert!(verify_inclusion(
+            sequence,
+            checkpoint.tree_size,
+            &leaf,
+            &hashes,
+            &parsed.root
+        ));
+    }
+    for e in [
+        c.audit
+            .get_inclusion_proof(proto::GetInclusionProofRequest {
+                sequence: checkpoint.tree_size,
+                tree_size: checkpoint.tree_size,
+            })
+            .await
+            .unwrap_err(),
+        c.audit
+            .get_checkpoint(proto::GetCheckpointRequest {
+                tree_size: checkpoint.tree_size + 100,
+            })
+            .await
+            .unwrap_err(),
+        c.audit
+            .get_consistency_proof(proto::GetConsistencyProofRequest {
+                first_size: 5,
+                second_size: checkpoint.tree_size + 1,
+            })
+            .await
+            .unwrap_err(),
+    ] {
+        assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+        assert!(
+            e.message().contains("entries was asked for"),
+            "{}",
+            e.message()
+        );
+    }
+}

@@ -101,3 +101,100 @@ fn client_commands_play_recall_replay_void_and_load() {
         .expect("hands/s line");
     assert!(hands > 0.0, "{out}");
 }
+
+/// A regulator's round trip: take a checkpoint away, play on, take another; `pitboss prove` shows
+/// the newer one extends the older one and that every event of a hand is in it, checked with the
+/// log's public key pinned from the first checkpoint; a forged checkpoint file is refused.
+#[test]
+fn checkpoints_taken_away_prove_the_log_unchanged_and_a_hand_included() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let files = tempfile::tempdir().unwrap();
+    let old = files.path().join("old.checkpoint");
+    let new = files.path().join("new.checkpoint");
+    let (ok, _, _) = pitboss(&server, &["demo", "--hands", "1"]);
+    assert!(ok);
+    let (ok, _, err) = pitboss(&server, &["checkpoint", "--out", old.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let key = err
+        .split("public key ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .expect("the key is printed")
+        .to_string();
+    assert_eq!(key.len(), 64);
+    let note = std::fs::read_to_string(&old).unwrap();
+    assert!(note.starts_with("pitboss.v1/"), "{note}");
+    let (ok, _, _) = pitboss(&server, &["demo", "--hands", "1"]);
+    assert!(ok);
+    let (ok, out, _) = pitboss(&server, &["hands", "--player", "demo-player"]);
+    assert!(ok);
+    let hand = out
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let (ok, _, err) = pitboss(&server, &["checkpoint", "--out", new.to_str().unwrap()]);
+    assert!(ok, "{err}");
+
+    let (ok, out, err) = pitboss(
+        &server,
+        &[
+            "prove",
+            "--checkpoint",
+            new.to_str().unwrap(),
+            "--key",
+            &key,
+            "--since",
+            old.to_str().unwrap(),
+            "--hand",
+            &hand,
+        ],
+    );
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("signature valid"), "{out}");
+    assert!(out.starts_with("checkpoint"), "{out}");
+    assert!(out.contains("consistent: the first"), "{out}");
+    assert!(out.matches(": included").count() >= 5, "{out}");
+    assert!(!out.contains("NOT PROVEN"));
+
+    // The older checkpoint does not hold the newer hand.
+    let (ok, out, _) = pitboss(
+        &server,
+        &[
+            "prove",
+            "--checkpoint",
+            old.to_str().unwrap(),
+            "--key",
+            &key,
+            "--hand",
+            &hand,
+        ],
+    );
+    assert!(!ok);
+    assert!(out.contains("after the checkpoint"), "{out}");
+
+    // A checkpoint file with its size changed no longer verifies.
+    let forged = files.path().join("forged.checkpoint");
+    let text = std::fs::read_to_string(&new).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[1] = (lines[1].parse::<u64>().unwrap() - 1).to_string();
+    std::fs::write(&forged, lines.join("\n") + "\n").unwrap();
+    let (ok, _, err) = pitboss(
+        &server,
+        &[
+            "prove",
+            "--checkpoint",
+            forged.to_str().unwrap(),
+            "--key",
+            &key,
+            "--since",
+            old.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok);
+    assert!(err.contains("signature does not verify"), "{err}");
+}

@@ -465,3 +465,67 @@ fn sigkill_at_random_moments_loses_nothing_acknowledged() {
     }
     assert!(acked.len() > 100, "{} appends acknowledged", acked.len());
 }
+
+/// The Merkle tree over the log: signed checkpoints, inclusion proofs for entries and a
+/// consistency proof between an older and a newer checkpoint, all checked with nothing but
+/// hashes and the log's public key; after an entry is altered, no checkpoint of the altered log
+/// can be proven consistent with one taken before.
+#[test]
+fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
+    use pitboss::ledger::checkpoint::Checkpoint;
+    use pitboss::ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
+    let dir = filled(700);
+    let ledger = Ledger::open(dir.path(), 0).unwrap();
+    assert_eq!(ledger.tree_size().unwrap(), 701);
+    let (old, public) = ledger.checkpoint_blocking(Some(300)).unwrap();
+    let old = Checkpoint::parse(&old.note()).unwrap();
+    old.verify(&public).unwrap();
+    let (new, _) = ledger.checkpoint_blocking(None).unwrap();
+    let new = Checkpoint::parse(&new.note()).unwrap();
+    new.verify(&public).unwrap();
+    assert_eq!((old.size, new.size), (300, 701));
+    assert_eq!(old.origin, new.origin);
+    let proof = ledger.consistency_proof(300, 701).unwrap();
+    assert!(verify_consistency(300, 701, &old.root, &new.root, &proof));
+    for sequence in [0u64, 1, 255, 256, 299, 511, 700] {
+        let p = ledger.inclusion_proof(sequence, 701).unwrap();
+        let entry = ledger.entry(sequence).unwrap().unwrap();
+        assert_eq!(p.entry_hash, entry_hash(&entry.envelope_bytes));
+        assert!(verify_inclusion(
+            sequence,
+            701,
+            &leaf_hash(&p.entry_hash),
+            &p.hashes,
+            &new.root
+        ));
+    }
+    assert!(matches!(
+        ledger.inclusion_proof(701, 701),
+        Err(LedgerError::TreeSize { .. })
+    ));
+    assert!(matches!(
+        ledger.checkpoint_blocking(Some(702)),
+        Err(LedgerError::TreeSize { .. })
+    ));
+    drop(ledger);
+
+    // Alter entry 100 (inside the old checkpoint's tree): the log's tree now has other roots.
+    let store = raw(dir.path());
+    let key = 100u64.to_be_bytes();
+    let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
+    value[40] ^= 0x01;
+    store
+        .db()
+        .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
+        .unwrap();
+    drop(store);
+    let ledger = Ledger::open(dir.path(), 0).unwrap();
+    let (after, _) = ledger.checkpoint_blocking(None).unwrap();
+    assert_ne!(after.root, new.root);
+    let proof = ledger.consistency_proof(300, after.size).unwrap();
+    assert!(
+        !verify_consistency(300, after.size, &old.root, &after.root, &proof),
+        "the rewritten log cannot prove it extends the old checkpoint"
+    );
+    assert_ne!(ledger.tree_root(300).unwrap(), old.root);
+}

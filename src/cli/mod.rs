@@ -3,6 +3,7 @@
 
 mod bench_load;
 mod check;
+mod checkpoint;
 mod client;
 mod config_file;
 mod deal;
@@ -42,6 +43,10 @@ enum Command {
     HouseWay(house_way::HouseWayArgs),
     /// Verify the log in a data directory: every link, hash and signature.
     Verify(verify::VerifyArgs),
+    /// Take a signed checkpoint of the log (size and Merkle root) away as a file.
+    Checkpoint(checkpoint::CheckpointArgs),
+    /// Hold the log to a checkpoint: consistent with an older one, a hand's events included.
+    Prove(checkpoint::ProveArgs),
     /// Replay a hand on a running server and print its proof report.
     Replay(replay::ReplayArgs),
     /// Game recall: a player's or a table's hands, newest first.
@@ -95,6 +100,8 @@ impl Cli {
             Command::Rng(args) => rng::run(args).map(|()| ok),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
+            Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),
+            Command::Prove(args) => checkpoint::run_prove(args),
         }
     }
 }

@@ -100,6 +100,11 @@ impl Keypair {
         self.key.sign(hash).to_bytes()
     }
 
+    /// Signs a message (a checkpoint's body).
+    pub fn sign_message(&self, message: &[u8]) -> [u8; 64] {
+        self.key.sign(message).to_bytes()
+    }
+
     /// What this (retiring) key signs to hand over to `next`.
     pub fn sign_successor(&self, next: &Keypair) -> [u8; 64] {
         self.key

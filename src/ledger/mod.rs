@@ -8,8 +8,11 @@
 //! - `writer`: the single writer with group commit.
 //! - `verify`: walking the log and naming the first bad entry.
 
+pub mod checkpoint;
 pub mod entry;
 pub mod keys;
+pub mod merkle;
+mod proofs;
 pub mod store;
 pub mod verify;
 pub mod writer;
@@ -23,6 +26,7 @@ use tokio::sync::oneshot;
 
 pub use entry::{Entry, Hash};
 pub use keys::KeyId;
+pub use proofs::InclusionProof;
 pub use store::{Store, StoreError};
 pub use verify::{verify, Problem, ProblemKind, VerifyReport};
 pub use writer::AppendRequest;
@@ -72,6 +76,8 @@ pub enum LedgerError {
     Key(String),
     #[error("the ledger's writer has stopped")]
     Stopped,
+    #[error("a tree of {asked} entries was asked for; the log holds {size}")]
+    TreeSize { asked: u64, size: u64 },
 }
 
 impl From<StoreError> for LedgerError {
@@ -87,6 +93,8 @@ pub struct Ledger {
     thread: Mutex<Option<JoinHandle<()>>>,
     key_id: Mutex<KeyId>,
     head: tokio::sync::watch::Receiver<u64>,
+    /// Roots of complete blocks of the Merkle tree, filled as proofs need them.
+    merkle: Mutex<merkle::MerkleCache>,
 }
 
 impl Ledger {
@@ -119,6 +127,7 @@ impl Ledger {
             thread: Mutex::new(Some(thread)),
             key_id: Mutex::new(key_id),
             head,
+            merkle: Mutex::new(merkle::MerkleCache::default()),
         };
         Ok(ledger)
     }

@@ -53,7 +53,12 @@ pub(super) enum Job {
     ),
     Rotate(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
     PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
+    /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
+    Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
 }
+
+/// A signature and the public key that made it.
+pub(super) type SignedBy = (ed25519_dalek::VerifyingKey, [u8; 64]);
 
 /// A reply channel and the answer to send on it once the group is durable.
 type Answer<T> = (
@@ -352,6 +357,9 @@ impl Writer {
                 Job::PublishKey(at, reply) => {
                     let result = self.stage_publish(at, &mut group, &signer);
                     rotations.push((reply, result.map(|()| signer.id())));
+                }
+                Job::Sign(message, reply) => {
+                    let _ = reply.send(Ok((signer.public(), signer.sign_message(&message))));
                 }
                 Job::Rotate(at, reply) => match self.stage_rotation(at, &mut group, &signer) {
                     Ok(next) => {

@@ -67,8 +67,86 @@ async fn stream_from(
     }
 }
 
+/// Runs blocking ledger reads (the Merkle tree) off the async workers.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, crate::ledger::LedgerError> + Send + 'static,
+) -> Result<T, Status> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| status(crate::floor::FloorError::Ledger(e)))
+}
+
+/// The whole log now for 0.
+fn size_or_now(floor: &Floor, size: u64) -> Result<u64, crate::ledger::LedgerError> {
+    if size == 0 {
+        floor.ledger().tree_size()
+    } else {
+        Ok(size)
+    }
+}
+
 #[tonic::async_trait]
 impl Audit for AuditService {
+    async fn get_checkpoint(
+        &self,
+        request: Request<proto::GetCheckpointRequest>,
+    ) -> Result<Response<proto::Checkpoint>, Status> {
+        let size = request.into_inner().tree_size;
+        let floor = self.floor.clone();
+        let (checkpoint, public) = blocking(move || {
+            let size = size_or_now(&floor, size)?;
+            floor.ledger().checkpoint_blocking(Some(size))
+        })
+        .await?;
+        Ok(Response::new(proto::Checkpoint {
+            note: checkpoint.note(),
+            origin: checkpoint.origin.clone(),
+            tree_size: checkpoint.size,
+            root_hash: checkpoint.root.to_vec(),
+            key_id: crate::ledger::KeyId::of(&public).to_string(),
+            public_key: public.to_bytes().to_vec(),
+        }))
+    }
+
+    async fn get_inclusion_proof(
+        &self,
+        request: Request<proto::GetInclusionProofRequest>,
+    ) -> Result<Response<proto::InclusionProof>, Status> {
+        let r = request.into_inner();
+        let floor = self.floor.clone();
+        let proof = blocking(move || {
+            let size = size_or_now(&floor, r.tree_size)?;
+            floor.ledger().inclusion_proof(r.sequence, size)
+        })
+        .await?;
+        Ok(Response::new(proto::InclusionProof {
+            sequence: proof.sequence,
+            tree_size: proof.tree_size,
+            entry_hash: proof.entry_hash.to_vec(),
+            hashes: proof.hashes.iter().map(|h| h.to_vec()).collect(),
+        }))
+    }
+
+    async fn get_consistency_proof(
+        &self,
+        request: Request<proto::GetConsistencyProofRequest>,
+    ) -> Result<Response<proto::ConsistencyProof>, Status> {
+        let r = request.into_inner();
+        let floor = self.floor.clone();
+        let hashes = blocking(move || {
+            floor
+                .ledger()
+                .consistency_proof(r.first_size, r.second_size)
+        })
+        .await?;
+        Ok(Response::new(proto::ConsistencyProof {
+            first_size: r.first_size,
+            second_size: r.second_size,
+            hashes: hashes.iter().map(|h| h.to_vec()).collect(),
+        }))
+    }
+
     type StreamEventsStream =
         tokio_stream::wrappers::ReceiverStream<Result<proto::LoggedEvent, Status>>;
 

@@ -113,6 +113,11 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             ),
         ),
         F::Ledger(crate::ledger::LedgerError::Stopped) => Status::unavailable(message),
+        F::Ledger(crate::ledger::LedgerError::TreeSize { .. }) => Status::with_error_details(
+            Code::OutOfRange,
+            message.clone(),
+            ErrorDetails::with_bad_request_violation("tree_size", message),
+        ),
         F::Ledger(_) => Status::internal(message),
         F::Corrupt(..) => Status::data_loss(message),
     }

@@ -1,0 +1,182 @@
+//! Signed checkpoints: the log's size and Merkle root at a moment, signed by the log's key, as a
+//! text a regulator can keep and later hold a newer checkpoint against (a consistency proof shows
+//! nothing in the older tree was rewritten) or a hand against (inclusion proofs).
+//!
+//! The text follows the C2SP `tlog-checkpoint` and `signed-note` shape:
+//!
+//! ```text
+//! pitboss.v1/3f2a…            ← origin: this log's name (the hash of its first entry, 16 hex digits)
+//! 12345                       ← tree size (entries 0 .. 12344)
+//! q1Zx…=                      ← base64 Merkle root (RFC 9162)
+//!
+//! — pitboss.v1/3f2a… AbCd…    ← key name, base64(4-byte key hash ‖ Ed25519 signature)
+//! ```
+//!
+//! The signature is Ed25519 over the body (the three lines, each ending in a newline); the key hash
+//! is the first 4 bytes of `SHA-256(key name ‖ "\n" ‖ 0x01 ‖ public key)`. Pure: no storage.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+use super::entry::Hash;
+
+/// A checkpoint's contents and signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The log's name (also the key's name).
+    pub origin: String,
+    /// How many entries the tree holds.
+    pub size: u64,
+    /// Its Merkle root.
+    pub root: Hash,
+    /// The signature over [`Checkpoint::body`].
+    pub signature: [u8; 64],
+    /// The 4-byte hash of the signing key (see the module comment).
+    pub key_hash: [u8; 4],
+}
+
+/// Why a text is not a checkpoint, or not one signed by the given key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("not a checkpoint: {0}")]
+    Malformed(String),
+    #[error("the checkpoint is signed by key hash {found}, not by the given key ({expected})")]
+    OtherKey { found: String, expected: String },
+    #[error("the checkpoint's signature does not verify")]
+    BadSignature,
+}
+
+/// The origin of a log whose first entry has this hash.
+pub fn origin_of(first_entry: &Hash) -> String {
+    format!("pitboss.v1/{}", hex::encode(&first_entry[..8]))
+}
+
+/// The note key hash of an Ed25519 key named `name`.
+pub fn key_hash(name: &str, public: &VerifyingKey) -> [u8; 4] {
+    let mut h = Sha256::new();
+    h.update(name.as_bytes());
+    h.update(b"\n");
+    h.update([1u8]);
+    h.update(public.as_bytes());
+    let digest: [u8; 32] = h.finalize().into();
+    [digest[0], digest[1], digest[2], digest[3]]
+}
+
+/// The signed body of a checkpoint.
+pub fn body(origin: &str, size: u64, root: &Hash) -> String {
+    format!("{origin}\n{size}\n{}\n", STANDARD.encode(root))
+}
+
+impl Checkpoint {
+    /// The signed body.
+    pub fn body(&self) -> String {
+        body(&self.origin, self.size, &self.root)
+    }
+
+    /// The whole note: body, a blank line, the signature line.
+    pub fn note(&self) -> String {
+        let mut sig = self.key_hash.to_vec();
+        sig.extend_from_slice(&self.signature);
+        format!(
+            "{}\n\u{2014} {} {}\n",
+            self.body(),
+            self.origin,
+            STANDARD.encode(sig)
+        )
+    }
+
+    /// Reads a note (without checking its signature: see [`Checkpoint::verify`]).
+    pub fn parse(note: &str) -> Result<Checkpoint, CheckpointError> {
+        let bad = |m: &str| CheckpointError::Malformed(m.to_string());
+        let (body, signatures) = note
+            .split_once("\n\n")
+            .ok_or_else(|| bad("no blank line before the signature"))?;
+        let mut lines = body.lines();
+        let origin = lines
+            .next()
+            .ok_or_else(|| bad("no origin line"))?
+            .to_string();
+        let size = lines
+            .next()
+            .and_then(|l| l.parse().ok())
+            .ok_or_else(|| bad("the second line is not a tree size"))?;
+        let root: Hash = lines
+            .next()
+            .and_then(|l| STANDARD.decode(l).ok())
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| bad("the third line is not a base64 32-byte root"))?;
+        let line = signatures
+            .lines()
+            .find(|l| l.starts_with(&format!("\u{2014} {origin} ")))
+            .ok_or_else(|| bad("no signature line by the origin's key"))?;
+        let sig = line
+            .rsplit(' ')
+            .next()
+            .and_then(|s| STANDARD.decode(s).ok())
+            .filter(|s| s.len() == 68)
+            .ok_or_else(|| bad("the signature is not base64 of 68 bytes"))?;
+        Ok(Checkpoint {
+            origin,
+            size,
+            root,
+            key_hash: [sig[0], sig[1], sig[2], sig[3]],
+            signature: sig[4..].try_into().map_err(|_| bad("signature length"))?,
+        })
+    }
+
+    /// Checks the signature against `public` (the log's key, known to the reader beforehand).
+    pub fn verify(&self, public: &VerifyingKey) -> Result<(), CheckpointError> {
+        let expected = key_hash(&self.origin, public);
+        if expected != self.key_hash {
+            return Err(CheckpointError::OtherKey {
+                found: hex::encode(self.key_hash),
+                expected: hex::encode(expected),
+            });
+        }
+        public
+            .verify(
+                self.body().as_bytes(),
+                &Signature::from_bytes(&self.signature),
+            )
+            .map_err(|_| CheckpointError::BadSignature)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::{Signer, SigningKey};
+
+    #[test]
+    fn a_signed_note_round_trips_and_a_changed_byte_is_caught() {
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let origin = origin_of(&[9; 32]);
+        let root = [3u8; 32];
+        let b = body(&origin, 42, &root);
+        let checkpoint = Checkpoint {
+            origin: origin.clone(),
+            size: 42,
+            root,
+            signature: key.sign(b.as_bytes()).to_bytes(),
+            key_hash: key_hash(&origin, &key.verifying_key()),
+        };
+        let note = checkpoint.note();
+        assert!(note.starts_with("pitboss.v1/0909090909090909\n42\n"));
+        let read = Checkpoint::parse(&note).unwrap();
+        assert_eq!(read, checkpoint);
+        assert!(read.verify(&key.verifying_key()).is_ok());
+        let other = SigningKey::from_bytes(&[8; 32]);
+        assert!(matches!(
+            read.verify(&other.verifying_key()),
+            Err(CheckpointError::OtherKey { .. })
+        ));
+        let forged = Checkpoint::parse(&note.replacen("\n42\n", "\n43\n", 1)).unwrap();
+        assert_eq!(
+            forged.verify(&key.verifying_key()),
+            Err(CheckpointError::BadSignature)
+        );
+        assert!(Checkpoint::parse("pitboss\n1\n").is_err());
+    }
+}

@@ -1,0 +1,176 @@
+//! The ledger's Merkle tree, inclusion and consistency proofs, and signed checkpoints, read from
+//! the stored entries (leaf `i` is entry `i`; see `merkle.rs` and `checkpoint.rs`). Blocking reads:
+//! call from a blocking context.
+//!
+//! Leaves are the hashes recomputed from the stored bytes, not the stored hash fields, so an
+//! altered entry changes every root from its position on, and no later checkpoint can be proven
+//! consistent with one taken before the change.
+
+use std::sync::MutexGuard;
+
+use tokio::sync::oneshot;
+
+use super::checkpoint::{self, Checkpoint};
+use super::entry::{entry_hash, Entry, Hash};
+use super::merkle::{self, Leaves, MerkleCache, BLOCK_LEVEL};
+use super::{writer, Ledger, LedgerError};
+
+/// Leaf hashes read from the store, with the cache of block roots.
+struct StoreLeaves<'a> {
+    ledger: &'a Ledger,
+    cache: MutexGuard<'a, MerkleCache>,
+}
+
+impl Leaves for StoreLeaves<'_> {
+    type Error = LedgerError;
+
+    fn leaves(&mut self, start: u64, count: u64) -> Result<Vec<Hash>, LedgerError> {
+        read_leaves(self.ledger, start, count)
+    }
+
+    fn known(&mut self, level: u32, start: u64) -> Result<Option<Hash>, LedgerError> {
+        Ok(self.cache.get(level, start))
+    }
+}
+
+fn read_leaves(ledger: &Ledger, start: u64, count: u64) -> Result<Vec<Hash>, LedgerError> {
+    let mut out = Vec::with_capacity(count as usize);
+    for item in ledger.store.entries_from(start)?.take(count as usize) {
+        let (key, bytes) = item?;
+        let sequence = start + out.len() as u64;
+        if key != sequence.to_be_bytes() {
+            return Err(LedgerError::Corrupt {
+                sequence,
+                problem: "missing from the log".into(),
+            });
+        }
+        let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
+            sequence,
+            problem: e.to_string(),
+        })?;
+        out.push(merkle::leaf_hash(&entry_hash(&entry.envelope_bytes)));
+    }
+    if out.len() as u64 != count {
+        return Err(LedgerError::Corrupt {
+            sequence: start + out.len() as u64,
+            problem: "missing from the log".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// An inclusion proof of one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InclusionProof {
+    /// The entry's sequence (its leaf index).
+    pub sequence: u64,
+    /// The tree it is proven in.
+    pub tree_size: u64,
+    /// The entry's hash (of its stored bytes).
+    pub entry_hash: Hash,
+    /// The audit path, leaf-most first.
+    pub hashes: Vec<Hash>,
+}
+
+impl Ledger {
+    /// How many entries the tree holds now (the next sequence number).
+    pub fn tree_size(&self) -> Result<u64, LedgerError> {
+        Ok(writer::load_head(&self.store)?.0)
+    }
+
+    /// The tree's leaves with the block cache brought up to `size`.
+    fn leaves_upto(&self, size: u64) -> Result<StoreLeaves<'_>, LedgerError> {
+        let now = self.tree_size()?;
+        if size > now {
+            return Err(LedgerError::TreeSize {
+                asked: size,
+                size: now,
+            });
+        }
+        let mut cache = self.merkle.lock().map_err(|_| LedgerError::Stopped)?;
+        let block = 1u64 << BLOCK_LEVEL;
+        while cache.covered() + block <= size {
+            let start = cache.covered();
+            cache.push_block(merkle::root_of(&read_leaves(self, start, block)?));
+        }
+        Ok(StoreLeaves {
+            ledger: self,
+            cache,
+        })
+    }
+
+    /// The Merkle root of the first `size` entries.
+    pub fn tree_root(&self, size: u64) -> Result<Hash, LedgerError> {
+        merkle::root(&mut self.leaves_upto(size)?, size)
+    }
+
+    /// The proof that entry `sequence` is in the tree of the first `size` entries.
+    pub fn inclusion_proof(&self, sequence: u64, size: u64) -> Result<InclusionProof, LedgerError> {
+        if sequence >= size {
+            return Err(LedgerError::TreeSize {
+                asked: sequence + 1,
+                size,
+            });
+        }
+        let mut leaves = self.leaves_upto(size)?;
+        let hashes = merkle::inclusion_proof(&mut leaves, sequence, size)?;
+        let entry = self.entry(sequence)?.ok_or_else(|| LedgerError::Corrupt {
+            sequence,
+            problem: "missing from the log".into(),
+        })?;
+        Ok(InclusionProof {
+            sequence,
+            tree_size: size,
+            entry_hash: entry_hash(&entry.envelope_bytes),
+            hashes,
+        })
+    }
+
+    /// The proof that the tree of the first `first` entries is a prefix of that of `second`.
+    pub fn consistency_proof(&self, first: u64, second: u64) -> Result<Vec<Hash>, LedgerError> {
+        if first > second {
+            return Err(LedgerError::TreeSize {
+                asked: first,
+                size: second,
+            });
+        }
+        merkle::consistency_proof(&mut self.leaves_upto(second)?, first, second)
+    }
+
+    /// This log's name in checkpoints.
+    pub fn origin(&self) -> Result<String, LedgerError> {
+        let first = self.entry(0)?.ok_or_else(|| LedgerError::Corrupt {
+            sequence: 0,
+            problem: "the log has no first entry".into(),
+        })?;
+        Ok(checkpoint::origin_of(&first.hash))
+    }
+
+    /// A checkpoint of the first `size` entries (all of them now, if `None`), signed by the current
+    /// key, and that key.
+    pub fn checkpoint_blocking(
+        &self,
+        size: Option<u64>,
+    ) -> Result<(Checkpoint, ed25519_dalek::VerifyingKey), LedgerError> {
+        let size = match size {
+            Some(size) => size,
+            None => self.tree_size()?,
+        };
+        let root = self.tree_root(size)?;
+        let origin = self.origin()?;
+        let body = checkpoint::body(&origin, size, &root);
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Sign(body.into_bytes(), reply))?;
+        let (public, signature) = answer.blocking_recv().map_err(|_| LedgerError::Stopped)??;
+        Ok((
+            Checkpoint {
+                key_hash: checkpoint::key_hash(&origin, &public),
+                origin,
+                size,
+                root,
+                signature,
+            },
+            public,
+        ))
+    }
+}
