@@ -23,9 +23,24 @@ fn best_of(runs: usize, mut work: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    // `cargo test --benches` runs this without `--bench`: then only a quick pass that the code
+    // runs (the exact computations take seconds each and are tested in `tests/lab.rs`).
+    let quick = !std::env::args().any(|a| a == "--bench");
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let config = GameConfig::default_for;
     println!("threads: {threads}\n");
+    if quick {
+        nutz::par_sheets(&config(GameId::Nutz)).unwrap();
+        pai_gow::simulate_main(
+            &config(GameId::FortunePaiGow),
+            10_000,
+            &Seed::from_bytes([0; 32]),
+            threads,
+        )
+        .unwrap();
+        println!("quick pass (run `cargo bench --bench lab` for the numbers)");
+        return;
+    }
     println!("| exact computation | best of | seconds |\n| --- | ---: | ---: |");
     let ms = config(GameId::MississippiStud);
     let Rules::MississippiStud(ms_rules) = &ms.rules else {

@@ -198,3 +198,97 @@ fn checkpoints_taken_away_prove_the_log_unchanged_and_a_hand_included() {
     assert!(!ok);
     assert!(err.contains("signature does not verify"), "{err}");
 }
+
+/// An offline bundle: taken from the server, checked with no server and the pinned key; a changed
+/// byte in an entry, a changed payout in the configuration, or another key are each caught.
+#[test]
+fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let files = tempfile::tempdir().unwrap();
+    let (ok, _, _) = pitboss(&server, &["demo", "--hands", "1"]);
+    assert!(ok);
+    let (ok, out, _) = pitboss(&server, &["hands", "--player", "demo-player"]);
+    assert!(ok);
+    let hand = out
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let (ok, _, err) = pitboss(&server, &["checkpoint"]);
+    assert!(ok);
+    let key = err
+        .split("public key ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap()
+        .to_string();
+    let file = files.path().join("hand.bundle.json");
+    let (ok, _, err) = pitboss(&server, &["bundle", &hand, "--out", file.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    drop(server);
+
+    let verify = |path: &std::path::Path, key: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+            .args(["verify-bundle", path.to_str().unwrap(), "--key", key])
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (ok, out) = verify(&file, &key);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("ALL CONSISTENT") && out.contains("bundle verified"),
+        "{out}"
+    );
+
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let write = |value: &serde_json::Value, name: &str| {
+        let path = files.path().join(name);
+        std::fs::write(&path, serde_json::to_string(value).unwrap()).unwrap();
+        path
+    };
+    // A byte of the second entry's stored record changed (inside its envelope).
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut tampered = original.clone();
+    let mut bytes = b64
+        .decode(tampered["entries"][1]["stored"].as_str().unwrap())
+        .unwrap();
+    bytes[12] ^= 1;
+    tampered["entries"][1]["stored"] = b64.encode(bytes).into();
+    let (ok, out) = verify(&write(&tampered, "t1.json"), &key);
+    assert!(!ok);
+    let sequence = original["entries"][1]["sequence"].as_u64().unwrap();
+    assert!(
+        out.lines()
+            .any(|l| l.contains(&format!("entry {sequence:>8}")) && l.contains("FAIL")),
+        "{out}"
+    );
+    // The configuration rewritten to pay more: it no longer hashes to the hand's id.
+    let mut richer = original.clone();
+    let json = richer["config_json"]
+        .as_str()
+        .unwrap()
+        .replacen("{\"odds\":", "{\"odds\":1", 1);
+    richer["config_json"] = json.into();
+    let (ok, out) = verify(&write(&richer, "t2.json"), &key);
+    assert!(!ok);
+    assert!(out.contains("does not hash to"), "{out}");
+    // Another key.
+    let other = hex::encode(
+        ed25519_dalek::SigningKey::from_bytes(&[5; 32])
+            .verifying_key()
+            .as_bytes(),
+    );
+    let (ok, out) = verify(&file, &other);
+    assert!(!ok);
+    assert!(out.contains("PROBLEM: checkpoint"), "{out}");
+}

@@ -1,6 +1,8 @@
-//! Audit: replay of a hand from its recorded events, and the proof report a regulator reads. It
-//! reads the log and never changes it.
+//! Audit: replay of a hand from its recorded events, and the proof report a regulator reads; offline
+//! bundles of one hand's evidence, checked with nothing but the log's public key. It reads the log
+//! and never changes it.
 
+pub mod bundle;
 pub mod replay;
 
 pub use replay::{replay, EventCheck, Mismatch, ProofReport, ReplayError};

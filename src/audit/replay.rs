@@ -15,7 +15,7 @@ use crate::engine::money::Money;
 use crate::engine::paytable::Pay;
 use crate::engine::rng::Seed;
 use crate::engine::settlement::Settlement;
-use crate::ledger::{verify, Ledger, ProblemKind};
+use crate::ledger::{verify, Entry, Ledger, ProblemKind};
 
 /// One recorded event, as checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,6 +154,9 @@ fn pays(pay: Option<Pay>) -> String {
     }
 }
 
+/// How one entry's storage checked: (bytes and link or inclusion, signature, a note).
+pub type EntryStatus = (bool, bool, String);
+
 /// Replays `hand_id` from the log. `configs` finds a published configuration by id.
 pub fn replay(
     ledger: &Ledger,
@@ -166,6 +169,34 @@ pub fn replay(
     if entries.is_empty() {
         return Err(ReplayError::NotFound(hand_id.to_string()));
     }
+    // Chain and signature of every entry.
+    let statuses = entries
+        .iter()
+        .map(|entry| {
+            let seq = entry.envelope.sequence;
+            let check = verify(ledger.store(), seq, Some(seq));
+            match &check.problem {
+                None => (true, true, String::new()),
+                Some(p) => match &p.kind {
+                    ProblemKind::BadSignature | ProblemKind::UnknownKey(_) => {
+                        (true, false, p.to_string())
+                    }
+                    _ => (false, false, p.to_string()),
+                },
+            }
+        })
+        .collect();
+    Ok(replay_entries(hand_id, &entries, statuses, configs))
+}
+
+/// Replays a hand from its entries, whose storage was checked by the caller (`statuses`, one per
+/// entry: against the log's chain live, against a checkpoint's Merkle root in an offline bundle).
+pub fn replay_entries(
+    hand_id: &str,
+    entries: &[Entry],
+    statuses: Vec<EntryStatus>,
+    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
+) -> ProofReport {
     let mut report = ProofReport {
         hand_id: hand_id.to_string(),
         game: None,
@@ -181,20 +212,10 @@ pub fn replay(
         consistent: false,
         report: Vec::new(),
     };
-    // Chain and signature of every entry, and the events they carry.
+    // The events the entries carry.
     let mut events: Vec<Event> = Vec::new();
-    for entry in &entries {
+    for (entry, (chain_ok, signature_ok, note)) in entries.iter().zip(statuses) {
         let seq = entry.envelope.sequence;
-        let check = verify(ledger.store(), seq, Some(seq));
-        let (chain_ok, signature_ok, note) = match &check.problem {
-            None => (true, true, String::new()),
-            Some(p) => match &p.kind {
-                ProblemKind::BadSignature | ProblemKind::UnknownKey(_) => {
-                    (true, false, p.to_string())
-                }
-                _ => (false, false, p.to_string()),
-            },
-        };
         let decoded = entry
             .payload()
             .map_err(|e| e.to_string())
@@ -234,7 +255,7 @@ pub fn replay(
         report
             .report
             .push("the hand's first event is not its opening".into());
-        return Ok(report);
+        return report;
     };
     report.game = Some(opened.game);
     report.config_id = Some(opened.config_id);
@@ -253,7 +274,7 @@ pub fn replay(
         );
         report.consistent = report.events.iter().all(|e| e.chain_ok && e.signature_ok)
             && report.mismatches.is_empty();
-        return Ok(report);
+        return report;
     };
     report.seed_revealed = true;
     report.commitment_ok = opened.commitment.opens_to(&seed);
@@ -274,7 +295,7 @@ pub fn replay(
             "configuration {} is not published in the log",
             opened.config_id
         ));
-        return Ok(report);
+        return report;
     };
 
     // Re-decide every recorded command and compare.
@@ -336,7 +357,7 @@ pub fn replay(
                             Ok(h) => h,
                             Err(e) => {
                                 report.report.push(format!("internal: {e}"));
-                                return Ok(report);
+                                return report;
                             }
                         };
                     }
@@ -435,5 +456,5 @@ pub fn replay(
             m.sequence, m.event, m.field, m.recorded, m.rederived
         ));
     }
-    Ok(report)
+    report
 }

@@ -2,6 +2,7 @@
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
 mod bench_load;
+mod bundle;
 mod check;
 mod checkpoint;
 mod client;
@@ -47,6 +48,10 @@ enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// Hold the log to a checkpoint: consistent with an older one, a hand's events included.
     Prove(checkpoint::ProveArgs),
+    /// Take one hand's evidence away as an offline bundle (entries, proofs, checkpoint).
+    Bundle(bundle::BundleArgs),
+    /// Check an offline bundle with no server: signatures, inclusion, replay.
+    VerifyBundle(bundle::VerifyBundleArgs),
     /// Replay a hand on a running server and print its proof report.
     Replay(replay::ReplayArgs),
     /// Game recall: a player's or a table's hands, newest first.
@@ -102,6 +107,8 @@ impl Cli {
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),
             Command::Prove(args) => checkpoint::run_prove(args),
+            Command::Bundle(args) => bundle::run_bundle(args).map(|()| ok),
+            Command::VerifyBundle(args) => bundle::run_verify(args),
         }
     }
 }

@@ -128,6 +128,30 @@ impl Audit for AuditService {
         }))
     }
 
+    async fn get_hand_bundle(
+        &self,
+        request: Request<proto::GetHandBundleRequest>,
+    ) -> Result<Response<proto::GetHandBundleResponse>, Status> {
+        let id = request.into_inner().hand_id;
+        let floor = self.floor.clone();
+        let bundle = tokio::task::spawn_blocking(move || {
+            audit::bundle::build(floor.ledger(), |c| floor.config(c), &id)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| match e {
+            audit::bundle::BundleError::NotFound(id) => {
+                status(crate::floor::FloorError::NotFound { what: "hand", id })
+            }
+            audit::bundle::BundleError::Ledger(e) => status(crate::floor::FloorError::Ledger(e)),
+            other => Status::failed_precondition(other.to_string()),
+        })?;
+        Ok(Response::new(proto::GetHandBundleResponse {
+            bundle_json: serde_json::to_string_pretty(&bundle)
+                .map_err(|e| Status::internal(e.to_string()))?,
+        }))
+    }
+
     async fn get_consistency_proof(
         &self,
         request: Request<proto::GetConsistencyProofRequest>,

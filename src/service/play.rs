@@ -53,7 +53,7 @@ impl PlayService {
 
     /// The optimal strategy's decision for a hand in progress: Mississippi Stud from the lab's
     /// exact tables, Caribbean Stud by exact enumeration of the dealer's completions (about a
-    /// millisecond, on the blocking pool). (Pai Gow's advice, the house way, is in the view.)
+    /// millisecond, on the blocking pool), Pai Gow the house way, Nutz a shake.
     async fn advice(&self, hand: &Hand) -> Result<Option<Action>, Status> {
         if hand.status() != HandStatus::InProgress {
             return Ok(None);

@@ -1,0 +1,95 @@
+//! `pitboss bundle HAND --out FILE` takes one hand's evidence away from a running server;
+//! `pitboss verify-bundle FILE --key HEX` checks it with no server: the checkpoint's signature with
+//! the pinned key, every entry's hash, signature and inclusion, then the replay's proof report.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::client::{block_on, refused, ServerArgs};
+use pitboss::audit::bundle::{self, Bundle};
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// The hand id.
+    hand: String,
+    /// Where to write the bundle (JSON).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyBundleArgs {
+    /// The bundle file.
+    file: PathBuf,
+    /// The log's Ed25519 public key, 64 hex digits, as you pinned it (`pitboss checkpoint` prints it).
+    #[arg(long)]
+    key: String,
+}
+
+pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
+    block_on(async {
+        let mut audit = AuditClient::new(args.server.connect().await?);
+        let json = audit
+            .get_hand_bundle(proto::GetHandBundleRequest {
+                hand_id: args.hand.clone(),
+            })
+            .await
+            .map_err(refused)?
+            .into_inner()
+            .bundle_json;
+        std::fs::write(&args.out, json)
+            .with_context(|| format!("cannot write {}", args.out.display()))?;
+        eprintln!("hand {} bundled in {}", args.hand, args.out.display());
+        Ok(())
+    })
+}
+
+pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCode> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let bundle: Bundle = serde_json::from_str(&text).context("not a pitboss bundle")?;
+    let key: [u8; 32] = hex::decode(&args.key)
+        .ok()
+        .and_then(|k| k.try_into().ok())
+        .context("--key is not 64 hex digits")?;
+    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 key")?;
+    let verified = bundle::verify(&bundle, &key);
+    if let Some(size) = verified.checkpoint_size {
+        println!("checkpoint of {size} entries: signature valid");
+    }
+    for problem in &verified.problems {
+        println!("PROBLEM: {problem}");
+    }
+    if let Some(report) = &verified.report {
+        for line in &report.report {
+            println!("{line}");
+        }
+        for e in &report.events {
+            println!(
+                "  entry {:>8}  {:<14} in checkpoint {}  signature {}  re-derived {}{}",
+                e.sequence,
+                e.kind,
+                if e.chain_ok { "ok" } else { "FAIL" },
+                if e.signature_ok { "ok" } else { "FAIL" },
+                if e.rederived { "ok" } else { "FAIL" },
+                if e.note.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", e.note)
+                }
+            );
+        }
+    }
+    Ok(if verified.ok() {
+        println!("bundle verified: the hand is in the signed log and settles by the rules");
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    })
+}
