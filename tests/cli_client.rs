@@ -20,6 +20,15 @@ fn pitboss(server: &Server, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// The public key `pitboss checkpoint` prints on standard error.
+fn printed_key(err: &str) -> String {
+    err.split("public key ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .expect("the key is printed")
+        .to_string()
+}
+
 #[test]
 fn client_commands_play_recall_replay_void_and_load() {
     let data = tempfile::tempdir().unwrap();
@@ -116,12 +125,7 @@ fn checkpoints_taken_away_prove_the_log_unchanged_and_a_hand_included() {
     assert!(ok);
     let (ok, _, err) = pitboss(&server, &["checkpoint", "--out", old.to_str().unwrap()]);
     assert!(ok, "{err}");
-    let key = err
-        .split("public key ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .expect("the key is printed")
-        .to_string();
+    let key = printed_key(&err);
     assert_eq!(key.len(), 64);
     let note = std::fs::read_to_string(&old).unwrap();
     assert!(note.starts_with("pitboss.v1/"), "{note}");
@@ -220,12 +224,7 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
         .to_string();
     let (ok, _, err) = pitboss(&server, &["checkpoint"]);
     assert!(ok);
-    let key = err
-        .split("public key ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap()
-        .to_string();
+    let key = printed_key(&err);
     let file = files.path().join("hand.bundle.json");
     let (ok, _, err) = pitboss(&server, &["bundle", &hand, "--out", file.to_str().unwrap()]);
     assert!(ok, "{err}");

@@ -59,6 +59,18 @@ fn raw(dir: &Path) -> Store {
     Store::open(dir).unwrap()
 }
 
+/// Flips one bit of entry `sequence`, inside its envelope bytes (the stored record starts with them).
+fn flip_a_byte(dir: &Path, sequence: u64) {
+    let store = raw(dir);
+    let key = sequence.to_be_bytes();
+    let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
+    value[40] ^= 0x01;
+    store
+        .db()
+        .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
+        .unwrap();
+}
+
 fn problem_of(dir: &Path) -> (u64, ProblemKind) {
     let store = Store::open_read_only(dir).unwrap();
     let report = pitboss::ledger::verify(&store, 0, None);
@@ -124,16 +136,7 @@ fn appends_are_chained_signed_and_survive_reopening() {
 #[test]
 fn a_flipped_byte_is_named() {
     let dir = filled(20);
-    let store = raw(dir.path());
-    let key = 11u64.to_be_bytes();
-    let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
-    // Inside the envelope bytes (the stored record starts with them).
-    value[40] ^= 0x01;
-    store
-        .db()
-        .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
-        .unwrap();
-    drop(store);
+    flip_a_byte(dir.path(), 11);
     assert_eq!(problem_of(dir.path()), (11, ProblemKind::AlteredBytes));
 }
 
@@ -510,15 +513,7 @@ fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
     drop(ledger);
 
     // Alter entry 100 (inside the old checkpoint's tree): the log's tree now has other roots.
-    let store = raw(dir.path());
-    let key = 100u64.to_be_bytes();
-    let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
-    value[40] ^= 0x01;
-    store
-        .db()
-        .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
-        .unwrap();
-    drop(store);
+    flip_a_byte(dir.path(), 100);
     let ledger = Ledger::open(dir.path(), 0).unwrap();
     let (after, _) = ledger.checkpoint_blocking(None).unwrap();
     assert_ne!(after.root, new.root);

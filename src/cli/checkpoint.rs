@@ -88,6 +88,10 @@ fn hash32(bytes: &[u8]) -> anyhow::Result<[u8; 32]> {
         .map_err(|_| anyhow::anyhow!("the server sent a hash of {} bytes", bytes.len()))
 }
 
+fn hashes32(hashes: &[Vec<u8>]) -> anyhow::Result<Vec<[u8; 32]>> {
+    hashes.iter().map(|h| hash32(h)).collect()
+}
+
 pub fn run_prove(args: ProveArgs) -> anyhow::Result<std::process::ExitCode> {
     if args.since.is_none() && args.hand.is_none() {
         bail!("give --since OLDER_CHECKPOINT, --hand HAND_ID, or both");
@@ -131,11 +135,7 @@ pub fn run_prove(args: ProveArgs) -> anyhow::Result<std::process::ExitCode> {
                 .await
                 .map_err(refused)?
                 .into_inner();
-            let hashes = proof
-                .hashes
-                .iter()
-                .map(|h| hash32(h))
-                .collect::<anyhow::Result<Vec<_>>>()?;
+            let hashes = hashes32(&proof.hashes)?;
             let ok = older.origin == checkpoint.origin
                 && verify_consistency(
                     older.size,
@@ -183,11 +183,7 @@ pub fn run_prove(args: ProveArgs) -> anyhow::Result<std::process::ExitCode> {
                     .await
                     .map_err(refused)?
                     .into_inner();
-                let hashes = proof
-                    .hashes
-                    .iter()
-                    .map(|h| hash32(h))
-                    .collect::<anyhow::Result<Vec<_>>>()?;
+                let hashes = hashes32(&proof.hashes)?;
                 let entry_hash = hash32(&proof.entry_hash)?;
                 let ok = hex::encode(entry_hash) == event.hash
                     && verify_inclusion(
