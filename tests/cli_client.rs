@@ -20,6 +20,19 @@ fn pitboss(server: &Server, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Plays a round of `pitboss demo` and returns the newest hand's id.
+fn newest_demo_hand(server: &Server) -> String {
+    let (ok, _, _) = pitboss(server, &["demo", "--hands", "1"]);
+    assert!(ok);
+    let (ok, out, _) = pitboss(server, &["hands", "--player", "demo-player"]);
+    assert!(ok);
+    out.lines()
+        .nth(1)
+        .and_then(|row| row.split_whitespace().next())
+        .expect("a hand")
+        .to_string()
+}
+
 /// The public key `pitboss checkpoint` prints on standard error.
 fn printed_key(err: &str) -> String {
     err.split("public key ")
@@ -129,18 +142,7 @@ fn checkpoints_taken_away_prove_the_log_unchanged_and_a_hand_included() {
     assert_eq!(key.len(), 64);
     let note = std::fs::read_to_string(&old).unwrap();
     assert!(note.starts_with("pitboss.v1/"), "{note}");
-    let (ok, _, _) = pitboss(&server, &["demo", "--hands", "1"]);
-    assert!(ok);
-    let (ok, out, _) = pitboss(&server, &["hands", "--player", "demo-player"]);
-    assert!(ok);
-    let hand = out
-        .lines()
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
+    let hand = newest_demo_hand(&server);
     let (ok, _, err) = pitboss(&server, &["checkpoint", "--out", new.to_str().unwrap()]);
     assert!(ok, "{err}");
 
@@ -210,18 +212,7 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
     let files = tempfile::tempdir().unwrap();
-    let (ok, _, _) = pitboss(&server, &["demo", "--hands", "1"]);
-    assert!(ok);
-    let (ok, out, _) = pitboss(&server, &["hands", "--player", "demo-player"]);
-    assert!(ok);
-    let hand = out
-        .lines()
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
+    let hand = newest_demo_hand(&server);
     let (ok, _, err) = pitboss(&server, &["checkpoint"]);
     assert!(ok);
     let key = printed_key(&err);
