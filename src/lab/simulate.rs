@@ -22,9 +22,8 @@ use crate::engine::money::Money;
 use crate::engine::rng::Seed;
 use crate::engine::settlement::{BetId, BetLine, Wager};
 
-use super::advice::Advisor;
+use super::advice::StrategyTables;
 use super::par::ParSheet;
-use super::{caribbean, mississippi};
 
 /// How the simulated player decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,10 +188,7 @@ pub struct Report {
 /// A decision maker for one game and strategy, shared by the threads.
 enum Player {
     /// The lab's strategy, with the tables it needs built once.
-    Optimal(
-        Option<mississippi::Strategy>,
-        Option<caribbean::DecisionTable>,
-    ),
+    Optimal(StrategyTables),
     /// Never fold.
     Always,
 }
@@ -205,27 +201,19 @@ impl Player {
                 config.game
             ));
         }
-        Ok(match (&config.rules, strategy) {
-            (_, Strategy::Always) => Player::Always,
-            (Rules::MississippiStud(r), _) => {
-                Player::Optimal(Some(mississippi::Strategy::build(r)), None)
-            }
-            (Rules::CaribbeanStud(r), _) => {
-                Player::Optimal(None, Some(caribbean::analyse(r, threads)?.1))
-            }
-            _ => Player::Optimal(None, None),
+        Ok(match strategy {
+            Strategy::Always => Player::Always,
+            Strategy::Optimal => Player::Optimal(StrategyTables::build(config, threads)?),
         })
     }
 
     fn choose(&self, hand: &Hand) -> Result<Action, String> {
         let legal = hand.legal_actions();
         let action = match self {
-            Player::Optimal(mississippi, caribbean) => Advisor {
-                mississippi: mississippi.as_ref(),
-                caribbean: caribbean.as_ref(),
-            }
-            .advise(hand)?
-            .ok_or("the strategy has no decision for this hand")?,
+            Player::Optimal(tables) => tables
+                .advisor()
+                .advise(hand)?
+                .ok_or("the strategy has no decision for this hand")?,
             // The smallest bet (Mississippi Stud), else a raise (Caribbean Stud).
             Player::Always => legal
                 .iter()

@@ -8,23 +8,21 @@ use std::collections::HashMap;
 
 use super::convert::{self, hand_view, optional, status};
 use crate::codec;
-use crate::engine::config::{ConfigId, MississippiRules, Rules};
-use crate::engine::game::GameId;
-use crate::engine::games::{Action, Hand, Status as HandStatus};
+use crate::engine::config::ConfigId;
+use crate::engine::games::{Action, Status as HandStatus};
 use crate::floor::{Floor, HandSnapshot, OpenRequest};
-use crate::lab::advice::Advisor;
-use crate::lab::mississippi;
+use crate::lab::advice::StrategyTables;
 use crate::proto;
 use crate::proto::play_server::Play;
 
-/// Mississippi Stud strategies by configuration, each built once (about half a second) on first use.
-type Strategies =
-    std::sync::Mutex<HashMap<ConfigId, Arc<tokio::sync::OnceCell<Arc<mississippi::Strategy>>>>>;
+/// The strategy tables of each configuration, built once on first use (Mississippi Stud about half
+/// a second, Caribbean Stud about 1.5 s) on the blocking pool.
+type Tables = std::sync::Mutex<HashMap<ConfigId, Arc<tokio::sync::OnceCell<Arc<StrategyTables>>>>>;
 
 /// The Play service.
 pub struct PlayService {
     floor: Arc<Floor>,
-    strategies: Strategies,
+    tables: Tables,
 }
 
 impl PlayService {
@@ -32,7 +30,7 @@ impl PlayService {
     pub fn new(floor: Arc<Floor>) -> PlayService {
         PlayService {
             floor,
-            strategies: Strategies::default(),
+            tables: Tables::default(),
         }
     }
 
@@ -42,8 +40,15 @@ impl PlayService {
         snapshot: HandSnapshot,
     ) -> Result<Response<proto::HandResponse>, Status> {
         let mut view = hand_view(&snapshot.id, &snapshot.hand);
-        if let Some(action) = self.advice(&snapshot.hand).await? {
-            view.advice = Some(codec::action_to(&action));
+        if snapshot.hand.status() == HandStatus::InProgress {
+            let tables = self.tables_of(snapshot.hand.config_id()).await?;
+            if let Some(action) = tables
+                .advisor()
+                .advise(&snapshot.hand)
+                .map_err(Status::internal)?
+            {
+                view.advice = Some(codec::action_to(&action));
+            }
         }
         Ok(Response::new(proto::HandResponse {
             hand: Some(view),
@@ -51,71 +56,30 @@ impl PlayService {
         }))
     }
 
-    /// The optimal strategy's decision for a hand in progress: Mississippi Stud from the lab's
-    /// exact tables, Caribbean Stud by exact enumeration of the dealer's completions (about a
-    /// millisecond, on the blocking pool), Pai Gow the house way, Nutz a shake.
-    async fn advice(&self, hand: &Hand) -> Result<Option<Action>, Status> {
-        if hand.status() != HandStatus::InProgress {
-            return Ok(None);
-        }
-        let strategy = self.strategy_for(hand).await?;
-        if matches!(hand.config().rules, Rules::CaribbeanStud(_)) {
-            let hand = hand.clone();
-            return tokio::task::spawn_blocking(move || advise_now(None, &hand))
-                .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map_err(Status::internal);
-        }
-        advise_now(strategy.as_deref(), hand).map_err(Status::internal)
-    }
-
-    /// The Mississippi Stud strategy a hand's advice needs, if it is a Mississippi Stud hand.
-    async fn strategy_for(
-        &self,
-        hand: &Hand,
-    ) -> Result<Option<Arc<mississippi::Strategy>>, Status> {
-        match &hand.config().rules {
-            Rules::MississippiStud(rules) => Ok(Some(
-                self.mississippi_strategy(hand.config_id(), rules).await?,
-            )),
-            _ => Ok(None),
-        }
-    }
-
-    /// The Mississippi Stud strategy of a configuration, built once on first use.
-    async fn mississippi_strategy(
-        &self,
-        id: ConfigId,
-        rules: &MississippiRules,
-    ) -> Result<Arc<mississippi::Strategy>, Status> {
+    /// The strategy tables of a published configuration, built once on first use.
+    async fn tables_of(&self, id: ConfigId) -> Result<Arc<StrategyTables>, Status> {
+        let config = self
+            .floor
+            .config(&id)
+            .ok_or_else(|| Status::not_found(format!("configuration {id} is not published")))?;
         let cell = {
             let mut map = self
-                .strategies
+                .tables
                 .lock()
                 .map_err(|_| Status::internal("strategy cache poisoned"))?;
             map.entry(id).or_default().clone()
         };
-        let rules = rules.clone();
         cell.get_or_try_init(|| async move {
-            tokio::task::spawn_blocking(move || Arc::new(mississippi::Strategy::build(&rules)))
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+            tokio::task::spawn_blocking(move || StrategyTables::build(&config, threads))
                 .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map(Arc::new)
+                .map_err(Status::internal)
         })
         .await
         .cloned()
-        .map_err(|e| Status::internal(e.to_string()))
     }
-}
-
-/// The strategy's decision for a hand as it stands (Caribbean Stud by enumeration).
-fn advise_now(
-    strategy: Option<&mississippi::Strategy>,
-    hand: &Hand,
-) -> Result<Option<Action>, String> {
-    Advisor {
-        mississippi: strategy,
-        caribbean: None,
-    }
-    .advise(hand)
 }
 
 /// The opening of a hand from its request.
@@ -169,39 +133,34 @@ impl Play for PlayService {
                     .map_err(|e| convert::invalid_argument(&e.field, e.problem))
             })
             .collect::<Result<Vec<Action>, Status>>()?;
-        // The Mississippi Stud tables are ready before the hand is dealt; Caribbean Stud's advice
-        // is an enumeration of about a millisecond, taken inline.
-        let strategy = match (r.follow_advice, open.game) {
-            (true, Some(GameId::MississippiStud)) => {
-                let id = match open.config_id {
-                    Some(id) => id,
-                    None => self
-                        .floor
-                        .default_config(GameId::MississippiStud)
-                        .ok_or_else(|| Status::failed_precondition("no default configuration"))?,
-                };
-                match self.floor.config(&id).map(|c| c.rules.clone()) {
-                    Some(Rules::MississippiStud(rules)) => {
-                        Some(self.mississippi_strategy(id, &rules).await?)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
+        // The strategy's tables are ready before the hand is dealt.
+        let tables = if r.follow_advice {
+            let game = open
+                .game
+                .ok_or_else(|| convert::invalid_argument("open.game", "required"))?;
+            let id = match open.config_id {
+                Some(id) => id,
+                None => self.floor.default_config(game).ok_or_else(|| {
+                    convert::invalid_argument("open.game", "no default configuration")
+                })?,
+            };
+            Some(self.tables_of(id).await?)
+        } else {
+            None
         };
         let snapshot = self
             .floor
             .open_and_play(open, |hand, n| match decisions.get(n) {
                 Some(action) => Ok(Some(*action)),
-                None if r.follow_advice => {
-                    advise_now(strategy.as_deref(), hand).map_err(|problem| {
+                None => match &tables {
+                    Some(tables) => tables.advisor().advise(hand).map_err(|problem| {
                         crate::floor::FloorError::Invalid {
                             field: "follow_advice".into(),
                             problem,
                         }
-                    })
-                }
-                None => Ok(None),
+                    }),
+                    None => Ok(None),
+                },
             })
             .await
             .map_err(status)?;
