@@ -237,6 +237,28 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
         out.contains("ALL CONSISTENT") && out.contains("bundle verified"),
         "{out}"
     );
+    // The same bundle checked by the independent Python reading of the format.
+    let python = |path: &std::path::Path, key: &str| {
+        let out = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/fixtures/reference/verify_bundle.py"
+            ))
+            .arg(path)
+            .arg(key)
+            .output()
+            .expect("python3 is part of the test toolchain (see README)");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (ok, out) = python(&file, &key);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("signature valid") && out.ends_with("bundle verified\n"),
+        "{out}"
+    );
 
     let original: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -256,6 +278,9 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
     tampered["entries"][1]["stored"] = b64.encode(bytes).into();
     let (ok, out) = verify(&write(&tampered, "t1.json"), &key);
     assert!(!ok);
+    let (python_ok, python_out) = python(&files.path().join("t1.json"), &key);
+    assert!(!python_ok, "{python_out}");
+    assert!(python_out.contains("FAIL"), "{python_out}");
     let sequence = original["entries"][1]["sequence"].as_u64().unwrap();
     assert!(
         out.lines()
