@@ -1250,6 +1250,70 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().starts_with("open"), "{}", e.message());
+    // Every field of the opening is checked as OpenHand checks it, named under `open.`.
+    for (bad, field, code) in [
+        (
+            proto::OpenHandRequest {
+                game: 0,
+                ..open(
+                    proto::Game::Nutz,
+                    "T-22",
+                    "p22",
+                    vec![wager("box_nutz", 100)],
+                )
+            },
+            "open.game",
+            Code::InvalidArgument,
+        ),
+        (
+            proto::OpenHandRequest {
+                config_id: "zz".into(),
+                ..open(
+                    proto::Game::Nutz,
+                    "T-22",
+                    "p22",
+                    vec![wager("box_nutz", 100)],
+                )
+            },
+            "open.config_id",
+            Code::InvalidArgument,
+        ),
+        (
+            open(proto::Game::Nutz, "T-22", "p22", vec![wager("box_nutz", 7)]),
+            "wagers.box_nutz",
+            Code::InvalidArgument,
+        ),
+        (
+            open(proto::Game::Nutz, "", "p22", vec![wager("box_nutz", 100)]),
+            "table",
+            Code::InvalidArgument,
+        ),
+        (
+            proto::OpenHandRequest {
+                config_id: "ab".repeat(32),
+                ..open(
+                    proto::Game::Nutz,
+                    "T-22",
+                    "p22",
+                    vec![wager("box_nutz", 100)],
+                )
+            },
+            "configuration",
+            Code::NotFound,
+        ),
+    ] {
+        let e = c
+            .play
+            .play_hand(proto::PlayHandRequest {
+                open: Some(bad),
+                decisions: vec![],
+                follow_advice: true,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), code, "{field}: {e:?}");
+        assert!(e.message().contains(field), "{field}: {}", e.message());
+    }
     let e = c
         .play
         .play_hand(proto::PlayHandRequest {
