@@ -123,6 +123,20 @@ pub fn status(err: crate::floor::FloorError) -> Status {
     }
 }
 
+/// [`status`] for an error about a nested message: fields are named under `place`
+/// (`open.table`, `open.wagers.ante`), as clients wrote them.
+pub fn status_in(err: crate::floor::FloorError, place: &str) -> Status {
+    use crate::floor::FloorError as F;
+    match err {
+        F::Invalid { field, problem } => invalid_argument(&format!("{place}.{field}"), problem),
+        F::Rule(rule) => {
+            let message = rule.to_string();
+            rule_status(rule.kind(), Some(place.to_string()), message)
+        }
+        other => status(other),
+    }
+}
+
 /// A refused rule as a status. Rule messages begin with the field they are about
 /// ("wagers.ante: ..."); a decision of a batch is named by its place (`decisions[2].action`).
 fn rule_status(

@@ -163,7 +163,19 @@ impl Play for PlayService {
                 },
             })
             .await
-            .map_err(status)?;
+            .map_err(|e| {
+                use crate::floor::FloorError as F;
+                match e {
+                    F::Invalid { ref field, .. }
+                        if field.starts_with("decisions[") || field == "follow_advice" =>
+                    {
+                        status(e)
+                    }
+                    // The opening's own checks, named as the client wrote them: `open.table`...
+                    e @ (F::Invalid { .. } | F::Rule(_)) => convert::status_in(e, "open"),
+                    other => status(other),
+                }
+            })?;
         self.respond(snapshot).await
     }
 
