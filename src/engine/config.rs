@@ -90,6 +90,35 @@ pub enum Rules {
     CaribbeanStud(CaribbeanRules),
 }
 
+/// The rules of one game, read out of a configuration's [`Rules`].
+pub trait GameRules {
+    /// The game these rules are for.
+    const GAME: GameId;
+    /// These rules, if `rules` holds them.
+    fn of(rules: &Rules) -> Option<&Self>;
+}
+
+macro_rules! game_rules {
+    ($($ty:ident => $variant:ident, $game:ident;)*) => {$(
+        impl GameRules for $ty {
+            const GAME: GameId = GameId::$game;
+            fn of(rules: &Rules) -> Option<&$ty> {
+                match rules {
+                    Rules::$variant(r) => Some(r),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+game_rules! {
+    MississippiRules => MississippiStud, MississippiStud;
+    FortunePaiGowRules => FortunePaiGow, FortunePaiGow;
+    NutzRules => Nutz, Nutz;
+    CaribbeanRules => CaribbeanStud, CaribbeanStud;
+}
+
 /// Mississippi Stud hands that can pay on the ante and street bets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -278,6 +307,18 @@ impl GameConfig {
     /// `SHA-256(canonical bytes)`.
     pub fn id(&self) -> ConfigId {
         ConfigId(Sha256::digest(self.canonical_bytes()).into())
+    }
+
+    /// The rules of game `R`, or a message naming the configuration if it is another game's.
+    pub fn rules_of<R: GameRules>(&self) -> Result<&R, String> {
+        R::of(&self.rules).ok_or_else(|| {
+            format!(
+                "configuration {} is for {}, not {}",
+                self.id(),
+                self.game,
+                R::GAME
+            )
+        })
     }
 
     /// Reads a configuration from JSON and checks it.

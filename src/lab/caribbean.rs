@@ -20,7 +20,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::engine::card::Card;
-use crate::engine::config::{CaribbeanRules, GameConfig, Rules};
+use crate::engine::config::{CaribbeanRules, GameConfig};
 use crate::engine::games::dealer_qualifies;
 use crate::engine::hand::poker5::{self, Category, HandValue};
 use crate::engine::money::Money;
@@ -513,12 +513,7 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, Decisio
 /// The PAR sheets of a Caribbean Stud configuration: the ante and raise under the optimal
 /// strategy, and the bonus (paid on the hands that raise).
 pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
-    let Rules::CaribbeanStud(rules) = &config.rules else {
-        return Err(format!(
-            "configuration {} is not a Caribbean Stud configuration",
-            config.id()
-        ));
-    };
+    let rules: &CaribbeanRules = config.rules_of()?;
     let payouts = Payouts::of(rules)?;
     let (tally, _) = analyse(rules, threads)?;
     let w = payouts.wagered() as u128;

@@ -4,7 +4,7 @@
 //! paytable.
 
 use crate::engine::card::Card;
-use crate::engine::config::{GameConfig, Rules};
+use crate::engine::config::{FortunePaiGowRules, GameConfig};
 use crate::engine::hand::fortune::{classify_masks, FortuneCategory, SuitMasks};
 use crate::engine::money::Money;
 use crate::engine::paytable::row_for;
@@ -74,12 +74,7 @@ pub fn category_counts(threads: usize) -> [u64; 12] {
 
 /// The Fortune bonus PAR sheet of a Fortune Pai Gow configuration.
 pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, String> {
-    let Rules::FortunePaiGow(rules) = &config.rules else {
-        return Err(format!(
-            "configuration {} is not a Fortune Pai Gow configuration",
-            config.id()
-        ));
-    };
+    let rules: &FortunePaiGowRules = config.rules_of()?;
     let counts = category_counts(threads);
     let rows = FortuneCategory::ALL
         .iter()

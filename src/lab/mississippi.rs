@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::engine::card::Card;
-use crate::engine::config::{GameConfig, MississippiRules, Rules};
+use crate::engine::config::{GameConfig, MississippiRules};
 use crate::engine::games::mississippi_hand;
 use crate::engine::hand::{poker5, three_card};
 use crate::engine::money::Money;
@@ -277,9 +277,7 @@ fn row_index(rules: &MississippiRules, cards: &[Card; 5]) -> usize {
 /// in antes. Its totals equal [`analyse`]'s backward-induction values exactly (a test holds them
 /// together).
 pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
-    let Rules::MississippiStud(rules) = &config.rules else {
-        return Err("not a Mississippi Stud configuration".into());
-    };
+    let rules: &MississippiRules = config.rules_of()?;
     let strategy = Strategy::build(rules);
     let cards = deck();
     let rows = rules.paytable.len() + 1;
@@ -378,9 +376,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
 
 /// The 3-card bonus over all 22 100 community hands.
 pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
-    let Rules::MississippiStud(rules) = &config.rules else {
-        return Err("not a Mississippi Stud configuration".into());
-    };
+    let rules: &MississippiRules = config.rules_of()?;
     let cards = deck();
     let mut counts: HashMap<three_card::Category, u128> = HashMap::new();
     for a in 0..52 {
@@ -425,9 +421,7 @@ mod tests {
     #[test]
     fn advice_follows_the_well_known_strategy() {
         let config = GameConfig::default_for(GameId::MississippiStud);
-        let Rules::MississippiStud(rules) = &config.rules else {
-            unreachable!()
-        };
+        let rules: &MississippiRules = config.rules_of().unwrap();
         let s = Strategy::build(rules);
         let advise = |cards: &str, staked| s.advise(&parse_cards(cards).unwrap(), staked).unwrap();
         assert_eq!(advise("As Ad", 1), Some(3), "any pair: 3x on 3rd street");

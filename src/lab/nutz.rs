@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::engine::config::{GameConfig, NutzRow, Rules};
+use crate::engine::config::{GameConfig, NutzRow, NutzRules};
 use crate::engine::game::GameId;
 use crate::engine::games::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 use crate::engine::paytable::row_for;
@@ -76,12 +76,7 @@ fn from_state(
 
 /// One PAR sheet per box, for a Nutz configuration.
 pub fn par_sheets(config: &GameConfig) -> Result<Vec<ParSheet>, String> {
-    let Rules::Nutz(rules) = &config.rules else {
-        return Err(format!(
-            "configuration {} is not a Nutz configuration",
-            config.id()
-        ));
-    };
+    let rules: &NutzRules = config.rules_of()?;
     if config.game != GameId::Nutz {
         return Err("not a Nutz configuration".into());
     }

@@ -6,7 +6,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::engine::card::{Card, Deck};
-use crate::engine::config::{FortunePaiGowRules, GameConfig, Rules};
+use crate::engine::config::{FortunePaiGowRules, GameConfig};
 use crate::engine::games::pai_gow::main_bet;
 use crate::engine::house_way::house_way_unchecked;
 use crate::engine::paytable::Pay;
@@ -88,9 +88,7 @@ pub fn simulate_main(
     seed: &Seed,
     threads: usize,
 ) -> Result<Simulation, String> {
-    let Rules::FortunePaiGow(rules) = &config.rules else {
-        return Err("not a Fortune Pai Gow configuration".into());
-    };
+    let rules: &FortunePaiGowRules = config.rules_of()?;
     let threads = threads.clamp(1, 64) as u64;
     let parts: Vec<Simulation> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)

@@ -13,7 +13,7 @@
 use super::{
     judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
-use crate::engine::config::{CaribbeanRules, Rules};
+use crate::engine::config::CaribbeanRules;
 use crate::engine::game::{GameId, Seat};
 use crate::engine::hand::poker5::{self, Category, HandValue};
 use crate::engine::hand::rank_masks::ACE;
@@ -27,10 +27,7 @@ pub(super) struct State {
 }
 
 fn rules(hand: &Hand) -> Result<&CaribbeanRules, RuleError> {
-    match &hand.config().rules {
-        Rules::CaribbeanStud(r) => Ok(r),
-        _ => Err(RuleError::Config("not Caribbean Stud rules".into())),
-    }
+    super::rules_of(hand)
 }
 
 pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {

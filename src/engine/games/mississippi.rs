@@ -15,7 +15,7 @@ use super::{
 };
 use crate::engine::card::Card;
 use crate::engine::card::Rank;
-use crate::engine::config::{MississippiHand, MississippiRules, Rules};
+use crate::engine::config::{MississippiHand, MississippiRules};
 use crate::engine::game::{GameId, Seat};
 use crate::engine::hand::poker5::{self, Category, HandValue};
 use crate::engine::hand::three_card;
@@ -42,10 +42,7 @@ impl Default for State {
 const STREET_BETS: [BetId; 3] = [BetId::Street3, BetId::Street4, BetId::Street5];
 
 fn rules(hand: &Hand) -> Result<&MississippiRules, RuleError> {
-    match &hand.config().rules {
-        Rules::MississippiStud(r) => Ok(r),
-        _ => Err(RuleError::Config("not Mississippi Stud rules".into())),
-    }
+    super::rules_of(hand)
 }
 
 pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {

@@ -36,6 +36,11 @@ pub(crate) use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 pub use void::{Void, VoidKind, VoidLine, VoidOrder};
 
+/// A hand's rules for game `R`, or an internal error if its configuration holds another game's.
+fn rules_of<R: super::config::GameRules>(hand: &Hand) -> Result<&R, RuleError> {
+    hand.config().rules_of().map_err(RuleError::Config)
+}
+
 /// Milliseconds since the Unix epoch, UTC. Times come from commands, never from a clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

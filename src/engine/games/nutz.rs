@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Timestamp,
 };
-use crate::engine::config::{NutzRow, NutzRules, Rules};
+use crate::engine::config::{NutzRow, NutzRules};
 use crate::engine::game::GameId;
 use crate::engine::paytable::row_for;
 use crate::engine::settlement::{BetId, Settlement, SettlementBuilder, Wager};
@@ -111,10 +111,7 @@ pub(super) struct State {
 }
 
 fn rules(hand: &Hand) -> Result<&NutzRules, RuleError> {
-    match &hand.config().rules {
-        Rules::Nutz(r) => Ok(r),
-        _ => Err(RuleError::Config("not Nutz rules".into())),
-    }
+    super::rules_of(hand)
 }
 
 pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {

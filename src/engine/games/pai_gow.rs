@@ -16,7 +16,7 @@ use super::{
     judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
 use crate::engine::card::{format_cards, Card, Rank};
-use crate::engine::config::{FortunePaiGowRules, NineHighRule, Rules};
+use crate::engine::config::{FortunePaiGowRules, NineHighRule};
 use crate::engine::game::{GameId, Seat};
 use crate::engine::hand::fortune;
 use crate::engine::house_way::{house_way_unchecked, Setting};
@@ -31,10 +31,7 @@ pub(super) struct State {
 }
 
 fn rules(hand: &Hand) -> Result<&FortunePaiGowRules, RuleError> {
-    match &hand.config().rules {
-        Rules::FortunePaiGow(r) => Ok(r),
-        _ => Err(RuleError::Config("not Fortune Pai Gow rules".into())),
-    }
+    super::rules_of(hand)
 }
 
 pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
