@@ -2,7 +2,6 @@
 //! through the engine's commands; Pai Gow rounds through the house way), on every core.
 //! Run: `cargo bench --bench lab` (numbers in `docs/PERFORMANCE.md`).
 
-use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use pitboss::engine::config::{GameConfig, Rules};
@@ -36,6 +35,7 @@ fn main() {
             10_000,
             &Seed::from_bytes([0; 32]),
             threads,
+            &pitboss::lab::Run::default(),
         )
         .unwrap();
         println!("quick pass (run `cargo bench --bench lab` for the numbers)");
@@ -81,6 +81,7 @@ fn main() {
         rounds,
         &Seed::from_bytes([0; 32]),
         threads,
+        &pitboss::lab::Run::default(),
     )
     .unwrap();
     let s = t.elapsed().as_secs_f64();
@@ -103,7 +104,7 @@ fn main() {
                 seed: Seed::from_bytes([1; 32]),
                 threads,
             },
-            &AtomicU64::new(0),
+            &pitboss::lab::Run::default(),
         )
         .unwrap();
         println!(

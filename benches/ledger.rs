@@ -25,7 +25,7 @@ fn request(stream: String, entries: usize) -> AppendRequest {
         stream,
         expected: Expected::Any,
         payloads: vec![payload(); entries],
-        request_id: None,
+        request: None,
         indexes: Vec::new(),
         secrets: Vec::new(),
         unindex: Vec::new(),

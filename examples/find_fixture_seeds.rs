@@ -13,7 +13,7 @@ use pitboss::engine::games::{
     nutz_hand, Action, Command, Event, Hand, NutzHand, OpenHand, Shaker, Timestamp,
 };
 use pitboss::engine::hand::{poker5, three_card};
-use pitboss::engine::house_way::house_way_unchecked;
+use pitboss::engine::house_way::{house_way_unchecked, Edition};
 use pitboss::engine::money::Money;
 use pitboss::engine::rng::Seed;
 use pitboss::engine::settlement::{BetId, Wager};
@@ -122,8 +122,8 @@ fn main() {
         let p: [Card; 7] = c[0..7].try_into().unwrap();
         let d: [Card; 7] = c[7..14].try_into().unwrap();
         (
-            house_way_unchecked(&p).setting,
-            house_way_unchecked(&d).setting,
+            house_way_unchecked(&p, Edition::CURRENT).setting,
+            house_way_unchecked(&d, Edition::CURRENT).setting,
         )
     };
     find("pg_copy_goes_to_dealer", |s| {
@@ -140,8 +140,18 @@ fn main() {
         let c = cards(pg, s);
         // A pair of kings or better among the player's cards, so low = that pair fouls a weak high.
         let p: [Card; 7] = c[0..7].try_into().unwrap();
-        let hw = house_way_unchecked(&p);
+        let hw = house_way_unchecked(&p, Edition::CURRENT);
         hw.setting.high_value().category() == pitboss::engine::hand::pai_gow::Category::Pair
+    });
+    find("pg_royal_ace_joker_exception", |s| {
+        // A seat whose seven cards the two house way editions set differently: a natural ace, the
+        // joker and a royal flush through both (HOUSE_WAY.md rule 9).
+        let c = cards(pg, s);
+        [&c[0..7], &c[7..14]].iter().any(|seat| {
+            let hand: [Card; 7] = (*seat).try_into().unwrap();
+            house_way_unchecked(&hand, Edition::AtlanticCity2026_1).setting
+                != house_way_unchecked(&hand, Edition::CURRENT).setting
+        })
     });
     let nutz_final = |s: &Seed| -> (NutzHand, u8) {
         let shakes = nutz_shakes(s);
@@ -157,6 +167,11 @@ fn main() {
     });
     find("nutz_one_pair_after_three_shakes", |s| {
         nutz_final(s) == (NutzHand::OnePair, 3)
+    });
+    find("nutz_incomplete_completed_by_dealer", |s| {
+        // The round goes on after the player's first shake, and ends on a paying one pair.
+        let shakes = nutz_shakes(s);
+        shakes.len() == 3 && nutz_hand(shakes[2].1) == NutzHand::OnePair
     });
     let cs = GameId::CaribbeanStud;
     let hands = |s: &Seed| {

@@ -11,7 +11,9 @@ use serde::Serialize;
 use crate::engine::card::Card;
 use crate::engine::config::ConfigId;
 use crate::engine::game::{GameId, Seat};
-use crate::engine::games::{Action, Event, Opened, Shaker, Timestamp, Void, VoidLine, VoidOrder};
+use crate::engine::games::{
+    Action, Completion, Event, Opened, Shaker, Timestamp, Void, VoidLine, VoidOrder,
+};
 use crate::engine::house_way::Setting;
 use crate::engine::money::Money;
 use crate::engine::paytable::Pay;
@@ -89,9 +91,13 @@ pub fn wagers_to(wagers: &[Wager]) -> Vec<proto::Wager> {
 pub fn wagers_from(field: &str, wagers: &[proto::Wager]) -> Result<Vec<Wager>, CodecError> {
     wagers
         .iter()
-        .map(|w| {
+        .enumerate()
+        .map(|(i, w)| {
             Ok(Wager {
-                bet: w.bet.parse::<BetId>().map_err(|e| bad(field, e))?,
+                bet: w
+                    .bet
+                    .parse::<BetId>()
+                    .map_err(|e| bad(&format!("{field}[{i}].bet"), e))?,
                 amount: Money(w.amount),
             })
         })
@@ -182,14 +188,27 @@ pub fn settlement_to(s: &Settlement) -> proto::Settled {
                 payout: l.payout.0,
             })
             .collect(),
-        game_cap: s.game_cap.map(|g| proto::GameCapLine {
-            total_before: g.total_before.0,
-            cap: g.cap.0,
-            cut: g.cut.0,
-            total_after: g.total_after.0,
-        }),
+        game_cap: s.game_cap.as_ref().map(game_cap_to),
         total_staked: s.total_staked.0,
         total_paid: s.total_paid.0,
+    }
+}
+
+fn game_cap_to(g: &GameCapLine) -> proto::GameCapLine {
+    proto::GameCapLine {
+        total_before: g.total_before.0,
+        cap: g.cap.0,
+        cut: g.cut.0,
+        total_after: g.total_after.0,
+    }
+}
+
+fn game_cap_from(g: &proto::GameCapLine) -> GameCapLine {
+    GameCapLine {
+        total_before: Money(g.total_before),
+        cap: Money(g.cap),
+        cut: Money(g.cut),
+        total_after: Money(g.total_after),
     }
 }
 
@@ -218,12 +237,7 @@ fn settlement_from(s: &proto::Settled) -> Result<Settlement, CodecError> {
         .collect::<Result<Vec<_>, CodecError>>()?;
     Ok(Settlement {
         lines,
-        game_cap: s.game_cap.map(|g| GameCapLine {
-            total_before: Money(g.total_before),
-            cap: Money(g.cap),
-            cut: Money(g.cut),
-            total_after: Money(g.total_after),
-        }),
+        game_cap: s.game_cap.as_ref().map(game_cap_from),
         total_staked: Money(s.total_staked),
         total_paid: Money(s.total_paid),
     })
@@ -249,17 +263,52 @@ pub fn void_to(v: &Void) -> proto::Voided {
         total_staked: v.total_staked.0,
         paid_before: v.paid_before.0,
         paid_now: v.paid_now.0,
+        game_cap: v.game_cap.as_ref().map(game_cap_to),
     }
+}
+
+fn order_from(
+    field: &str,
+    kind: &str,
+    reason: &str,
+    recorded_by: &str,
+    at_ms: u64,
+) -> Result<VoidOrder, CodecError> {
+    Ok(VoidOrder {
+        kind: from_id(&format!("{field}.kind"), kind)?,
+        reason: reason.to_string(),
+        recorded_by: recorded_by.to_string(),
+        at: Timestamp(at_ms),
+    })
+}
+
+/// The protobuf form of the incomplete-game rule's completion.
+pub fn completion_to(c: &Completion) -> proto::HandCompleted {
+    proto::HandCompleted {
+        kind: id_of(&c.order.kind),
+        reason: c.order.reason.clone(),
+        recorded_by: c.order.recorded_by.clone(),
+        at_ms: c.order.at.0,
+        allowed_because: c.allowed_because.clone(),
+    }
+}
+
+fn completion_from(c: &proto::HandCompleted) -> Result<Completion, CodecError> {
+    Ok(Completion {
+        order: order_from(
+            "hand_completed",
+            &c.kind,
+            &c.reason,
+            &c.recorded_by,
+            c.at_ms,
+        )?,
+        allowed_because: c.allowed_because.clone(),
+    })
 }
 
 fn void_from(v: &proto::Voided) -> Result<Void, CodecError> {
     Ok(Void {
-        order: VoidOrder {
-            kind: from_id("voided.kind", &v.kind)?,
-            reason: v.reason.clone(),
-            recorded_by: v.recorded_by.clone(),
-            at: Timestamp(v.at_ms),
-        },
+        order: order_from("voided", &v.kind, &v.reason, &v.recorded_by, v.at_ms)?,
         allowed_because: v.allowed_because.clone(),
         lines: v
             .lines
@@ -276,6 +325,7 @@ fn void_from(v: &proto::Voided) -> Result<Void, CodecError> {
         total_staked: Money(v.total_staked),
         paid_before: Money(v.paid_before),
         paid_now: Money(v.paid_now),
+        game_cap: v.game_cap.as_ref().map(game_cap_from),
     })
 }
 
@@ -335,6 +385,7 @@ pub fn event_to_payload(event: &Event) -> proto::Payload {
         }),
         Event::Settled(s) => Kind::Settled(settlement_to(s)),
         Event::Voided(v) => Kind::Voided(void_to(v)),
+        Event::Completed(c) => Kind::HandCompleted(completion_to(c)),
         Event::SeedRevealed { seed } => Kind::SeedRevealed(proto::SeedRevealed {
             seed: seed.as_bytes().to_vec(),
         }),
@@ -414,13 +465,15 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             },
             Kind::Settled(s) => Event::Settled(settlement_from(s)?),
             Kind::Voided(v) => Event::Voided(void_from(v)?),
+            Kind::HandCompleted(c) => Event::Completed(completion_from(c)?),
             Kind::SeedRevealed(s) => Event::SeedRevealed {
                 seed: Seed::from_bytes(bytes32("seed_revealed.seed", &s.seed)?),
             },
             Kind::ConfigPublished(_)
             | Kind::KeyPublished(_)
             | Kind::KeyRotated(_)
-            | Kind::OperationRecorded(_) => return Ok(None),
+            | Kind::OperationRecorded(_)
+            | Kind::LogRecovered(_) => return Ok(None),
         },
     ))
 }

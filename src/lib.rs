@@ -14,5 +14,6 @@ pub mod engine;
 pub mod floor;
 pub mod lab;
 pub mod ledger;
+mod lru;
 pub mod proto;
 pub mod service;

@@ -269,7 +269,7 @@ async fn a_hand_continues_after_the_server_is_killed_mid_hand() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_tampered_event_is_named_by_replay_and_verification() {
+async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
     let mut c = clients(&server).await;
@@ -299,24 +299,23 @@ async fn a_tampered_event_is_named_by_replay_and_verification() {
             .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
             .unwrap();
     }
-    let server = Server::start(&data_dir);
-    let mut c = clients(&server).await;
-    let report = replay(&mut c, &hand.hand_id).await;
-    assert!(!report.consistent);
-    let bad = report
-        .events
-        .iter()
-        .find(|e| !e.chain_ok)
-        .expect("a broken entry");
-    assert_eq!(bad.sequence, target, "{:#?}", report.events);
-    let verify = c
-        .audit
-        .verify_log(proto::VerifyLogRequest::default())
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(!verify.ok);
-    assert_eq!(verify.bad_sequence, Some(target), "{}", verify.problem);
+    // The server refuses to serve the altered log, naming the entry; so does verification.
+    let refusal = Server::refuses(&data_dir);
+    assert!(
+        refusal.contains(&format!("entry {target}: altered bytes")),
+        "{refusal}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--data"])
+        .arg(&data_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("FAILED at entry {target}: altered bytes")),
+        "{stdout}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -428,12 +427,21 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
     let acts: Vec<(proto::ActRequest, Code, &str)> = vec![
         (
             proto::ActRequest {
-                hand_id: "0123".into(),
+                hand_id: "0123".repeat(8),
                 action: Some(bet(1)),
                 ..Default::default()
             },
             Code::NotFound,
             "hand",
+        ),
+        (
+            proto::ActRequest {
+                hand_id: "0123".into(),
+                action: Some(bet(1)),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
+            "hand_id",
         ),
         (
             proto::ActRequest {
@@ -537,13 +545,23 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
         ),
         (
             proto::VoidHandRequest {
-                hand_id: "abcd".into(),
+                hand_id: "abcd".repeat(8),
                 kind: "malfunction".into(),
                 reason: "r".into(),
                 recorded_by: "o".into(),
                 ..Default::default()
             },
             Code::NotFound,
+        ),
+        (
+            proto::VoidHandRequest {
+                hand_id: "abcd".into(),
+                kind: "malfunction".into(),
+                reason: "r".into(),
+                recorded_by: "o".into(),
+                ..Default::default()
+            },
+            Code::InvalidArgument,
         ),
         (
             proto::VoidHandRequest {
@@ -579,6 +597,38 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
+    // A configuration that parses but whose largest hand could not be settled: refused, naming
+    // the field inside the configuration, and nothing written.
+    let before_publish = head(&mut c).await;
+    let mut huge = serde_json::to_value(pitboss::engine::config::GameConfig::default_for(
+        pitboss::engine::game::GameId::MississippiStud,
+    ))
+    .unwrap();
+    huge["rules"]["mississippi_stud"]["street_multiples"] =
+        serde_json::json!([1, 2, 4_000_000_000u64]);
+    let err = c
+        .ops
+        .publish_config(proto::PublishConfigRequest {
+            config_json: huge.to_string(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    {
+        use tonic_types::StatusExt;
+        let details = err.get_error_details();
+        let violations = &details.bad_request().expect("BadRequest").field_violations;
+        assert_eq!(
+            violations[0].field,
+            "config_json.rules.mississippi_stud.street_multiples[2]"
+        );
+    }
+    assert_eq!(
+        head(&mut c).await,
+        before_publish,
+        "nothing written for a refused configuration"
+    );
     let err = c
         .ops
         .record_table_malfunction(proto::RecordTableMalfunctionRequest {
@@ -1386,31 +1436,46 @@ async fn checkpoints_and_proofs_over_grpc() {
             &parsed.root
         ));
     }
-    for e in [
-        c.audit
-            .get_inclusion_proof(proto::GetInclusionProofRequest {
-                sequence: checkpoint.tree_size,
-                tree_size: checkpoint.tree_size,
-            })
-            .await
-            .unwrap_err(),
-        c.audit
-            .get_checkpoint(proto::GetCheckpointRequest {
-                tree_size: checkpoint.tree_size + 100,
-            })
-            .await
-            .unwrap_err(),
-        c.audit
-            .get_consistency_proof(proto::GetConsistencyProofRequest {
-                first_size: 5,
-                second_size: checkpoint.tree_size + 1,
-            })
-            .await
-            .unwrap_err(),
+    for (e, field) in [
+        (
+            c.audit
+                .get_inclusion_proof(proto::GetInclusionProofRequest {
+                    sequence: checkpoint.tree_size,
+                    tree_size: checkpoint.tree_size,
+                })
+                .await
+                .unwrap_err(),
+            "sequence",
+        ),
+        (
+            c.audit
+                .get_checkpoint(proto::GetCheckpointRequest {
+                    tree_size: checkpoint.tree_size + 100,
+                })
+                .await
+                .unwrap_err(),
+            "tree_size",
+        ),
+        (
+            c.audit
+                .get_consistency_proof(proto::GetConsistencyProofRequest {
+                    first_size: 5,
+                    second_size: checkpoint.tree_size + 1,
+                })
+                .await
+                .unwrap_err(),
+            "second_size",
+        ),
     ] {
+        use tonic_types::StatusExt;
         assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+        let violation = &e
+            .get_details_bad_request()
+            .expect("a BadRequest")
+            .field_violations[0];
+        assert_eq!(violation.field, field, "{e:?}");
         assert!(
-            e.message().contains("entries was asked for"),
+            e.message().contains("beyond the log") || e.message().contains("not in a tree of"),
             "{}",
             e.message()
         );

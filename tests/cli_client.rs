@@ -112,7 +112,10 @@ fn client_commands_play_recall_replay_void_and_load() {
 
     let (ok, out, _) = pitboss(&server, &["sweep"]);
     assert!(ok);
-    assert!(out.contains("voided 0 incomplete hand(s)"), "{out}");
+    assert!(
+        out.contains("incomplete hands: 0 voided with refunds, 0 completed and settled"),
+        "{out}"
+    );
 
     let (ok, out, err) = pitboss(&server, &["bench-load", "--clients", "2", "--seconds", "1"]);
     assert!(ok, "{err}");

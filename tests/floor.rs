@@ -1,33 +1,47 @@
-//! The floor through its library API with a clock the test controls: the 30-day sweep voids
-//! exactly the hands still open 30 days after they opened, and replay shows why.
+//! The floor through its library API with a clock the test controls: the incomplete-game sweep ends
+//! exactly the hands still in progress more than 30 days after they opened (voided with refunds in
+//! Mississippi Stud, completed and settled in Nutz and Caribbean Stud), a decision after the
+//! deadline is refused, and replay shows why.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use pitboss::engine::game::GameId;
-use pitboss::engine::games::{Action, Shaker, Status, DAY_MS};
+use pitboss::engine::games::{Action, RuleError, Shaker, Status, DAY_MS};
 use pitboss::engine::money::Money;
 use pitboss::engine::settlement::{BetId, Wager};
-use pitboss::floor::{Floor, OpenRequest};
+use pitboss::floor::{Floor, FloorError, OpenRequest, Script};
 use pitboss::ledger::Ledger;
 
 const T0: u64 = 1_790_000_000_000;
 
-fn open(game: GameId, bet: BetId) -> OpenRequest {
+fn open(game: GameId, bets: &[BetId]) -> OpenRequest {
     OpenRequest {
         game: Some(game),
         table: "T".into(),
         player: "P".into(),
-        wagers: vec![Wager {
-            bet,
-            amount: Money(500),
-        }],
+        wagers: bets
+            .iter()
+            .map(|&bet| Wager {
+                bet,
+                amount: Money(if bet == BetId::Bonus && game == GameId::CaribbeanStud {
+                    100
+                } else {
+                    500
+                }),
+            })
+            .collect(),
         ..Default::default()
     }
 }
 
+fn sorted(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
+async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
     let dir = tempfile::tempdir().unwrap();
     let now = Arc::new(AtomicU64::new(T0));
     let clock = now.clone();
@@ -37,17 +51,32 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
         .unwrap();
 
     let stale_ms = floor
-        .open_hand(open(GameId::MississippiStud, BetId::Ante))
+        .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
         .await
         .unwrap()
         .id;
     let stale_cs = floor
-        .open_hand(open(GameId::CaribbeanStud, BetId::Ante))
+        .open_hand(open(GameId::CaribbeanStud, &[BetId::Ante, BetId::Bonus]))
         .await
         .unwrap()
         .id;
+    // A Nutz hand whose round goes on after the player's first shake.
+    let stale_nutz = loop {
+        let id = floor
+            .open_hand(open(GameId::Nutz, &[BetId::BoxOnePair]))
+            .await
+            .unwrap()
+            .id;
+        let after = floor
+            .act(&id, Action::Shake { by: Shaker::Player }, None, None)
+            .await
+            .unwrap();
+        if after.hand.status() == Status::InProgress {
+            break id;
+        }
+    };
     let finished = floor
-        .open_hand(open(GameId::Nutz, BetId::BoxOnePair))
+        .open_hand(open(GameId::Nutz, &[BetId::BoxOnePair]))
         .await
         .unwrap()
         .id;
@@ -58,18 +87,28 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
             .unwrap();
     }
     // Opened and played in one append: one ended there (never indexed as open), one left open.
+    let follow = Script {
+        decisions: Vec::new(),
+        follow_advice: true,
+    };
     let played = floor
-        .open_and_play(open(GameId::Nutz, BetId::BoxOnePair), |hand, _| {
+        .play_hand(open(GameId::Nutz, &[BetId::BoxOnePair]), &follow, |hand| {
             Ok((hand.status() == Status::InProgress)
                 .then_some(Action::Shake { by: Shaker::Player }))
         })
         .await
         .unwrap()
         .id;
+    let one_bet = Script {
+        decisions: vec![Action::Bet { multiple: 1 }],
+        follow_advice: false,
+    };
     let half = floor
-        .open_and_play(open(GameId::MississippiStud, BetId::Ante), |_, n| {
-            Ok((n == 0).then_some(Action::Bet { multiple: 1 }))
-        })
+        .play_hand(
+            open(GameId::MississippiStud, &[BetId::Ante]),
+            &one_bet,
+            |_| unreachable!("no advice is followed"),
+        )
         .await
         .unwrap()
         .id;
@@ -79,33 +118,46 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
     );
     now.store(T0 + 10 * DAY_MS, Ordering::SeqCst);
     let recent = floor
-        .open_hand(open(GameId::MississippiStud, BetId::Ante))
+        .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
         .await
         .unwrap()
         .id;
 
-    now.store(T0 + 30 * DAY_MS - 1, Ordering::SeqCst);
-    assert!(
-        floor
-            .sweep(T0 + 30 * DAY_MS - 1, "sweep", None)
-            .await
-            .unwrap()
-            .voided
-            .is_empty(),
-        "one ms early"
-    );
-
+    // At exactly 30 days the hands are not yet incomplete: the sweep ends none, and a decision is
+    // still taken.
     now.store(T0 + 30 * DAY_MS, Ordering::SeqCst);
-    let mut voided = floor
-        .sweep(T0 + 30 * DAY_MS, "sweep", None)
+    let at_30_days = floor.sweep(T0 + 30 * DAY_MS, "sweep", None).await.unwrap();
+    assert!(at_30_days.voided.is_empty() && at_30_days.completed.is_empty());
+    floor
+        .act(&half, Action::Bet { multiple: 1 }, None, None)
         .await
-        .unwrap()
-        .voided;
-    voided.sort();
-    let mut expected = vec![stale_ms.clone(), stale_cs.clone(), half.clone()];
-    expected.sort();
-    assert_eq!(voided, expected);
-    for id in [&stale_ms, &stale_cs, &half] {
+        .unwrap();
+
+    // One millisecond later they are: no decision is taken any more...
+    now.store(T0 + 30 * DAY_MS + 1, Ordering::SeqCst);
+    let late = floor
+        .act(&half, Action::Bet { multiple: 1 }, None, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(late, FloorError::Rule(RuleError::Expired { .. })),
+        "{late}"
+    );
+    // ...and the sweep ends each by its game's rule.
+    let swept = floor
+        .sweep(T0 + 30 * DAY_MS + 1, "sweep", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        sorted(swept.voided),
+        sorted(vec![stale_ms.clone(), half.clone()])
+    );
+    assert_eq!(
+        sorted(swept.completed),
+        sorted(vec![stale_cs.clone(), stale_nutz.clone()])
+    );
+    assert!(swept.skipped.is_empty());
+    for id in [&stale_ms, &half] {
         let hand = floor.load(id, None).unwrap();
         assert_eq!(hand.status(), Status::Voided);
         assert_eq!(hand.net(), 0, "every stake refunded");
@@ -114,7 +166,30 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
         assert!(report
             .report
             .iter()
-            .any(|l| l.contains("VOID (incomplete)") && l.contains("at least 30 days")));
+            .any(|l| l.contains("VOID (incomplete)") && l.contains("more than 30 days")));
+    }
+    // Caribbean Stud: folded by the rule, the ante and the bonus lost.
+    let cs = floor.load(&stale_cs, None).unwrap();
+    assert_eq!(cs.status(), Status::Settled);
+    assert!(cs.completion().is_some());
+    assert_eq!(cs.net(), -600);
+    assert!(cs
+        .settlement()
+        .unwrap()
+        .lines
+        .iter()
+        .all(|l| l.rule == "fold" && l.payout == Money::ZERO));
+    // Nutz: the dealer shook to the end of the round, and the hand settled by the paytable.
+    let nutz = floor.load(&stale_nutz, None).unwrap();
+    assert_eq!(nutz.status(), Status::Settled);
+    assert!(nutz.completion().is_some());
+    for id in [&stale_cs, &stale_nutz] {
+        let report = pitboss::audit::replay(floor.ledger(), |c| floor.config(c), id).unwrap();
+        assert!(report.consistent, "{:#?}", report.report);
+        assert!(report
+            .report
+            .iter()
+            .any(|l| l.starts_with("COMPLETED BY RULE (incomplete)")));
     }
     for id in [&finished, &played] {
         assert_eq!(floor.load(id, None).unwrap().status(), Status::Settled);
@@ -123,22 +198,202 @@ async fn the_sweep_voids_exactly_the_hands_open_for_30_days() {
         floor.load(&recent, None).unwrap().status(),
         Status::InProgress
     );
-    // Voided hands left the index of open hands: a second sweep finds nothing.
-    assert!(floor
-        .sweep(T0 + 30 * DAY_MS, "sweep", None)
+    // Ended hands left the index of open hands: a second sweep finds nothing.
+    let again = floor
+        .sweep(T0 + 30 * DAY_MS + 1, "sweep", None)
         .await
-        .unwrap()
-        .voided
-        .is_empty());
-    // The recent hand's turn comes 30 days after it opened.
-    now.store(T0 + 40 * DAY_MS, Ordering::SeqCst);
+        .unwrap();
+    assert!(again.voided.is_empty() && again.completed.is_empty());
+    // The recent hand's turn comes more than 30 days after it opened.
+    now.store(T0 + 40 * DAY_MS + 1, Ordering::SeqCst);
     assert_eq!(
         floor
-            .sweep(T0 + 40 * DAY_MS, "sweep", None)
+            .sweep(T0 + 40 * DAY_MS + 1, "sweep", None)
             .await
             .unwrap()
             .voided,
         vec![recent]
     );
     assert!(floor.ledger().verify().ok());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clock_stepped_back_never_backdates_a_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let now = Arc::new(AtomicU64::new(T0));
+    let clock = now.clone();
+    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
+    let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
+        .await
+        .unwrap();
+    let id = floor
+        .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
+        .await
+        .unwrap()
+        .id;
+    now.store(T0 + 5_000, Ordering::SeqCst);
+    floor
+        .act(&id, Action::Bet { multiple: 1 }, None, None)
+        .await
+        .unwrap();
+    // The system clock steps back a second: the decision is dated at the hand's last event, not
+    // before it (the engine would refuse a backdated one).
+    now.store(T0 + 4_000, Ordering::SeqCst);
+    let after = floor
+        .act(&id, Action::Bet { multiple: 1 }, None, None)
+        .await
+        .unwrap();
+    assert_eq!(after.hand.last_at().0, T0 + 5_000);
+    assert!(floor.ledger().verify().ok());
+}
+
+/// Request records of the previous release (24 bytes: the first result, no fingerprint) still
+/// answer retries of what they recorded, and the id is refused for anything the log shows to be
+/// another target: an opening's id for a decision, a decision's for another hand or an opening,
+/// an operation's (kept then in its own stream only) for a decision or another operation.
+#[tokio::test(flavor = "multi_thread")]
+async fn request_records_of_the_previous_release_are_still_read() {
+    use pitboss::floor::FloorError;
+    use pitboss::ledger::store::cf;
+
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
+    let floor = Floor::open(ledger, Arc::new(|| T0)).await.unwrap();
+    let with_id = |id: &str| OpenRequest {
+        request_id: Some(id.into()),
+        ..open(GameId::MississippiStud, &[BetId::Ante])
+    };
+    let bet = Action::Bet { multiple: 1 };
+    let opened = floor.open_hand(with_id("old-open")).await.unwrap();
+    let other = floor.open_hand(with_id("other-open")).await.unwrap();
+    let acted = floor
+        .act(&opened.id, bet, Some("old-act".into()), None)
+        .await
+        .unwrap();
+    floor.sweep(T0, "sweep", Some("old-sweep")).await.unwrap();
+
+    // Rewrite the records as the previous release wrote them.
+    let store = floor.ledger().store();
+    let requests = store.cf(cf::REQUESTS).unwrap();
+    for id in ["old-open", "old-act"] {
+        let bytes = store.get(cf::REQUESTS, id.as_bytes()).unwrap().unwrap();
+        assert_eq!(bytes.len(), 56, "a record with its fingerprint");
+        store.db().put_cf(requests, id, &bytes[..24]).unwrap();
+    }
+    // It kept an operation's result in its stream only.
+    store.db().delete_cf(requests, "old-sweep").unwrap();
+    let head = floor.ledger().head().unwrap();
+
+    let again = floor.open_hand(with_id("old-open")).await.unwrap();
+    assert!(again.duplicate);
+    assert_eq!(again.id, opened.id);
+    assert_eq!(again.hand.version(), opened.hand.version());
+    let again = floor
+        .act(&opened.id, bet, Some("old-act".into()), None)
+        .await
+        .unwrap();
+    assert!(again.duplicate);
+    assert_eq!(
+        (again.id.as_str(), again.hand.version()),
+        (opened.id.as_str(), acted.hand.version())
+    );
+    let swept = floor.sweep(T0, "sweep", Some("old-sweep")).await.unwrap();
+    assert!(swept.duplicate);
+
+    let reused = |result: Result<_, FloorError>, id: &str| match result {
+        Err(FloorError::RequestReused { id: named }) => assert_eq!(named, id),
+        other => panic!("`{id}` reused: {other:?}"),
+    };
+    reused(
+        floor
+            .act(&other.id, bet, Some("old-act".into()), None)
+            .await
+            .map(|_| ()),
+        "old-act",
+    );
+    reused(
+        floor
+            .act(&opened.id, bet, Some("old-open".into()), None)
+            .await
+            .map(|_| ()),
+        "old-open",
+    );
+    reused(
+        floor.open_hand(with_id("old-act")).await.map(|_| ()),
+        "old-act",
+    );
+    reused(
+        floor
+            .act(&opened.id, bet, Some("old-sweep".into()), None)
+            .await
+            .map(|_| ()),
+        "old-sweep",
+    );
+    reused(
+        floor
+            .void_table("T", 0, T0, "r", "o", Some("old-sweep"))
+            .await
+            .map(|_| ()),
+        "old-sweep",
+    );
+    reused(
+        floor.sweep(T0, "sweep", Some("old-open")).await.map(|_| ()),
+        "old-open",
+    );
+    assert_eq!(floor.ledger().head().unwrap(), head, "nothing written");
+    assert!(floor.ledger().verify().ok());
+    assert_eq!(
+        floor.hands_locked(),
+        0,
+        "no lock is kept for a hand nobody works on"
+    );
+}
+
+/// Only hands in progress are kept in memory, and never more than the cache's capacity: ended
+/// hands are read back from the log when asked for.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_hands_in_progress_are_kept_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
+    let floor = Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
+        .await
+        .unwrap();
+    let follow = Script {
+        decisions: Vec::new(),
+        follow_advice: true,
+    };
+    let mut ended = Vec::new();
+    for _ in 0..300 {
+        let played = floor
+            .play_hand(open(GameId::Nutz, &[BetId::BoxOnePair]), &follow, |hand| {
+                Ok((hand.status() == Status::InProgress)
+                    .then_some(Action::Shake { by: Shaker::Player }))
+            })
+            .await
+            .unwrap();
+        ended.push(played.id);
+    }
+    assert_eq!(floor.hands_cached(), 0, "ended hands are not kept");
+    let mut open_ids = Vec::new();
+    for _ in 0..20 {
+        open_ids.push(
+            floor
+                .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    assert_eq!(floor.hands_cached(), 20);
+    // Ended hands read back (recall, replay) are not kept either.
+    for id in &ended {
+        assert_eq!(floor.load(id, None).unwrap().status(), Status::Settled);
+    }
+    assert_eq!(floor.hands_cached(), 20);
+    // A hand that ends leaves.
+    floor
+        .act(&open_ids[0], Action::Fold, None, None)
+        .await
+        .unwrap();
+    assert_eq!(floor.hands_cached(), 19);
 }

@@ -1,11 +1,18 @@
 //! The house way over all C(53,7) = 154 143 080 seven-card hands: the rule that fits each hand's
 //! shape always names a legal setting, and the setting uses exactly the hand's cards. Also counts
-//! how often each rule fires (printed; run with `--nocapture`). Two threads, about a minute here.
+//! how often each rule fires (printed; run with `--nocapture`), and which hands the current edition
+//! sets differently from the first (`bally-atlantic-city-2026.1`): exactly the hands where rule 9's
+//! ace-joker exception meets a royal flush. Two threads, about a minute and a half here.
 
 use std::collections::HashMap;
 
 use pitboss::engine::card::{format_cards, Card};
-use pitboss::engine::house_way::{try_house_way, Rule};
+use pitboss::engine::hand::pai_gow::Category;
+use pitboss::engine::house_way::{try_house_way, Edition, Rule};
+
+/// How many of the 154 143 080 hands the current edition sets differently from the first (stated
+/// in `docs/games.md`); the test derives it by walking every hand.
+const CHANGED_BY_THE_SECOND_EDITION: u64 = 2_772;
 
 #[test]
 fn house_way_is_legal_on_every_hand() {
@@ -14,12 +21,13 @@ fn house_way_is_legal_on_every_hand() {
         .clamp(1, 8);
     let cards: Vec<Card> = (0..53).filter_map(Card::from_index).collect();
     let start = std::time::Instant::now();
-    let partials: Vec<(u64, HashMap<Rule, u64>)> = std::thread::scope(|scope| {
+    let partials: Vec<(u64, u64, HashMap<Rule, u64>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let cards = &cards;
                 scope.spawn(move || {
                     let mut n = 0u64;
+                    let mut changed = 0u64;
                     let mut rules: HashMap<Rule, u64> = HashMap::new();
                     for a in (t..47).step_by(threads) {
                         for b in a + 1..48 {
@@ -32,8 +40,8 @@ fn house_way_is_legal_on_every_hand() {
                                                     cards[a], cards[b], cards[c], cards[d],
                                                     cards[e], cards[f], cards[g],
                                                 ];
-                                                let hw =
-                                                    try_house_way(&hand).unwrap_or_else(|| {
+                                                let hw = try_house_way(&hand, Edition::CURRENT)
+                                                    .unwrap_or_else(|| {
                                                         panic!(
                                                             "no legal candidate: {}",
                                                             format_cards(&hand)
@@ -55,6 +63,16 @@ fn house_way_is_legal_on_every_hand() {
                                                 );
                                                 *rules.entry(hw.rule).or_default() += 1;
                                                 n += 1;
+                                                // The editions differ only for a pair made of a
+                                                // natural ace and the joker (card 52, last).
+                                                let ace = hand
+                                                    .iter()
+                                                    .any(|c| c.index() >= 48 && c.index() < 52);
+                                                if g == 52 && ace {
+                                                    changed += u64::from(second_edition_changes(
+                                                        &hand, hw,
+                                                    ));
+                                                }
                                             }
                                         }
                                     }
@@ -62,7 +80,7 @@ fn house_way_is_legal_on_every_hand() {
                             }
                         }
                     }
-                    (n, rules)
+                    (n, changed, rules)
                 })
             })
             .collect();
@@ -72,9 +90,11 @@ fn house_way_is_legal_on_every_hand() {
             .collect()
     });
     let mut total = 0;
+    let mut changed = 0;
     let mut rules: HashMap<Rule, u64> = HashMap::new();
-    for (n, partial) in partials {
+    for (n, c, partial) in partials {
         total += n;
+        changed += c;
         for (rule, count) in partial {
             *rules.entry(rule).or_default() += count;
         }
@@ -94,5 +114,53 @@ fn house_way_is_legal_on_every_hand() {
     assert!(!rows
         .iter()
         .any(|(rule, _)| *rule == Rule::OnePairAceJokerOtherCompleteHand));
-    println!("{total} hands in {:?}", start.elapsed());
+    println!(
+        "{total} hands in {:?}; {changed} set differently by the second edition",
+        start.elapsed()
+    );
+    assert!(changed > 0, "the second edition changes some hands");
+    assert_eq!(changed, CHANGED_BY_THE_SECOND_EDITION);
+}
+
+/// Whether the second edition sets `hand` differently from the first; if it does, the difference
+/// must be exactly the corrected rule: the first kept a royal flush made with the natural ace and
+/// the joker high, the second applies rule 9's exception.
+fn second_edition_changes(hand: &[Card; 7], current: pitboss::engine::house_way::HouseWay) -> bool {
+    let first = try_house_way(hand, Edition::AtlanticCity2026_1).expect("first edition");
+    if first.setting == current.setting {
+        assert_eq!(first.rule, current.rule, "{}", format_cards(hand));
+        return false;
+    }
+    assert_eq!(
+        first.rule,
+        Rule::OnePairCompleteHand,
+        "{}: the first edition's rule",
+        format_cards(hand)
+    );
+    assert_eq!(
+        first.setting.high_value().category(),
+        Category::RoyalFlush,
+        "{}: the first edition kept a royal high",
+        format_cards(hand)
+    );
+    assert!(
+        first.setting.high.contains(&Card::JOKER)
+            && first
+                .setting
+                .high
+                .iter()
+                .any(|c| c.index() >= 48 && c.index() < 52),
+        "{}: the royal used the natural ace and the joker",
+        format_cards(hand)
+    );
+    assert!(
+        matches!(
+            current.rule,
+            Rule::OnePairAceJokerKept | Rule::OnePairAceJokerOtherCompleteHand
+        ),
+        "{}: the second edition applies the exception ({:?})",
+        format_cards(hand),
+        current.rule
+    );
+    true
 }

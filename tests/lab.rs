@@ -244,6 +244,7 @@ fn pai_gow_main_bet_simulated_over_10_8_rounds_contains_97_47_percent() {
         100_000_000,
         &Seed::from_bytes([0; 32]),
         threads,
+        &pitboss::lab::Run::default(),
     )
     .unwrap();
     assert_eq!(sim.rounds, 100_000_000);
@@ -391,7 +392,6 @@ fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
 #[test]
 fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
     use pitboss::lab::simulate::{self, Request, Strategy};
-    use std::sync::atomic::AtomicU64;
     let run = |game, hands, strategy, threads| {
         let request = Request {
             config: GameConfig::default_for(game),
@@ -400,9 +400,9 @@ fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
             seed: Seed::from_bytes([7; 32]),
             threads,
         };
-        let progress = AtomicU64::new(0);
+        let progress = pitboss::lab::Run::default();
         let report = simulate::run(&request, &progress).unwrap();
-        assert_eq!(progress.into_inner(), hands, "every hand counted once");
+        assert_eq!(progress.done.into_inner(), hands, "every hand counted once");
         report
     };
     for game in [

@@ -12,7 +12,8 @@ use ed25519_dalek::{Signer, SigningKey};
 use pitboss::ledger::entry::entry_hash;
 use pitboss::ledger::store::cf;
 use pitboss::ledger::{
-    encode_payload, AppendRequest, Entry, Expected, Ledger, LedgerError, ProblemKind, Store,
+    encode_payload, AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind,
+    RequestKey, Store,
 };
 use pitboss::proto;
 use prost::Message;
@@ -28,12 +29,19 @@ fn payload(n: u64) -> Vec<u8> {
     })
 }
 
+fn key(id: &str, fingerprint: u8) -> RequestKey {
+    RequestKey {
+        id: id.into(),
+        fingerprint: Fingerprint([fingerprint; 32]),
+    }
+}
+
 fn request(stream: &str, expected: Expected, n: u64) -> AppendRequest {
     AppendRequest {
         stream: stream.into(),
         expected,
         payloads: vec![payload(n)],
-        request_id: None,
+        request: None,
         indexes: Vec::new(),
         secrets: Vec::new(),
         unindex: Vec::new(),
@@ -336,7 +344,7 @@ async fn retries_with_a_request_id_return_the_first_result_and_write_nothing() {
             let ledger = ledger.clone();
             tokio::spawn(async move {
                 let mut r = request("hand/y", Expected::Version(0), i);
-                r.request_id = Some("req-1".into());
+                r.request = Some(key("req-1", 1));
                 ledger.append(r).await
             })
         })
@@ -355,10 +363,22 @@ async fn retries_with_a_request_id_return_the_first_result_and_write_nothing() {
     }
     let head = ledger.head().unwrap();
     let mut again = request("hand/y", Expected::Version(0), 99);
-    again.request_id = Some("req-1".into());
+    again.request = Some(key("req-1", 1));
     let retry = ledger.append(again).await.unwrap();
     assert!(retry.duplicate);
     assert_eq!(ledger.head().unwrap(), head, "a retry writes nothing");
+    // The same id for another request (another fingerprint) is refused and writes nothing.
+    let mut other = request("hand/z", Expected::Version(0), 100);
+    other.request = Some(key("req-1", 2));
+    assert_eq!(
+        ledger.append(other).await,
+        Err(LedgerError::RequestReused { id: "req-1".into() })
+    );
+    assert_eq!(
+        ledger.head().unwrap(),
+        head,
+        "a refused reuse writes nothing"
+    );
     assert_eq!(ledger.read_stream("hand/y", 0).unwrap().len(), 1);
 }
 
@@ -431,7 +451,12 @@ fn sigkill_at_random_moments_loses_nothing_acknowledged() {
                 }
             })
         };
-        // A pseudo-random moment between 150 and 650 ms, different every round.
+        // A pseudo-random moment between 150 and 650 ms after the first acknowledgement (opening
+        // checks the whole log first), different every round.
+        let opened = std::time::Instant::now();
+        while lines.lock().unwrap().is_empty() && opened.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let wait = 150 + (round * 7919 + 13) % 500;
         std::thread::sleep(Duration::from_millis(wait));
         child.kill().unwrap(); // SIGKILL
@@ -448,6 +473,17 @@ fn sigkill_at_random_moments_loses_nothing_acknowledged() {
                 acked.push((parts[1].parse().unwrap(), parts[2].parse().unwrap()));
             }
         }
+        // The anchor was durable before each acknowledgement: it covers every acknowledged entry.
+        let anchored = pitboss::ledger::anchor::read(&dir.path().join("anchor"))
+            .unwrap()
+            .expect("an anchor")
+            .newer
+            .size;
+        let acknowledged = acked.iter().map(|&(f, c)| f + c).max().unwrap_or(0);
+        assert!(
+            anchored >= acknowledged,
+            "round {round}: anchor at {anchored}, acknowledged up to {acknowledged}"
+        );
         // Restart: every acknowledged entry is there, the chain verifies, appends continue.
         let ledger = Ledger::open(dir.path(), 0).unwrap();
         for &(first, count) in &acked {
@@ -502,25 +538,55 @@ fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
             &new.root
         ));
     }
-    assert!(matches!(
+    assert_eq!(
         ledger.inclusion_proof(701, 701),
-        Err(LedgerError::TreeSize { .. })
-    ));
+        Err(LedgerError::NotInTree {
+            sequence: 701,
+            size: 701
+        })
+    );
     assert!(matches!(
         ledger.checkpoint_blocking(Some(702)),
         Err(LedgerError::TreeSize { .. })
     ));
     drop(ledger);
 
-    // Alter entry 100 (inside the old checkpoint's tree): the log's tree now has other roots.
+    // Alter entry 100 (inside the old checkpoint's tree): the ledger refuses to serve the altered
+    // log, and the log's tree now has other roots: held to the old checkpoint, it is a rewrite.
+    let store = Store::open_read_only(dir.path()).unwrap();
+    for (size, root) in [(300, old.root), (701, new.root)] {
+        assert_eq!(
+            pitboss::ledger::root_from_store(&store, size).unwrap(),
+            root,
+            "one pass over the store gives the checkpoint's root"
+        );
+    }
+    assert!(pitboss::ledger::root_from_store(&store, 702).is_err());
+    drop(store);
+    std::fs::write(dir.path().join("old.checkpoint"), old.note()).unwrap();
     flip_a_byte(dir.path(), 100);
-    let ledger = Ledger::open(dir.path(), 0).unwrap();
-    let (after, _) = ledger.checkpoint_blocking(None).unwrap();
-    assert_ne!(after.root, new.root);
-    let proof = ledger.consistency_proof(300, after.size).unwrap();
-    assert!(
-        !verify_consistency(300, after.size, &old.root, &after.root, &proof),
-        "the rewritten log cannot prove it extends the old checkpoint"
+    let refused = Ledger::open(dir.path(), 0)
+        .err()
+        .expect("an altered log is refused");
+    assert!(refused.to_string().contains("entry 100"), "{refused}");
+    let store = Store::open_read_only(dir.path()).unwrap();
+    assert_ne!(
+        pitboss::ledger::root_from_store(&store, 300).unwrap(),
+        old.root
     );
-    assert_ne!(ledger.tree_root(300).unwrap(), old.root);
+    drop(store);
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--checkpoint"])
+        .arg(dir.path().join("old.checkpoint"))
+        .args(["--key", &hex::encode(public.as_bytes()), "--data"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("REWRITTEN"), "{stdout}");
+    assert!(
+        stdout.contains("FAILED at entry 100: altered bytes"),
+        "{stdout}"
+    );
 }

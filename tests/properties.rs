@@ -1,11 +1,15 @@
 //! Properties of the game engines over many random seeds and legal decision sequences:
 //! determinism, caps never exceeded, every command outside the legal ones refused with the hand
-//! unchanged, voids netting the player to zero, and replay reproducing the hand.
+//! unchanged, voids netting the player to zero, replay reproducing the hand, the same money paid
+//! in any currency, and the incomplete-game rule of each game.
+
+mod common;
 
 use std::sync::Arc;
 
+use common::currency::{in_currency, Scale};
 use pitboss::engine::card::Card;
-use pitboss::engine::config::{GameConfig, Limit, Rules};
+use pitboss::engine::config::{Currency, GameConfig, Limit, Rules};
 use pitboss::engine::game::GameId;
 use pitboss::engine::games::view::player_view;
 use pitboss::engine::games::{
@@ -66,12 +70,23 @@ fn wagers(config: &GameConfig, picks: &[u64; 8]) -> Vec<Wager> {
 
 /// Opens and plays a hand to its end, choosing each decision from the legal ones by `choices`.
 fn play(game: GameId, seed: [u8; 32], picks: &[u64; 8], choices: &[usize]) -> (Hand, Vec<Event>) {
-    let config = Arc::new(GameConfig::default_for(game));
-    let mut hand = Hand::new(Seed::from_bytes(seed), config.clone());
+    let config = GameConfig::default_for(game);
+    let wagers = wagers(&config, picks);
+    play_under(config, wagers, seed, choices)
+}
+
+/// [`play`] under a given configuration, with given opening wagers.
+fn play_under(
+    config: GameConfig,
+    wagers: Vec<Wager>,
+    seed: [u8; 32],
+    choices: &[usize],
+) -> (Hand, Vec<Event>) {
+    let mut hand = Hand::new(Seed::from_bytes(seed), Arc::new(config));
     let open = Command::Open(OpenHand {
         table: "T".into(),
         player: "P".into(),
-        wagers: wagers(&config, picks),
+        wagers,
         at: Timestamp(T0),
         rebet_of: None,
     });
@@ -208,7 +223,7 @@ proptest! {
             let legal = hand.legal_actions();
             let before = (player_view(&hand), hand.version());
             for action in action_pool(&hand) {
-                let result = hand.decide(&Command::Act { action, at: Timestamp(T0 + 1) });
+                let result = hand.decide(&Command::Act { action, at: hand.last_at() });
                 // A low hand is the same whichever order its two cards are named in.
                 let canonical = match action {
                     Action::SetHand { mut low } => {
@@ -250,7 +265,7 @@ proptest! {
             }));
             (hand, events)
         };
-        let order = VoidOrder { kind: VoidKind::Malfunction, reason: "reader fault".into(), recorded_by: "op".into(), at: Timestamp(T0 + 5) };
+        let order = VoidOrder { kind: VoidKind::Malfunction, reason: "reader fault".into(), recorded_by: "op".into(), at: hand.last_at() };
         events.extend(apply(&mut hand, &Command::Void(order)));
         prop_assert_eq!(hand.status(), Status::Voided);
         prop_assert_eq!(hand.net(), 0);
@@ -259,7 +274,7 @@ proptest! {
         prop_assert_eq!(void.paid_now, void.total_staked);
         prop_assert!(hand.revealed_seed().is_some());
         // A second void is refused.
-        let again = VoidOrder { kind: VoidKind::Malfunction, reason: "again".into(), recorded_by: "op".into(), at: Timestamp(T0 + 6) };
+        let again = VoidOrder { kind: VoidKind::Malfunction, reason: "again".into(), recorded_by: "op".into(), at: hand.last_at() };
         prop_assert!(hand.decide(&Command::Void(again)).is_err());
         // Replay of the recorded events reproduces the void.
         let mut replayed = Hand::new(hand.revealed_seed().expect("seed"), Arc::new(hand.config().clone()));
@@ -268,6 +283,131 @@ proptest! {
         }
         prop_assert_eq!(replayed.void(), hand.void());
         prop_assert_eq!(replayed.net(), 0);
+    }
+}
+
+/// Every amount of a settlement, in order.
+fn amounts(hand: &Hand) -> Vec<u64> {
+    let mut out = Vec::new();
+    if let Some(s) = hand.settlement() {
+        for l in &s.lines {
+            out.extend([l.stake.0, l.uncapped.0, l.cut.0, l.payout.0]);
+            out.extend(l.cap.map(|c| c.0));
+        }
+        if let Some(g) = s.game_cap {
+            out.extend([g.total_before.0, g.cap.0, g.cut.0, g.total_after.0]);
+        }
+        out.extend([s.total_staked.0, s.total_paid.0]);
+    }
+    if let Some(v) = hand.void() {
+        for l in &v.lines {
+            out.extend([l.stake.0, l.paid_before.0, l.paid_now.0]);
+        }
+        out.extend([v.total_staked.0, v.paid_before.0, v.paid_now.0]);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A configuration moved to a currency with 0 or 3 minor digits (every amount scaled) settles
+    /// and voids the same money as the default: every amount of every line, scaled the same way.
+    #[test]
+    fn the_same_money_in_any_currency(
+        game in 0u8..4, seed in any::<[u8; 32]>(), picks in any::<[u64; 8]>(),
+        choices in prop::collection::vec(any::<usize>(), 1..8), void in any::<bool>(),
+    ) {
+        let game = game_of(game);
+        let default = GameConfig::default_for(game);
+        // Whole euros, so that the stakes exist in a currency without minor units.
+        let mut euros = wagers(&default, &picks);
+        for w in &mut euros {
+            w.amount = Money(w.amount.0 / 100 * 100);
+        }
+        let currencies = [
+            (Currency { code: "JPY".into(), minor_digits: 0 }, Scale::Divide(100)),
+            (Currency { code: "BHD".into(), minor_digits: 3 }, Scale::Multiply(10)),
+        ];
+        let void_order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(T0 + 99_000) };
+        let (mut base, _) = play_under(default.clone(), euros.clone(), seed, &choices);
+        if void {
+            apply(&mut base, &Command::Void(void_order.clone()));
+        }
+        for (currency, scale) in currencies {
+            let config = in_currency(&default, currency, scale);
+            let scaled_wagers = euros.iter().map(|w| Wager { bet: w.bet, amount: Money(scale.amount(w.amount.0)) }).collect();
+            let (mut other, _) = play_under(config, scaled_wagers, seed, &choices);
+            if void {
+                apply(&mut other, &Command::Void(void_order.clone()));
+            }
+            let want: Vec<u64> = amounts(&base).into_iter().map(|a| scale.amount(a)).collect();
+            prop_assert_eq!(amounts(&other), want);
+            prop_assert_eq!(other.status(), base.status());
+        }
+    }
+
+    /// Left in progress at any point, a hand takes decisions up to exactly 30 days after it
+    /// opened and none after; the incomplete-game rule ends it only after that instant:
+    /// Mississippi Stud and Fortune Pai Gow refunded, Nutz completed by dealer shakes and
+    /// Caribbean Stud by a fold, each settled; a conduct forfeit loses everything staked.
+    #[test]
+    fn the_incomplete_game_rule_of_each_game(
+        game in 0u8..4, seed in any::<[u8; 32]>(), picks in any::<[u64; 8]>(),
+        choices in prop::collection::vec(any::<usize>(), 1..8), stop in 0usize..3,
+        forfeit in any::<bool>(),
+    ) {
+        let game = game_of(game);
+        let config = Arc::new(GameConfig::default_for(game));
+        let mut hand = Hand::new(Seed::from_bytes(seed), config.clone());
+        let mut events = apply(&mut hand, &Command::Open(OpenHand {
+            table: "T".into(), player: "P".into(), wagers: wagers(&config, &picks), at: Timestamp(T0), rebet_of: None,
+        }));
+        for k in 0..stop {
+            if hand.status() != Status::InProgress {
+                break;
+            }
+            let legal = hand.legal_actions();
+            let action = legal[choices[k % choices.len()] % legal.len()];
+            events.extend(apply(&mut hand, &Command::Act { action, at: Timestamp(T0 + 1000 * (k as u64 + 1)) }));
+        }
+        prop_assume!(hand.status() == Status::InProgress);
+        let deadline = T0 + 30 * DAY_MS;
+        let legal = hand.legal_actions();
+        let late = Command::Act { action: legal[0], at: Timestamp(deadline + 1) };
+        prop_assert!(hand.decide(&late).is_err(), "no decision after the deadline");
+        let in_time = Command::Act { action: legal[0], at: Timestamp(deadline) };
+        prop_assert!(hand.decide(&in_time).is_ok(), "a decision at the deadline itself");
+        let order = |kind, at| Command::Void(VoidOrder { kind, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(at) });
+        prop_assert!(hand.decide(&order(VoidKind::Incomplete, deadline)).is_err());
+        let staked = i128::from(hand.total_staked().unwrap().0);
+        if forfeit && game == GameId::CaribbeanStud {
+            events.extend(apply(&mut hand, &order(VoidKind::ConductForfeit, deadline)));
+            prop_assert_eq!(hand.net(), -staked, "a forfeit loses everything staked");
+        } else {
+            events.extend(apply(&mut hand, &order(VoidKind::Incomplete, deadline + 1)));
+            match game {
+                GameId::MississippiStud | GameId::FortunePaiGow => {
+                    prop_assert_eq!(hand.status(), Status::Voided);
+                    prop_assert_eq!(hand.net(), 0);
+                }
+                GameId::Nutz => {
+                    prop_assert_eq!(hand.status(), Status::Settled);
+                    prop_assert!(hand.completion().is_some());
+                }
+                GameId::CaribbeanStud => {
+                    prop_assert_eq!(hand.status(), Status::Settled);
+                    prop_assert_eq!(hand.net(), -staked, "folded: ante and bonus lost");
+                }
+            }
+        }
+        // Replay of the recorded events reproduces the end.
+        let mut replayed = Hand::new(hand.revealed_seed().expect("revealed"), config);
+        for e in &events {
+            replayed = replayed.evolve(e).expect("replay");
+        }
+        prop_assert_eq!(replayed.net(), hand.net());
+        prop_assert_eq!(replayed.settlement(), hand.settlement());
     }
 }
 
@@ -284,7 +424,7 @@ proptest! {
         use prost::Message;
         let (mut hand, mut events) = play(game_of(game), seed, &picks, &choices);
         if void {
-            let order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(T0 + 9) };
+            let order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), at: hand.last_at() };
             events.extend(apply(&mut hand, &Command::Void(order)));
         }
         for event in &events {

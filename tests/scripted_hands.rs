@@ -2,6 +2,11 @@
 //! from the counter the fixture records), the wagers, the decisions and voids in order (some of them
 //! refused), and the expected settlement or void, line by line, each figure worked out from the rules
 //! in the fixture's `how`. Every hand is also replayed from its events and must come out identical.
+//!
+//! A fixture plays under its game's default configuration, or under one derived from it as its
+//! `config` says (another currency, every amount divided by the same number).
+
+mod common;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +16,7 @@ use pitboss::engine::config::GameConfig;
 use pitboss::engine::deal;
 use pitboss::engine::game::{GameId, Seat};
 use pitboss::engine::games::{
-    Action, Command, Event, Hand, OpenHand, Status, Timestamp, VoidOrder,
+    Action, Command, Event, Hand, OpenHand, Shaker, Status, Timestamp, VoidOrder,
 };
 use pitboss::engine::money::Money;
 use pitboss::engine::rng::Seed;
@@ -27,6 +32,18 @@ fn cards(v: &Value) -> Vec<Card> {
     let mut cards: Vec<Card> = serde_json::from_value(v.clone()).expect("cards");
     cards.sort();
     cards
+}
+
+/// The default configuration of `game`, or the one `derived` describes: its currency, and every
+/// amount (limits, caps, the fixed bonus stake, fixed pays) divided by `amounts_divided_by`.
+fn configuration(game: GameId, derived: Option<&Value>) -> GameConfig {
+    let config = GameConfig::default_for(game);
+    let Some(derived) = derived else {
+        return config;
+    };
+    let divisor = derived["amounts_divided_by"].as_u64().expect("a divisor");
+    let currency = serde_json::from_value(derived["currency"].clone()).expect("a currency");
+    common::currency::in_currency(&config, currency, common::currency::Scale::Divide(divisor))
 }
 
 struct Played {
@@ -59,7 +76,7 @@ fn play(fixture: &Value) -> Played {
         );
     }
 
-    let config = Arc::new(GameConfig::default_for(game));
+    let config = Arc::new(configuration(game, fixture.get("config")));
     let mut hand = Hand::new(seed, config);
     let mut events = Vec::new();
     let open = &fixture["open"];
@@ -197,6 +214,29 @@ fn check(fixture: &Value) {
                 line.bet
             );
         }
+        match (&got.game_cap, void.get("game_cap")) {
+            (Some(cap), Some(want)) => {
+                assert_eq!(cap.total_before, money(&want["total_before"]), "{name}");
+                assert_eq!(cap.cap, money(&want["cap"]), "{name}");
+                assert_eq!(cap.cut, money(&want["cut"]), "{name}");
+                assert_eq!(cap.total_after, money(&want["total_after"]), "{name}");
+                // The lines add up to the total the void reverses.
+                let lines = Money::sum(got.lines.iter().map(|l| l.paid_before)).unwrap();
+                assert_eq!(
+                    lines, cap.total_before,
+                    "{name}: bet lines against the cap line"
+                );
+                assert_eq!(
+                    cap.total_after, got.paid_before,
+                    "{name}: cap line against the total"
+                );
+            }
+            (None, None) => {
+                let lines = Money::sum(got.lines.iter().map(|l| l.paid_before)).unwrap();
+                assert_eq!(lines, got.paid_before, "{name}: void lines add up");
+            }
+            (got, want) => panic!("{name}: void game cap line {got:?}, expected {want:?}"),
+        }
         assert_eq!(got.total_staked, money(&void["total_staked"]));
         assert_eq!(got.paid_before, money(&void["paid_before"]));
         assert_eq!(got.paid_now, money(&void["paid_now"]));
@@ -211,6 +251,46 @@ fn check(fixture: &Value) {
             "{name}: net after void"
         );
         assert_eq!(hand.status(), Status::Voided);
+    }
+    match (hand.completion(), expect.get("completed")) {
+        (Some(_), Some(want)) => {
+            // After the rule's `Completed` event only the dealer shakes, then the hand settles.
+            let at = events
+                .iter()
+                .position(|e| matches!(e, Event::Completed(_)))
+                .expect("a completed event");
+            let dealer_shakes = events[at + 1..]
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Event::DiceShaken {
+                            by: Shaker::Dealer,
+                            ..
+                        }
+                    )
+                })
+                .count();
+            assert_eq!(
+                dealer_shakes as u64,
+                want["dealer_shakes"].as_u64().unwrap(),
+                "{name}: dealer shakes"
+            );
+            assert!(
+                !events[at + 1..].iter().any(|e| matches!(
+                    e,
+                    Event::Acted { .. }
+                        | Event::DiceShaken {
+                            by: Shaker::Player,
+                            ..
+                        }
+                )),
+                "{name}: no player decision after the rule completed the hand"
+            );
+            assert_eq!(hand.status(), Status::Settled, "{name}");
+        }
+        (None, None) => {}
+        (got, want) => panic!("{name}: completion {got:?}, expected {want:?}"),
     }
     for (seat, key) in [(Seat::Player, "player_low"), (Seat::Dealer, "dealer_low")] {
         if let Some(want) = expect.get(key) {
@@ -300,6 +380,14 @@ fn every_scripted_hand_settles_as_worked_out() {
         "cs_dealer_not_qualifying",
         "cs_stand_off",
         "cs_fold_forfeits_bonus",
+        // Issue 15's rule changes.
+        "cs_fold_forfeits_bonus+incomplete_after_30_days",
+        "cs_dealer_not_qualifying+conduct_forfeit",
+        "ms_royal_akq_max_bets+malfunction_void",
+        "ms_push_pair_of_sixes_to_tens+incomplete_boundary",
+        "nutz_incomplete_completed_by_dealer",
+        "pg_royal_ace_joker_exception",
+        "cs_fold_forfeits_bonus+raise_in_a_currency_without_minor_digits",
     ] {
         assert!(
             names.iter().any(|n| n == required),

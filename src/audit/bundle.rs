@@ -3,8 +3,14 @@
 //! for each against a signed checkpoint, the configuration the hand names, and the public keys that
 //! signed the entries.
 //!
+//! A bundle is the hand's whole stream or it is refused: the checkpoint carries a signed extension
+//! line, `stream hand/<id> <count> <last sequence>`, stating how many entries the hand's stream
+//! holds at that size and where the last one stands, so a bundle with an entry cut out (at the end
+//! or anywhere), an entry added, or the hand relabelled does not verify, and the reason is named.
+//!
 //! Checking a bundle ([`verify`]) needs only the log's public key, pinned beforehand: the
-//! checkpoint's signature is checked with it; each entry's bytes must hash to a leaf proven in the
+//! checkpoint's signature is checked with it; the entries must be the stated stream, positions
+//! 0, 1, … in order up to the stated last; each entry's bytes must hash to a leaf proven in the
 //! checkpoint's tree and carry a valid signature by the key its envelope names (a key's id is the
 //! hash of the key, so a listed key cannot stand for another); the configuration must hash to the
 //! id the hand names; then the hand is replayed by the same code as live replay, and the proof
@@ -27,7 +33,69 @@ use crate::ledger::merkle::{leaf_hash, verify_inclusion};
 use crate::ledger::{KeyId, Ledger, LedgerError};
 
 /// The format name written in every bundle.
-pub const FORMAT: &str = "pitboss.bundle.v1";
+pub const FORMAT: &str = "pitboss.bundle.v2";
+
+/// The first format, whose checkpoint says nothing of where the hand's stream ends: such a bundle
+/// cannot show it is complete, so it never verifies (ask the server for a new one).
+pub const FORMAT_V1: &str = "pitboss.bundle.v1";
+
+/// The most entries a bundle may hold (a hand has a few dozen at most); a larger one is refused
+/// before any entry is decoded.
+pub const MAX_ENTRIES: usize = 1024;
+
+/// The longest inclusion path (a tree of 2^64 leaves has paths of 64 hashes).
+pub const MAX_PATH: usize = 64;
+
+/// The most bytes of a bundle file `verify-bundle` reads.
+pub const MAX_BYTES: u64 = 16 << 20;
+
+/// The first word of the checkpoint's extension line that states a stream's end.
+const STREAM_LINE: &str = "stream";
+
+/// The signed statement of where a hand's stream ends at the checkpoint's size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// The stream, `hand/<id>`.
+    pub stream: String,
+    /// How many entries it holds.
+    pub count: u64,
+    /// The log sequence of its last entry.
+    pub last: u64,
+}
+
+impl StreamEnd {
+    /// The extension line.
+    pub fn line(&self) -> String {
+        format!("{STREAM_LINE} {} {} {}", self.stream, self.count, self.last)
+    }
+
+    /// Reads the statement from a checkpoint's extension lines: exactly one line must be one.
+    pub fn from_extensions(lines: &[String]) -> Result<StreamEnd, String> {
+        let mut found = lines
+            .iter()
+            .filter(|l| l.split(' ').next() == Some(STREAM_LINE));
+        let (Some(line), None) = (found.next(), found.next()) else {
+            return Err(
+                "the checkpoint does not state, exactly once, where the hand's stream ends".into(),
+            );
+        };
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[..] {
+            [_, stream, count, last] => Ok(StreamEnd {
+                stream: stream.to_string(),
+                count: count.parse().map_err(|_| {
+                    format!("the stream statement's count {count:?} is not a number")
+                })?,
+                last: last
+                    .parse()
+                    .map_err(|_| format!("the stream statement's last {last:?} is not a number"))?,
+            }),
+            _ => Err(format!(
+                "the stream statement {line:?} is not `stream NAME COUNT LAST`"
+            )),
+        }
+    }
+}
 
 /// One hand's evidence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,8 +145,13 @@ pub fn build(
     configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
     hand_id: &str,
 ) -> Result<Bundle, BundleError> {
-    let entries = ledger.read_stream(&format!("hand/{hand_id}"), 0)?;
-    let Some(first) = entries.first() else {
+    // The size first, then the stream: every entry of the stream below the size is then read, and
+    // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
+    let size = ledger.tree_size()?;
+    let stream = format!("hand/{hand_id}");
+    let mut entries = ledger.read_stream(&stream, 0)?;
+    entries.retain(|e| e.envelope.sequence < size);
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
         return Err(BundleError::NotFound(hand_id.to_string()));
     };
     let opened = first
@@ -96,7 +169,12 @@ pub fn build(
             opened.config_id
         ))
     })?;
-    let (checkpoint, _) = ledger.checkpoint_blocking(None)?;
+    let end = StreamEnd {
+        stream,
+        count: entries.len() as u64,
+        last: last.envelope.sequence,
+    };
+    let (checkpoint, _) = ledger.checkpoint_with(size, vec![end.line()])?;
     let mut keys = BTreeMap::new();
     for (id, public) in ledger.store().known_keys().map_err(LedgerError::from)? {
         keys.insert(hex::encode(id), hex::encode(public));
@@ -150,9 +228,28 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         problems: Vec::new(),
         report: None,
     };
+    if bundle.format == FORMAT_V1 {
+        out.problems.push(format!(
+            "format {FORMAT_V1} does not state where the hand's stream ends, so it cannot show \
+             that no entry was cut; ask the server for a {FORMAT} bundle"
+        ));
+        return out;
+    }
     if bundle.format != FORMAT {
         out.problems
             .push(format!("format {:?}, not {FORMAT}", bundle.format));
+        return out;
+    }
+    if bundle.entries.len() > MAX_ENTRIES {
+        out.problems.push(format!(
+            "{} entries, more than the {MAX_ENTRIES} a bundle may hold",
+            bundle.entries.len()
+        ));
+        return out;
+    }
+    if bundle.hand_id.is_empty() || !bundle.hand_id.bytes().all(|b| b.is_ascii_graphic()) {
+        out.problems
+            .push("the hand id is empty or not printable ASCII without spaces".into());
         return out;
     }
     let checkpoint = match Checkpoint::parse(&bundle.checkpoint) {
@@ -167,6 +264,15 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         return out;
     }
     out.checkpoint_size = Some(checkpoint.size);
+    let end = match StreamEnd::from_extensions(&checkpoint.extensions) {
+        Ok(end) => end,
+        Err(problem) => {
+            out.problems.push(problem);
+            return out;
+        }
+    };
+    out.problems
+        .extend(stream_problems(bundle, &end, checkpoint.size));
     // The configuration must be the one the hand names.
     let config = GameConfig::from_json(bundle.config_json.as_bytes())
         .ok()
@@ -181,10 +287,18 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
     let mut entries = Vec::new();
     let mut statuses: Vec<EntryStatus> = Vec::new();
     for bundled in &bundle.entries {
+        // Exactly the stored record: bytes that merely decode to it (a field repeated, another
+        // encoding of the same values) are not what the log holds.
         let entry = STANDARD
             .decode(&bundled.stored)
             .map_err(|e| e.to_string())
-            .and_then(|bytes| Entry::decode(&bytes).map_err(|e| e.to_string()));
+            .and_then(|bytes| {
+                let entry = Entry::decode(&bytes).map_err(|e| e.to_string())?;
+                if entry.encode() != bytes {
+                    return Err("its bytes are not the record as stored (not canonical)".into());
+                }
+                Ok(entry)
+            });
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
@@ -194,7 +308,9 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
             }
         };
         let hash = entry_hash(&entry.envelope_bytes);
-        let path: Option<Vec<[u8; 32]>> = bundled.inclusion.iter().map(|h| hash_of(h)).collect();
+        let path: Option<Vec<[u8; 32]>> = (bundled.inclusion.len() <= MAX_PATH)
+            .then(|| bundled.inclusion.iter().map(|h| hash_of(h)).collect())
+            .flatten();
         let included = entry.envelope.sequence == bundled.sequence
             && path.is_some_and(|path| {
                 verify_inclusion(
@@ -225,6 +341,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         statuses.push((hash == entry.hash && included, signed, note));
         entries.push(entry);
     }
+    out.problems.extend(envelope_problems(&entries, &end));
     let wanted = bundle.config_id.clone();
     out.report = Some(replay_entries(
         &bundle.hand_id,
@@ -233,4 +350,72 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         |id: &ConfigId| config.clone().filter(|_| id.to_string() == wanted),
     ));
     out
+}
+
+/// What the bundle's list says against the signed statement: the hand, the count, the last
+/// sequence, and sequences rising.
+fn stream_problems(bundle: &Bundle, end: &StreamEnd, size: u64) -> Vec<String> {
+    let mut problems = Vec::new();
+    let named = format!("hand/{}", bundle.hand_id);
+    if end.stream != named {
+        problems.push(format!(
+            "the checkpoint states the end of stream {}, but the bundle is for {named}",
+            end.stream
+        ));
+    }
+    if end.last >= size {
+        problems.push(format!(
+            "the stated last entry {} is not below the checkpoint's size {size}",
+            end.last
+        ));
+    }
+    let held = bundle.entries.len() as u64;
+    if held != end.count {
+        problems.push(format!(
+            "the bundle holds {held} entries but the hand's stream has {} at the checkpoint \
+             (entries were {})",
+            end.count,
+            if held < end.count { "cut out" } else { "added" }
+        ));
+    }
+    if let Some(last) = bundle.entries.last() {
+        if last.sequence != end.last {
+            problems.push(format!(
+                "the bundle's last entry is {}, but the hand's stream ends at {} at the checkpoint",
+                last.sequence, end.last
+            ));
+        }
+    }
+    if let Some(pair) = bundle
+        .entries
+        .windows(2)
+        .find(|w| w[0].sequence >= w[1].sequence)
+    {
+        problems.push(format!(
+            "entry {} follows entry {}: the entries are not in log order",
+            pair[1].sequence, pair[0].sequence
+        ));
+    }
+    problems
+}
+
+/// What the entries' own envelopes say: each belongs to the stated stream, at positions 0, 1, ….
+fn envelope_problems(entries: &[Entry], end: &StreamEnd) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (position, entry) in entries.iter().enumerate() {
+        let envelope = &entry.envelope;
+        if envelope.stream != end.stream {
+            problems.push(format!(
+                "entry {} belongs to stream {:?}, not {}",
+                envelope.sequence, envelope.stream, end.stream
+            ));
+        } else if envelope.stream_position != position as u64 {
+            problems.push(format!(
+                "entry {} is at position {} of its stream, where position {position} was due \
+                 (an entry is missing or repeated)",
+                envelope.sequence, envelope.stream_position
+            ));
+        }
+    }
+    problems
 }

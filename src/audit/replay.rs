@@ -10,11 +10,13 @@ use std::sync::Arc;
 use crate::codec;
 use crate::engine::config::{ConfigId, GameConfig};
 use crate::engine::game::GameId;
-use crate::engine::games::{Action, Command, Event, Hand, OpenHand, Status, Void, VoidKind};
+use crate::engine::games::{
+    Action, Command, Completion, Event, Hand, OpenHand, Status, Void, VoidKind,
+};
 use crate::engine::money::Money;
 use crate::engine::paytable::Pay;
 use crate::engine::rng::Seed;
-use crate::engine::settlement::Settlement;
+use crate::engine::settlement::{GameCapLine, Settlement};
 use crate::ledger::{verify, Entry, Ledger, ProblemKind};
 
 /// One recorded event, as checked.
@@ -55,6 +57,8 @@ pub struct ProofReport {
     pub mismatches: Vec<Mismatch>,
     pub settlement: Option<Settlement>,
     pub void: Option<Void>,
+    /// The incomplete-game rule's completion, if it ended the hand (rules version 2).
+    pub completion: Option<Completion>,
     pub refunds_equal_stakes: bool,
     pub consistent: bool,
     /// The report in words.
@@ -89,6 +93,7 @@ fn command_of(event: &Event) -> Option<Command> {
             at: *at,
         },
         Event::Voided(v) => Command::Void(v.order.clone()),
+        Event::Completed(c) => Command::Void(c.order.clone()),
         _ => return None,
     })
 }
@@ -99,13 +104,17 @@ fn difference(recorded: &Event, rederived: &Event) -> (String, String, String) {
         for (i, (x, y)) in a.lines.iter().zip(&b.lines).enumerate() {
             let fields: [(&str, String, String); 8] = [
                 ("bet", x.bet.id().into(), y.bet.id().into()),
-                ("stake", x.stake.to_string(), y.stake.to_string()),
+                ("stake", x.stake.0.to_string(), y.stake.0.to_string()),
                 ("rule", x.rule.clone(), y.rule.clone()),
                 ("pay", format!("{:?}", x.pay), format!("{:?}", y.pay)),
-                ("uncapped", x.uncapped.to_string(), y.uncapped.to_string()),
+                (
+                    "uncapped",
+                    x.uncapped.0.to_string(),
+                    y.uncapped.0.to_string(),
+                ),
                 ("cap", format!("{:?}", x.cap), format!("{:?}", y.cap)),
-                ("cut", x.cut.to_string(), y.cut.to_string()),
-                ("payout", x.payout.to_string(), y.payout.to_string()),
+                ("cut", x.cut.0.to_string(), y.cut.0.to_string()),
+                ("payout", x.payout.0.to_string(), y.payout.0.to_string()),
             ];
             if let Some((name, r, d)) = fields.into_iter().find(|(_, r, d)| r != d) {
                 return (format!("lines[{i}].{name}"), r, d);
@@ -127,8 +136,8 @@ fn difference(recorded: &Event, rederived: &Event) -> (String, String, String) {
         }
         return (
             "total_paid".into(),
-            a.total_paid.to_string(),
-            b.total_paid.to_string(),
+            a.total_paid.0.to_string(),
+            b.total_paid.0.to_string(),
         );
     }
     if recorded.kind() != rederived.kind() {
@@ -145,11 +154,30 @@ fn difference(recorded: &Event, rederived: &Event) -> (String, String, String) {
     )
 }
 
-fn pays(pay: Option<Pay>) -> String {
+/// A per-game cap line in words.
+fn game_cap_words(g: &GameCapLine, m: &impl Fn(Money) -> String) -> String {
+    if g.cut > Money::ZERO {
+        format!(
+            "PER-GAME CAP {} BOUND: total {} -> {}, cut {}",
+            m(g.cap),
+            m(g.total_before),
+            m(g.total_after),
+            m(g.cut)
+        )
+    } else {
+        format!(
+            "per-game cap {}: total {} not reached",
+            m(g.cap),
+            m(g.total_before)
+        )
+    }
+}
+
+fn pays(pay: Option<Pay>, minor_digits: u8) -> String {
     match pay {
         Some(Pay::Odds(x)) => format!("{x} to 1"),
         Some(Pay::Push) => "push".into(),
-        Some(Pay::Fixed(m)) => format!("a fixed {m}"),
+        Some(Pay::Fixed(m)) => format!("a fixed {}", m.display(minor_digits)),
         None => "loses".into(),
     }
 }
@@ -208,6 +236,7 @@ pub fn replay_entries(
         mismatches: Vec::new(),
         settlement: None,
         void: None,
+        completion: None,
         refunds_equal_stakes: true,
         consistent: false,
         report: Vec::new(),
@@ -263,6 +292,17 @@ pub fn replay_entries(
         "hand {hand_id}: {}, table {}, player {}, opened at {} ms, configuration {}",
         opened.game, opened.table, opened.player, opened.at.0, opened.config_id
     ));
+    let config = configs(&opened.config_id);
+    if let Some(config) = &config {
+        report.report.push(format!(
+            "configuration {} version {}, rules version {}, currency {} ({} minor digits)",
+            config.name,
+            config.version,
+            config.rules_version,
+            config.currency.code,
+            config.currency.minor_digits
+        ));
+    }
     let seed: Option<Seed> = events.iter().find_map(|e| match e {
         Event::SeedRevealed { seed } => Some(*seed),
         _ => None,
@@ -290,7 +330,7 @@ pub fn replay_entries(
             opened.commitment
         )
     });
-    let Some(config) = configs(&opened.config_id) else {
+    let Some(config) = config else {
         report.report.push(format!(
             "configuration {} is not published in the log",
             opened.config_id
@@ -370,43 +410,48 @@ pub fn replay_entries(
     report.settlement = hand.settlement().cloned();
     report.void = hand.void().cloned();
 
+    report.completion = hand.completion().cloned();
+    let m = |amount: Money| amount.display(hand.config().currency.minor_digits);
+
+    if let Some(c) = &report.completion {
+        report.report.push(format!(
+            "COMPLETED BY RULE ({}) recorded by {} at {} ms: {}. Allowed because: {}",
+            codec::id_of(&c.order.kind),
+            c.order.recorded_by,
+            c.order.at.0,
+            c.order.reason,
+            c.allowed_because
+        ));
+    }
     // The settlement in words.
     if let Some(s) = &report.settlement {
         for line in &s.lines {
             let cap = match line.cap {
                 Some(cap) if line.cut > Money::ZERO => {
-                    format!("; CAP {cap} BOUND, cut {}", line.cut)
+                    format!("; CAP {} BOUND, cut {}", m(cap), m(line.cut))
                 }
-                Some(cap) => format!("; cap {cap} not reached"),
+                Some(cap) => format!("; cap {} not reached", m(cap)),
                 None => String::new(),
             };
             report.report.push(format!(
                 "{} {}: {} -> {} ({}): uncapped {}, paid {}{cap}",
                 line.bet,
-                line.stake,
+                m(line.stake),
                 line.judged_on,
                 line.rule,
-                pays(line.pay),
-                line.uncapped,
-                line.payout
+                pays(line.pay, hand.config().currency.minor_digits),
+                m(line.uncapped),
+                m(line.payout)
             ));
         }
         if let Some(g) = &s.game_cap {
-            report.report.push(if g.cut > Money::ZERO {
-                format!(
-                    "PER-GAME CAP {} BOUND: total {} -> {}, cut {}",
-                    g.cap, g.total_before, g.total_after, g.cut
-                )
-            } else {
-                format!(
-                    "per-game cap {}: total {} not reached",
-                    g.cap, g.total_before
-                )
-            });
+            report.report.push(game_cap_words(g, &m));
         }
-        report
-            .report
-            .push(format!("staked {}, paid {}", s.total_staked, s.total_paid));
+        report.report.push(format!(
+            "staked {}, paid {}",
+            m(s.total_staked),
+            m(s.total_paid)
+        ));
     }
     if let Some(v) = &report.void {
         report.refunds_equal_stakes = match v.order.kind {
@@ -422,10 +467,24 @@ pub fn replay_entries(
             v.order.at.0,
             v.order.reason,
             v.allowed_because,
-            v.paid_before,
-            v.paid_now,
+            m(v.paid_before),
+            m(v.paid_now),
             if report.refunds_equal_stakes { "yes" } else { "NO" }
         ));
+        for line in &v.lines {
+            report.report.push(format!(
+                "  void {} {}: paid before {}, paid now {}",
+                line.bet,
+                m(line.stake),
+                m(line.paid_before),
+                m(line.paid_now)
+            ));
+        }
+        if let Some(g) = &v.game_cap {
+            report
+                .report
+                .push(format!("  void repeats the {}", game_cap_words(g, &m)));
+        }
     }
     let chained = report.events.iter().all(|e| e.chain_ok && e.signature_ok);
     let rederived = report.events.iter().all(|e| e.rederived);

@@ -51,6 +51,16 @@ pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
 }
 
 pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCode> {
+    let size = std::fs::metadata(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?
+        .len();
+    if size > bundle::MAX_BYTES {
+        anyhow::bail!(
+            "{} has {size} bytes, more than the {} a bundle may have",
+            args.file.display(),
+            bundle::MAX_BYTES
+        );
+    }
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let bundle: Bundle = serde_json::from_str(&text).context("not a pitboss bundle")?;

@@ -37,7 +37,9 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
     anyhow::anyhow!("{:?}: {}", status.code(), status.message())
 }
 
-/// Minor units as money with two decimals.
-pub fn money(minor: u64) -> String {
-    pitboss::engine::money::Money(minor).to_string()
+/// Minor units as money in the response's currency (its minor digits; two when the server named
+/// none).
+pub fn money(minor: u64, currency: Option<&pitboss::proto::Currency>) -> String {
+    let digits = currency.map_or(2, |c| u8::try_from(c.minor_digits).unwrap_or(u8::MAX));
+    pitboss::engine::money::Money(minor).display(digits)
 }

@@ -19,5 +19,6 @@ pub fn load(path: Option<&Path>, game: GameId) -> anyhow::Result<GameConfig> {
     if config.game != game {
         bail!("the configuration is for {}, not {game}", config.game);
     }
+    config.check_limits()?;
     Ok(config)
 }

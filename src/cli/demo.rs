@@ -120,16 +120,16 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
                         println!(
                             "  {:<24} stake {:>8}  {:<26} {:<5} paid {:>9}",
                             l.bet,
-                            money(l.stake),
+                            money(l.stake, hand.currency.as_ref()),
                             l.rule,
                             l.outcome,
-                            money(l.payout)
+                            money(l.payout, hand.currency.as_ref())
                         );
                     }
                     println!(
                         "  staked {}, paid {}",
-                        money(s.total_staked),
-                        money(s.total_paid)
+                        money(s.total_staked, hand.currency.as_ref()),
+                        money(s.total_paid, hand.currency.as_ref())
                     );
                 }
                 let report = audit

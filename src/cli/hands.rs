@@ -54,8 +54,8 @@ pub fn run(args: HandsArgs) -> anyhow::Result<()> {
                 h.player,
                 h.status,
                 h.opened_at_ms,
-                money(h.total_staked),
-                money(h.total_paid)
+                money(h.total_staked, h.currency.as_ref()),
+                money(h.total_paid, h.currency.as_ref())
             );
         }
         Ok(())

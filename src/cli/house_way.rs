@@ -10,7 +10,7 @@ use clap::Args;
 use serde_json::json;
 
 use pitboss::engine::card::{format_cards, parse_exact, Card};
-use pitboss::engine::house_way::{house_way, HouseWay};
+use pitboss::engine::house_way::{house_way, Edition, HouseWay};
 
 #[derive(Debug, Args)]
 pub struct HouseWayArgs {
@@ -19,11 +19,22 @@ pub struct HouseWayArgs {
     /// One JSON object per hand: {"hand", "low", "high", "rule", ...}.
     #[arg(long)]
     json: bool,
+    /// The house way edition, as a configuration names it (for a hand recorded under an earlier
+    /// one): bally-atlantic-city-2026.2 (current) or bally-atlantic-city-2026.1.
+    #[arg(long, default_value = Edition::CURRENT.name(), value_parser = parse_edition)]
+    edition: Edition,
+}
+
+fn parse_edition(name: &str) -> Result<Edition, String> {
+    Edition::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Edition::ALL.iter().map(|e| e.name()).collect();
+        format!("`{name}` is not a house way edition ({})", known.join(", "))
+    })
 }
 
 pub fn run(args: HouseWayArgs) -> anyhow::Result<()> {
     if args.cards != "-" {
-        let (hand, hw) = set(&args.cards)?;
+        let (hand, hw) = set(&args.cards, args.edition)?;
         print(&hand, &hw, args.json);
         return Ok(());
     }
@@ -33,7 +44,7 @@ pub fn run(args: HouseWayArgs) -> anyhow::Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        match set(&line) {
+        match set(&line, args.edition) {
             Ok((hand, hw)) => print(&hand, &hw, args.json),
             Err(err) => {
                 failures += 1;
@@ -54,9 +65,9 @@ pub fn run(args: HouseWayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn set(text: &str) -> anyhow::Result<([Card; 7], HouseWay)> {
+fn set(text: &str, edition: Edition) -> anyhow::Result<([Card; 7], HouseWay)> {
     let hand = parse_exact::<7>(text)?;
-    Ok((hand, house_way(&hand)?))
+    Ok((hand, house_way(&hand, edition)?))
 }
 
 fn print(hand: &[Card; 7], hw: &HouseWay, as_json: bool) {

@@ -51,7 +51,7 @@ pub fn run(args: LedgerLoadArgs) -> anyhow::Result<()> {
                         stream: stream.clone(),
                         expected: Expected::Any,
                         payloads: vec![encode_payload(&payload); count],
-                        request_id: None,
+                        request: None,
                         indexes: Vec::new(),
                         secrets: Vec::new(),
                         unindex: Vec::new(),

@@ -2,6 +2,7 @@
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
 mod bench_load;
+mod bench_soak;
 mod bundle;
 mod check;
 mod checkpoint;
@@ -13,8 +14,10 @@ mod hands;
 mod house_way;
 mod ledger_load;
 mod par;
+mod recover;
 mod replay;
 mod rng;
+mod rotate_key;
 mod serve;
 mod simulate;
 mod vectors;
@@ -42,8 +45,14 @@ enum Command {
     Deal(deal::DealArgs),
     /// Set seven Pai Gow cards by the house way and say which rule fired.
     HouseWay(house_way::HouseWayArgs),
-    /// Verify the log in a data directory: every link, hash and signature.
+    /// Verify a data directory: its files, every link, hash and signature, the anchor (nothing
+    /// acknowledged missing), the keys; optionally against a checkpoint.
     Verify(verify::VerifyArgs),
+    /// Repair a directory the server refuses (damaged write-ahead log, lost tail, damaged anchor),
+    /// explicitly: prints what it would keep and lose, acts only when told, records it in the log.
+    Recover(recover::RecoverArgs),
+    /// Replace the log's signing key (server stopped), recorded in the log, signed by both keys.
+    RotateKey(rotate_key::RotateKeyArgs),
     /// Take a signed checkpoint of the log (size and Merkle root) away as a file.
     Checkpoint(checkpoint::CheckpointArgs),
     /// Hold the log to a checkpoint: consistent with an older one, a hand's events included.
@@ -58,12 +67,16 @@ enum Command {
     Hands(hands::HandsArgs),
     /// Void a hand, or every hand of a table over a time range (malfunction).
     Void(void::VoidArgs),
-    /// Void every hand still in progress 30 days after it opened.
+    /// End every hand still in progress more than 30 days after it opened, by the incomplete-game
+    /// rule (void with refunds, or completion by game).
     Sweep(void::SweepArgs),
     /// Play a few hands of each game against a running server and print them.
     Demo(demo::DemoArgs),
     /// Load generator: concurrent clients play Mississippi Stud hands; hands/s and latency.
     BenchLoad(bench_load::BenchLoadArgs),
+    /// Soak: a long mixed load (play, recall, replay, lab, refused and abandoned requests) with the
+    /// server's resident memory sampled as CSV.
+    BenchSoak(bench_soak::BenchSoakArgs),
     /// Append from many writers until killed (for the crash test).
     #[command(hide = true)]
     LedgerLoad(ledger_load::LedgerLoadArgs),
@@ -90,12 +103,15 @@ impl Cli {
         }
         match self.command {
             Command::Verify(args) => Ok(verify::run(args)),
+            Command::Recover(args) => Ok(recover::run(args)),
+            Command::RotateKey(args) => rotate_key::run(args).map(|()| ok),
             Command::Replay(args) => replay::run(args),
             Command::Hands(args) => hands::run(args).map(|()| ok),
             Command::Void(args) => void::run(args).map(|()| ok),
             Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
             Command::Demo(args) => demo::run(args).map(|()| ok),
             Command::BenchLoad(args) => bench_load::run(args).map(|()| ok),
+            Command::BenchSoak(args) => bench_soak::run(args).map(|()| ok),
             Command::LedgerLoad(args) => ledger_load::run(args).map(|()| ok),
             Command::Serve(args) => serve::run(args).map(|()| ok),
             Command::Deal(args) => deal::run(args).map(|()| ok),

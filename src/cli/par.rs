@@ -36,7 +36,7 @@ pub struct ParArgs {
 
 pub fn run(args: ParArgs) -> anyhow::Result<()> {
     let config = super::config_file::load(args.config.as_deref(), args.game)?;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = pitboss::lab::threads();
     let main_bet = if config.game == GameId::FortunePaiGow && args.rounds > 0 {
         Some(pai_gow_main(&config, &args, threads)?)
     } else {
@@ -70,8 +70,14 @@ fn pai_gow_main(
     threads: usize,
 ) -> anyhow::Result<(serde_json::Value, String)> {
     let started = std::time::Instant::now();
-    let sim = pitboss::lab::pai_gow::simulate_main(config, args.rounds, &args.seed, threads)
-        .map_err(anyhow::Error::msg)?;
+    let sim = pitboss::lab::pai_gow::simulate_main(
+        config,
+        args.rounds,
+        &args.seed,
+        threads,
+        &pitboss::lab::Run::default(),
+    )
+    .map_err(anyhow::Error::msg)?;
     let seconds = started.elapsed().as_secs_f64();
     let (low, high) = sim.interval();
     let json = serde_json::json!({

@@ -49,17 +49,16 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         hands: args.hands,
         strategy: args.strategy,
         seed: args.seed,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        threads: args.threads.unwrap_or_else(pitboss::lab::threads),
     };
-    let progress = AtomicU64::new(0);
+    let run = pitboss::lab::Run::default();
+    let progress = &run.done;
     let done = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
         if std::io::stderr().is_terminal() {
-            scope.spawn(|| bar(&progress, &done, args.hands));
+            scope.spawn(|| bar(progress, &done, args.hands));
         }
-        let report = simulate::run(&request, &progress);
+        let report = simulate::run(&request, &run);
         done.store(true, Ordering::Relaxed);
         report
     })

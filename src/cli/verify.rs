@@ -1,14 +1,24 @@
-//! `pitboss verify --data DIR`: walks the log in a data directory (opened read-only, so a running
-//! server is not disturbed) and checks every entry's place, bytes, link, key and signature. With
-//! `--server URL` instead, the server does the same walk (`Audit.VerifyLog`). Exit status 0 when all
-//! is good, 1 with the first bad entry named, 2 when the log cannot be read.
+//! `pitboss verify --data DIR`: checks a data directory read-only (a running server is not
+//! disturbed) with the checks the server makes before it serves one (`ledger::integrity`): the
+//! write-ahead log and table files, every entry's place, bytes, link, key and signature, the anchor
+//! (the log holds everything acknowledged, unrewritten), and the key files. `--checkpoint FILE`
+//! also holds the log to a checkpoint kept earlier: its signature, and that the log still holds its
+//! entries with the same Merkle root (a shorter log reports the missing tail, another root a
+//! rewrite). With `--server URL` instead, the server walks its log (`Audit.VerifyLog`).
+//!
+//! Exit status 0 when everything checks, 1 with every problem named, 2 when the directory or the
+//! checkpoint cannot be read at all.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use ed25519_dalek::VerifyingKey;
 
-use pitboss::ledger::{verify, Store};
+use pitboss::ledger::anchor;
+use pitboss::ledger::checkpoint::{self, Checkpoint};
+use pitboss::ledger::integrity::{self, AnchorState, Examine, Examined, Refusal};
+use pitboss::ledger::store::{OpenOptions, StoreError};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -21,6 +31,19 @@ pub struct VerifyArgs {
     /// Last sequence number to check.
     #[arg(long)]
     to: Option<u64>,
+    /// Hold the log to this checkpoint (a file written by `pitboss checkpoint`): its signature,
+    /// and that the log holds its entries with its Merkle root.
+    #[arg(long, conflicts_with_all = ["from", "to", "server"])]
+    checkpoint: Option<PathBuf>,
+    /// The log's Ed25519 public key (64 hex digits), as you pinned it, to check the checkpoint's
+    /// signature with. Without it the checkpoint is checked with the keys the log itself
+    /// establishes, which proves less: a log and a checkpoint replaced together would agree.
+    #[arg(long, requires = "checkpoint")]
+    key: Option<String>,
+    /// Do not check the secret key files (for a copy of a directory made without them, as an
+    /// auditor should receive it): the log, the anchor and the tables are checked all the same.
+    #[arg(long)]
+    without_keys: bool,
     /// Ask this running server to verify its log instead of reading a data directory.
     #[arg(long, conflicts_with = "data")]
     server: Option<String>,
@@ -30,16 +53,58 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     if let Some(server) = &args.server {
         return remote(server.clone(), args.from, args.to);
     }
-    let store = match Store::open_read_only(&args.data) {
+    let checkpoint = match &args.checkpoint {
+        None => None,
+        Some(path) => match read_checkpoint(path, args.key.as_deref()) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    // The anchor first: a server writing may add to the log after this, never remove from it.
+    let anchor = anchor::read_settled(&anchor::path_in(&args.data));
+    let store = match integrity::open_store(&args.data, OpenOptions::READ_ONLY) {
         Ok(store) => store,
+        Err(e @ Refusal::DamagedWal { .. }) => {
+            println!("FAILED: {e}");
+            return ExitCode::from(1);
+        }
+        Err(Refusal::Store(StoreError::Format { found, .. }))
+            if found.starts_with("no database") =>
+        {
+            eprintln!("cannot read {}: {found}", args.data.display());
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("cannot read {}: {e}", args.data.display());
             return ExitCode::from(2);
         }
     };
     let started = std::time::Instant::now();
-    let report = verify(&store, args.from, args.to);
+    let examined = integrity::examine(
+        &store,
+        anchor,
+        &Examine {
+            from: args.from,
+            to: args.to,
+            all_signatures: true,
+            recovering: false,
+        },
+    );
     let elapsed = started.elapsed();
+    // Each failure as printed after "FAILED": an entry's problem as before ("FAILED at entry 6:
+    // missing"), the others after a colon.
+    let mut failed: Vec<String> = examined
+        .problems
+        .iter()
+        .map(|p| match p {
+            Refusal::Log { problem } => format!(" at {problem}"),
+            other => format!(": {other}"),
+        })
+        .collect();
+    let report = &examined.walk.report;
     match report.head {
         Some((sequence, hash)) => println!(
             "verified {} entries ({}..={sequence}) in {:.3} s; last good entry {sequence}, hash {}",
@@ -50,16 +115,219 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         ),
         None => println!("verified 0 entries"),
     }
-    match report.problem {
-        None => {
-            println!("OK: every link, hash and signature checks");
-            ExitCode::SUCCESS
-        }
-        Some(problem) => {
-            println!("FAILED at {problem}");
-            ExitCode::from(1)
+    let whole = args.from == 0 && args.to.is_none();
+    print_anchor(&examined);
+    if whole && report.ok() && !args.without_keys {
+        match integrity::check_key_files(
+            &args.data,
+            examined.log_size,
+            examined.walk.last_key,
+            &examined.walk.keys,
+        ) {
+            Ok(note) => {
+                match examined.walk.last_key {
+                    Some(key) => println!(
+                        "keys: {} is the log's current signing key {key}",
+                        pitboss::ledger::keys::KEY_FILE
+                    ),
+                    None => println!("keys: the log is empty (its key is made when it starts)"),
+                }
+                if let Some(note) = note {
+                    println!("note: {note}");
+                }
+            }
+            Err(e) => failed.push(format!(
+                ": {e} (verifying a copy made without its secret key? add --without-keys)"
+            )),
         }
     }
+    if let Some((c, pinned)) = &checkpoint {
+        failed.extend(
+            check_checkpoint(&store, &examined, c, pinned.as_ref())
+                .into_iter()
+                .map(|f| format!(": {f}")),
+        );
+    }
+    for (sequence, r) in &examined.walk.recoveries {
+        println!(
+            "recorded recovery at entry {sequence}: kept entries 0..{}{}; reason: {}",
+            r.kept_size,
+            if r.acknowledged_known && r.acknowledged_size > r.kept_size {
+                format!(
+                    ", lost acknowledged entries {}..={}",
+                    r.kept_size,
+                    r.acknowledged_size - 1
+                )
+            } else if r.acknowledged_known {
+                ", lost no acknowledged entry".to_string()
+            } else {
+                ", what was acknowledged was unknown (no anchor)".to_string()
+            },
+            r.reason
+        );
+    }
+    if examined.format == Some(pitboss::ledger::store::LEGACY_FORMAT_VERSION)
+        && matches!(examined.anchor, AnchorState::Missing)
+    {
+        println!(
+            "note: format {} (written by an earlier release): no anchor yet; the first start of this release verifies the whole log, signatures included, and anchors it",
+            pitboss::ledger::store::LEGACY_FORMAT_VERSION
+        );
+    }
+    for note in &examined.notes {
+        println!("note: {note}");
+    }
+    if failed.is_empty() {
+        println!(
+            "OK: every link, hash and signature checks{}",
+            if whole && !matches!(examined.anchor, AnchorState::Missing) {
+                "; the log holds everything it acknowledged"
+            } else {
+                ""
+            }
+        );
+        ExitCode::SUCCESS
+    } else {
+        for problem in &failed {
+            println!("FAILED{problem}");
+        }
+        ExitCode::from(1)
+    }
+}
+
+fn print_anchor(examined: &Examined) {
+    match &examined.anchor {
+        AnchorState::Read(slots) if slots.newer.size > 0 => println!(
+            "anchor: acknowledged entries 0..={} (last hash {}), signed by key {}",
+            slots.newer.size - 1,
+            hex::encode(slots.newer.head),
+            slots.newer.key_id
+        ),
+        AnchorState::Read(_) => println!("anchor: nothing acknowledged yet"),
+        AnchorState::Missing => println!("anchor: none"),
+        AnchorState::Damaged => println!("anchor: damaged"),
+    }
+}
+
+/// A checkpoint file and the pinned key, if given.
+type Held = (Checkpoint, Option<VerifyingKey>);
+
+/// A checkpoint note is a few hundred bytes; no more than this is read.
+const MAX_CHECKPOINT: u64 = 64 * 1024;
+
+fn read_checkpoint(path: &PathBuf, key: Option<&str>) -> Result<Held, String> {
+    let cannot = |e: std::io::Error| format!("cannot read the checkpoint {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, MAX_CHECKPOINT + 1),
+        &mut text,
+    )
+    .map_err(cannot)?;
+    if text.len() as u64 > MAX_CHECKPOINT {
+        return Err(format!(
+            "{} is longer than {MAX_CHECKPOINT} bytes: not a checkpoint",
+            path.display()
+        ));
+    }
+    let checkpoint = Checkpoint::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let key = match key {
+        None => None,
+        Some(text) => {
+            let bytes: [u8; 32] = hex::decode(text)
+                .ok()
+                .and_then(|b| b.try_into().ok())
+                .ok_or("--key is not 64 hex digits")?;
+            Some(VerifyingKey::from_bytes(&bytes).map_err(|_| "--key is not an Ed25519 key")?)
+        }
+    };
+    Ok((checkpoint, key))
+}
+
+/// Holds the log to a checkpoint; prints what holds and returns what does not.
+fn check_checkpoint(
+    store: &pitboss::ledger::Store,
+    examined: &Examined,
+    c: &Checkpoint,
+    pinned: Option<&VerifyingKey>,
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    let walk = &examined.walk;
+    // The signature: with the pinned key, or with a key the log establishes.
+    match pinned {
+        Some(key) => match c.verify(key) {
+            Ok(()) => println!("checkpoint: signature valid (the pinned key)"),
+            Err(e) => failed.push(format!("checkpoint: {e}")),
+        },
+        None => {
+            let signer = walk.keys.iter().find(|(_, key)| c.verify(key).is_ok());
+            match signer {
+                Some((id, _)) => println!(
+                    "checkpoint: signature valid by the log's own key {id} (no --key given: a log and a checkpoint replaced together would also agree; pin the key)"
+                ),
+                None => failed.push(
+                    "checkpoint: not signed by any key this log establishes (pass the key you pinned with --key)"
+                        .into(),
+                ),
+            }
+        }
+    }
+    if let Some(origin) = walk.origin {
+        let ours = checkpoint::origin_of(&origin);
+        if ours != c.origin {
+            failed.push(format!(
+                "checkpoint: it is of another log ({}), not this one ({ours})",
+                c.origin
+            ));
+            return failed;
+        }
+    }
+    let recoveries = |from: u64| -> String {
+        let found: Vec<String> = walk
+            .recoveries
+            .iter()
+            .filter(|(_, r)| r.kept_size < c.size.max(from))
+            .map(|(seq, r)| {
+                format!(
+                    "entry {seq} records a recovery that kept entries 0..{} ({})",
+                    r.kept_size, r.reason
+                )
+            })
+            .collect();
+        if found.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", found.join("; "))
+        }
+    };
+    if examined.log_size < c.size {
+        failed.push(format!(
+            "checkpoint: MISSING TAIL: the checkpoint covers entries 0..={}, the log holds {}: entries {}..={} are missing{}",
+            c.size - 1,
+            if examined.log_size == 0 { "none".to_string() } else { format!("0..={}", examined.log_size - 1) },
+            examined.log_size,
+            c.size - 1,
+            recoveries(0)
+        ));
+        return failed;
+    }
+    match pitboss::ledger::root_from_store(store, c.size) {
+        Ok(root) if root == c.root => println!(
+            "checkpoint: the log's first {} entries have the checkpoint's Merkle root",
+            c.size
+        ),
+        Ok(_) => failed.push(format!(
+            "checkpoint: REWRITTEN: the Merkle root of the log's first {} entries is not the checkpoint's: entries among them were altered, removed or reordered since{}",
+            c.size,
+            recoveries(0)
+        )),
+        Err(e) => failed.push(format!(
+            "checkpoint: the first {} entries cannot be held to it: {e}{}",
+            c.size,
+            recoveries(0)
+        )),
+    }
+    failed
 }
 
 /// Verification by a running server.

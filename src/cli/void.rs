@@ -55,9 +55,9 @@ pub fn run(args: VoidArgs) -> anyhow::Result<()> {
                     println!("voided {}: {}", hand.hand_id, v.allowed_because);
                     println!(
                         "paid before {}, paid now {} (staked {})",
-                        super::client::money(v.paid_before),
-                        super::client::money(v.paid_now),
-                        super::client::money(v.total_staked)
+                        super::client::money(v.paid_before, hand.currency.as_ref()),
+                        super::client::money(v.paid_now, hand.currency.as_ref()),
+                        super::client::money(v.total_staked, hand.currency.as_ref())
                     );
                 }
             }
@@ -113,9 +113,23 @@ pub fn run_sweep(args: SweepArgs) -> anyhow::Result<()> {
             .await
             .map_err(refused)?
             .into_inner();
-        println!("voided {} incomplete hand(s)", r.voided_hand_ids.len());
-        for id in r.voided_hand_ids {
-            println!("  {id}");
+        println!(
+            "incomplete hands: {} voided with refunds, {} completed and settled, {} skipped",
+            r.voided_hand_ids.len(),
+            r.completed_hand_ids.len(),
+            r.skipped_hand_ids.len()
+        );
+        for (what, ids) in [
+            ("voided", &r.voided_hand_ids),
+            ("completed", &r.completed_hand_ids),
+            (
+                "skipped (an event after the sweep's time)",
+                &r.skipped_hand_ids,
+            ),
+        ] {
+            for id in ids {
+                println!("  {what} {id}");
+            }
         }
         Ok(())
     })

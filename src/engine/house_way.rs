@@ -8,6 +8,9 @@
 //! cards sorted by canonical index, lows enumerated lexicographically), so the result never depends
 //! on the order the cards were given in. Which rule fired is returned with the setting: it is what
 //! an operator shows a player who disputes the dealer's setting.
+//!
+//! The algorithm has editions ([`Edition`]): a Pai Gow configuration names the one its hands are set
+//! by, so a hand recorded under an earlier edition is re-derived by that edition forever.
 
 use std::fmt;
 
@@ -16,6 +19,50 @@ use serde::{Deserialize, Serialize};
 use super::card::Card;
 use super::hand::pai_gow::{self, Category, HighValue, LowValue};
 use super::hand::{check_cards, HandError};
+
+/// An edition of the house way. Editions differ only where `HOUSE_WAY.md` was corrected; each is
+/// named in configurations by [`Edition::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Edition {
+    /// `bally-atlantic-city-2026.1` (rules version 1): rule 9's ace-joker exception looked at an
+    /// ace-high straight or straight flush but not at a royal flush, which stayed high.
+    AtlanticCity2026_1,
+    /// `bally-atlantic-city-2026.2` (rules version 2): the exception covers a royal flush, an
+    /// ace-high straight flush (`As Ks Qs Js JK 5d 3c`: low K-Q, high the pair of aces).
+    AtlanticCity2026_2,
+}
+
+impl Edition {
+    /// The edition of the current rules version.
+    pub const CURRENT: Edition = Edition::AtlanticCity2026_2;
+
+    /// Every edition, oldest first.
+    pub const ALL: [Edition; 2] = [Edition::AtlanticCity2026_1, Edition::AtlanticCity2026_2];
+
+    /// The name configurations use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Edition::AtlanticCity2026_1 => "bally-atlantic-city-2026.1",
+            Edition::AtlanticCity2026_2 => "bally-atlantic-city-2026.2",
+        }
+    }
+
+    /// The edition of that name.
+    pub fn from_name(name: &str) -> Option<Edition> {
+        Edition::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether rule 9's exception sees a royal flush as the ace-high straight flush it is.
+    fn royal_is_ace_high(self) -> bool {
+        self != Edition::AtlanticCity2026_1
+    }
+}
+
+impl fmt::Display for Edition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// A split of seven cards into a low and a high hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -256,19 +303,20 @@ impl Settings {
     }
 }
 
-/// Sets `hand` by the house way. Refuses a hand with a repeated card.
-pub fn house_way(hand: &[Card; 7]) -> Result<HouseWay, HandError> {
+/// Sets `hand` by an edition of the house way. Refuses a hand with a repeated card.
+pub fn house_way(hand: &[Card; 7], edition: Edition) -> Result<HouseWay, HandError> {
     check_cards(hand, true)?;
-    Ok(house_way_unchecked(hand))
+    Ok(house_way_unchecked(hand, edition))
 }
 
-/// Sets seven distinct cards by the house way.
-pub fn house_way_unchecked(hand: &[Card; 7]) -> HouseWay {
+/// Sets seven distinct cards by an edition of the house way.
+pub fn house_way_unchecked(hand: &[Card; 7], edition: Edition) -> HouseWay {
     let s = Settings::new(hand);
     // Every shape names at least one legal candidate (checked over all 154 143 080 hands by the
     // test suite through `try_house_way`); should a future edit break that, the best legal setting
     // is still played rather than a foul.
-    let (k, rule) = choose(&s).unwrap_or_else(|| (s.best_of(|_| true).unwrap_or(0), Rule::NoPair));
+    let (k, rule) =
+        choose(&s, edition).unwrap_or_else(|| (s.best_of(|_| true).unwrap_or(0), Rule::NoPair));
     HouseWay {
         setting: s.setting(k),
         rule,
@@ -277,16 +325,16 @@ pub fn house_way_unchecked(hand: &[Card; 7]) -> HouseWay {
 
 /// The house way, or `None` if the rule that fits the hand's shape named no legal setting (which
 /// the exhaustive test shows never happens).
-pub fn try_house_way(hand: &[Card; 7]) -> Option<HouseWay> {
+pub fn try_house_way(hand: &[Card; 7], edition: Edition) -> Option<HouseWay> {
     let s = Settings::new(hand);
-    choose(&s).map(|(k, rule)| HouseWay {
+    choose(&s, edition).map(|(k, rule)| HouseWay {
         setting: s.setting(k),
         rule,
     })
 }
 
 /// Applies the first rule whose shape fits; returns the chosen setting's index and the rule.
-fn choose(s: &Settings) -> Option<(usize, Rule)> {
+fn choose(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
     let mut counts = [0u8; 13];
     for &r in &s.rank {
         counts[r as usize] += 1;
@@ -398,13 +446,17 @@ fn choose(s: &Settings) -> Option<(usize, Rule)> {
                 let (a, b) = LOWS[k];
                 // Both aces (the natural one and the joker) in the high hand...
                 let aces_low = usize::from(s.rank[a] == ACE) + usize::from(s.rank[b] == ACE);
-                // ...making an ace-high straight or straight flush.
+                // ...making an ace-high straight or straight flush (a royal flush is one; the first
+                // edition missed it: its value records the broadway ranks, not the top card).
                 let high = s.high[k];
-                let straightish = matches!(
-                    high.category(),
-                    Category::Straight | Category::StraightFlush | Category::RoyalFlush
-                );
-                aces_low == 0 && straightish && (high.raw() >> 13) & 0x1FFF == 1 << ACE
+                let ace_high = match high.category() {
+                    Category::Straight | Category::StraightFlush => {
+                        (high.raw() >> 13) & 0x1FFF == 1 << ACE
+                    }
+                    Category::RoyalFlush => edition.royal_is_ace_high(),
+                    _ => false,
+                };
+                aces_low == 0 && ace_high
             };
             match best {
                 Some(k) if ace_joker_pair && uses_both_in_ace_high(k) => pick(
@@ -432,7 +484,7 @@ mod tests {
     use crate::engine::card::{format_cards, parse_exact};
 
     fn set(text: &str) -> HouseWay {
-        house_way(&parse_exact::<7>(text).unwrap()).unwrap()
+        house_way(&parse_exact::<7>(text).unwrap(), Edition::CURRENT).unwrap()
     }
 
     fn low(text: &str) -> String {
@@ -463,6 +515,21 @@ mod tests {
         let hw = set("Ks Qs Js Ts JK 3d 2c");
         assert_eq!(low("Ks Qs Js Ts JK 3d 2c"), "2c 3d");
         assert_eq!(hw.setting.high_value().category(), Category::RoyalFlush);
+
+        // Rule 9's exception with a royal flush (edition 2026.2); the first edition kept the
+        // royal high with 5-3 low.
+        let hw = set("As Ks Qs Js JK 5d 3c");
+        assert_eq!(low("As Ks Qs Js JK 5d 3c"), "Qs Ks");
+        assert_eq!(hw.rule, Rule::OnePairAceJokerKept);
+        assert_eq!(hw.setting.high_value().category(), Category::Pair);
+        let first = house_way(
+            &parse_exact::<7>("As Ks Qs Js JK 5d 3c").unwrap(),
+            Edition::AtlanticCity2026_1,
+        )
+        .unwrap();
+        assert_eq!(first.rule, Rule::OnePairCompleteHand);
+        assert_eq!(first.setting.high_value().category(), Category::RoyalFlush);
+        assert_eq!(format_cards(&first.setting.low), "3c 5d");
 
         let hw = set("As Ah Ad Ac JK Kd Kh");
         assert_eq!(low("As Ah Ad Ac JK Kd Kh"), "Kd Kh");

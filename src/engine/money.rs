@@ -1,8 +1,6 @@
 //! Money: an integer count of minor units (cents). No floating point touches a stake, payout, cap or
 //! refund; arithmetic is checked and an overflow is an error, never a wrap.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// An amount in minor units of the configuration's currency.
@@ -44,25 +42,16 @@ impl Money {
     }
 
     /// Shows the amount with `minor_digits` decimals (`25050.00` for 2 505 000 cents), by integer
-    /// arithmetic only.
+    /// arithmetic only. Money has no `Display` of its own: how many decimals an amount has is its
+    /// currency's, which only the configuration knows.
     pub fn display(self, minor_digits: u8) -> String {
-        if minor_digits == 0 {
+        let digits = usize::from(minor_digits);
+        if digits == 0 {
             return self.0.to_string();
         }
-        let scale = 10u64.pow(u32::from(minor_digits));
-        format!(
-            "{}.{:0width$}",
-            self.0 / scale,
-            self.0 % scale,
-            width = usize::from(minor_digits)
-        )
-    }
-}
-
-impl fmt::Display for Money {
-    /// Minor units with two decimals, the default currencies' form.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.display(2))
+        let text = format!("{:0width$}", self.0, width = digits + 1);
+        let (whole, fraction) = text.split_at(text.len() - digits);
+        format!("{whole}.{fraction}")
     }
 }
 
@@ -80,10 +69,13 @@ mod tests {
 
     #[test]
     fn display_and_checked_arithmetic() {
-        assert_eq!(Money(25_305_000).to_string(), "253050.00");
+        assert_eq!(Money(25_305_000).display(2), "253050.00");
         assert_eq!(Money(5).display(2), "0.05");
         assert_eq!(Money(5).display(0), "5");
         assert_eq!(Money(1234).display(3), "1.234");
+        assert_eq!(Money(7).display(3), "0.007");
+        assert_eq!(Money(u64::MAX).display(2), "184467440737095516.15");
+        assert_eq!(Money(1).display(255).len(), 257);
         assert_eq!(Money(u64::MAX).checked_add(Money(1)), Err(MoneyOverflow));
         assert_eq!(Money(u64::MAX).checked_mul(2), Err(MoneyOverflow));
         assert_eq!(Money(3).saturating_sub(Money(5)), Money::ZERO);

@@ -8,6 +8,7 @@
 //! | `config` | configuration id (32 bytes) | published configurations |
 
 use super::{invalid, Floor, FloorError};
+use crate::engine::config::Currency;
 use crate::engine::game::GameId;
 use crate::engine::games::Status;
 use crate::ledger::store::StoreError;
@@ -54,67 +55,74 @@ fn parse_owned(rest: &[u8]) -> Option<(u64, String)> {
     Some((u64::MAX - inv, id))
 }
 
-/// Hands of a table opened from `from` to `to` (inclusive), newest first.
-pub(super) fn hands_of_table_between(
+/// One page of hand ids from an index, and where the next page starts (`None`: the end).
+pub(super) struct IdPage {
+    pub ids: Vec<String>,
+    pub next: Option<Vec<u8>>,
+}
+
+/// Index entries read per page by the operations over many hands.
+const PAGE: usize = 512;
+
+/// Hands of `table` opened from `from` to `to` (inclusive), newest first: the page starting after
+/// `after` (the `next` of the page before; `None` for the first).
+pub(super) fn table_hands_page(
     store: &Store,
     table: &str,
     from: u64,
     to: u64,
-) -> Result<Vec<String>, StoreError> {
+    after: Option<&[u8]>,
+) -> Result<IdPage, StoreError> {
     let mut prefix = table.as_bytes().to_vec();
     prefix.push(0);
-    let mut start = prefix.clone();
-    start.extend_from_slice(&(u64::MAX - to).to_be_bytes());
-    let mut out = Vec::new();
-    loop {
-        let page = store.index_scan(TABLE, &prefix, &start, 512)?;
-        let Some((last, _)) = page.last().cloned() else {
-            break;
-        };
-        for (key, _) in &page {
-            match parse_owned(&key[prefix.len()..]) {
-                Some((at, _)) if at < from => return Ok(out),
-                Some((_, id)) => out.push(id),
-                None => {}
-            }
+    let start = match after {
+        Some(key) => [key, &[0]].concat(),
+        None => [&prefix[..], &(u64::MAX - to).to_be_bytes()].concat(),
+    };
+    let page = store.index_scan(TABLE, &prefix, &start, PAGE)?;
+    let mut ids = Vec::with_capacity(page.len());
+    for (key, _) in &page {
+        match parse_owned(&key[prefix.len()..]) {
+            Some((at, _)) if at < from => return Ok(IdPage { ids, next: None }),
+            Some((_, id)) => ids.push(id),
+            None => {}
         }
-        start = last;
-        start.push(0);
     }
-    Ok(out)
+    let next = (page.len() == PAGE)
+        .then(|| page.last().map(|(k, _)| k.clone()))
+        .flatten();
+    Ok(IdPage { ids, next })
 }
 
-/// Hands still open that were opened at or before `as_of`, oldest first.
-pub(super) fn open_hands_opened_before(
+/// Hands still open that were opened at or before `as_of`, oldest first: the page starting after
+/// `after`.
+pub(super) fn open_hands_page(
     store: &Store,
     as_of: u64,
-) -> Result<Vec<String>, StoreError> {
-    let mut start = Vec::new();
-    let mut out = Vec::new();
-    loop {
-        let page = store.index_scan(OPEN, &[], &start, 512)?;
-        let Some((last, _)) = page.last().cloned() else {
-            break;
+    after: Option<&[u8]>,
+) -> Result<IdPage, StoreError> {
+    let start = after.map(|key| [key, &[0]].concat()).unwrap_or_default();
+    let page = store.index_scan(OPEN, &[], &start, PAGE)?;
+    let mut ids = Vec::with_capacity(page.len());
+    for (key, _) in &page {
+        let Some(at) = key
+            .get(..8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_be_bytes)
+        else {
+            continue;
         };
-        for (key, _) in &page {
-            let Some(at) = key
-                .get(..8)
-                .and_then(|b| b.try_into().ok())
-                .map(u64::from_be_bytes)
-            else {
-                continue;
-            };
-            if at > as_of {
-                return Ok(out);
-            }
-            if let Ok(id) = std::str::from_utf8(&key[8..]) {
-                out.push(id.to_string());
-            }
+        if at > as_of {
+            return Ok(IdPage { ids, next: None });
         }
-        start = last;
-        start.push(0);
+        if let Ok(id) = std::str::from_utf8(&key[8..]) {
+            ids.push(id.to_string());
+        }
     }
-    Ok(out)
+    let next = (page.len() == PAGE)
+        .then(|| page.last().map(|(k, _)| k.clone()))
+        .flatten();
+    Ok(IdPage { ids, next })
 }
 
 /// What to list.
@@ -134,7 +142,10 @@ pub struct HandFilter {
     pub to_ms: Option<u64>,
 }
 
-/// A page request: size (0 for 10, at most 100) and the token of the previous page.
+/// The most hands in one page of recall.
+pub const MAX_PAGE: u32 = 100;
+
+/// A page request: size (0 for 10, at most [`MAX_PAGE`]) and the token of the previous page.
 #[derive(Clone, Debug, Default)]
 pub struct Page {
     /// Items per page.
@@ -154,7 +165,12 @@ pub struct HandSummary {
     pub status: Status,
     pub total_staked: u64,
     pub total_paid: u64,
+    pub currency: Currency,
 }
+
+/// The most index entries one recall call examines: a filter that matches few hands returns a
+/// short page (perhaps empty) and a token to continue, rather than scanning a whole history.
+pub const MAX_EXAMINED: usize = 2_000;
 
 pub(super) fn list(
     floor: &Floor,
@@ -168,7 +184,12 @@ pub(super) fn list(
     };
     let size = match page.size {
         0 => 10,
-        n if n > 100 => return Err(invalid("page_size", format!("{n} is more than 100"))),
+        n if n > MAX_PAGE => {
+            return Err(invalid(
+                "page_size",
+                format!("{n} is out of range: 0 to {MAX_PAGE}"),
+            ))
+        }
         n => n as usize,
     };
     let mut prefix = owner.as_bytes().to_vec();
@@ -188,6 +209,8 @@ pub(super) fn list(
     };
     let store = floor.ledger.store();
     let mut out = Vec::new();
+    let mut examined = 0;
+    let mut last_examined: Vec<u8> = Vec::new();
     loop {
         let batch = store
             .index_scan(index, &prefix, &start, size * 2)
@@ -196,6 +219,12 @@ pub(super) fn list(
             return Ok((out, None));
         };
         for (key, _) in &batch {
+            if examined == MAX_EXAMINED {
+                // A short page: the next call continues after the last entry examined.
+                return Ok((out, Some(hex::encode(&last_examined))));
+            }
+            examined += 1;
+            last_examined.clone_from(key);
             let Some((at, id)) = parse_owned(&key[prefix.len()..]) else {
                 continue;
             };
@@ -211,12 +240,9 @@ pub(super) fn list(
             {
                 continue;
             }
-            let staked: u64 = hand.stakes().iter().map(|w| w.amount.0).sum();
-            let paid = match (hand.void(), hand.settlement()) {
-                (Some(v), _) => v.paid_now.0,
-                (None, Some(s)) => s.total_paid.0,
-                _ => 0,
-            };
+            let staked = hand.total_staked().map_err(|_| {
+                FloorError::Corrupt(format!("hand {id}"), "its stakes overflow".into())
+            })?;
             out.push(HandSummary {
                 id: id.clone(),
                 game: hand.game(),
@@ -224,8 +250,9 @@ pub(super) fn list(
                 player: opened.player.clone(),
                 opened_at_ms: opened.at.0,
                 status: hand.status(),
-                total_staked: staked,
-                total_paid: paid,
+                total_staked: staked.0,
+                total_paid: hand.paid().0,
+                currency: hand.config().currency.clone(),
             });
             if out.len() == size {
                 return Ok((out, Some(hex::encode(key))));

@@ -3,18 +3,23 @@
 //! events (with the seed kept secret beside the log until the hand ends), and answers with the
 //! hand's state. It also keeps the published configurations and the recall indexes.
 //!
+//! A request id means one request (`requests.rs`): a retry is answered from the log, never from
+//! state the floor computed for it, and the same id for anything else is refused.
+//!
 //! It decides nothing itself (the engine does) and stores nothing itself (the ledger does); it holds
 //! no protobuf service code (the service layer does).
 
+mod cache;
 mod index;
+mod requests;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use prost::Message;
 
 use crate::codec;
-use crate::engine::config::{ConfigId, GameConfig};
+use crate::engine::config::{ConfigError, ConfigId, GameConfig};
 use crate::engine::game::GameId;
 use crate::engine::games::{
     Action, Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
@@ -22,10 +27,25 @@ use crate::engine::games::{
 use crate::engine::rng::Seed;
 use crate::engine::settlement::Wager;
 use crate::ledger::store::cf;
-use crate::ledger::{AppendRequest, Appended, Expected, Ledger, LedgerError};
+use crate::ledger::{
+    AppendRequest, Appended, Expected, Ledger, LedgerError, RequestKey, RequestRecord,
+};
 use crate::proto;
 
-pub use index::{HandFilter, HandSummary, Page};
+use cache::HandCache;
+pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
+pub use requests::Script;
+use requests::{Method, Target};
+
+/// A hand id: 16 random bytes as lower-case hex.
+pub const HAND_ID_LEN: usize = 32;
+/// The longest table or player reference recorded with a hand, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// True for a string shaped as a hand id (32 lower-case hexadecimal digits).
+pub fn is_hand_id(id: &str) -> bool {
+    id.len() == HAND_ID_LEN && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
 
 /// Why a floor operation failed. Nothing was recorded.
 #[derive(Debug, thiserror::Error)]
@@ -44,15 +64,32 @@ pub enum FloorError {
         expected: u64,
         actual: u64,
     },
+    #[error("{}", crate::ledger::reused_message(.id))]
+    RequestReused { id: String },
     #[error(transparent)]
     Ledger(LedgerError),
     #[error("the record of {0} is damaged: {1}")]
     Corrupt(String, String),
+    #[error("config_id: configuration {id} opens no new hand: {problem}")]
+    ConfigNotPlayable { id: ConfigId, problem: ConfigError },
+}
+
+/// A configuration refused, as a field of the request that carried it (`config_json.<path>`).
+impl From<ConfigError> for FloorError {
+    fn from(e: ConfigError) -> FloorError {
+        match e.field() {
+            Some(path) => invalid(&format!("config_json.{path}"), e.problem()),
+            None => invalid("config_json", e.to_string()),
+        }
+    }
 }
 
 impl From<LedgerError> for FloorError {
     fn from(e: LedgerError) -> FloorError {
-        FloorError::Ledger(e)
+        match e {
+            LedgerError::RequestReused { id } => FloorError::RequestReused { id },
+            other => FloorError::Ledger(other),
+        }
     }
 }
 
@@ -93,20 +130,90 @@ pub struct OpenRequest {
     pub rebet_of: Option<String>,
 }
 
+/// The most hand ids an operation over many hands lists in its result, per list: the counts are
+/// complete, the lists their first ids (so that the recorded result and the reply stay small,
+/// however many hands a table holds).
+pub const MAX_LISTED_HANDS: usize = 10_000;
+
 /// The result of an operation over many hands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OperationResult {
-    /// Hands voided.
+    /// Hands voided (the first [`MAX_LISTED_HANDS`]).
     pub voided: Vec<String>,
-    /// Hands in range already voided (table malfunction).
+    /// Hands in range already voided (table malfunction), or, for a sweep, hands it could not end
+    /// as of its time (a hand of rules version 1 with an event recorded after that time).
     pub skipped: Vec<String>,
+    /// Hands the incomplete-game rule completed and settled (a sweep; rules version 2: Nutz and
+    /// Caribbean Stud).
+    pub completed: Vec<String>,
+    /// How many hands each list holds in all.
+    pub counts: OperationCounts,
     /// True when this is the recorded result of an earlier request with the same id.
     pub duplicate: bool,
+}
+
+/// How many hands an operation voided, skipped and completed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OperationCounts {
+    pub voided: u64,
+    pub skipped: u64,
+    pub completed: u64,
+}
+
+/// Which list of an [`OperationResult`].
+#[derive(Clone, Copy)]
+enum Listed {
+    Voided,
+    Skipped,
+    Completed,
+}
+
+impl OperationResult {
+    /// Counts `id` in a list, listing it while the list is short.
+    fn add(&mut self, list: Listed, id: String) {
+        let (ids, count) = match list {
+            Listed::Voided => (&mut self.voided, &mut self.counts.voided),
+            Listed::Skipped => (&mut self.skipped, &mut self.counts.skipped),
+            Listed::Completed => (&mut self.completed, &mut self.counts.completed),
+        };
+        *count += 1;
+        if ids.len() < MAX_LISTED_HANDS {
+            ids.push(id);
+        }
+    }
 }
 
 /// The stream of a hand.
 pub fn hand_stream(id: &str) -> String {
     format!("hand/{id}")
+}
+
+/// The stream recording the result of an operation over many hands, under its request id.
+fn operation_stream(request_id: &str) -> String {
+    format!("operation/{request_id}")
+}
+
+/// A hand's place in the floor's per-hand locks; leaving it removes the hand's lock when nobody
+/// else holds or waits for it, so the map holds only hands being worked on.
+struct HandLock<'a> {
+    locks: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    hand_id: &'a str,
+    mutex: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for HandLock<'_> {
+    fn drop(&mut self) {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's reference and this one only: nobody else holds or waits for it (clones are
+        // made under the map's lock, which is held here).
+        if Arc::strong_count(&self.mutex) == 2
+            && locks
+                .get(self.hand_id)
+                .is_some_and(|m| Arc::ptr_eq(m, &self.mutex))
+        {
+            locks.remove(self.hand_id);
+        }
+    }
 }
 
 /// The floor.
@@ -115,7 +222,10 @@ pub struct Floor {
     configs: RwLock<BTreeMap<ConfigId, Arc<GameConfig>>>,
     defaults: HashMap<GameId, ConfigId>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    cache: Mutex<HashMap<String, Hand>>,
+    /// Hands in progress, bounded (`cache.rs`).
+    cache: HandCache,
+    /// Operations over many hands run one at a time (a retry then finds the first one's record).
+    operations: tokio::sync::Mutex<()>,
     clock: Arc<dyn Fn() -> u64 + Send + Sync>,
 }
 
@@ -138,13 +248,14 @@ impl Floor {
             configs: RwLock::new(BTreeMap::new()),
             defaults: HashMap::new(),
             locks: Mutex::new(HashMap::new()),
-            cache: Mutex::new(HashMap::new()),
+            cache: HandCache::new(cache::CAPACITY),
+            operations: tokio::sync::Mutex::new(()),
             clock,
         };
         floor.load_configs()?;
         for game in GameId::ALL {
             let config = GameConfig::default_for(game);
-            let (id, _) = floor.publish(config).await?;
+            let (id, _) = floor.publish(config, None).await?;
             floor.defaults.insert(game, id);
         }
         Ok(floor)
@@ -191,23 +302,30 @@ impl Floor {
 
     fn insert_config(&self, config: GameConfig) -> ConfigId {
         let id = config.id();
-        if let Ok(mut configs) = self.configs.write() {
-            configs.insert(id, Arc::new(config));
-        }
+        self.configs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::new(config));
         id
     }
 
     /// A published configuration.
     pub fn config(&self, id: &ConfigId) -> Option<Arc<GameConfig>> {
-        self.configs.read().ok()?.get(id).cloned()
+        self.configs
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
     }
 
     /// Every published configuration, by id.
     pub fn configs(&self) -> Vec<Arc<GameConfig>> {
         self.configs
             .read()
-            .map(|c| c.values().cloned().collect())
-            .unwrap_or_default()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// The default configuration's id of a game.
@@ -215,20 +333,34 @@ impl Floor {
         self.defaults.get(&game).copied()
     }
 
-    /// Publishes a configuration (checked); returns its id and whether it was already published.
-    pub async fn publish(&self, config: GameConfig) -> Result<(ConfigId, bool), FloorError> {
-        config
-            .validate()
-            .map_err(|e| invalid("config_json", e.to_string()))?;
+    /// Publishes a configuration, checked: its structure, its bounds (every hand under it settles
+    /// without overflow), the current rules version, and the lab's budget for its strategy tables.
+    /// Returns its id and whether it was already published. With a request id, a retry returns
+    /// the first answer; the id is bound when the publication writes (publishing a configuration
+    /// already published writes nothing and binds nothing: it is idempotent by its content).
+    pub async fn publish(
+        &self,
+        config: GameConfig,
+        request_id: Option<&str>,
+    ) -> Result<(ConfigId, bool), FloorError> {
+        config.check_current()?;
+        crate::lab::budget::check(&config, crate::lab::threads())?;
         let id = config.id();
+        let stream = format!("config/{id}");
+        let key = request_id.map(|r| requests::publish(r, &id));
+        if let Some(key) = &key {
+            if let Some(first) = self.bound_record(key, &Target::Stream(stream.clone()))? {
+                return Ok((id, first.appended.stream_version > 1));
+            }
+        }
         if self.config(&id).is_some() {
             return Ok((id, true));
         }
         let request = AppendRequest {
-            stream: format!("config/{id}"),
+            stream,
             expected: Expected::Any,
             payloads: vec![codec::config_to_payload(&config).encode_to_vec()],
-            request_id: None,
+            request: key,
             indexes: vec![(index::CONFIG.to_string(), id.0.to_vec())],
             secrets: Vec::new(),
             unindex: Vec::new(),
@@ -239,15 +371,29 @@ impl Floor {
         Ok((id, appended.stream_version > 1))
     }
 
-    fn lock(&self, hand_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
-        locks.entry(hand_id.to_string()).or_default().clone()
+    /// The hand's place in the per-hand locks (its `mutex` serialises the hand's commands).
+    fn hand_lock<'a>(&'a self, hand_id: &'a str) -> HandLock<'a> {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mutex = locks.entry(hand_id.to_string()).or_default().clone();
+        HandLock {
+            locks: &self.locks,
+            hand_id,
+            mutex,
+        }
+    }
+
+    /// How many hands have a lock now (those being worked on).
+    pub fn hands_locked(&self) -> usize {
+        self.locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     /// Loads a hand from the log (its first `upto` events, or all).
     pub fn load(&self, hand_id: &str, upto: Option<u64>) -> Result<Hand, FloorError> {
         if upto.is_none() {
-            if let Some(hand) = self.cache.lock().ok().and_then(|c| c.get(hand_id).cloned()) {
+            if let Some(hand) = self.cache.get(hand_id) {
                 return Ok(hand);
             }
         }
@@ -285,12 +431,7 @@ impl Floor {
             hand = hand.evolve(event).map_err(|e| corrupt(e.to_string()))?;
         }
         if upto.is_none() {
-            if let Ok(mut cache) = self.cache.lock() {
-                if cache.len() > 100_000 {
-                    cache.clear();
-                }
-                cache.insert(hand_id.to_string(), hand.clone());
-            }
+            self.cache.put(hand_id, &hand);
         }
         Ok(hand)
     }
@@ -310,18 +451,31 @@ impl Floor {
 
     /// Opens a hand.
     pub async fn open_hand(&self, request: OpenRequest) -> Result<HandSnapshot, FloorError> {
-        self.open_and_play(request, |_, _| Ok(None)).await
+        self.open_and_play(request, Method::OpenHand, &Script::default(), |_| Ok(None))
+            .await
     }
 
-    /// Opens a hand and takes decisions on it at once, recording everything in one append: `next`
-    /// is asked for the decision number `n` (from 0) with the hand as it stands, until it answers
-    /// `None` or the hand ends. A refused decision refuses the whole request and records nothing.
-    /// (A laboratory playing complete hands by the million, or a client replaying a script, needs
-    /// one call per hand, not one per decision.)
-    pub async fn open_and_play(
+    /// Opens a hand and plays its `script` at once, recording everything in one append: the listed
+    /// decisions in order, then, with `follow_advice`, what `advise` answers for the hand as it
+    /// stands (`None`: stop), until the hand ends. A refused decision refuses the whole request and
+    /// records nothing. (A laboratory playing complete hands by the million, or a client replaying
+    /// a script, needs one call per hand, not one per decision.)
+    pub async fn play_hand(
         &self,
         request: OpenRequest,
-        mut next: impl FnMut(&Hand, usize) -> Result<Option<Action>, FloorError>,
+        script: &Script,
+        advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
+    ) -> Result<HandSnapshot, FloorError> {
+        self.open_and_play(request, Method::PlayHand, script, advise)
+            .await
+    }
+
+    async fn open_and_play(
+        &self,
+        request: OpenRequest,
+        method: Method,
+        script: &Script,
+        advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
     ) -> Result<HandSnapshot, FloorError> {
         let game = request.game.ok_or_else(|| invalid("game", "required"))?;
         if request.table.trim().is_empty() {
@@ -331,10 +485,10 @@ impl Floor {
             return Err(invalid("player", "required"));
         }
         for (field, value) in [("table", &request.table), ("player", &request.player)] {
-            if value.chars().any(char::is_control) || value.len() > 200 {
+            if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
                 return Err(invalid(
                     field,
-                    "at most 200 characters, no control characters",
+                    format!("at most {MAX_NAME_CHARS} characters, no control characters"),
                 ));
             }
         }
@@ -359,8 +513,25 @@ impl Floor {
                 ),
             ));
         }
+        let key = requests::open(method, &request, script);
+        if let Some(key) = &key {
+            if let Some(first) = self.answered(key, &Target::NewHand)? {
+                return Ok(first);
+            }
+        }
+        // Recorded by an earlier release, a configuration may be of a retired rules version, or
+        // outside today's bounds: its hands replay, but no new one opens under it.
+        config
+            .check_current()
+            .map_err(|problem| FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem,
+            })?;
         let mut wagers = request.wagers.clone();
         if let Some(earlier) = &request.rebet_of {
+            if !is_hand_id(earlier) {
+                return Err(invalid("rebet_of", format!("hand {earlier} not found")));
+            }
             let before = self.load(earlier, None).map_err(|e| match e {
                 FloorError::NotFound { .. } => {
                     invalid("rebet_of", format!("hand {earlier} not found"))
@@ -399,6 +570,11 @@ impl Floor {
         for event in &events {
             hand = hand.evolve(event)?;
         }
+        let next = |hand: &Hand, n: usize| match script.decisions.get(n) {
+            Some(action) => Ok(Some(*action)),
+            None if script.follow_advice => advise(hand),
+            None => Ok(None),
+        };
         let mut index = 0;
         while hand.status() == Status::InProgress {
             let Some(action) = next(&hand, index)? else {
@@ -416,7 +592,7 @@ impl Floor {
             events.extend(more);
             index += 1;
         }
-        if next(&hand, index)?.is_some() {
+        if index < script.decisions.len() {
             return Err(invalid(
                 &format!("decisions[{index}]"),
                 "the hand has already ended",
@@ -437,7 +613,7 @@ impl Floor {
                     .iter()
                     .map(|e| codec::event_to_payload(e).encode_to_vec())
                     .collect(),
-                request_id: request.request_id.clone(),
+                request: key.clone(),
                 indexes,
                 secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
                 unindex: Vec::new(),
@@ -445,13 +621,9 @@ impl Floor {
             })
             .await?;
         if appended.duplicate {
-            let first = self.hand_of_entry(appended.first_sequence)?;
-            let hand = self.load(&first, Some(appended.stream_version))?;
-            return Ok(HandSnapshot {
-                id: first,
-                hand,
-                duplicate: true,
-            });
+            // Another call with the same id and request was first (it was in flight when this one
+            // checked): answer with that hand, from the log; this one's hand never existed.
+            return self.answered_after_append(key.as_ref(), &Target::NewHand);
         }
         self.cache_put(&hand_id, &hand);
         Ok(HandSnapshot {
@@ -476,22 +648,127 @@ impl Floor {
             })
     }
 
-    fn cache_put(&self, id: &str, hand: &Hand) {
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(id.to_string(), hand.clone());
+    /// The record of a request id already used, if this request may be answered from it: the
+    /// same fingerprint, or (for a record of an earlier release, which has none) a first entry in
+    /// the stream this request targets. Anything else is [`FloorError::RequestReused`].
+    fn bound_record(
+        &self,
+        key: &RequestKey,
+        target: &Target,
+    ) -> Result<Option<RequestRecord>, FloorError> {
+        let reused = || FloorError::RequestReused { id: key.id.clone() };
+        let operation = operation_stream(&key.id);
+        let Some(record) = self.ledger.request(&key.id)? else {
+            // An earlier release recorded operations under their id in their own stream only.
+            if *target != Target::Stream(operation.clone())
+                && self
+                    .ledger
+                    .store()
+                    .stream_version(&operation)
+                    .map_err(|e| FloorError::Ledger(e.into()))?
+                    > 0
+            {
+                return Err(reused());
+            }
+            return Ok(None);
+        };
+        match record.fingerprint {
+            Some(bound) if bound == key.fingerprint => Ok(Some(record)),
+            Some(_) => Err(reused()),
+            None => {
+                let sequence = record.appended.first_sequence;
+                let entry = self.ledger.entry(sequence)?.ok_or_else(|| {
+                    FloorError::Corrupt(
+                        format!("request {}", key.id),
+                        "its entry is missing".into(),
+                    )
+                })?;
+                let envelope = &entry.envelope;
+                let same = match target {
+                    Target::NewHand => {
+                        envelope.stream.starts_with("hand/") && envelope.stream_position == 0
+                    }
+                    Target::OnHand(stream) => {
+                        envelope.stream == *stream && envelope.stream_position > 0
+                    }
+                    Target::Stream(stream) => envelope.stream == *stream,
+                };
+                if same {
+                    Ok(Some(record))
+                } else {
+                    Err(reused())
+                }
+            }
         }
     }
 
-    /// Applies a decision or a void to a hand, records it, and returns the hand after it.
-    pub async fn command(
+    /// The first answer to a request on a hand whose id was used before: the hand as the first
+    /// request left it, read from the log.
+    fn answered(
+        &self,
+        key: &RequestKey,
+        target: &Target,
+    ) -> Result<Option<HandSnapshot>, FloorError> {
+        let Some(record) = self.bound_record(key, target)? else {
+            return Ok(None);
+        };
+        let id = self.hand_of_entry(record.appended.first_sequence)?;
+        let hand = self.load(&id, Some(record.appended.stream_version))?;
+        Ok(Some(HandSnapshot {
+            id,
+            hand,
+            duplicate: true,
+        }))
+    }
+
+    /// [`Floor::answered`] after the writer said the append repeats a recorded request (so its
+    /// record is durable now).
+    fn answered_after_append(
+        &self,
+        key: Option<&RequestKey>,
+        target: &Target,
+    ) -> Result<HandSnapshot, FloorError> {
+        let damaged = |id: &str| {
+            FloorError::Corrupt(format!("request {id}"), "answered but not recorded".into())
+        };
+        let key = key.ok_or_else(|| damaged(""))?;
+        self.answered(key, target)?.ok_or_else(|| damaged(&key.id))
+    }
+
+    fn cache_put(&self, id: &str, hand: &Hand) {
+        self.cache.put(id, hand);
+    }
+
+    /// How many hands in progress are kept in memory (at most 10 000, the cache's capacity).
+    pub fn hands_cached(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Applies a decision or a void to a hand, records it, and returns the hand after it. A
+    /// request id already used answers with its first result (read from the log) before anything
+    /// else is checked. The command is made from the hand as it stands under the hand's lock (so
+    /// that a time taken from the clock is never earlier than the hand's last event).
+    async fn command(
         &self,
         hand_id: &str,
-        command: Command,
-        request_id: Option<String>,
+        command: impl FnOnce(&Hand) -> Command,
+        request: Option<RequestKey>,
         expected_version: Option<u64>,
     ) -> Result<HandSnapshot, FloorError> {
-        let lock = self.lock(hand_id);
-        let _guard = lock.lock().await;
+        if !is_hand_id(hand_id) {
+            return Err(FloorError::NotFound {
+                what: "hand",
+                id: hand_id.to_string(),
+            });
+        }
+        let place = self.hand_lock(hand_id);
+        let _guard = place.mutex.lock().await;
+        let target = Target::OnHand(hand_stream(hand_id));
+        if let Some(key) = &request {
+            if let Some(first) = self.answered(key, &target)? {
+                return Ok(first);
+            }
+        }
         let hand = self.load(hand_id, None)?;
         if let Some(expected) = expected_version {
             if expected != hand.version() {
@@ -502,29 +779,7 @@ impl Floor {
                 });
             }
         }
-        // A retry of a request id already recorded answers with the first result.
-        if let Some(id) = &request_id {
-            if let Some(stored) = self
-                .ledger
-                .store()
-                .get(cf::REQUESTS, id.as_bytes())
-                .map_err(|e| FloorError::Ledger(e.into()))?
-            {
-                let version = crate::ledger::store::be_u64(stored.get(16..24).unwrap_or(&[]))
-                    .ok_or_else(|| {
-                        FloorError::Corrupt(format!("request {id}"), "damaged".into())
-                    })?;
-                let first = crate::ledger::store::be_u64(&stored).unwrap_or(0);
-                let first_hand = self.hand_of_entry(first)?;
-                let hand = self.load(&first_hand, Some(version))?;
-                return Ok(HandSnapshot {
-                    id: first_hand,
-                    hand,
-                    duplicate: true,
-                });
-            }
-        }
-        let events = hand.decide(&command)?;
+        let events = hand.decide(&command(&hand))?;
         // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
         let ends = events.iter().any(|e| {
             matches!(
@@ -547,7 +802,7 @@ impl Floor {
                     .iter()
                     .map(|e| codec::event_to_payload(e).encode_to_vec())
                     .collect(),
-                request_id,
+                request: request.clone(),
                 indexes: Vec::new(),
                 secrets: Vec::new(),
                 unindex,
@@ -562,8 +817,13 @@ impl Floor {
                     expected,
                     actual,
                 },
-                other => FloorError::Ledger(other),
+                other => FloorError::from(other),
             })?;
+        if appended.duplicate {
+            // The same request was recorded first (in flight when this one checked): its answer,
+            // from the log; nothing of this one is kept or cached.
+            return self.answered_after_append(request.as_ref(), &target);
+        }
         let mut hand = hand;
         for event in &events {
             hand = hand.evolve(event)?;
@@ -577,7 +837,7 @@ impl Floor {
         })
     }
 
-    /// A decision.
+    /// A decision. With a request id, a retry returns the first answer.
     pub async fn act(
         &self,
         hand_id: &str,
@@ -585,15 +845,21 @@ impl Floor {
         request_id: Option<String>,
         expected_version: Option<u64>,
     ) -> Result<HandSnapshot, FloorError> {
-        let command = Command::Act {
+        let key = request_id.map(|id| requests::act(&id, hand_id, &action, expected_version));
+        let command = |hand: &Hand| Command::Act {
             action,
-            at: Timestamp(self.now()),
+            at: self.now_for(hand),
         };
-        self.command(hand_id, command, request_id, expected_version)
-            .await
+        self.command(hand_id, command, key, expected_version).await
     }
 
-    /// A void of one hand, now.
+    /// Now by the floor's clock, but never before the hand's last recorded event (a clock stepped
+    /// back must not make a command look backdated).
+    fn now_for(&self, hand: &Hand) -> Timestamp {
+        Timestamp(self.now()).max(hand.last_at())
+    }
+
+    /// A void of one hand, now. With a request id, a retry returns the first answer.
     pub async fn void(
         &self,
         hand_id: &str,
@@ -602,36 +868,63 @@ impl Floor {
         recorded_by: &str,
         request_id: Option<String>,
     ) -> Result<HandSnapshot, FloorError> {
-        let order = VoidOrder {
-            kind,
-            reason: reason.to_string(),
-            recorded_by: recorded_by.to_string(),
-            at: Timestamp(self.now()),
+        let key = request_id.map(|id| requests::void(&id, hand_id, kind, reason, recorded_by));
+        let order = |hand: &Hand| {
+            Command::Void(VoidOrder {
+                kind,
+                reason: reason.to_string(),
+                recorded_by: recorded_by.to_string(),
+                at: self.now_for(hand),
+            })
         };
-        self.command(hand_id, Command::Void(order), request_id, None)
-            .await
+        self.command(hand_id, order, key, None).await
     }
 
-    /// The recorded result of an operation over many hands, if `request_id` was used before.
+    /// The recorded result of an operation over many hands, if its request id was used before
+    /// (by this operation: anything else is refused).
     fn recorded_operation(
         &self,
-        request_id: Option<&str>,
+        kind: &str,
+        key: Option<&RequestKey>,
     ) -> Result<Option<OperationResult>, FloorError> {
-        let Some(id) = request_id else {
+        let Some(key) = key else {
             return Ok(None);
         };
-        let entries = self.ledger.read_stream(&format!("operation/{id}"), 0)?;
-        let Some(entry) = entries.first() else {
-            return Ok(None);
+        let stream = operation_stream(&key.id);
+        let entry = match self.bound_record(key, &Target::Stream(stream.clone()))? {
+            Some(record) => {
+                let sequence = record.appended.first_sequence;
+                self.ledger.entry(sequence)?.ok_or_else(|| {
+                    FloorError::Corrupt(format!("entry {sequence}"), "missing".into())
+                })?
+            }
+            // An earlier release kept the record in the operation's stream only.
+            None => match self.ledger.read_stream(&stream, 0)?.into_iter().next() {
+                Some(entry) => entry,
+                None => return Ok(None),
+            },
         };
-        match Floor::payload(entry)?.kind {
-            Some(proto::payload::Kind::OperationRecorded(r)) => Ok(Some(OperationResult {
-                voided: r.voided_hand_ids,
-                skipped: r.skipped_hand_ids,
-                duplicate: true,
-            })),
+        match Floor::payload(&entry)?.kind {
+            Some(proto::payload::Kind::OperationRecorded(r)) if r.kind == kind => {
+                // Records before the counts existed listed every hand.
+                let count = |recorded: u64, ids: &[String]| recorded.max(ids.len() as u64);
+                Ok(Some(OperationResult {
+                    counts: OperationCounts {
+                        voided: count(r.voided_count, &r.voided_hand_ids),
+                        skipped: count(r.skipped_count, &r.skipped_hand_ids),
+                        completed: count(r.completed_count, &r.completed_hand_ids),
+                    },
+                    voided: r.voided_hand_ids,
+                    skipped: r.skipped_hand_ids,
+                    completed: r.completed_hand_ids,
+                    duplicate: true,
+                }))
+            }
+            Some(proto::payload::Kind::OperationRecorded(_)) => {
+                Err(FloorError::RequestReused { id: key.id.clone() })
+            }
             _ => Err(FloorError::Corrupt(
-                format!("operation {id}"),
+                format!("operation {}", key.id),
                 "not an operation record".into(),
             )),
         }
@@ -641,27 +934,31 @@ impl Floor {
     async fn record_operation(
         &self,
         kind: &str,
-        request_id: Option<&str>,
+        key: Option<RequestKey>,
         result: &OperationResult,
     ) -> Result<(), FloorError> {
-        let Some(id) = request_id else { return Ok(()) };
+        let Some(key) = key else { return Ok(()) };
         let payload = proto::Payload {
             kind: Some(proto::payload::Kind::OperationRecorded(
                 proto::OperationRecorded {
                     kind: kind.to_string(),
-                    request_id: id.to_string(),
+                    request_id: key.id.clone(),
                     voided_hand_ids: result.voided.clone(),
                     skipped_hand_ids: result.skipped.clone(),
                     at_ms: self.now(),
+                    completed_hand_ids: result.completed.clone(),
+                    voided_count: result.counts.voided,
+                    skipped_count: result.counts.skipped,
+                    completed_count: result.counts.completed,
                 },
             )),
         };
         self.ledger
             .append(AppendRequest {
-                stream: format!("operation/{id}"),
+                stream: operation_stream(&key.id),
                 expected: Expected::Version(0),
                 payloads: vec![payload.encode_to_vec()],
-                request_id: None,
+                request: Some(key),
                 indexes: Vec::new(),
                 secrets: Vec::new(),
                 unindex: Vec::new(),
@@ -688,33 +985,47 @@ impl Floor {
         if from_ms > to_ms {
             return Err(invalid("to_ms", "the range ends before it starts"));
         }
-        if let Some(first) = self.recorded_operation(request_id)? {
+        let key = request_id
+            .map(|id| requests::table_malfunction(id, table, from_ms, to_ms, reason, recorded_by));
+        let _one_at_a_time = self.operations.lock().await;
+        if let Some(first) = self.recorded_operation("table_malfunction", key.as_ref())? {
             return Ok(first);
         }
-        let hands = index::hands_of_table_between(self.ledger.store(), table, from_ms, to_ms)
+        let mut result = OperationResult::default();
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let page = index::table_hands_page(
+                self.ledger.store(),
+                table,
+                from_ms,
+                to_ms,
+                after.as_deref(),
+            )
             .map_err(|e| FloorError::Ledger(e.into()))?;
-        let (mut voided, mut skipped) = (Vec::new(), Vec::new());
-        for id in hands {
-            if self.load(&id, None)?.status() == Status::Voided {
-                skipped.push(id);
-                continue;
+            for id in page.ids {
+                if self.load(&id, None)?.status() == Status::Voided {
+                    result.add(Listed::Skipped, id);
+                    continue;
+                }
+                self.void(&id, VoidKind::Malfunction, reason, recorded_by, None)
+                    .await?;
+                result.add(Listed::Voided, id);
             }
-            self.void(&id, VoidKind::Malfunction, reason, recorded_by, None)
-                .await?;
-            voided.push(id);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
         }
-        let result = OperationResult {
-            voided,
-            skipped,
-            duplicate: false,
-        };
-        self.record_operation("table_malfunction", request_id, &result)
+        self.record_operation("table_malfunction", key, &result)
             .await?;
         Ok(result)
     }
 
-    /// Voids every hand still in progress whose incomplete-game period has passed at `as_of_ms`.
-    /// A retry with the same request id returns the first result.
+    /// Ends, by the incomplete-game rule as of `as_of_ms`, every hand still in progress that is
+    /// incomplete then (more than its period after it opened): voided with refunds, or (rules
+    /// version 2) completed and settled in Nutz and Caribbean Stud. A hand with an event recorded
+    /// after `as_of_ms` is skipped, never ended at a time before it. A retry with the same request id
+    /// returns the first result.
     pub async fn sweep(
         &self,
         as_of_ms: u64,
@@ -727,38 +1038,48 @@ impl Floor {
                 "a sweep cannot be run as of a time later than now",
             ));
         }
-        if let Some(first) = self.recorded_operation(request_id)? {
+        let key = request_id.map(|id| requests::sweep(id, as_of_ms, recorded_by));
+        let _one_at_a_time = self.operations.lock().await;
+        if let Some(first) = self.recorded_operation("sweep", key.as_ref())? {
             return Ok(first);
         }
-        let mut voided = Vec::new();
-        for id in index::open_hands_opened_before(self.ledger.store(), as_of_ms)
-            .map_err(|e| FloorError::Ledger(e.into()))?
-        {
-            let hand = self.load(&id, None)?;
-            let Some(opened) = hand.opened() else {
-                continue;
-            };
-            let period =
-                u64::from(hand.config().incomplete_void_days) * crate::engine::games::DAY_MS;
-            if hand.status() != Status::InProgress || as_of_ms < opened.at.0.saturating_add(period)
-            {
-                continue;
+        let as_of = Timestamp(as_of_ms);
+        let mut result = OperationResult::default();
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let page = index::open_hands_page(self.ledger.store(), as_of_ms, after.as_deref())
+                .map_err(|e| FloorError::Ledger(e.into()))?;
+            for id in page.ids {
+                let hand = self.load(&id, None)?;
+                if !hand.is_incomplete_at(as_of) {
+                    continue;
+                }
+                if hand.last_at() > as_of {
+                    result.add(Listed::Skipped, id);
+                    continue;
+                }
+                let order = VoidOrder {
+                    kind: VoidKind::Incomplete,
+                    reason: format!("incomplete-game sweep as of {as_of_ms} ms"),
+                    recorded_by: recorded_by.to_string(),
+                    at: as_of,
+                };
+                let ended = self
+                    .command(&id, |_| Command::Void(order), None, None)
+                    .await?;
+                let list = if ended.hand.completion().is_some() {
+                    Listed::Completed
+                } else {
+                    Listed::Voided
+                };
+                result.add(list, id);
             }
-            let order = VoidOrder {
-                kind: VoidKind::Incomplete,
-                reason: format!("30-day sweep as of {as_of_ms} ms"),
-                recorded_by: recorded_by.to_string(),
-                at: Timestamp(as_of_ms),
-            };
-            self.command(&id, Command::Void(order), None, None).await?;
-            voided.push(id);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
         }
-        let result = OperationResult {
-            voided,
-            skipped: Vec::new(),
-            duplicate: false,
-        };
-        self.record_operation("sweep", request_id, &result).await?;
+        self.record_operation("sweep", key, &result).await?;
         Ok(result)
     }
 

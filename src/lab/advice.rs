@@ -84,8 +84,10 @@ pub struct StrategyTables {
 }
 
 impl StrategyTables {
-    /// Builds the tables of a configuration on `threads` threads.
+    /// Builds the tables of a configuration on `threads` threads; refused, before any work, when
+    /// they would not fit the lab's budget ([`super::budget`]).
     pub fn build(config: &GameConfig, threads: usize) -> Result<StrategyTables, String> {
+        super::budget::check(config, threads).map_err(|e| e.to_string())?;
         Ok(match &config.rules {
             Rules::MississippiStud(rules) => StrategyTables {
                 mississippi: Some(mississippi::Strategy::build(rules)),

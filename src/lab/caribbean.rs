@@ -23,7 +23,6 @@ use crate::engine::card::Card;
 use crate::engine::config::{CaribbeanRules, GameConfig};
 use crate::engine::games::dealer_qualifies;
 use crate::engine::hand::poker5::{self, Category, HandValue};
-use crate::engine::money::Money;
 use crate::engine::paytable::{row_for, Pay};
 
 use super::par::{ParRow, ParSheet};
@@ -573,6 +572,7 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
     };
     // The bonus: a fixed stake, paid on the player's hand unless the player folded.
     let stake = rules.bonus_stake;
+    let digits = config.currency.minor_digits;
     let mut bonus_rows = Vec::new();
     let mut losing = tally.folded_situations;
     for category in Category::ALL.iter().rev() {
@@ -582,8 +582,10 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
                 let payout = row.pay.payout(stake).map_err(|e| e.to_string())?;
                 if stake.0 == 0 || payout.0 % stake.0 != 0 {
                     return Err(format!(
-                        "bonus row {} pays {payout} for a stake of {stake}: not a whole multiple",
-                        category.id()
+                        "bonus row {} pays {} for a stake of {}: not a whole multiple",
+                        category.id(),
+                        payout.display(digits),
+                        stake.display(digits)
                     ));
                 }
                 bonus_rows.push(ParRow::single(
@@ -604,8 +606,9 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
         rows: bonus_rows,
         denominator: u128::from(PLAYER_SITUATIONS),
         notes: vec![format!(
-            "exact: every player hand and up card, the bonus lost where the optimal strategy folds; amounts per {} staked",
-            Money(stake.0)
+            "exact: every player hand and up card, the bonus lost where the optimal strategy folds; amounts per {} {} staked",
+            stake.display(digits),
+            config.currency.code
         )],
     };
     Ok(vec![main, bonus])

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::engine::card::{Card, Deck};
 use crate::engine::config::{FortunePaiGowRules, GameConfig};
 use crate::engine::games::pai_gow::main_bet;
-use crate::engine::house_way::house_way_unchecked;
+use crate::engine::house_way::{house_way_unchecked, Edition};
 use crate::engine::paytable::Pay;
 use crate::engine::rng::Seed;
 
@@ -53,11 +53,11 @@ impl Simulation {
     }
 }
 
-fn round(rules: &FortunePaiGowRules, deck: &[Card], out: &mut Simulation) {
+fn round(rules: &FortunePaiGowRules, edition: Edition, deck: &[Card], out: &mut Simulation) {
     let player: [Card; 7] = std::array::from_fn(|i| deck[i]);
     let dealer: [Card; 7] = std::array::from_fn(|i| deck[7 + i]);
-    let p = house_way_unchecked(&player).setting;
-    let d = house_way_unchecked(&dealer).setting;
+    let p = house_way_unchecked(&player, edition).setting;
+    let d = house_way_unchecked(&dealer, edition).setting;
     let (pay, rule) = main_bet(rules, &p, &d);
     let back = match pay {
         Some(Pay::Odds(x)) => {
@@ -81,16 +81,20 @@ fn round(rules: &FortunePaiGowRules, deck: &[Card], out: &mut Simulation) {
 }
 
 /// Simulates `rounds` rounds on `threads` threads. Each thread shuffles with its own stream of the
-/// RNG.md derivation, keyed by `SHA-256(seed ‖ thread)`, so a run is reproducible.
+/// RNG.md derivation, keyed by `SHA-256(seed ‖ thread)`, so a run is reproducible. Stops early
+/// when `run` asks ([`super::STOPPED`]).
 pub fn simulate_main(
     config: &GameConfig,
     rounds: u64,
     seed: &Seed,
     threads: usize,
+    run: &super::Run,
 ) -> Result<Simulation, String> {
     let rules: &FortunePaiGowRules = config.rules_of()?;
+    let edition = Edition::from_name(&rules.house_way)
+        .ok_or_else(|| format!("unknown house way `{}`", rules.house_way))?;
     let threads = threads.clamp(1, 64) as u64;
-    let parts: Vec<Simulation> = std::thread::scope(|scope| {
+    let parts: Vec<Option<Simulation>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
@@ -100,11 +104,14 @@ pub fn simulate_main(
                     let mut stream = Seed::from_bytes(key.finalize().into()).stream();
                     let mut out = Simulation::default();
                     let share = rounds / threads + u64::from(t < rounds % threads);
-                    for _ in 0..share {
+                    for n in 0..share {
+                        if n % super::CHECK_EVERY == 0 && run.stopped() {
+                            return None;
+                        }
                         let deck = stream.shuffle(Deck::WithJoker53);
-                        round(rules, &deck, &mut out);
+                        round(rules, edition, &deck, &mut out);
                     }
-                    out
+                    Some(out)
                 })
             })
             .collect();
@@ -115,7 +122,7 @@ pub fn simulate_main(
     });
     let mut total = Simulation::default();
     for part in &parts {
-        total.add(part);
+        total.add(part.as_ref().ok_or(super::STOPPED)?);
     }
     Ok(total)
 }

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -338,8 +338,10 @@ pub fn hand_seed(run: &Seed, i: u64) -> Seed {
     Seed::from_bytes(h.finalize().into())
 }
 
-/// Runs the simulation; `progress` counts hands played as they finish (for a progress bar).
-pub fn run(request: &Request, progress: &AtomicU64) -> Result<Report, String> {
+/// Runs the simulation; `run` counts hands played as they finish (for a progress bar) and stops it
+/// early when asked ([`super::STOPPED`]).
+pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
+    let progress = &run.done;
     let config = Arc::new(request.config.clone());
     let game = config.game;
     let player = Player::new(&config, request.strategy, request.threads)?;
@@ -356,6 +358,9 @@ pub fn run(request: &Request, progress: &AtomicU64) -> Result<Report, String> {
                     let mut tallies = vec![GroupTally::default(); groups.len()];
                     let end = ((t + 1) * per_thread).min(request.hands);
                     for i in t * per_thread..end {
+                        if i % super::CHECK_EVERY == 0 && run.stopped() {
+                            return Err(super::STOPPED.to_string());
+                        }
                         let hand = play(hand_seed(&request.seed, i), config, wagers, player)?;
                         let settlement = hand
                             .settlement()

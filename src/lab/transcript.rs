@@ -221,8 +221,14 @@ fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Ca
 /// Runs a transcript through the engine.
 pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
     let config = match &t.config {
-        Some(value) => GameConfig::from_json(value.to_string().as_bytes())
-            .map_err(|e| Refusal::Config(e.to_string()))?,
+        Some(value) => {
+            let config = GameConfig::from_json(value.to_string().as_bytes())
+                .map_err(|e| Refusal::Config(e.to_string()))?;
+            config
+                .check_limits()
+                .map_err(|e| Refusal::Config(e.to_string()))?;
+            config
+        }
         None => GameConfig::default_for(t.game),
     };
     if config.game != t.game {

@@ -12,7 +12,10 @@
 //! — pitboss.v1/3f2a… AbCd…    ← key name, base64(4-byte key hash ‖ Ed25519 signature)
 //! ```
 //!
-//! The signature is Ed25519 over the body (the three lines, each ending in a newline); the key hash
+//! A checkpoint may carry extension lines after the root (C2SP: "extension lines"), signed with
+//! the rest of the body; bundles use one to state where a hand's stream ends at that size.
+//!
+//! The signature is Ed25519 over the body (every line, each ending in a newline); the key hash
 //! is the first 4 bytes of `SHA-256(key name ‖ "\n" ‖ 0x01 ‖ public key)`. Pure: no storage.
 
 use base64::engine::general_purpose::STANDARD;
@@ -35,7 +38,12 @@ pub struct Checkpoint {
     pub signature: [u8; 64],
     /// The 4-byte hash of the signing key (see the module comment).
     pub key_hash: [u8; 4],
+    /// Extension lines after the root, signed with the body (none in the log's own checkpoints).
+    pub extensions: Vec<String>,
 }
+
+/// The most extension lines a checkpoint read from outside may carry.
+pub const MAX_EXTENSIONS: usize = 16;
 
 /// Why a text is not a checkpoint, or not one signed by the given key.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,15 +72,20 @@ pub fn key_hash(name: &str, public: &VerifyingKey) -> [u8; 4] {
     [digest[0], digest[1], digest[2], digest[3]]
 }
 
-/// The signed body of a checkpoint.
-pub fn body(origin: &str, size: u64, root: &Hash) -> String {
-    format!("{origin}\n{size}\n{}\n", STANDARD.encode(root))
+/// The signed body of a checkpoint: origin, size, root, then each extension line.
+pub fn body(origin: &str, size: u64, root: &Hash, extensions: &[String]) -> String {
+    let mut body = format!("{origin}\n{size}\n{}\n", STANDARD.encode(root));
+    for line in extensions {
+        body.push_str(line);
+        body.push('\n');
+    }
+    body
 }
 
 impl Checkpoint {
     /// The signed body.
     pub fn body(&self) -> String {
-        body(&self.origin, self.size, &self.root)
+        body(&self.origin, self.size, &self.root, &self.extensions)
     }
 
     /// The whole note: body, a blank line, the signature line.
@@ -107,6 +120,13 @@ impl Checkpoint {
             .and_then(|l| STANDARD.decode(l).ok())
             .and_then(|b| b.try_into().ok())
             .ok_or_else(|| bad("the third line is not a base64 32-byte root"))?;
+        let extensions: Vec<String> = lines.map(str::to_string).collect();
+        if extensions.len() > MAX_EXTENSIONS {
+            return Err(bad("more than 16 extension lines"));
+        }
+        if extensions.iter().any(|l| l.is_empty()) {
+            return Err(bad("an empty extension line"));
+        }
         let line = signatures
             .lines()
             .find(|l| l.starts_with(&format!("\u{2014} {origin} ")))
@@ -123,6 +143,7 @@ impl Checkpoint {
             root,
             key_hash: [sig[0], sig[1], sig[2], sig[3]],
             signature: sig[4..].try_into().map_err(|_| bad("signature length"))?,
+            extensions,
         })
     }
 
@@ -154,13 +175,14 @@ mod tests {
         let key = SigningKey::from_bytes(&[7; 32]);
         let origin = origin_of(&[9; 32]);
         let root = [3u8; 32];
-        let b = body(&origin, 42, &root);
+        let b = body(&origin, 42, &root, &[]);
         let checkpoint = Checkpoint {
             origin: origin.clone(),
             size: 42,
             root,
             signature: key.sign(b.as_bytes()).to_bytes(),
             key_hash: key_hash(&origin, &key.verifying_key()),
+            extensions: Vec::new(),
         };
         let note = checkpoint.note();
         assert!(note.starts_with("pitboss.v1/0909090909090909\n42\n"));
@@ -178,5 +200,46 @@ mod tests {
             Err(CheckpointError::BadSignature)
         );
         assert!(Checkpoint::parse("pitboss\n1\n").is_err());
+    }
+
+    #[test]
+    fn extension_lines_are_signed_with_the_body() {
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let origin = origin_of(&[9; 32]);
+        let extensions = vec!["stream hand/h1 3 17".to_string()];
+        let b = body(&origin, 42, &[3; 32], &extensions);
+        let checkpoint = Checkpoint {
+            origin: origin.clone(),
+            size: 42,
+            root: [3; 32],
+            signature: key.sign(b.as_bytes()).to_bytes(),
+            key_hash: key_hash(&origin, &key.verifying_key()),
+            extensions,
+        };
+        let note = checkpoint.note();
+        let read = Checkpoint::parse(&note).unwrap();
+        assert_eq!(read, checkpoint);
+        assert!(read.verify(&key.verifying_key()).is_ok());
+        for forged in [
+            note.replacen("hand/h1 3 17", "hand/h1 2 17", 1),
+            note.replacen("stream hand/h1 3 17\n", "", 1),
+        ] {
+            assert_eq!(
+                Checkpoint::parse(&forged)
+                    .unwrap()
+                    .verify(&key.verifying_key()),
+                Err(CheckpointError::BadSignature),
+                "{forged}"
+            );
+        }
+        let many = note.replacen(
+            "stream hand/h1 3 17\n",
+            &"x\n".repeat(MAX_EXTENSIONS + 1),
+            1,
+        );
+        assert!(matches!(
+            Checkpoint::parse(&many),
+            Err(CheckpointError::Malformed(_))
+        ));
     }
 }

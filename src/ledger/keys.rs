@@ -1,9 +1,11 @@
-//! Signing keys: the Ed25519 key in the data directory (created on first start, file mode 0600),
-//! its id (the first 16 bytes of SHA-256 of the public key), and the signature a retiring key gives
-//! its successor in a rotation.
+//! Signing keys: the Ed25519 key in the data directory (created only for an empty log, file mode
+//! 0600), its id (the first 16 bytes of SHA-256 of the public key), and the signature a retiring
+//! key gives its successor in a rotation. A key file is read only if it is exactly 32 bytes and
+//! neither group nor others may read or write it.
 //!
 //! Owns key material and files; the log records public keys as entries (`KeyPublished`,
-//! `KeyRotated`), which the writer appends.
+//! `KeyRotated`), which the writer appends; whether a key is the log's is decided when the ledger
+//! opens (`integrity.rs`).
 
 use std::fmt;
 use std::io::Write;
@@ -58,8 +60,12 @@ pub enum KeyError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("key file {path} is missing")]
+    Missing { path: PathBuf },
     #[error("key file {path} holds {len} bytes, not a 32-byte Ed25519 secret")]
     Malformed { path: PathBuf, len: usize },
+    #[error("key file {path} has mode {mode:o}: a secret key must be readable by its owner only (chmod 600)")]
+    Exposed { path: PathBuf, mode: u32 },
     #[error("the operating system's random source failed: {0}")]
     Random(String),
 }
@@ -113,28 +119,74 @@ impl Keypair {
     }
 
     /// Loads the key in `dir`, or creates one (mode 0600) if there is none. Returns whether it was
-    /// created.
+    /// created. Only for an empty log: a log's entries are signed by the key it already has.
     pub fn load_or_create(dir: &Path) -> Result<(Keypair, bool), KeyError> {
-        let path = dir.join(KEY_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let secret: [u8; 32] =
-                    bytes
-                        .as_slice()
-                        .try_into()
-                        .map_err(|_| KeyError::Malformed {
-                            path: path.clone(),
-                            len: bytes.len(),
-                        })?;
-                Ok((Keypair::from_secret(secret), false))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        match Keypair::load(dir) {
+            Ok(key) => Ok((key, false)),
+            Err(KeyError::Missing { path }) => {
                 let key = Keypair::generate()?;
                 key.write_to(&path)?;
                 Ok((key, true))
             }
-            Err(source) => Err(KeyError::Io { path, source }),
+            Err(e) => Err(e),
         }
+    }
+
+    /// Loads the key in `dir`; never creates one.
+    pub fn load(dir: &Path) -> Result<Keypair, KeyError> {
+        Keypair::read(&dir.join(KEY_FILE))
+    }
+
+    /// Reads a key file: exactly 32 secret bytes, readable by its owner only.
+    pub fn read(path: &Path) -> Result<Keypair, KeyError> {
+        let io = |source| KeyError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(KeyError::Missing {
+                    path: path.to_path_buf(),
+                })
+            }
+            Err(source) => return Err(io(source)),
+        };
+        // At most one byte more than a key: enough to tell a longer file, whatever its size.
+        let mut bytes = Vec::with_capacity(33);
+        std::io::Read::read_to_end(&mut std::io::Read::take(&file, 33), &mut bytes).map_err(io)?;
+        if bytes.len() > 32 {
+            let len = file.metadata().map_err(io)?.len();
+            return Err(KeyError::Malformed {
+                path: path.to_path_buf(),
+                len: usize::try_from(len).unwrap_or(usize::MAX),
+            });
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path)
+                .map_err(|source| KeyError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                return Err(KeyError::Exposed {
+                    path: path.to_path_buf(),
+                    mode: mode & 0o7777,
+                });
+            }
+        }
+        let secret: [u8; 32] = bytes
+            .as_slice()
+            .try_into()
+            .map_err(|_| KeyError::Malformed {
+                path: path.to_path_buf(),
+                len: bytes.len(),
+            })?;
+        Ok(Keypair::from_secret(secret))
     }
 
     /// Writes the secret to `path` atomically (temporary file, fsync, rename), mode 0600.
@@ -193,10 +245,38 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let path = dir.path().join(KEY_FILE);
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+            let err = Keypair::load(dir.path()).err().unwrap();
+            assert!(
+                matches!(err, KeyError::Exposed { mode: 0o644, .. }),
+                "{err}"
+            );
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
         std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
         assert!(matches!(
             Keypair::load_or_create(dir.path()),
             Err(KeyError::Malformed { len: 5, .. })
+        ));
+        // A huge (sparse) file is named by its size, not read.
+        std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(KEY_FILE))
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        assert!(matches!(
+            Keypair::load(dir.path()),
+            Err(KeyError::Malformed { len, .. }) if len == 1 << 40
+        ));
+        std::fs::remove_file(dir.path().join(KEY_FILE)).unwrap();
+        assert!(matches!(
+            Keypair::load(dir.path()),
+            Err(KeyError::Missing { .. })
         ));
     }
 }

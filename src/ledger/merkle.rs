@@ -245,6 +245,47 @@ pub fn verify_consistency(
     fr == *first_root && sr == *second_root && snode == 0
 }
 
+/// The root of leaves given one at a time, in order, in memory logarithmic in their number: the
+/// roots of the perfect subtrees so far (one per bit of the count), folded right to left at the end
+/// (the RFC 9162 root splits at the largest power of two below the size, so it is exactly this
+/// fold). For checking a log read once, front to back, against a checkpoint's root.
+#[derive(Clone, Debug, Default)]
+pub struct RootBuilder {
+    /// (height, root) of the perfect subtrees, largest first.
+    stack: Vec<(u32, Hash)>,
+    count: u64,
+}
+
+impl RootBuilder {
+    /// Adds the next leaf (a leaf hash).
+    pub fn push(&mut self, leaf: Hash) {
+        let mut node = (0u32, leaf);
+        while let Some(&(height, left)) = self.stack.last() {
+            if height != node.0 {
+                break;
+            }
+            self.stack.pop();
+            node = (height + 1, node_hash(&left, &node.1));
+        }
+        self.stack.push(node);
+        self.count += 1;
+    }
+
+    /// Leaves so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The root of the leaves so far.
+    pub fn root(&self) -> Hash {
+        let mut nodes = self.stack.iter().rev();
+        match nodes.next() {
+            None => empty_root(),
+            Some(&(_, last)) => nodes.fold(last, |right, (_, left)| node_hash(left, &right)),
+        }
+    }
+}
+
 /// The roots of every complete aligned block of 256 leaves and of the perfect subtrees above them,
 /// as far as the log has been read: level `k` (from 8) holds the roots of `2^k`-leaf subtrees.
 /// Append-only, like the log: a complete subtree's root never changes.
@@ -359,6 +400,18 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_streaming_root_is_the_root() {
+        let all = leaves(600);
+        let mut builder = RootBuilder::default();
+        assert_eq!(builder.root(), empty_root());
+        for (i, leaf) in all.iter().enumerate() {
+            builder.push(*leaf);
+            assert_eq!(builder.count(), i as u64 + 1);
+            assert_eq!(builder.root(), root_of(&all[..=i]), "{}", i + 1);
         }
     }
 

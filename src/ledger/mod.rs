@@ -5,16 +5,27 @@
 //! - `entry`: the envelope's bytes, hash and signature.
 //! - `keys`: the signing key file, key ids, rotation signatures.
 //! - `store`: the RocksDB column families and reads.
-//! - `writer`: the single writer with group commit.
+//! - `writer`: the single writer with group commit, anchoring every acknowledged head.
+//! - `requests`: request records (an id bound to a fingerprint of its request) for idempotent
+//!   retries.
+//! - `anchor`: the file recording the last acknowledged head, beside the database.
+//! - `wal`: the write-ahead log files read independently, to name where they are damaged.
+//! - `integrity`: the checks a data directory passes before it is served or called good.
+//! - `recovery`: the explicit, recorded repair of a damaged directory.
 //! - `verify`: walking the log and naming the first bad entry.
 
+pub mod anchor;
 pub mod checkpoint;
 pub mod entry;
+pub mod integrity;
 pub mod keys;
 pub mod merkle;
 mod proofs;
+pub mod recovery;
+mod requests;
 pub mod store;
 pub mod verify;
+pub mod wal;
 pub mod writer;
 
 use std::path::Path;
@@ -25,8 +36,10 @@ use prost::Message;
 use tokio::sync::oneshot;
 
 pub use entry::{Entry, Hash};
+pub use integrity::Refused;
 pub use keys::KeyId;
-pub use proofs::InclusionProof;
+pub use proofs::{root_from_store, InclusionProof};
+pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
 pub use store::{Store, StoreError};
 pub use verify::{verify, Problem, ProblemKind, VerifyReport};
 pub use writer::AppendRequest;
@@ -78,6 +91,21 @@ pub enum LedgerError {
     Stopped,
     #[error("a tree of {asked} entries was asked for; the log holds {size}")]
     TreeSize { asked: u64, size: u64 },
+    #[error("entry {sequence} is not in a tree of {size} entries")]
+    NotInTree { sequence: u64, size: u64 },
+    #[error("{}", requests::reused_message(.id))]
+    RequestReused { id: String },
+}
+
+/// Why a ledger could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The data directory cannot be trusted (every reason, each naming what and where).
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// The ledger could not start on it.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
 }
 
 impl From<StoreError> for LedgerError {
@@ -95,26 +123,72 @@ pub struct Ledger {
     head: tokio::sync::watch::Receiver<u64>,
     /// Roots of complete blocks of the Merkle tree, filled as proofs need them.
     merkle: Mutex<merkle::MerkleCache>,
+    /// Places in the writer's queue: an append waits (asynchronously) for one before it is queued
+    /// and holds it until answered, so the queue never holds more than [`MAX_QUEUED`] appends
+    /// however many callers there are.
+    queued: tokio::sync::Semaphore,
 }
 
+/// The most appends queued for the writer or being written at once (a group commit takes them
+/// all; the server's own limit on calls in flight is of the same size).
+pub const MAX_QUEUED: usize = 4096;
+
 impl Ledger {
-    /// Opens (or creates) the ledger in `dir`: the store, the signing key (created on first start,
-    /// published as an entry), and the chain head (the last durable entry, after a crash too).
-    pub fn open(dir: &Path, now_ms: u64) -> Result<Ledger, LedgerError> {
-        let store = Arc::new(Store::open(dir)?);
-        writer::recover_rotation(&store)?;
-        let (key, _) =
-            keys::Keypair::load_or_create(dir).map_err(|e| LedgerError::Key(e.to_string()))?;
-        let (next_sequence, last_hash) = writer::load_head(&store)?;
-        let known = store.get(store::cf::KEYS, &key.id().0)?.is_some();
-        let mut w = writer::Writer::new(store.clone(), key, next_sequence, last_hash);
+    /// Opens (or creates) the ledger in `dir` after every check of `integrity.rs`: the store, its
+    /// write-ahead log and tables, the chain, the anchor and the signing key (created only for an
+    /// empty log, and published as its first entry). Resumes at the chain head (the last durable
+    /// entry, after a crash too). A directory that cannot be trusted is refused with every reason.
+    pub fn open(dir: &Path, now_ms: u64) -> Result<Ledger, OpenError> {
+        let opened = integrity::open_for_writing(dir, store::WalRecovery::Strict, false)?;
+        for note in &opened.notes {
+            tracing::warn!(data = %dir.display(), "{note}");
+        }
+        let (ledger, _) = Ledger::start(opened, now_ms, None)?;
+        Ok(ledger)
+    }
+
+    /// Starts the writer on a checked directory: publishes the key of an empty log, and appends
+    /// `first` (a recovery's record) before anything else; returns its result.
+    fn start(
+        opened: integrity::Opened,
+        now_ms: u64,
+        first: Option<AppendRequest>,
+    ) -> Result<(Ledger, Option<Appended>), LedgerError> {
+        let integrity::Opened {
+            store,
+            key,
+            next_sequence,
+            last_hash,
+            origin,
+            anchor,
+            anchored,
+            publish_key,
+            ..
+        } = opened;
+        let anchorer = writer::Anchorer::new(anchor, store.clone(), anchored, next_sequence);
+        let mut w = writer::Writer::new(
+            store.clone(),
+            key,
+            next_sequence,
+            last_hash,
+            origin,
+            anchorer,
+        );
         let key_id = w.key_id();
-        if !known {
+        if publish_key {
             // Publish the key before anything else is written, on this thread (no runtime needed).
             let (reply, mut answer) = oneshot::channel();
             w.commit(vec![writer::Job::PublishKey(now_ms, reply)]);
             answer.try_recv().map_err(|_| LedgerError::Stopped)??;
         }
+        let first = match first {
+            None => None,
+            Some(request) => {
+                let (reply, mut answer) = oneshot::channel();
+                w.commit(vec![writer::Job::Append(request, reply)]);
+                Some(answer.try_recv().map_err(|_| LedgerError::Stopped)??)
+            }
+        };
         let head = w.subscribe();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -128,8 +202,9 @@ impl Ledger {
             key_id: Mutex::new(key_id),
             head,
             merkle: Mutex::new(merkle::MerkleCache::default()),
+            queued: tokio::sync::Semaphore::new(MAX_QUEUED),
         };
-        Ok(ledger)
+        Ok((ledger, first))
     }
 
     fn send(&self, job: writer::Job) -> Result<(), LedgerError> {
@@ -143,6 +218,11 @@ impl Ledger {
 
     /// Appends, returning once the entries are durable (or refused).
     pub async fn append(&self, request: AppendRequest) -> Result<Appended, LedgerError> {
+        let _place = self
+            .queued
+            .acquire()
+            .await
+            .map_err(|_| LedgerError::Stopped)?;
         let (reply, answer) = oneshot::channel();
         self.send(writer::Job::Append(request, reply))?;
         answer.await.map_err(|_| LedgerError::Stopped)?
@@ -173,6 +253,19 @@ impl Ledger {
         self.head.clone()
     }
 
+    /// Completes when the writer has stopped (closed, or dead): from then on every append fails
+    /// with [`LedgerError::Stopped`]. The server stops reporting itself healthy.
+    pub async fn stopped(&self) {
+        let mut head = self.head.clone();
+        while head.changed().await.is_ok() {}
+    }
+
+    /// Makes the writer thread panic: for the tests of what a dead writer means to its callers.
+    #[cfg(test)]
+    pub(crate) fn crash_writer(&self) {
+        let _ = self.send(writer::Job::Crash);
+    }
+
     /// The id of the key signing new entries.
     pub fn key_id(&self) -> Option<KeyId> {
         self.key_id.lock().ok().map(|k| *k)
@@ -181,6 +274,16 @@ impl Ledger {
     /// The store, for reads.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The record of a request id, if the id was used by a durable append.
+    pub fn request(&self, id: &str) -> Result<Option<RequestRecord>, LedgerError> {
+        match self.store.get(store::cf::REQUESTS, id.as_bytes())? {
+            None => Ok(None),
+            Some(bytes) => RequestRecord::decode(&bytes)
+                .map(Some)
+                .ok_or_else(|| LedgerError::Storage(format!("request record `{id}` is damaged"))),
+        }
     }
 
     /// The entries of a stream, from `position` on.
@@ -245,4 +348,111 @@ impl Drop for Ledger {
 /// Encodes a payload for an append.
 pub fn encode_payload(payload: &proto::Payload) -> Vec<u8> {
     payload.encode_to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(stream: &str) -> AppendRequest {
+        AppendRequest {
+            stream: stream.into(),
+            expected: Expected::Any,
+            payloads: vec![vec![1, 2, 3]],
+            request: None,
+            indexes: Vec::new(),
+            secrets: Vec::new(),
+            unindex: Vec::new(),
+            recorded_at_ms: 0,
+        }
+    }
+
+    /// A writer thread that dies (a panic) does not leave appends waiting: they fail with
+    /// `Stopped` (the service's UNAVAILABLE), and `stopped()` completes so the server can stop
+    /// reporting itself healthy.
+    #[tokio::test]
+    async fn a_dead_writer_fails_appends_and_is_noticed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Arc::new(Ledger::open(dir.path(), 0).unwrap());
+        ledger.append(append("s")).await.unwrap();
+        let watcher = {
+            let ledger = ledger.clone();
+            tokio::spawn(async move { ledger.stopped().await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!watcher.is_finished(), "the writer is alive");
+        ledger.crash_writer();
+        tokio::time::timeout(std::time::Duration::from_secs(10), watcher)
+            .await
+            .expect("stopped() completes once the writer is dead")
+            .unwrap();
+        let result = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            ledger.append(append("s")),
+        )
+        .await
+        .expect("an append to a dead writer does not hang");
+        assert_eq!(result, Err(LedgerError::Stopped));
+        assert_eq!(ledger.read_stream("s", 0).unwrap().len(), 1);
+    }
+
+    /// The same id with another fingerprint is refused, durable or in flight; a record of the
+    /// previous release (no fingerprint) still answers a retry.
+    #[tokio::test]
+    async fn a_request_id_is_bound_to_its_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(dir.path(), 0).unwrap();
+        let keyed = |stream: &str, id: &str, fingerprint: u8| AppendRequest {
+            request: Some(RequestKey {
+                id: id.into(),
+                fingerprint: Fingerprint([fingerprint; 32]),
+            }),
+            ..append(stream)
+        };
+        // Two at once: the second is staged while the first is in flight.
+        let (first, reused) = tokio::join!(
+            ledger.append(keyed("a", "r1", 1)),
+            ledger.append(keyed("b", "r1", 2))
+        );
+        let first = first.unwrap();
+        assert!(!first.duplicate);
+        assert_eq!(reused, Err(LedgerError::RequestReused { id: "r1".into() }));
+        // Durable now: a retry answers with the first result, another fingerprint is refused.
+        let retry = ledger.append(keyed("a", "r1", 1)).await.unwrap();
+        assert_eq!(
+            retry,
+            Appended {
+                duplicate: true,
+                ..first.clone()
+            }
+        );
+        assert_eq!(
+            ledger.append(keyed("a", "r1", 3)).await,
+            Err(LedgerError::RequestReused { id: "r1".into() })
+        );
+        assert_eq!(ledger.read_stream("a", 0).unwrap().len(), 1);
+        assert!(ledger.read_stream("b", 0).unwrap().is_empty());
+        let record = ledger.request("r1").unwrap().unwrap();
+        assert_eq!(record.fingerprint, Some(Fingerprint([1; 32])));
+        // An earlier release's record: 24 bytes, no fingerprint.
+        let old = Appended {
+            first_sequence: first.first_sequence,
+            count: 1,
+            stream_version: 1,
+            duplicate: false,
+        };
+        let bytes = RequestRecord::encode(&old, &Fingerprint([0; 32]));
+        let requests = ledger.store().cf(store::cf::REQUESTS).unwrap();
+        ledger
+            .store()
+            .db()
+            .put_cf(requests, b"old", &bytes[..24])
+            .unwrap();
+        let legacy = ledger.request("old").unwrap().unwrap();
+        assert_eq!(legacy.fingerprint, None);
+        let answered = ledger.append(keyed("a", "old", 7)).await.unwrap();
+        assert!(answered.duplicate);
+        assert_eq!(answered.first_sequence, first.first_sequence);
+        assert_eq!(ledger.read_stream("a", 0).unwrap().len(), 1);
+    }
 }

@@ -12,7 +12,8 @@ use tokio::sync::oneshot;
 
 use super::checkpoint::{self, Checkpoint};
 use super::entry::{entry_hash, Entry, Hash};
-use super::merkle::{self, Leaves, MerkleCache, BLOCK_LEVEL};
+use super::merkle::{self, Leaves, MerkleCache, RootBuilder, BLOCK_LEVEL};
+use super::store::{be_u64, Store};
 use super::{writer, Ledger, LedgerError};
 
 /// Leaf hashes read from the store, with the cache of block roots.
@@ -57,6 +58,41 @@ fn read_leaves(ledger: &Ledger, start: u64, count: u64) -> Result<Vec<Hash>, Led
         });
     }
     Ok(out)
+}
+
+/// The Merkle root of the first `size` entries of a store, read front to back in one pass with
+/// memory logarithmic in `size` (no ledger needed: `pitboss verify --checkpoint` on a read-only
+/// store). Leaves are recomputed from the stored bytes whatever else is wrong with the entries, so
+/// a rewrite shows as another root; a missing or undecodable entry is an error naming it.
+pub fn root_from_store(store: &Store, size: u64) -> Result<Hash, LedgerError> {
+    let mut builder = RootBuilder::default();
+    if size > 0 {
+        for item in store.entries_from(0)? {
+            let (key, bytes) = item?;
+            let sequence = builder.count();
+            if be_u64(&key) != Some(sequence) || key.len() != 8 {
+                return Err(LedgerError::Corrupt {
+                    sequence,
+                    problem: "missing from the log".into(),
+                });
+            }
+            let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
+                sequence,
+                problem: e.to_string(),
+            })?;
+            builder.push(merkle::leaf_hash(&entry_hash(&entry.envelope_bytes)));
+            if builder.count() == size {
+                break;
+            }
+        }
+    }
+    if builder.count() != size {
+        return Err(LedgerError::Corrupt {
+            sequence: builder.count(),
+            problem: "missing from the log".into(),
+        });
+    }
+    Ok(builder.root())
 }
 
 /// An inclusion proof of one entry.
@@ -107,10 +143,7 @@ impl Ledger {
     /// The proof that entry `sequence` is in the tree of the first `size` entries.
     pub fn inclusion_proof(&self, sequence: u64, size: u64) -> Result<InclusionProof, LedgerError> {
         if sequence >= size {
-            return Err(LedgerError::TreeSize {
-                asked: sequence + 1,
-                size,
-            });
+            return Err(LedgerError::NotInTree { sequence, size });
         }
         let mut leaves = self.leaves_upto(size)?;
         let hashes = merkle::inclusion_proof(&mut leaves, sequence, size)?;
@@ -156,9 +189,19 @@ impl Ledger {
             Some(size) => size,
             None => self.tree_size()?,
         };
+        self.checkpoint_with(size, Vec::new())
+    }
+
+    /// A checkpoint of the first `size` entries carrying `extensions` (lines without a newline,
+    /// signed with the body), and the key that signed it.
+    pub fn checkpoint_with(
+        &self,
+        size: u64,
+        extensions: Vec<String>,
+    ) -> Result<(Checkpoint, ed25519_dalek::VerifyingKey), LedgerError> {
         let root = self.tree_root(size)?;
         let origin = self.origin()?;
-        let body = checkpoint::body(&origin, size, &root);
+        let body = checkpoint::body(&origin, size, &root, &extensions);
         let (reply, answer) = oneshot::channel();
         self.send(writer::Job::Sign(body.into_bytes(), reply))?;
         let (public, signature) = answer.blocking_recv().map_err(|_| LedgerError::Stopped)??;
@@ -169,8 +212,66 @@ impl Ledger {
                 size,
                 root,
                 signature,
+                extensions,
             },
             public,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sequences and sizes at their extremes (0, 2^32 − 1, 2^64 − 1) are refused with an error
+    /// naming the numbers, never a panic.
+    #[test]
+    fn numbers_at_their_extremes_are_refused_not_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(dir.path(), 0).unwrap();
+        let size = ledger.tree_size().unwrap();
+        assert_eq!(size, 1, "the key's entry");
+        for n in [u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+            assert_eq!(
+                ledger.inclusion_proof(n, size),
+                Err(LedgerError::NotInTree { sequence: n, size })
+            );
+            assert_eq!(
+                ledger.inclusion_proof(0, n).unwrap_err(),
+                LedgerError::TreeSize { asked: n, size }
+            );
+            assert_eq!(
+                ledger.inclusion_proof(n - 1, n).unwrap_err(),
+                LedgerError::TreeSize { asked: n, size }
+            );
+            assert_eq!(
+                ledger.inclusion_proof(n, n).unwrap_err(),
+                LedgerError::NotInTree {
+                    sequence: n,
+                    size: n
+                }
+            );
+            assert!(matches!(
+                ledger.consistency_proof(1, n),
+                Err(LedgerError::TreeSize { .. })
+            ));
+            assert!(matches!(
+                ledger.consistency_proof(n, 1),
+                Err(LedgerError::TreeSize { .. })
+            ));
+            assert!(matches!(
+                ledger.tree_root(n),
+                Err(LedgerError::TreeSize { .. })
+            ));
+        }
+        assert_eq!(
+            ledger.inclusion_proof(0, 0),
+            Err(LedgerError::NotInTree {
+                sequence: 0,
+                size: 0
+            })
+        );
+        assert!(ledger.consistency_proof(0, 0).unwrap().is_empty());
+        assert!(ledger.inclusion_proof(0, 1).unwrap().hashes.is_empty());
     }
 }

@@ -8,17 +8,30 @@
 //! | `events` | sequence (u64) | `StoredEntry` (envelope bytes, hash, signature) |
 //! | `streams` | stream name, `0x00`, position (u64) | sequence (u64) |
 //! | `heads` | stream name | the stream's version: its number of entries (u64) |
-//! | `requests` | request id | the first result: first sequence, count, stream version (3 × u64) |
+//! | `requests` | request id | the first result: first sequence, count, stream version (3 × u64), then the request's 32-byte fingerprint (`requests.rs`; absent in records of earlier releases) |
 //! | `indexes` | index name, `0x00`, index key (caller-defined) | sequence of the entry that wrote it |
 //! | `keys` | key id (16 bytes) | Ed25519 public key (32 bytes), as published in the log |
 //! | `secrets` | caller-defined (a hand id) | caller-defined (the hand's seed, kept outside the log until revealed) |
 //! | `meta` | `format_version` | u32 |
 //!
+//! Format versions: 2 (the previous release: no anchor) and 3 (this one: the directory has an
+//! anchor file, `anchor.rs`, and a non-empty log without one is damaged).
+//!
+//! RocksDB is opened with paranoid checks and `TolerateCorruptedTailRecords` WAL recovery: a record
+//! whose checksum fails anywhere in the write-ahead log stops the open (the default point-in-time
+//! mode would silently keep only the log before it); a record cut short at the very end (a crash in
+//! the middle of a write that was never acknowledged) is dropped. `pitboss recover` opens with
+//! point-in-time recovery, explicitly. Every read verifies block checksums, and
+//! [`Store::scan_checksums`] reads whole families to find damaged table files before serving.
+//!
 //! Owns the handle and the layout; interprets no payload.
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamilyDescriptor, Direction, IteratorMode, Options, DB};
+use rocksdb::{
+    ColumnFamilyDescriptor, DBRecoveryMode, Direction, ErrorKind, IteratorMode, Options,
+    ReadOptions, DB,
+};
 
 /// Column family names.
 pub mod cf {
@@ -38,8 +51,40 @@ pub mod cf {
 
 /// Key under `meta` holding the on-disk format version.
 const FORMAT_KEY: &[u8] = b"format_version";
-/// The on-disk format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+/// The on-disk format this build writes: 3, a directory with an anchor.
+pub const FORMAT_VERSION: u32 = 3;
+/// The format of the previous release (no anchor), which this build opens and upgrades.
+pub const LEGACY_FORMAT_VERSION: u32 = 2;
+
+/// How the write-ahead log is replayed when the database opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalRecovery {
+    /// Refuse any damaged record; drop only a record cut short at the very end (never
+    /// acknowledged). Every ordinary open.
+    Strict,
+    /// Keep the log up to the first damaged record and drop the rest (`pitboss recover` only).
+    PointInTime,
+}
+
+/// How to open the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Open for writing (holding RocksDB's lock) rather than read-only.
+    pub write: bool,
+    /// Create the database if the directory holds none (writing only).
+    pub create: bool,
+    /// How to replay the write-ahead log.
+    pub wal: WalRecovery,
+}
+
+impl OpenOptions {
+    /// Read-only, strict.
+    pub const READ_ONLY: OpenOptions = OpenOptions {
+        write: false,
+        create: false,
+        wal: WalRecovery::Strict,
+    };
+}
 
 /// Why the store could not be opened or used.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +99,10 @@ pub enum StoreError {
         path: PathBuf,
         source: rocksdb::Error,
     },
+    #[error(
+        "the data directory {path} is in use by another process (a running server?): {detail}"
+    )]
+    InUse { path: PathBuf, detail: String },
     #[error("the data directory {path} is not a pitboss store: {found}")]
     Format { path: PathBuf, found: String },
 }
@@ -93,49 +142,114 @@ pub fn be_u64(bytes: &[u8]) -> Option<u64> {
         .map(u64::from_be_bytes)
 }
 
+impl StoreError {
+    /// True when RocksDB found damaged bytes (a checksum, a size, a missing file).
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, StoreError::Rocks { source, .. } if source.kind() == ErrorKind::Corruption)
+    }
+}
+
+/// True when `dir` holds a RocksDB database (its `CURRENT` file).
+pub fn has_database(dir: &Path) -> bool {
+    dir.join("CURRENT").exists()
+}
+
+/// Refuses a database another process holds open for writing (a running server): RocksDB's lock
+/// on its `LOCK` file, as the operating system reports it, without taking it.
+pub fn check_not_in_use(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        let Ok(file) = std::fs::File::open(dir.join("LOCK")) else {
+            return Ok(());
+        };
+        // SAFETY: `flock` is plain data, zero is a valid value for every field; `fcntl` with
+        // F_GETLK only reads the descriptor's lock state into it.
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        lock.l_type = libc::F_WRLCK as _;
+        lock.l_whence = libc::SEEK_SET as _;
+        // SAFETY: a valid open descriptor and a valid pointer to a `flock` for the call.
+        let answer = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) };
+        if answer == 0 && i32::from(lock.l_type) != libc::F_UNLCK {
+            return Err(StoreError::InUse {
+                path: dir.to_path_buf(),
+                detail: format!(
+                    "process {} holds {}",
+                    lock.l_pid,
+                    dir.join("LOCK").display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens the database in `dir` for reading and writing, creating it if missing.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut options = Options::default();
-        options.create_if_missing(true);
-        options.create_missing_column_families(true);
-        options.set_paranoid_checks(true);
-        let families = cf::ALL
-            .iter()
-            .map(|name| ColumnFamilyDescriptor::new(*name, Options::default()));
-        Store::checked(DB::open_cf_descriptors(&options, dir, families), dir, true)
+        Store::open_with(
+            dir,
+            OpenOptions {
+                write: true,
+                create: true,
+                wal: WalRecovery::Strict,
+            },
+        )
     }
 
     /// Opens an existing database read-only (verification while a server may be running).
     pub fn open_read_only(dir: &Path) -> Result<Store, StoreError> {
-        let mut options = Options::default();
-        options.set_paranoid_checks(true);
-        Store::checked(
-            DB::open_cf_for_read_only(&options, dir, cf::ALL, false),
-            dir,
-            false,
-        )
+        Store::open_with(dir, OpenOptions::READ_ONLY)
     }
 
-    /// The store of an opened database, once its format is checked (and, when `write`, recorded).
-    fn checked(
-        db: Result<DB, rocksdb::Error>,
-        dir: &Path,
-        write: bool,
-    ) -> Result<Store, StoreError> {
-        let db = db.map_err(|source| StoreError::Rocks {
-            path: dir.to_path_buf(),
-            source,
+    /// Opens the database in `dir` as `how` says. Checks the recorded format version (2 or 3, or
+    /// none yet), but writes nothing of its own: the ledger records the format (`integrity.rs`).
+    pub fn open_with(dir: &Path, how: OpenOptions) -> Result<Store, StoreError> {
+        if how.write && how.create {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut options = Options::default();
+        options.create_if_missing(how.write && how.create);
+        options.create_missing_column_families(how.write);
+        options.set_paranoid_checks(true);
+        // Every open (read-only ones too) starts a new diagnostic `LOG`: keep the last few.
+        options.set_keep_log_file_num(16);
+        options.set_wal_recovery_mode(match how.wal {
+            WalRecovery::Strict => DBRecoveryMode::TolerateCorruptedTailRecords,
+            WalRecovery::PointInTime => DBRecoveryMode::PointInTime,
+        });
+        let opened = if how.write {
+            let families = cf::ALL
+                .iter()
+                .map(|name| ColumnFamilyDescriptor::new(*name, Options::default()));
+            DB::open_cf_descriptors(&options, dir, families)
+        } else {
+            DB::open_cf_for_read_only(&options, dir, cf::ALL, false)
+        };
+        let db = opened.map_err(|source| {
+            let locked = source.kind() == ErrorKind::IOError
+                && source.as_ref().contains("lock file")
+                && has_database(dir);
+            if locked {
+                StoreError::InUse {
+                    path: dir.to_path_buf(),
+                    detail: source.into_string(),
+                }
+            } else {
+                StoreError::Rocks {
+                    path: dir.to_path_buf(),
+                    source,
+                }
+            }
         })?;
         let store = Store {
             db,
             path: dir.to_path_buf(),
         };
-        store.check_format(write)?;
+        store.format_version()?;
         Ok(store)
     }
 
@@ -171,30 +285,71 @@ impl Store {
             .map_err(|e| self.rocks(e))
     }
 
-    fn check_format(&self, write: bool) -> Result<(), StoreError> {
+    /// The format version recorded in `meta` (`None` in a database not yet set up). Refuses one
+    /// this build cannot read.
+    pub fn format_version(&self) -> Result<Option<u32>, StoreError> {
         let meta = self.cf(cf::META)?;
         match self
             .db
             .get_cf(meta, FORMAT_KEY)
             .map_err(|e| self.rocks(e))?
         {
-            Some(bytes) if bytes == FORMAT_VERSION.to_be_bytes() => Ok(()),
-            Some(bytes) => Err(StoreError::Format {
-                path: self.path.clone(),
-                found: format!(
-                    "format {}, this build reads {FORMAT_VERSION}",
-                    hex::encode(bytes)
-                ),
-            }),
-            None if write => {
-                let mut options = rocksdb::WriteOptions::default();
-                options.set_sync(true);
-                self.db
-                    .put_cf_opt(meta, FORMAT_KEY, FORMAT_VERSION.to_be_bytes(), &options)
-                    .map_err(|e| self.rocks(e))
-            }
-            None => Ok(()),
+            None => Ok(None),
+            Some(bytes) => match <[u8; 4]>::try_from(bytes.as_slice()).map(u32::from_be_bytes) {
+                Ok(v) if v == FORMAT_VERSION || v == LEGACY_FORMAT_VERSION => Ok(Some(v)),
+                _ => Err(StoreError::Format {
+                    path: self.path.clone(),
+                    found: format!(
+                        "format {}, this build reads {LEGACY_FORMAT_VERSION} and {FORMAT_VERSION}",
+                        hex::encode(bytes)
+                    ),
+                }),
+            },
         }
+    }
+
+    /// Records the format version, synced.
+    pub fn set_format_version(&self, version: u32) -> Result<(), StoreError> {
+        let mut options = rocksdb::WriteOptions::default();
+        options.set_sync(true);
+        self.db
+            .put_cf_opt(
+                self.cf(cf::META)?,
+                FORMAT_KEY,
+                version.to_be_bytes(),
+                &options,
+            )
+            .map_err(|e| self.rocks(e))
+    }
+
+    /// Reads every key and value of `family` with block checksums verified, bypassing the block
+    /// cache: damaged table files are named (RocksDB's error gives the file and offset). Returns
+    /// how many records it read.
+    pub fn scan_checksums(&self, family: &str) -> Result<u64, StoreError> {
+        let mut options = ReadOptions::default();
+        options.set_verify_checksums(true);
+        options.fill_cache(false);
+        options.set_readahead_size(4 << 20);
+        let iter = self
+            .db
+            .iterator_cf_opt(self.cf(family)?, options, IteratorMode::Start);
+        let mut n = 0u64;
+        for item in iter {
+            item.map_err(|e| self.rocks(e))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Writes every family's memtable to table files and waits (so that the write-ahead log is
+    /// no longer needed to reopen).
+    pub fn flush_all(&self) -> Result<(), StoreError> {
+        for family in cf::ALL {
+            self.db
+                .flush_cf(self.cf(family)?)
+                .map_err(|e| self.rocks(e))?;
+        }
+        Ok(())
     }
 
     /// The last stored entry's sequence and stored bytes, if any.

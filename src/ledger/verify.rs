@@ -19,6 +19,7 @@ use super::entry::{entry_hash, Entry, Hash, GENESIS};
 use super::keys::{rotation_message, KeyId};
 use super::store::{be_u64, Store};
 use crate::proto::payload::Kind;
+use crate::proto::LogRecovered;
 
 /// What is wrong with an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,42 +99,93 @@ struct Signed {
     hash: Hash,
     signature: Signature,
     key: VerifyingKey,
+    key_id: KeyId,
+    /// False below [`WalkOptions::signatures_from`].
+    check_signature: bool,
+    /// The entry records a recovery.
+    recovery: Option<LogRecovered>,
 }
 
 const BATCH: usize = 1024;
 
+/// What a walk covers and gathers, besides every entry's place, bytes, link and key.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// First sequence number (keys and the link come from the entry before it).
+    pub from: u64,
+    /// Last sequence number, inclusive (`None`: the end of the log).
+    pub to: Option<u64>,
+    /// Signatures of entries below this sequence are not checked (0: all are). For opening a
+    /// ledger whose signed anchor names a later head: the chain binds every entry before it.
+    pub signatures_from: u64,
+}
+
+/// What a walk found.
+#[derive(Clone, Debug)]
+pub struct Walk {
+    /// The verification's outcome.
+    pub report: VerifyReport,
+    /// The keys established by the log so far (by `KeyPublished` at entry 0, then rotations).
+    pub keys: HashMap<KeyId, VerifyingKey>,
+    /// The key that signed the last good entry.
+    pub last_key: Option<KeyId>,
+    /// Entry 0's hash, which names the log (a walk from 0).
+    pub origin: Option<Hash>,
+    /// The recoveries the log records (`LogRecovered`), with their sequence numbers.
+    pub recoveries: Vec<(u64, LogRecovered)>,
+}
+
 /// Verifies entries from `from` to `to` (inclusive; `None` for the end of the log).
 pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
-    let mut keys: HashMap<KeyId, VerifyingKey> = HashMap::new();
-    let mut prev: Hash = GENESIS;
-    let mut report = VerifyReport {
-        verified: 0,
-        head: None,
-        problem: None,
+    walk(
+        store,
+        &WalkOptions {
+            from,
+            to,
+            ..WalkOptions::default()
+        },
+    )
+    .report
+}
+
+/// Walks the log as `options` say.
+pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
+    let from = options.from;
+    let mut walk = Walk {
+        report: VerifyReport {
+            verified: 0,
+            head: None,
+            problem: None,
+        },
+        keys: HashMap::new(),
+        last_key: None,
+        origin: None,
+        recoveries: Vec::new(),
     };
+    let mut prev: Hash = GENESIS;
     if from > 0 {
         match preload(store, from) {
             Ok((k, p)) => {
-                keys = k;
+                walk.keys = k;
                 prev = p;
             }
             Err(kind) => {
-                report.problem = Some(Problem {
+                walk.report.problem = Some(Problem {
                     sequence: from - 1,
                     kind,
                 });
-                return report;
+                return walk;
             }
         }
     }
     let iter = match store.entries_from(from) {
         Ok(iter) => iter,
         Err(e) => {
-            report.problem = Some(Problem {
+            walk.report.problem = Some(Problem {
                 sequence: from,
                 kind: ProblemKind::Unreadable(e.to_string()),
             });
-            return report;
+            return walk;
         }
     };
     let mut expected = from;
@@ -160,11 +212,15 @@ pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
             });
             break;
         };
-        if to.is_some_and(|to| sequence > to) {
+        if options.to.is_some_and(|to| sequence > to) {
             break;
         }
-        match check(sequence, expected, &value, &prev, &mut keys) {
-            Ok(signed) => {
+        match check(sequence, expected, &value, &prev, &mut walk.keys) {
+            Ok(mut signed) => {
+                signed.check_signature = sequence >= options.signatures_from;
+                if sequence == 0 {
+                    walk.origin = Some(signed.hash);
+                }
                 prev = signed.hash;
                 batch.push(signed);
                 expected = sequence + 1;
@@ -177,26 +233,36 @@ pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
                 break;
             }
         }
-        if batch.len() == BATCH {
-            if let Some(problem) = check_signatures(&batch) {
-                report.problem = Some(problem);
-                return report;
-            }
-            report.verified += batch.len() as u64;
-            report.head = batch.last().map(|s| (s.sequence, s.hash));
-            batch.clear();
+        if batch.len() == BATCH && !settle(&mut batch, &mut walk) {
+            return walk;
         }
     }
-    if let Some(problem) = check_signatures(&batch) {
-        report.problem = Some(problem);
-        return report;
+    if !settle(&mut batch, &mut walk) {
+        return walk;
     }
-    report.verified += batch.len() as u64;
+    walk.report.problem = structural;
+    walk
+}
+
+/// Checks a batch's signatures and moves it into the walk's outcome; false at a bad signature
+/// (recorded as the walk's problem).
+fn settle(batch: &mut Vec<Signed>, walk: &mut Walk) -> bool {
+    if let Some(problem) = check_signatures(batch) {
+        walk.report.problem = Some(problem);
+        return false;
+    }
+    walk.report.verified += batch.len() as u64;
     if let Some(last) = batch.last() {
-        report.head = Some((last.sequence, last.hash));
+        walk.report.head = Some((last.sequence, last.hash));
+        walk.last_key = Some(last.key_id);
     }
-    report.problem = structural;
-    report
+    for signed in batch.iter_mut() {
+        if let Some(recovery) = signed.recovery.take() {
+            walk.recoveries.push((signed.sequence, recovery));
+        }
+    }
+    batch.clear();
+    true
 }
 
 /// Keys from the store and the link from the entry before `from`.
@@ -251,6 +317,7 @@ fn check(
     let key_id = KeyId::from_slice(&entry.envelope.key_id)
         .ok_or_else(|| ProblemKind::Undecodable("a key id that is not 16 bytes".into()))?;
     // Key entries establish keys before their own signature is checked.
+    let mut recovery = None;
     match entry.payload().map(|p| p.kind) {
         Ok(Some(Kind::KeyPublished(k))) => {
             let public = verifying_key(&k.public_key)?;
@@ -290,6 +357,7 @@ fn check(
             }
             keys.insert(next_id, next);
         }
+        Ok(Some(Kind::LogRecovered(r))) => recovery = Some(r),
         Ok(_) => {}
         Err(e) => return Err(ProblemKind::Undecodable(e.to_string())),
     }
@@ -301,6 +369,9 @@ fn check(
         hash,
         signature: Signature::from_bytes(&entry.signature),
         key,
+        key_id,
+        check_signature: true,
+        recovery,
     })
 }
 
@@ -313,6 +384,7 @@ fn verifying_key(bytes: &[u8]) -> Result<VerifyingKey, ProblemKind> {
 
 /// The first entry of the batch whose signature fails, if any.
 fn check_signatures(batch: &[Signed]) -> Option<Problem> {
+    let batch: Vec<&Signed> = batch.iter().filter(|s| s.check_signature).collect();
     if batch.is_empty() {
         return None;
     }

@@ -1,16 +1,23 @@
 //! The single writer: it takes append requests from any number of callers, groups whatever is
 //! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, and
-//! hands the batch to the syncer thread, which writes it with a synced WAL and only then answers
-//! each caller. So an acknowledged entry is durable, a batch is all or nothing, durability costs
-//! one fsync per group, not per entry, and the next group is built and signed while the previous
-//! one is being synced (a pipeline of two stages). A failed write refuses every group built on top
-//! of it; the writer then starts again from the store's head.
+//! hands the batch to the syncer thread, which writes it with a synced WAL and passes it to the
+//! anchor thread, which records the new head in the anchor file (`anchor.rs`, one `pwrite` and
+//! `fdatasync`, once for every group waiting) and only then answers each caller. So an
+//! acknowledged entry is durable and covered by the anchor (a log later found shorter than the
+//! anchor is refused, never served), a batch is all or nothing, durability costs two syncs per
+//! group, not per entry, and three groups are in flight at once (a pipeline: build and sign, write
+//! the WAL, write the anchor). A failed write refuses every group built on top of it; the writer
+//! then starts again from the store's head. A failed anchor write stops the ledger: nothing more
+//! can be acknowledged until it is reopened (and checked).
 //!
 //! Per request it checks the stream's expected version (against the store and earlier requests of
-//! the same group) and the request id (a retry returns the first result and writes nothing).
+//! the same group) and the request id (`requests.rs`): a retry with the same fingerprint returns
+//! the first result and writes nothing, whether the first is durable or still in flight (then the
+//! retry is answered after it, in a later group of the same pipeline, so never before the first
+//! is durable); the same id with another fingerprint is refused.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -18,9 +25,11 @@ use prost::Message;
 use rocksdb::{WriteBatch, WriteOptions};
 use tokio::sync::oneshot;
 
+use super::anchor::AnchorWriter;
 use super::entry::{entry_hash, Entry, Hash};
 use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
-use super::store::{be_u64, cf, index_key, stream_key, Store};
+use super::requests::{Fingerprint, RequestKey, RequestRecord};
+use super::store::{cf, index_key, stream_key, Store};
 use super::{Appended, Expected, LedgerError};
 use crate::proto;
 
@@ -33,8 +42,9 @@ pub struct AppendRequest {
     pub expected: Expected,
     /// Encoded `pitboss.v1.Payload`s, in order.
     pub payloads: Vec<Vec<u8>>,
-    /// A retry with the same id returns the first result and writes nothing.
-    pub request_id: Option<String>,
+    /// The request's id and fingerprint: a retry (same id, same fingerprint) returns the first
+    /// result and writes nothing; the same id with another fingerprint is refused.
+    pub request: Option<RequestKey>,
     /// Secondary index entries to write with the entries: (index name, key).
     pub indexes: Vec<(String, Vec<u8>)>,
     /// Index entries to remove in the same batch (an index of what is still open): (name, key).
@@ -55,6 +65,10 @@ pub(super) enum Job {
     PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
     /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
     Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
+    /// Makes the writer thread panic: how the tests show that a dead writer fails appends
+    /// (`Stopped`) instead of leaving them waiting.
+    #[cfg(test)]
+    Crash,
 }
 
 /// A signature and the public key that made it.
@@ -72,6 +86,12 @@ pub(super) struct Writer {
     key: Arc<Keypair>,
     next_sequence: u64,
     last_hash: Hash,
+    /// Entry 0's hash, once there is an entry 0 (the anchor names the log by it).
+    origin: Option<Hash>,
+    /// The last stage: the anchor, then the answers. Moved to its thread by `run`.
+    anchorer: Option<Anchorer>,
+    /// Set when the anchor cannot be written: the ledger refuses everything from then on.
+    stopped: Arc<AtomicBool>,
     versions: HashMap<String, u64>,
     max_group: usize,
     /// Announces the next sequence number after each durable group (for live event streams).
@@ -81,9 +101,12 @@ pub(super) struct Writer {
     /// The highest epoch in which a write failed (0: none).
     failed_through: Arc<AtomicU64>,
     /// Request ids of the last groups, which may not be durable yet (two generations).
-    recent: [HashMap<String, Appended>; 2],
+    recent: [HashMap<String, InFlight>; 2],
     groups: u64,
 }
+
+/// A request staged in a recent group: its result and fingerprint.
+type InFlight = (Appended, Fingerprint);
 
 /// How many groups a generation of `recent` request ids spans; far more than can be in flight.
 const RECENT_GROUPS: u64 = 64;
@@ -96,21 +119,40 @@ pub(super) struct Prepared {
     rotations: Vec<Answer<KeyId>>,
     rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
     next_sequence: u64,
+    /// The chain head after the group, the log's origin, and the key signing from then on: what
+    /// the anchor records.
+    last_hash: Hash,
+    origin: Option<Hash>,
+    key: Arc<Keypair>,
 }
 
-/// Writes prepared groups in order, each with a synced WAL, and only then answers their callers.
+/// A group whose batch is durable in the WAL, waiting for the anchor before its answers go out.
+pub(super) struct Durable {
+    appends: Vec<Answer<Appended>>,
+    rotations: Vec<Answer<KeyId>>,
+    rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
+    next_sequence: u64,
+    last_hash: Hash,
+    origin: Option<Hash>,
+    key: Arc<Keypair>,
+}
+
+/// Writes prepared groups in order, each with a synced WAL, and passes them on to the anchor.
 /// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
 /// and the writer starts a new epoch from what the store holds.
 struct Syncer {
     store: Arc<Store>,
-    head: tokio::sync::watch::Sender<u64>,
     failed_through: Arc<AtomicU64>,
 }
 
 impl Syncer {
-    fn run(self, groups: mpsc::Receiver<Prepared>) {
+    fn run(self, groups: mpsc::Receiver<Prepared>, anchor: &mpsc::SyncSender<Durable>) {
         while let Ok(prepared) = groups.recv() {
-            self.apply(prepared);
+            if let Some(durable) = self.apply(prepared) {
+                if let Err(mpsc::SendError(durable)) = anchor.send(durable) {
+                    Anchorer::fail(durable, &LedgerError::Stopped);
+                }
+            }
         }
     }
 
@@ -123,12 +165,14 @@ impl Syncer {
         }
     }
 
-    fn apply(&self, prepared: Prepared) {
+    /// Writes one group with a synced WAL; `None` when it was refused (its callers answered).
+    fn apply(&self, prepared: Prepared) -> Option<Durable> {
         if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
-            return Syncer::fail(
+            Syncer::fail(
                 prepared,
                 LedgerError::Storage("an earlier write failed; this group was not written".into()),
             );
+            return None;
         }
         let mut options = WriteOptions::default();
         options.set_sync(true);
@@ -139,6 +183,9 @@ impl Syncer {
             rotations,
             rotated,
             next_sequence,
+            last_hash,
+            origin,
+            key,
         } = prepared;
         let written = if batch.is_empty() {
             Ok(())
@@ -149,21 +196,15 @@ impl Syncer {
                 .map_err(|e| LedgerError::Storage(e.to_string()))
         };
         match written {
-            Ok(()) => {
-                self.head.send_replace(next_sequence);
-                for (reply, result) in appends {
-                    let _ = reply.send(result);
-                }
-                for (reply, result) in rotations {
-                    let _ = reply.send(result);
-                }
-                if let Some((old, next)) = rotated {
-                    // The rotation is durable in the log: make the new key the key file.
-                    if let Err(e) = finish_rotation(&self.store, &old, &next) {
-                        tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
-                    }
-                }
-            }
+            Ok(()) => Some(Durable {
+                appends,
+                rotations,
+                rotated,
+                next_sequence,
+                last_hash,
+                origin,
+                key,
+            }),
             Err(e) => {
                 self.failed_through.fetch_max(epoch, Ordering::SeqCst);
                 Syncer::fail(
@@ -174,9 +215,118 @@ impl Syncer {
                         rotations,
                         rotated: None,
                         next_sequence,
+                        last_hash,
+                        origin,
+                        key,
                     },
                     e,
                 );
+                None
+            }
+        }
+    }
+}
+
+/// The last stage: records the head of the groups the WAL holds in the anchor file, once for all
+/// the groups waiting, and only then answers their callers, announces the new head and finishes a
+/// key rotation's files. If the anchor cannot be written, the groups are refused and the ledger
+/// stops (`stopped`): what the WAL holds beyond the anchor was never acknowledged, and the next
+/// open checks it and anchors it.
+pub(super) struct Anchorer {
+    file: AnchorWriter,
+    store: Arc<Store>,
+    head: tokio::sync::watch::Sender<u64>,
+    /// The size the anchor records.
+    anchored: u64,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Anchorer {
+    /// `anchored`: the size the file records now (0 for a file to be replaced); `next_sequence`:
+    /// the log's size, announced as the head.
+    pub(super) fn new(
+        file: AnchorWriter,
+        store: Arc<Store>,
+        anchored: u64,
+        next_sequence: u64,
+    ) -> Anchorer {
+        Anchorer {
+            file,
+            store,
+            head: tokio::sync::watch::Sender::new(next_sequence),
+            anchored,
+            stopped: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn run(mut self, groups: mpsc::Receiver<Durable>) {
+        while let Ok(first) = groups.recv() {
+            let mut waiting = vec![first];
+            while let Ok(more) = groups.try_recv() {
+                waiting.push(more);
+            }
+            self.finish(waiting);
+        }
+    }
+
+    fn fail(durable: Durable, error: &LedgerError) {
+        for (reply, result) in durable.appends {
+            let _ = reply.send(result.and(Err(error.clone())));
+        }
+        for (reply, _) in durable.rotations {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    /// Anchors the last of `groups` (they are in order) and answers them all.
+    fn finish(&mut self, groups: Vec<Durable>) {
+        let Some(last) = groups.last() else {
+            return;
+        };
+        let (size, head, origin, key) = (
+            last.next_sequence,
+            last.last_hash,
+            last.origin.unwrap_or(super::entry::GENESIS),
+            last.key.clone(),
+        );
+        if self.stopped.load(Ordering::SeqCst) {
+            let error =
+                LedgerError::Storage("the ledger stopped: the anchor could not be written".into());
+            groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+            return;
+        }
+        if size > self.anchored {
+            if let Err(e) = self.file.write(size, head, origin, &key) {
+                self.stopped.store(true, Ordering::SeqCst);
+                tracing::error!(anchor = %self.file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
+                let error = LedgerError::Storage(format!(
+                    "the anchor {} cannot be written ({e}): nothing more can be acknowledged; the \
+                     ledger stopped (restart it: opening checks the log and anchors it)",
+                    self.file.path().display()
+                ));
+                groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+                return;
+            }
+            self.anchored = size;
+            self.head.send_replace(size);
+        }
+        for group in groups {
+            let rotation_done = match &group.rotated {
+                // The rotation is durable and anchored: make the new key the key file.
+                Some((old, _)) => finish_rotation(self.store.path(), Some(old)).map_err(|e| {
+                    tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
+                    LedgerError::Key(format!(
+                        "the rotation is recorded in the log, but the key file could not be \
+                         replaced ({e}); the next start finishes it from {KEY_FILE}.next"
+                    ))
+                }),
+                None => Ok(()),
+            };
+            for (reply, result) in group.appends {
+                let _ = reply.send(result);
+            }
+            for (reply, result) in group.rotations {
+                let _ = reply.send(rotation_done.clone().and(result));
             }
         }
     }
@@ -187,7 +337,7 @@ impl Syncer {
 struct Group {
     batch: WriteBatch,
     overlay: HashMap<String, u64>,
-    requests: HashMap<String, Appended>,
+    requests: HashMap<String, InFlight>,
     pending: Vec<Pending>,
     sequence: u64,
     prev: Hash,
@@ -202,20 +352,27 @@ struct Pending {
 }
 
 impl Writer {
+    /// A writer continuing the chain at `next_sequence` after `last_hash` (`origin`: entry 0's
+    /// hash, if there is one), anchoring through `anchorer`.
     pub(super) fn new(
         store: Arc<Store>,
         key: Keypair,
         next_sequence: u64,
         last_hash: Hash,
+        origin: Option<Hash>,
+        anchorer: Anchorer,
     ) -> Writer {
         Writer {
             store,
             key: Arc::new(key),
             next_sequence,
             last_hash,
+            origin,
+            head: anchorer.head.clone(),
+            stopped: anchorer.stopped.clone(),
+            anchorer: Some(anchorer),
             versions: HashMap::new(),
             max_group: 4096,
-            head: tokio::sync::watch::Sender::new(next_sequence),
             epoch: 1,
             failed_through: Arc::new(AtomicU64::new(0)),
             recent: [HashMap::new(), HashMap::new()],
@@ -232,21 +389,35 @@ impl Writer {
         self.key.id()
     }
 
-    /// Runs until every sender is gone. Two stages overlap: this thread builds, chains and signs
-    /// group n+1 while the syncer thread writes group n with a synced WAL and answers its callers.
+    /// Runs until every sender is gone. Three stages overlap: this thread builds, chains and signs
+    /// group n+2 while the syncer thread writes group n+1 with a synced WAL and the anchor thread
+    /// records group n's head in the anchor and answers its callers.
     pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
         let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
+        let (to_anchorer, from_syncer) = mpsc::sync_channel::<Durable>(4);
         let syncer = Syncer {
             store: self.store.clone(),
-            head: self.head.clone(),
             failed_through: self.failed_through.clone(),
         };
+        let Some(anchorer) = self.anchorer.take() else {
+            tracing::error!("the ledger's writer has no anchor: refusing everything");
+            self.stopped.store(true, Ordering::SeqCst);
+            return;
+        };
         std::thread::scope(|scope| {
-            let handle = std::thread::Builder::new()
-                .name("ledger-sync".into())
-                .spawn_scoped(scope, move || syncer.run(from_writer));
-            if handle.is_err() {
-                tracing::error!("cannot start the ledger's sync thread; writing synchronously");
+            let anchor_thread = std::thread::Builder::new()
+                .name("ledger-anchor".into())
+                .spawn_scoped(scope, move || anchorer.run(from_syncer));
+            let sync_thread = match &anchor_thread {
+                Ok(_) => std::thread::Builder::new()
+                    .name("ledger-sync".into())
+                    .spawn_scoped(scope, move || syncer.run(from_writer, &to_anchorer))
+                    .is_ok(),
+                Err(_) => false,
+            };
+            if !sync_thread {
+                tracing::error!("cannot start the ledger's sync and anchor threads");
+                self.stopped.store(true, Ordering::SeqCst);
             }
             while let Ok(first) = jobs.recv() {
                 let mut group = vec![first];
@@ -257,19 +428,8 @@ impl Writer {
                     }
                 }
                 let prepared = self.prepare(group);
-                match &handle {
-                    Ok(_) => {
-                        if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
-                            Syncer::fail(prepared, LedgerError::Stopped);
-                            break;
-                        }
-                    }
-                    Err(_) => Syncer {
-                        store: self.store.clone(),
-                        head: self.head.clone(),
-                        failed_through: self.failed_through.clone(),
-                    }
-                    .apply(prepared),
+                if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
+                    Syncer::fail(prepared, LedgerError::Stopped);
                 }
             }
             drop(to_syncer);
@@ -292,16 +452,21 @@ impl Writer {
         Ok(v)
     }
 
-    /// Builds, signs and writes one group on this thread; answers every job. (Opening uses this
-    /// to publish the key before the threads start.)
+    /// Builds, signs, writes and anchors one group on this thread; answers every job. (Opening
+    /// uses this to publish the key, or record a recovery, before the threads start.)
     pub(super) fn commit(&mut self, group: Vec<Job>) {
         let prepared = self.prepare(group);
-        Syncer {
+        let durable = Syncer {
             store: self.store.clone(),
-            head: self.head.clone(),
             failed_through: self.failed_through.clone(),
         }
         .apply(prepared);
+        if let Some(durable) = durable {
+            match self.anchorer.as_mut() {
+                Some(anchorer) => anchorer.finish(vec![durable]),
+                None => Anchorer::fail(durable, &LedgerError::Stopped),
+            }
+        }
     }
 
     /// After a failed write, everything built on top of it was refused: start again from what the
@@ -323,8 +488,8 @@ impl Writer {
                 tracing::error!(error = %e, "cannot reload the chain head after a failed write")
             }
         }
-        match Keypair::load_or_create(self.store.path()) {
-            Ok((key, _)) => self.key = Arc::new(key),
+        match Keypair::load(self.store.path()) {
+            Ok(key) => self.key = Arc::new(key),
             Err(e) => {
                 tracing::error!(error = %e, "cannot reload the signing key after a failed write")
             }
@@ -335,6 +500,12 @@ impl Writer {
     /// syncer writes it (or refuses it, if an earlier write failed).
     fn prepare(&mut self, jobs: Vec<Job>) -> Prepared {
         self.resync_if_failed();
+        let jobs = if self.stopped.load(Ordering::SeqCst) {
+            refuse_all(jobs);
+            Vec::new()
+        } else {
+            jobs
+        };
         let mut group = Group {
             batch: WriteBatch::default(),
             overlay: HashMap::new(),
@@ -361,6 +532,8 @@ impl Writer {
                 Job::Sign(message, reply) => {
                     let _ = reply.send(Ok((signer.public(), signer.sign_message(&message))));
                 }
+                #[cfg(test)]
+                Job::Crash => panic!("the writer was told to crash"),
                 Job::Rotate(at, reply) => match self.stage_rotation(at, &mut group, &signer) {
                     Ok(next) => {
                         rotated = Some((signer.clone(), next.clone()));
@@ -387,7 +560,12 @@ impl Writer {
             std::thread::scope(|s| {
                 let handle = s.spawn(|| right.iter().map(sign).collect::<Vec<_>>());
                 let mut out: Vec<[u8; 64]> = left.iter().map(sign).collect();
-                out.extend(handle.join().unwrap_or_default());
+                // A panic while signing is a bug: it stops the writer (every waiting append is
+                // answered `Stopped`), never a group written with signatures missing.
+                match handle.join() {
+                    Ok(right) => out.extend(right),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
                 out
             })
         } else {
@@ -396,6 +574,9 @@ impl Writer {
         let stored = self.add_entries(&mut batch, &pending, &signatures);
 
         // Advance optimistically: the next group chains onto this one.
+        if let Some(first) = pending.first().filter(|p| p.sequence == 0) {
+            self.origin = Some(first.hash);
+        }
         if let Some(last) = pending.last() {
             self.next_sequence = last.sequence + 1;
             self.last_hash = last.hash;
@@ -424,6 +605,9 @@ impl Writer {
             rotations,
             rotated,
             next_sequence: self.next_sequence,
+            last_hash: self.last_hash,
+            origin: self.origin,
+            key: self.key.clone(),
         }
     }
 
@@ -434,6 +618,13 @@ impl Writer {
         signatures: &[[u8; 64]],
     ) -> Result<(), LedgerError> {
         let events = self.store.cf(cf::EVENTS)?;
+        if pending.len() != signatures.len() {
+            return Err(LedgerError::Storage(format!(
+                "{} entries but {} signatures: the group is not written",
+                pending.len(),
+                signatures.len()
+            )));
+        }
         for (p, signature) in pending.iter().zip(signatures) {
             let entry = proto::StoredEntry {
                 envelope: p.bytes.clone(),
@@ -459,20 +650,9 @@ impl Writer {
             sequence,
             prev,
         } = group;
-        if let Some(id) = &request.request_id {
-            let in_flight = requests
-                .get(id)
-                .or_else(|| self.recent.iter().find_map(|r| r.get(id)));
-            if let Some(first) = in_flight {
-                return Ok(Appended {
-                    duplicate: true,
-                    ..first.clone()
-                });
-            }
-            if let Some(stored) = self.store.get(cf::REQUESTS, id.as_bytes())? {
-                return Appended::decode_stored(&stored, true).ok_or_else(|| {
-                    LedgerError::Storage(format!("request record `{id}` is damaged"))
-                });
+        if let Some(key) = &request.request {
+            if let Some(first) = self.recorded(key, requests)? {
+                return Ok(first);
             }
         }
         if request.payloads.is_empty() {
@@ -544,15 +724,50 @@ impl Writer {
             stream_version: version,
             duplicate: false,
         };
-        if let Some(id) = &request.request_id {
+        if let Some(key) = &request.request {
             batch.put_cf(
                 self.store.cf(cf::REQUESTS)?,
-                id.as_bytes(),
-                appended.encode_stored(),
+                key.id.as_bytes(),
+                RequestRecord::encode(&appended, &key.fingerprint),
             );
-            requests.insert(id.clone(), appended.clone());
+            requests.insert(key.id.clone(), (appended.clone(), key.fingerprint));
         }
         Ok(appended)
+    }
+
+    /// The first result of a request id already used, staged in this group, in a recent one (maybe
+    /// not durable yet) or stored: a retry if the fingerprints agree, refused if they differ. A
+    /// stored record without a fingerprint (an earlier release's) is answered as a retry; the
+    /// caller checks what it can.
+    fn recorded(
+        &self,
+        key: &RequestKey,
+        group: &HashMap<String, InFlight>,
+    ) -> Result<Option<Appended>, LedgerError> {
+        let in_flight = group
+            .get(&key.id)
+            .or_else(|| self.recent.iter().find_map(|r| r.get(&key.id)));
+        let record = match in_flight {
+            Some((appended, fingerprint)) => RequestRecord {
+                appended: appended.clone(),
+                fingerprint: Some(*fingerprint),
+            },
+            None => match self.store.get(cf::REQUESTS, key.id.as_bytes())? {
+                None => return Ok(None),
+                Some(bytes) => RequestRecord::decode(&bytes).ok_or_else(|| {
+                    LedgerError::Storage(format!("request record `{}` is damaged", key.id))
+                })?,
+            },
+        };
+        match record.fingerprint {
+            Some(bound) if bound != key.fingerprint => {
+                Err(LedgerError::RequestReused { id: key.id.clone() })
+            }
+            _ => Ok(Some(Appended {
+                duplicate: true,
+                ..record.appended
+            })),
+        }
     }
 
     /// Stages a `KeyRotated` entry signed by a new key, with the old key's signature inside, and
@@ -604,7 +819,7 @@ impl Writer {
             stream: format!("key/{}", key.id()),
             expected,
             payloads: vec![proto::Payload { kind: Some(kind) }.encode_to_vec()],
-            request_id: None,
+            request: None,
             indexes: Vec::new(),
             secrets: Vec::new(),
             unindex: Vec::new(),
@@ -620,57 +835,45 @@ impl Writer {
     }
 }
 
-/// Replaces the key file with the new key and keeps the old one under `retired-keys/`.
-fn finish_rotation(store: &Store, old: &Keypair, next: &Keypair) -> Result<(), LedgerError> {
-    let dir = store.path();
-    let retired = dir.join(RETIRED_DIR);
-    std::fs::create_dir_all(&retired).map_err(|e| LedgerError::Key(e.to_string()))?;
-    old.write_to(&retired.join(format!("{}.key", old.id())))
-        .map_err(|e| LedgerError::Key(e.to_string()))?;
-    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE))
-        .map_err(|e| LedgerError::Key(e.to_string()))?;
-    let _ = next;
-    Ok(())
-}
-
-/// At open: a `signing.key.next` left by a crash mid-rotation becomes the key if the log has the
-/// rotation, and is discarded otherwise.
-pub(super) fn recover_rotation(store: &Store) -> Result<(), LedgerError> {
-    let dir = store.path();
-    let next_path = dir.join(format!("{KEY_FILE}.next"));
-    let Ok(bytes) = std::fs::read(&next_path) else {
-        return Ok(());
-    };
-    let Ok(secret) = <[u8; 32]>::try_from(bytes.as_slice()) else {
-        let _ = std::fs::remove_file(&next_path);
-        return Ok(());
-    };
-    let next = Keypair::from_secret(secret);
-    if store.get(cf::KEYS, &next.id().0)?.is_some() {
-        let (old, _) = Keypair::load_or_create(dir).map_err(|e| LedgerError::Key(e.to_string()))?;
-        finish_rotation(store, &old, &next)
-    } else {
-        std::fs::remove_file(&next_path).map_err(|e| LedgerError::Key(e.to_string()))
+/// Answers every job with the ledger's stop.
+fn refuse_all(jobs: Vec<Job>) {
+    let error = LedgerError::Storage(
+        "the ledger stopped: the anchor could not be written (restart it)".into(),
+    );
+    for job in jobs {
+        match job {
+            Job::Append(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            Job::Rotate(_, reply) | Job::PublishKey(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            Job::Sign(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            #[cfg(test)]
+            Job::Crash => {}
+        }
     }
 }
 
-impl Appended {
-    fn encode_stored(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(24);
-        out.extend_from_slice(&self.first_sequence.to_be_bytes());
-        out.extend_from_slice(&self.count.to_be_bytes());
-        out.extend_from_slice(&self.stream_version.to_be_bytes());
-        out
+/// Replaces the key file with the new key (`signing.key.next`, written before the rotation entry)
+/// and keeps the old one, if there is one, under `retired-keys/`; syncs the directory.
+pub(super) fn finish_rotation(
+    dir: &std::path::Path,
+    old: Option<&Keypair>,
+) -> Result<(), LedgerError> {
+    let key = |e: std::io::Error| LedgerError::Key(e.to_string());
+    if let Some(old) = old {
+        let retired = dir.join(RETIRED_DIR);
+        std::fs::create_dir_all(&retired).map_err(key)?;
+        old.write_to(&retired.join(format!("{}.key", old.id())))
+            .map_err(|e| LedgerError::Key(e.to_string()))?;
     }
-
-    fn decode_stored(bytes: &[u8], duplicate: bool) -> Option<Appended> {
-        Some(Appended {
-            first_sequence: be_u64(bytes.get(0..8)?)?,
-            count: be_u64(bytes.get(8..16)?)?,
-            stream_version: be_u64(bytes.get(16..24)?)?,
-            duplicate,
-        })
-    }
+    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE)).map_err(key)?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(key)
 }
 
 /// The chain head recorded in the store: next sequence and last hash.
@@ -705,7 +908,10 @@ mod tests {
                 )),
             }
             .encode_to_vec()],
-            request_id: Some(format!("req-{n}")),
+            request: Some(RequestKey {
+                id: format!("req-{n}"),
+                fingerprint: Fingerprint([n; 32]),
+            }),
             indexes: Vec::new(),
             secrets: Vec::new(),
             unindex: Vec::new(),
@@ -714,29 +920,72 @@ mod tests {
         (Job::Append(request, reply), answer)
     }
 
+    /// A writer on a fresh store in `dir`, anchoring to `anchor_path`.
+    fn writer_in(dir: &std::path::Path, anchor_path: &std::path::Path) -> (Arc<Store>, Writer) {
+        let store = Arc::new(Store::open(dir).unwrap());
+        let (key, _) = Keypair::load_or_create(dir).unwrap();
+        let file = AnchorWriter::create(
+            &super::super::anchor::path_in(dir),
+            0,
+            super::super::entry::GENESIS,
+            super::super::entry::GENESIS,
+            &key,
+        )
+        .unwrap();
+        let file = if anchor_path == super::super::anchor::path_in(dir) {
+            file
+        } else {
+            AnchorWriter::open(anchor_path, 1).unwrap()
+        };
+        let anchorer = Anchorer::new(file, store.clone(), 0, 0);
+        let writer = Writer::new(
+            store.clone(),
+            key,
+            0,
+            super::super::entry::GENESIS,
+            None,
+            anchorer,
+        );
+        (store, writer)
+    }
+
+    /// Writes a prepared group with `syncer` and anchors it with the writer's anchorer.
+    fn land(writer: &mut Writer, syncer: &Syncer, prepared: Prepared) {
+        if let Some(durable) = syncer.apply(prepared) {
+            writer.anchorer.as_mut().unwrap().finish(vec![durable]);
+        }
+    }
+
     /// A failed write refuses the groups built on top of it, and the writer starts again from what
-    /// the store holds: nothing acknowledged, nothing lost, the chain intact.
+    /// the store holds: nothing acknowledged, nothing lost, the chain intact; every answer comes
+    /// after the anchor records the group.
     #[test]
     fn a_failed_write_refuses_later_groups_and_the_writer_resyncs() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open(dir.path()).unwrap());
-        let (key, _) = Keypair::load_or_create(dir.path()).unwrap();
-        let mut writer = Writer::new(store.clone(), key, 0, super::super::entry::GENESIS);
+        let anchor_path = super::super::anchor::path_in(dir.path());
+        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
         // A syncer whose store cannot write (opened read-only), sharing the writer's failure flag.
         let failing = Syncer {
             store: Arc::new(Store::open_read_only(dir.path()).unwrap()),
-            head: writer.head.clone(),
             failed_through: writer.failed_through.clone(),
         };
         let working = Syncer {
             store: store.clone(),
-            head: writer.head.clone(),
             failed_through: writer.failed_through.clone(),
         };
         // The key's entry first (sequence 0), written.
         let (reply, mut published) = oneshot::channel();
-        working.apply(writer.prepare(vec![Job::PublishKey(0, reply)]));
+        let prepared = writer.prepare(vec![Job::PublishKey(0, reply)]);
+        land(&mut writer, &working, prepared);
         assert!(published.try_recv().unwrap().is_ok());
+        let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
+        assert_eq!(anchored.newer.size, 1);
+        let first =
+            Entry::decode(&store.get(cf::EVENTS, &0u64.to_be_bytes()).unwrap().unwrap()).unwrap();
+        assert_eq!(
+            (anchored.newer.head, anchored.newer.origin),
+            (first.hash, first.hash)
+        );
         let (a, mut answer_a) = append("s", 1);
         let (b, mut answer_b) = append("s", 2);
         let prepared_a = writer.prepare(vec![a]);
@@ -745,8 +994,8 @@ mod tests {
             writer.next_sequence, 3,
             "b was chained onto a before a was written"
         );
-        failing.apply(prepared_a);
-        failing.apply(prepared_b);
+        land(&mut writer, &failing, prepared_a);
+        land(&mut writer, &failing, prepared_b);
         assert!(matches!(
             answer_a.try_recv().unwrap(),
             Err(LedgerError::Storage(_))
@@ -754,11 +1003,20 @@ mod tests {
         assert!(
             matches!(answer_b.try_recv().unwrap(), Err(LedgerError::Storage(e)) if e.contains("earlier write failed"))
         );
+        assert_eq!(
+            super::super::anchor::read(&anchor_path)
+                .unwrap()
+                .unwrap()
+                .newer
+                .size,
+            1,
+            "nothing refused is anchored"
+        );
 
         let (c, mut answer_c) = append("s", 3);
         let prepared_c = writer.prepare(vec![c]);
         assert_eq!(writer.epoch, 2, "a new epoch after the failure");
-        working.apply(prepared_c);
+        land(&mut writer, &working, prepared_c);
         let appended = answer_c.try_recv().unwrap().unwrap();
         assert_eq!(
             (appended.first_sequence, appended.stream_version),
@@ -767,12 +1025,52 @@ mod tests {
         );
         // A retry of a's request id is not mistaken for a recorded request.
         let (again, mut answer_again) = append("s", 1);
-        working.apply(writer.prepare(vec![again]));
+        let prepared = writer.prepare(vec![again]);
+        land(&mut writer, &working, prepared);
         let again = answer_again.try_recv().unwrap().unwrap();
         assert!(!again.duplicate);
         assert_eq!(again.first_sequence, 2);
         let report = super::super::verify(&store, 0, None);
         assert!(report.ok(), "{:?}", report.problem);
         assert_eq!(report.verified, 3);
+        let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
+        assert_eq!(
+            (anchored.newer.size, Some(anchored.newer.head)),
+            (3, report.head.map(|h| h.1))
+        );
+    }
+
+    /// An anchor that cannot be written refuses the group (durable in the WAL, never
+    /// acknowledged) and stops the ledger: everything after it is refused too.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_anchor_that_cannot_be_written_stops_the_ledger() {
+        let dir = tempfile::tempdir().unwrap();
+        // Writes to /dev/full fail with "no space left on device".
+        let (store, mut writer) = writer_in(dir.path(), std::path::Path::new("/dev/full"));
+        let working = Syncer {
+            store: store.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        let (a, mut answer_a) = append("s", 1);
+        let prepared = writer.prepare(vec![a]);
+        land(&mut writer, &working, prepared);
+        let refused = answer_a.try_recv().unwrap().unwrap_err();
+        assert!(
+            matches!(&refused, LedgerError::Storage(e) if e.contains("anchor") && e.contains("/dev/full")),
+            "{refused}"
+        );
+        assert!(writer.stopped.load(Ordering::SeqCst));
+        let (b, mut answer_b) = append("s", 2);
+        let prepared = writer.prepare(vec![b]);
+        land(&mut writer, &working, prepared);
+        assert!(
+            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::Storage(e)) if e.contains("stopped"))
+        );
+        assert_eq!(
+            store.last_entry().unwrap().map(|(s, _)| s),
+            Some(0),
+            "b was not written"
+        );
     }
 }

@@ -1,11 +1,23 @@
 //! The `pitboss.v1.Audit` service: what regulators call. Read-only: deriving a deal from a seed,
 //! replaying a hand into its proof report, verifying the log, reading a hand's events, recall.
+//! Every request is held to its limits (`limits.rs`) before anything else; a sequence or a tree
+//! size beyond the log is `OUT_OF_RANGE`, naming the field.
+//!
+//! Reads that take more than a moment (verification, replay, bundles, proofs, recall) run in the
+//! audit pool of workers (`work.rs`), a bounded number at once; verification stops when its caller
+//! goes away. At most [`limits::EVENT_STREAMS`] event streams run at once, each ended when its
+//! client reads nothing for a minute.
 
 use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, status};
+use super::guard;
+use super::limits::{self, out_of_range, within_log, Bounded};
+use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::codec;
 use crate::engine::deal;
@@ -17,12 +29,41 @@ use crate::proto::audit_server::Audit;
 /// The Audit service.
 pub struct AuditService {
     floor: Arc<Floor>,
+    /// Workers for the reads that take more than a moment.
+    pool: Pool,
+    /// Permits of the event streams running now.
+    streams: Arc<Semaphore>,
+    /// Streams end when the server shuts down.
+    shutdown: Shutdown,
 }
 
 impl AuditService {
-    /// Serves `floor`.
-    pub fn new(floor: Arc<Floor>) -> AuditService {
-        AuditService { floor }
+    /// Serves `floor`, reading in `pool`.
+    pub fn new(floor: Arc<Floor>, pool: Pool, shutdown: Shutdown) -> AuditService {
+        AuditService {
+            floor,
+            pool,
+            streams: Arc::new(Semaphore::new(limits::EVENT_STREAMS)),
+            shutdown,
+        }
+    }
+
+    /// Runs `work` in the audit pool.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, Status> + Send + 'static,
+    ) -> Result<T, Status> {
+        self.pool.run(move |_| work()).await
+    }
+
+    /// A permit for one more event stream, or `RESOURCE_EXHAUSTED`.
+    fn stream_permit(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.streams.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(format!(
+                "{} event streams are running, the most at once; try again when one ends",
+                limits::EVENT_STREAMS
+            ))
+        })
     }
 }
 
@@ -39,50 +80,68 @@ fn logged(entry: crate::ledger::Entry) -> Result<proto::LoggedEvent, Status> {
 }
 
 /// Sends entries from `next` on: catch-up, then live as the head advances. Stops when the client
-/// goes away.
+/// goes away, ends with `DEADLINE_EXCEEDED` when it has read nothing for
+/// [`limits::STREAM_STALL`], and with `UNAVAILABLE` when the server shuts down.
 async fn stream_from(
     floor: Arc<Floor>,
     mut next: u64,
     tx: tokio::sync::mpsc::Sender<Result<proto::LoggedEvent, Status>>,
+    shutdown: Shutdown,
 ) {
+    use tokio::sync::mpsc::error::SendTimeoutError;
     let mut head = floor.ledger().subscribe();
+    let end_with = |status: Status| {
+        // Best effort: a client that reads nothing does not get it.
+        let _ = tx.try_send(Err(status));
+    };
     loop {
         let end = *head.borrow_and_update();
         while next < end {
+            if shutdown.is_set() {
+                return end_with(Status::unavailable("the server is stopping"));
+            }
             let item = match floor.ledger().entry(next) {
                 Ok(Some(entry)) => logged(entry),
                 Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
                 Err(e) => Err(Status::internal(e.to_string())),
             };
             let failed = item.is_err();
-            if tx.send(item).await.is_err() || failed {
-                return;
+            match tx.send_timeout(item, limits::STREAM_STALL).await {
+                Ok(()) if !failed => {}
+                Ok(()) | Err(SendTimeoutError::Closed(_)) => return,
+                Err(SendTimeoutError::Timeout(_)) => {
+                    return end_with(Status::deadline_exceeded(format!(
+                        "the client read nothing for {} s: the stream is ended",
+                        limits::STREAM_STALL.as_secs()
+                    )))
+                }
             }
             next += 1;
         }
         tokio::select! {
             changed = head.changed() => if changed.is_err() { return },
             () = tx.closed() => return,
+            () = shutdown.wait() => return end_with(Status::unavailable("the server is stopping")),
         }
     }
 }
 
-/// Runs blocking ledger reads (the Merkle tree) off the async workers.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, crate::ledger::LedgerError> + Send + 'static,
-) -> Result<T, Status> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
-        .map_err(|e| status(crate::floor::FloorError::Ledger(e)))
+fn ledger_status(e: crate::ledger::LedgerError) -> Status {
+    status(crate::floor::FloorError::Ledger(e))
 }
 
-/// The whole log now for 0.
-fn size_or_now(floor: &Floor, size: u64) -> Result<u64, crate::ledger::LedgerError> {
-    if size == 0 {
-        floor.ledger().tree_size()
+/// How many entries the log holds now (its tree size).
+fn log_size(floor: &Floor) -> Result<u64, Status> {
+    floor.ledger().tree_size().map_err(ledger_status)
+}
+
+/// A tree size asked for in `field`: 0 for the whole log now, else at most the log's size.
+fn tree_size(floor: &Floor, field: &str, asked: u64) -> Result<u64, Status> {
+    let now = log_size(floor)?;
+    if asked == 0 {
+        Ok(now)
     } else {
-        Ok(size)
+        within_log(field, asked, now, "the log's size")
     }
 }
 
@@ -92,13 +151,18 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::GetCheckpointRequest>,
     ) -> Result<Response<proto::Checkpoint>, Status> {
-        let size = request.into_inner().tree_size;
+        let r = request.into_inner();
+        r.check()?;
         let floor = self.floor.clone();
-        let (checkpoint, public) = blocking(move || {
-            let size = size_or_now(&floor, size)?;
-            floor.ledger().checkpoint_blocking(Some(size))
-        })
-        .await?;
+        let (checkpoint, public) = self
+            .blocking(move || {
+                let size = tree_size(&floor, "tree_size", r.tree_size)?;
+                floor
+                    .ledger()
+                    .checkpoint_blocking(Some(size))
+                    .map_err(ledger_status)
+            })
+            .await?;
         Ok(Response::new(proto::Checkpoint {
             note: checkpoint.note(),
             origin: checkpoint.origin.clone(),
@@ -114,12 +178,27 @@ impl Audit for AuditService {
         request: Request<proto::GetInclusionProofRequest>,
     ) -> Result<Response<proto::InclusionProof>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let floor = self.floor.clone();
-        let proof = blocking(move || {
-            let size = size_or_now(&floor, r.tree_size)?;
-            floor.ledger().inclusion_proof(r.sequence, size)
-        })
-        .await?;
+        let proof = self
+            .blocking(move || {
+                let size = tree_size(&floor, "tree_size", r.tree_size)?;
+                if r.sequence >= size {
+                    return Err(out_of_range(
+                        "sequence",
+                        format!(
+                            "{} is not in a tree of {size} entries: 0 to {}",
+                            r.sequence,
+                            size.saturating_sub(1)
+                        ),
+                    ));
+                }
+                floor
+                    .ledger()
+                    .inclusion_proof(r.sequence, size)
+                    .map_err(ledger_status)
+            })
+            .await?;
         Ok(Response::new(proto::InclusionProof {
             sequence: proof.sequence,
             tree_size: proof.tree_size,
@@ -132,20 +211,25 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::GetHandBundleRequest>,
     ) -> Result<Response<proto::GetHandBundleResponse>, Status> {
-        let id = request.into_inner().hand_id;
+        let r = request.into_inner();
+        r.check()?;
+        let id = r.hand_id;
         let floor = self.floor.clone();
-        let bundle = tokio::task::spawn_blocking(move || {
-            audit::bundle::build(floor.ledger(), |c| floor.config(c), &id)
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
-        .map_err(|e| match e {
-            audit::bundle::BundleError::NotFound(id) => {
-                status(crate::floor::FloorError::NotFound { what: "hand", id })
-            }
-            audit::bundle::BundleError::Ledger(e) => status(crate::floor::FloorError::Ledger(e)),
-            other => Status::failed_precondition(other.to_string()),
-        })?;
+        let bundle = self
+            .blocking(move || {
+                audit::bundle::build(floor.ledger(), |c| floor.config(c), &id).map_err(
+                    |e| match e {
+                        audit::bundle::BundleError::NotFound(id) => {
+                            status(crate::floor::FloorError::NotFound { what: "hand", id })
+                        }
+                        audit::bundle::BundleError::Ledger(e) => {
+                            status(crate::floor::FloorError::Ledger(e))
+                        }
+                        other => Status::failed_precondition(other.to_string()),
+                    },
+                )
+            })
+            .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
             bundle_json: serde_json::to_string_pretty(&bundle)
                 .map_err(|e| Status::internal(e.to_string()))?,
@@ -157,13 +241,29 @@ impl Audit for AuditService {
         request: Request<proto::GetConsistencyProofRequest>,
     ) -> Result<Response<proto::ConsistencyProof>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let floor = self.floor.clone();
-        let hashes = blocking(move || {
-            floor
-                .ledger()
-                .consistency_proof(r.first_size, r.second_size)
-        })
-        .await?;
+        let hashes = self
+            .blocking(move || {
+                let now = log_size(&floor)?;
+                let what = "the log's size";
+                within_log("first_size", r.first_size, now, what)?;
+                within_log("second_size", r.second_size, now, what)?;
+                if r.first_size > r.second_size {
+                    return Err(convert::invalid_argument(
+                        "first_size",
+                        format!(
+                            "{} is larger than second_size {}: 0 to second_size",
+                            r.first_size, r.second_size
+                        ),
+                    ));
+                }
+                floor
+                    .ledger()
+                    .consistency_proof(r.first_size, r.second_size)
+                    .map_err(ledger_status)
+            })
+            .await?;
         Ok(Response::new(proto::ConsistencyProof {
             first_size: r.first_size,
             second_size: r.second_size,
@@ -178,9 +278,28 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
-        let from = request.into_inner().from_sequence;
+        let r = request.into_inner();
+        r.check()?;
+        // From the next entry to be written at most (a client waiting for new entries only).
+        let from = within_log(
+            "from_sequence",
+            r.from_sequence,
+            log_size(&self.floor)?,
+            "the next sequence",
+        )?;
+        let permit = self.stream_permit()?;
         let (tx, rx) = tokio::sync::mpsc::channel(256);
-        tokio::spawn(stream_from(self.floor.clone(), from, tx));
+        let floor = self.floor.clone();
+        let shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            // A failure of the stream's task ends it with INTERNAL, never a silent end.
+            let streamed = stream_from(floor, from, tx.clone(), shutdown);
+            if let Err(panic) = guard::catch_panic(streamed).await {
+                tracing::error!(method = "StreamEvents", panic = %panic, "a stream task panicked");
+                let _ = tx.send(Err(Status::internal(guard::PANIC_MESSAGE))).await;
+            }
+        });
         Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
             rx,
         )))
@@ -191,6 +310,7 @@ impl Audit for AuditService {
         request: Request<proto::DeriveDealRequest>,
     ) -> Result<Response<proto::DeriveDealResponse>, Status> {
         let request = request.into_inner();
+        request.check()?;
         let game = convert::game("game", request.game)?;
         let seed = convert::seed("seed", &request.seed)?;
         Ok(Response::new(convert::deal_to_proto(&deal::derive(
@@ -202,19 +322,20 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::ReplayHandRequest>,
     ) -> Result<Response<proto::ReplayHandResponse>, Status> {
-        let id = request.into_inner().hand_id;
+        let r = request.into_inner();
+        r.check()?;
+        let id = r.hand_id;
         let floor = self.floor.clone();
-        let report = tokio::task::spawn_blocking(move || {
-            audit::replay(floor.ledger(), |c| floor.config(c), &id)
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
-        .map_err(|e| match e {
-            audit::ReplayError::NotFound(id) => {
-                status(crate::floor::FloorError::NotFound { what: "hand", id })
-            }
-            audit::ReplayError::Ledger(e) => Status::internal(e),
-        })?;
+        let report = self
+            .blocking(move || {
+                audit::replay(floor.ledger(), |c| floor.config(c), &id).map_err(|e| match e {
+                    audit::ReplayError::NotFound(id) => {
+                        status(crate::floor::FloorError::NotFound { what: "hand", id })
+                    }
+                    audit::ReplayError::Ledger(e) => Status::internal(e),
+                })
+            })
+            .await?;
         Ok(Response::new(proto::ReplayHandResponse {
             hand_id: report.hand_id,
             game: report.game.map_or(0, convert::game_to_proto),
@@ -259,12 +380,52 @@ impl Audit for AuditService {
         request: Request<proto::VerifyLogRequest>,
     ) -> Result<Response<proto::VerifyLogResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let floor = self.floor.clone();
-        let report = tokio::task::spawn_blocking(move || {
-            crate::ledger::verify(floor.ledger().store(), r.from_sequence, r.to_sequence)
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?;
+        let report = self
+            .pool
+            .run(move |run| {
+                // Sequences of entries the log holds: 0 to the last one.
+                let last = log_size(&floor)?.saturating_sub(1);
+                let what = "the last sequence";
+                within_log("from_sequence", r.from_sequence, last, what)?;
+                if let Some(to) = r.to_sequence {
+                    within_log("to_sequence", to, last, what)?;
+                    if to < r.from_sequence {
+                        return Err(convert::invalid_argument(
+                            "to_sequence",
+                            format!(
+                                "{to} is before from_sequence {}: from_sequence to the last sequence",
+                                r.from_sequence
+                            ),
+                        ));
+                    }
+                }
+                // In parts, so that a caller who goes away stops the work within one part.
+                const PART: u64 = 100_000;
+                let end = r.to_sequence.unwrap_or(last);
+                let mut from = r.from_sequence;
+                let mut report = crate::ledger::VerifyReport {
+                    verified: 0,
+                    head: None,
+                    problem: None,
+                };
+                loop {
+                    let to = from.saturating_add(PART - 1).min(end);
+                    let part = crate::ledger::verify(floor.ledger().store(), from, Some(to));
+                    report.verified += part.verified;
+                    report.head = part.head.or(report.head);
+                    report.problem = part.problem;
+                    if report.problem.is_some() || to >= end {
+                        return Ok(report);
+                    }
+                    if run.stopped() {
+                        return Err(Status::cancelled(crate::lab::STOPPED));
+                    }
+                    from = to + 1;
+                }
+            })
+            .await?;
         Ok(Response::new(proto::VerifyLogResponse {
             ok: report.ok(),
             verified: report.verified,
@@ -280,9 +441,9 @@ impl Audit for AuditService {
         request: Request<proto::GetHandEventsRequest>,
     ) -> Result<Response<proto::GetHandEventsResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let size = match r.page_size {
             0 => 100,
-            n if n > 1000 => return Err(convert::invalid_argument("page_size", "at most 1000")),
             n => n as usize,
         };
         let from = match r.page_token.as_str() {
@@ -293,7 +454,7 @@ impl Audit for AuditService {
         };
         let entries = self.floor.hand_entries(&r.hand_id, from).map_err(status)?;
         let next = if entries.len() > size {
-            (from + size as u64).to_string()
+            from.saturating_add(size as u64).to_string()
         } else {
             String::new()
         };
@@ -313,6 +474,7 @@ impl Audit for AuditService {
         request: Request<proto::ListHandsRequest>,
     ) -> Result<Response<proto::ListHandsResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let game = match r.game {
             0 => None,
             value => Some(convert::game("game", value)?),
@@ -348,6 +510,7 @@ impl Audit for AuditService {
                     status: codec::id_of(&h.status),
                     total_staked: h.total_staked,
                     total_paid: h.total_paid,
+                    currency: Some(convert::currency_to_proto(&h.currency)),
                 })
                 .collect(),
             next_page_token: next.unwrap_or_default(),

@@ -67,6 +67,14 @@ pub fn game_to_proto(game: GameId) -> i32 {
     }) as i32
 }
 
+/// The protobuf form of a currency.
+pub fn currency_to_proto(currency: &crate::engine::config::Currency) -> proto::Currency {
+    proto::Currency {
+        code: currency.code.clone(),
+        minor_digits: u32::from(currency.minor_digits),
+    }
+}
+
 /// An optional string: empty means absent.
 pub fn optional(text: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
@@ -112,14 +120,25 @@ pub fn status(err: crate::floor::FloorError) -> Status {
                 ]),
             ),
         ),
+        F::RequestReused { .. } => invalid_argument("request_id", message),
         F::Ledger(crate::ledger::LedgerError::Stopped) => Status::unavailable(message),
-        F::Ledger(crate::ledger::LedgerError::TreeSize { .. }) => Status::with_error_details(
-            Code::OutOfRange,
-            message.clone(),
-            ErrorDetails::with_bad_request_violation("tree_size", message),
-        ),
+        F::Ledger(crate::ledger::LedgerError::TreeSize { .. }) => {
+            super::limits::out_of_range("tree_size", message)
+        }
+        F::Ledger(crate::ledger::LedgerError::NotInTree { .. }) => {
+            super::limits::out_of_range("sequence", message)
+        }
         F::Ledger(_) => Status::internal(message),
         F::Corrupt(..) => Status::data_loss(message),
+        F::ConfigNotPlayable { .. } => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                "CONFIGURATION_NOT_PLAYABLE",
+                "config_id",
+                message,
+            ),
+        ),
     }
 }
 
@@ -129,6 +148,10 @@ pub fn status_in(err: crate::floor::FloorError, place: &str) -> Status {
     use crate::floor::FloorError as F;
     match err {
         F::Invalid { field, problem } => invalid_argument(&format!("{place}.{field}"), problem),
+        F::RequestReused { .. } => {
+            let message = err.to_string();
+            invalid_argument(&format!("{place}.request_id"), message)
+        }
         F::Rule(rule) => {
             let message = rule.to_string();
             rule_status(rule.kind(), Some(place.to_string()), message)
@@ -217,5 +240,7 @@ pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView
         seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
         // Filled by the Play service, which holds the strategies.
         advice: None,
+        currency: Some(currency_to_proto(&hand.config().currency)),
+        completion: hand.completion().map(codec::completion_to),
     }
 }

@@ -1,20 +1,25 @@
 //! The `pitboss.v1.Lab` service: PAR sheets, simulation and raw RNG output, by delegating to
 //! `crate::lab`. Read-only; nothing here touches the log.
 //!
-//! Exact sheets and simulations take seconds of every core, so they run on the blocking pool one at
-//! a time (a semaphore), never on the async workers that serve play; exact sheets are kept per
-//! configuration once computed (they cannot change: the id is the configuration's hash).
+//! Exact sheets and simulations take seconds of every core, so they run in the lab's pool of
+//! workers (`work.rs`: one at a time, off the async workers that serve play); a simulation whose
+//! caller has gone stops within a few thousand hands. Exact sheets are kept per configuration once
+//! computed (they cannot change: the id is the configuration's hash), for a bounded number of
+//! configurations. At most a few streams run at once, each ended when its client reads nothing for
+//! a minute. Every request is held to its limits (`limits.rs`) before anything else.
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::guard;
+use super::limits::{self, Bounded};
+use super::work::{lab_status, Pool, Shutdown};
 use crate::engine::card::Deck;
 use crate::engine::config::{ConfigId, GameConfig};
 use crate::engine::game::GameId;
@@ -22,33 +27,42 @@ use crate::engine::rng::Seed;
 use crate::floor::Floor;
 use crate::lab::simulate::{self, Strategy};
 use crate::lab::{self, rng_output, ParSheet};
+use crate::lru::Lru;
 use crate::proto;
 use crate::proto::lab_server::Lab;
-
-/// Largest simulation of one call.
-const MAX_HANDS: u64 = 100_000_000;
-/// Largest Pai Gow main-bet simulation of one call.
-const MAX_ROUNDS: u64 = 1_000_000_000;
-/// Largest RNG stream of one call (words).
-const MAX_WORDS: u64 = 1 << 32;
-/// Largest shuffle stream of one call.
-const MAX_SHUFFLES: u64 = 100_000_000;
 
 /// The Lab service.
 pub struct LabService {
     floor: Arc<Floor>,
-    busy: Arc<Semaphore>,
-    sheets: Mutex<HashMap<ConfigId, Arc<Vec<ParSheet>>>>,
+    /// The lab's workers, shared with the Play service's strategy-table builds.
+    pool: Pool,
+    sheets: Mutex<Lru<ConfigId, Arc<Vec<ParSheet>>>>,
+    /// Permits of the streams running now.
+    streams: Arc<Semaphore>,
+    /// Streams end when the server shuts down.
+    shutdown: Shutdown,
 }
 
 impl LabService {
-    /// Serves `floor`'s configurations.
-    pub fn new(floor: Arc<Floor>) -> LabService {
+    /// Serves `floor`'s configurations, computing in `pool`.
+    pub fn new(floor: Arc<Floor>, pool: Pool, shutdown: Shutdown) -> LabService {
         LabService {
             floor,
-            busy: Arc::new(Semaphore::new(1)),
-            sheets: Mutex::new(HashMap::new()),
+            pool,
+            sheets: Mutex::new(Lru::new(limits::PAR_SHEETS_KEPT)),
+            streams: Arc::new(Semaphore::new(limits::LAB_STREAMS)),
+            shutdown,
         }
+    }
+
+    /// A permit for one more stream, or `RESOURCE_EXHAUSTED` when as many run as the limit.
+    fn stream_permit(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.streams.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(format!(
+                "{} lab streams are running, the most at once; try again when one ends",
+                limits::LAB_STREAMS
+            ))
+        })
     }
 
     /// The configuration asked for: a published one by id, or the game's default.
@@ -70,26 +84,16 @@ impl LabService {
         Ok((*config).clone())
     }
 
-    /// Runs `work` on the blocking pool, after the computations before it.
+    /// Runs `work` in the lab's pool, after the computations before it; it stops early when its
+    /// caller goes away.
     async fn compute<T: Send + 'static>(
         &self,
-        work: impl FnOnce() -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&lab::Run) -> Result<T, String> + Send + 'static,
     ) -> Result<T, Status> {
-        let _permit = self
-            .busy
-            .clone()
-            .acquire_owned()
+        self.pool
+            .run(move |run| work(run).map_err(lab_status))
             .await
-            .map_err(|e| Status::unavailable(e.to_string()))?;
-        tokio::task::spawn_blocking(work)
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(Status::internal)
     }
-}
-
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 fn sheet_to_proto(sheet: &ParSheet) -> proto::ParSheet {
@@ -161,30 +165,32 @@ fn report_to_proto(report: &simulate::Report) -> proto::SimulateResponse {
     }
 }
 
-fn within(field: &str, value: u64, max: u64) -> Result<u64, Status> {
-    if value == 0 || value > max {
-        Err(convert::invalid_argument(
-            field,
-            format!("{value} is out of range: 1 to {max}"),
-        ))
-    } else {
-        Ok(value)
-    }
-}
-
-/// Sends what is written as stream messages (`wrap` makes one from the bytes of a `write` call);
-/// fails, ending the producer, once the client is gone.
+/// Sends what is written as stream messages (`wrap` makes one from the bytes of a `write` call).
+/// Fails, ending the producer, once the client is gone, when it has read nothing for
+/// [`limits::STREAM_STALL`], or when the server is stopping.
 struct ChannelWriter<M, F: Fn(Vec<u8>) -> M> {
     tx: mpsc::Sender<Result<M, Status>>,
     wrap: F,
+    runtime: tokio::runtime::Handle,
+    stopping: Arc<AtomicBool>,
 }
 
 impl<M, F: Fn(Vec<u8>) -> M> Write for ChannelWriter<M, F> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tx
-            .blocking_send(Ok((self.wrap)(buf.to_vec())))
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-        Ok(buf.len())
+        use std::io::{Error, ErrorKind};
+        use tokio::sync::mpsc::error::SendTimeoutError;
+        if self.stopping.load(Ordering::Relaxed) {
+            return Err(Error::new(ErrorKind::Interrupted, "the server is stopping"));
+        }
+        let message = Ok((self.wrap)(buf.to_vec()));
+        match self
+            .runtime
+            .block_on(self.tx.send_timeout(message, limits::STREAM_STALL))
+        {
+            Ok(()) => Ok(buf.len()),
+            Err(SendTimeoutError::Closed(_)) => Err(ErrorKind::BrokenPipe.into()),
+            Err(SendTimeoutError::Timeout(_)) => Err(ErrorKind::TimedOut.into()),
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -192,21 +198,50 @@ impl<M, F: Fn(Vec<u8>) -> M> Write for ChannelWriter<M, F> {
     }
 }
 
-/// Runs a producer writing into a stream of messages on the blocking pool; a failure other than
-/// the client going away ends the stream with an error.
+/// Runs a producer writing into a stream of messages on the blocking pool, holding `permit` until
+/// it ends; a failure other than the client going away (a panic too) ends the stream with an
+/// error, never a silent end. The memory held is the channel's 16 messages, whatever the client
+/// asked for.
 fn produce<M: Send + 'static>(
+    method: &'static str,
+    permit: OwnedSemaphorePermit,
+    stopping: Arc<AtomicBool>,
     wrap: impl Fn(Vec<u8>) -> M + Send + 'static,
     work: impl FnOnce(&mut dyn Write) -> std::io::Result<()> + Send + 'static,
 ) -> ReceiverStream<Result<M, Status>> {
     let (tx, rx) = mpsc::channel(16);
+    let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let failed = tx.clone();
-        let mut out = ChannelWriter { tx, wrap };
-        if let Err(e) = work(&mut out) {
-            if e.kind() != std::io::ErrorKind::BrokenPipe {
-                let _ = failed.blocking_send(Err(Status::internal(e.to_string())));
+        let mut out = ChannelWriter {
+            tx,
+            wrap,
+            runtime,
+            stopping,
+        };
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || work(&mut out)));
+        let status = match outcome {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => return,
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::TimedOut => {
+                Status::deadline_exceeded(format!(
+                    "the client read nothing for {} s: the stream is ended",
+                    limits::STREAM_STALL.as_secs()
+                ))
             }
-        }
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+                Status::unavailable("the server is stopping")
+            }
+            Ok(Err(e)) => Status::internal(e.to_string()),
+            Err(panic) => {
+                tracing::error!(method, panic = %guard::panic_text(&*panic), "a stream producer panicked");
+                Status::internal(guard::PANIC_MESSAGE)
+            }
+        };
+        // Best effort: a client that reads nothing does not get it.
+        let _ = failed.try_send(Err(status));
     });
     ReceiverStream::new(rx)
 }
@@ -221,20 +256,15 @@ impl Lab for LabService {
         request: Request<proto::GetParSheetsRequest>,
     ) -> Result<Response<proto::GetParSheetsResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let game = convert::game("game", r.game)?;
-        let config = self.config(game, &r.config_id)?;
         if game != GameId::FortunePaiGow && r.main_bet_rounds > 0 {
             return Err(convert::invalid_argument(
                 "main_bet_rounds",
-                "only Fortune Pai Gow's main bet is simulated",
+                "only Fortune Pai Gow's main bet is simulated: 0 for other games",
             ));
         }
-        if r.main_bet_rounds > MAX_ROUNDS {
-            return Err(convert::invalid_argument(
-                "main_bet_rounds",
-                format!("{} is above the limit of {MAX_ROUNDS}", r.main_bet_rounds),
-            ));
-        }
+        let config = self.config(game, &r.config_id)?;
         let seed = if r.seed.is_empty() {
             Seed::from_bytes([0; 32])
         } else {
@@ -245,7 +275,7 @@ impl Lab for LabService {
         let cached = self
             .sheets
             .lock()
-            .map_err(|_| Status::internal("sheet cache poisoned"))?
+            .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
             .cloned();
         let sheets = match cached {
@@ -253,13 +283,13 @@ impl Lab for LabService {
             None => {
                 let for_work = config.clone();
                 let sheets = Arc::new(
-                    self.compute(move || lab::exact_par_sheets(&for_work, threads()))
+                    self.compute(move |_| lab::exact_par_sheets(&for_work, lab::threads()))
                         .await?,
                 );
                 self.sheets
                     .lock()
-                    .map_err(|_| Status::internal("sheet cache poisoned"))?
-                    .insert(id, sheets.clone());
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .put(id, sheets.clone());
                 sheets
             }
         };
@@ -267,7 +297,9 @@ impl Lab for LabService {
             let rounds = r.main_bet_rounds;
             let for_work = config.clone();
             let sim = self
-                .compute(move || lab::pai_gow::simulate_main(&for_work, rounds, &seed, threads()))
+                .compute(move |run| {
+                    lab::pai_gow::simulate_main(&for_work, rounds, &seed, lab::threads(), run)
+                })
                 .await?;
             let (low, high) = sim.interval();
             Some(proto::SimulatedMainBet {
@@ -296,9 +328,9 @@ impl Lab for LabService {
         request: Request<proto::SimulateRequest>,
     ) -> Result<Response<proto::SimulateResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let game = convert::game("game", r.game)?;
-        let config = self.config(game, &r.config_id)?;
-        let hands = within("hands", r.hands, MAX_HANDS)?;
+        let hands = r.hands;
         let strategy = match proto::Strategy::try_from(r.strategy) {
             Ok(proto::Strategy::Optimal | proto::Strategy::Unspecified) => Strategy::Optimal,
             Ok(proto::Strategy::Always) => Strategy::Always,
@@ -315,6 +347,7 @@ impl Lab for LabService {
                 format!("{game} has one way to play: STRATEGY_OPTIMAL"),
             ));
         }
+        let config = self.config(game, &r.config_id)?;
         let seed = if r.seed.is_empty() {
             rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
         } else {
@@ -325,10 +358,10 @@ impl Lab for LabService {
             hands,
             strategy,
             seed,
-            threads: threads(),
+            threads: lab::threads(),
         };
         let report = self
-            .compute(move || simulate::run(&request, &AtomicU64::new(0)))
+            .compute(move |run| simulate::run(&request, run))
             .await?;
         Ok(Response::new(report_to_proto(&report)))
     }
@@ -338,13 +371,17 @@ impl Lab for LabService {
         request: Request<proto::StreamRngWordsRequest>,
     ) -> Result<Response<Self::StreamRngWordsStream>, Status> {
         let r = request.into_inner();
-        let words = within("words", r.words, MAX_WORDS)?;
+        r.check()?;
+        let words = r.words;
         let per_seed = if r.words_per_seed == 0 {
             1024
         } else {
             r.words_per_seed
         };
         Ok(Response::new(produce(
+            "StreamRngWords",
+            self.stream_permit()?,
+            self.shutdown.flag(),
             |data| proto::RngWordsChunk { data },
             move |out| rng_output::write_words(out, words, per_seed, rng_output::os_seed),
         )))
@@ -355,7 +392,8 @@ impl Lab for LabService {
         request: Request<proto::StreamShufflesRequest>,
     ) -> Result<Response<Self::StreamShufflesStream>, Status> {
         let r = request.into_inner();
-        let shuffles = within("shuffles", r.shuffles, MAX_SHUFFLES)?;
+        r.check()?;
+        let shuffles = r.shuffles;
         let deck = match proto::DeckKind::try_from(r.deck) {
             Ok(proto::DeckKind::Standard52 | proto::DeckKind::Unspecified) => Deck::Standard52,
             Ok(proto::DeckKind::WithJoker53) => Deck::WithJoker53,
@@ -368,6 +406,9 @@ impl Lab for LabService {
         };
         let deck_size = deck.len() as u32;
         Ok(Response::new(produce(
+            "StreamShuffles",
+            self.stream_permit()?,
+            self.shutdown.flag(),
             move |cards| proto::ShuffleSamples { cards, deck_size },
             move |out| rng_output::write_shuffles(out, shuffles, deck, rng_output::os_seed),
         )))

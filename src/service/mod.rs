@@ -5,9 +5,12 @@
 
 pub mod audit;
 pub mod convert;
+pub mod guard;
 pub mod lab;
+pub mod limits;
 pub mod operations;
 pub mod play;
 pub mod server;
+pub mod work;
 
 pub use server::{serve, ServeError};

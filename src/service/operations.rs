@@ -1,10 +1,12 @@
-//! The `pitboss.v1.Operations` service: configurations and the void rules, for operators.
+//! The `pitboss.v1.Operations` service: configurations and the void rules, for operators. Every
+//! request is held to its limits (`limits.rs`) before anything else.
 
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, hand_view, optional, status};
+use super::limits::Bounded;
 use crate::codec;
 use crate::engine::config::GameConfig;
 use crate::engine::games::VoidKind;
@@ -24,14 +26,6 @@ impl OperationsService {
     }
 }
 
-fn required(field: &str, value: &str) -> Result<(), Status> {
-    if value.trim().is_empty() {
-        Err(convert::invalid_argument(field, "required"))
-    } else {
-        Ok(())
-    }
-}
-
 #[tonic::async_trait]
 impl Operations for OperationsService {
     async fn publish_config(
@@ -39,9 +33,14 @@ impl Operations for OperationsService {
         request: Request<proto::PublishConfigRequest>,
     ) -> Result<Response<proto::PublishConfigResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let config = GameConfig::from_json(r.config_json.as_bytes())
-            .map_err(|e| convert::invalid_argument("config_json", e.to_string()))?;
-        let (id, already) = self.floor.publish(config).await.map_err(status)?;
+            .map_err(|e| status(crate::floor::FloorError::from(e)))?;
+        let (id, already) = self
+            .floor
+            .publish(config, optional(&r.request_id).as_deref())
+            .await
+            .map_err(status)?;
         Ok(Response::new(proto::PublishConfigResponse {
             config_id: id.to_string(),
             already_published: already,
@@ -53,13 +52,13 @@ impl Operations for OperationsService {
         request: Request<proto::ListConfigsRequest>,
     ) -> Result<Response<proto::ListConfigsResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let game = match r.game {
             0 => None,
             value => Some(convert::game("game", value)?),
         };
         let size = match r.page_size {
             0 => 50,
-            n if n > 500 => return Err(convert::invalid_argument("page_size", "at most 500")),
             n => n as usize,
         };
         let mut configs: Vec<_> = self
@@ -97,11 +96,10 @@ impl Operations for OperationsService {
         request: Request<proto::VoidHandRequest>,
     ) -> Result<Response<proto::VoidHandResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let kind: VoidKind = codec::from_id("kind", &r.kind).map_err(|_| {
             convert::invalid_argument("kind", "one of malfunction, incomplete, conduct_forfeit")
         })?;
-        required("reason", &r.reason)?;
-        required("recorded_by", &r.recorded_by)?;
         let snapshot = self
             .floor
             .void(
@@ -123,9 +121,7 @@ impl Operations for OperationsService {
         request: Request<proto::RecordTableMalfunctionRequest>,
     ) -> Result<Response<proto::RecordTableMalfunctionResponse>, Status> {
         let r = request.into_inner();
-        required("table", &r.table)?;
-        required("reason", &r.reason)?;
-        required("recorded_by", &r.recorded_by)?;
+        r.check()?;
         let result = self
             .floor
             .void_table(
@@ -141,6 +137,8 @@ impl Operations for OperationsService {
         Ok(Response::new(proto::RecordTableMalfunctionResponse {
             voided_hand_ids: result.voided,
             skipped_hand_ids: result.skipped,
+            voided_count: result.counts.voided,
+            skipped_count: result.counts.skipped,
         }))
     }
 
@@ -149,6 +147,7 @@ impl Operations for OperationsService {
         request: Request<proto::RunSweepRequest>,
     ) -> Result<Response<proto::RunSweepResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let by = if r.recorded_by.is_empty() {
             "sweep"
         } else {
@@ -161,6 +160,11 @@ impl Operations for OperationsService {
             .map_err(status)?;
         Ok(Response::new(proto::RunSweepResponse {
             voided_hand_ids: result.voided,
+            completed_hand_ids: result.completed,
+            skipped_hand_ids: result.skipped,
+            voided_count: result.counts.voided,
+            completed_count: result.counts.completed,
+            skipped_count: result.counts.skipped,
         }))
     }
 }

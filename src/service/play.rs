@@ -1,36 +1,42 @@
-//! The `pitboss.v1.Play` service: open a hand, act on it, see it as the player may.
+//! The `pitboss.v1.Play` service: open a hand, act on it, see it as the player may. Every request
+//! is held to its limits (`limits.rs`) before anything else.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tonic::{Request, Response, Status};
 
-use std::collections::HashMap;
-
 use super::convert::{self, hand_view, optional, status};
+use super::limits::{self, Bounded};
+use super::work::Pool;
 use crate::codec;
 use crate::engine::config::ConfigId;
 use crate::engine::games::{Action, Status as HandStatus};
-use crate::floor::{Floor, HandSnapshot, OpenRequest};
+use crate::floor::{Floor, HandSnapshot, OpenRequest, Script};
 use crate::lab::advice::StrategyTables;
+use crate::lru::Lru;
 use crate::proto;
 use crate::proto::play_server::Play;
 
-/// The strategy tables of each configuration, built once on first use (Mississippi Stud about half
-/// a second, Caribbean Stud about 1.5 s) on the blocking pool.
-type Tables = std::sync::Mutex<HashMap<ConfigId, Arc<tokio::sync::OnceCell<Arc<StrategyTables>>>>>;
+/// One configuration's strategy tables, built once (Mississippi Stud about half a second,
+/// Caribbean Stud about 1.5 s) by whichever call needs them first; later calls wait for that build.
+type Tables = Arc<tokio::sync::OnceCell<Arc<StrategyTables>>>;
 
 /// The Play service.
 pub struct PlayService {
     floor: Arc<Floor>,
-    tables: Tables,
+    /// Tables of the configurations used lately, a bounded number of them (each up to 64 MiB).
+    tables: Mutex<Lru<ConfigId, Tables>>,
+    /// The lab's workers: a build runs there, one at a time with the lab's computations.
+    pool: Pool,
 }
 
 impl PlayService {
-    /// Serves `floor`.
-    pub fn new(floor: Arc<Floor>) -> PlayService {
+    /// Serves `floor`, building strategy tables in `pool`.
+    pub fn new(floor: Arc<Floor>, pool: Pool) -> PlayService {
         PlayService {
             floor,
-            tables: Tables::default(),
+            tables: Mutex::new(Lru::new(limits::STRATEGY_TABLES_KEPT)),
+            pool,
         }
     }
 
@@ -56,29 +62,44 @@ impl PlayService {
         }))
     }
 
-    /// The strategy tables of a published configuration, built once on first use.
+    /// The strategy tables of a published configuration, built once on first use. The build runs
+    /// in a task of its own, so a caller that goes away does not waste it: the next caller finds
+    /// it done or under way.
     async fn tables_of(&self, id: ConfigId) -> Result<Arc<StrategyTables>, Status> {
         let config = self
             .floor
             .config(&id)
             .ok_or_else(|| Status::not_found(format!("configuration {id} is not published")))?;
-        let cell = {
-            let mut map = self
-                .tables
-                .lock()
-                .map_err(|_| Status::internal("strategy cache poisoned"))?;
-            map.entry(id).or_default().clone()
+        let cell: Tables = {
+            let mut kept = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
+            match kept.get(&id) {
+                Some(cell) => cell.clone(),
+                None => {
+                    let cell = Tables::default();
+                    kept.put(id, cell.clone());
+                    cell
+                }
+            }
         };
-        cell.get_or_try_init(|| async move {
-            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-            tokio::task::spawn_blocking(move || StrategyTables::build(&config, threads))
+        if let Some(tables) = cell.get() {
+            return Ok(tables.clone());
+        }
+        let pool = self.pool.clone();
+        let build = tokio::spawn(async move {
+            cell.get_or_try_init(|| async move {
+                pool.run(move |_| {
+                    StrategyTables::build(&config, crate::lab::threads())
+                        .map(Arc::new)
+                        .map_err(Status::internal)
+                })
                 .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map(Arc::new)
-                .map_err(Status::internal)
-        })
-        .await
-        .cloned()
+            })
+            .await
+            .cloned()
+        });
+        build
+            .await
+            .map_err(|e| Status::internal(format!("a strategy build failed: {e}")))?
     }
 }
 
@@ -109,7 +130,9 @@ impl Play for PlayService {
         &self,
         request: Request<proto::OpenHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
-        let open = open_request(request.into_inner(), "")?;
+        let r = request.into_inner();
+        r.check()?;
+        let open = open_request(r, "")?;
         let snapshot = self.floor.open_hand(open).await.map_err(status)?;
         self.respond(snapshot).await
     }
@@ -119,6 +142,7 @@ impl Play for PlayService {
         request: Request<proto::PlayHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let open = open_request(
             r.open
                 .ok_or_else(|| convert::invalid_argument("open", "required"))?,
@@ -148,19 +172,20 @@ impl Play for PlayService {
         } else {
             None
         };
+        let script = Script {
+            decisions,
+            follow_advice: r.follow_advice,
+        };
         let snapshot = self
             .floor
-            .open_and_play(open, |hand, n| match decisions.get(n) {
-                Some(action) => Ok(Some(*action)),
-                None => match &tables {
-                    Some(tables) => tables.advisor().advise(hand).map_err(|problem| {
-                        crate::floor::FloorError::Invalid {
-                            field: "follow_advice".into(),
-                            problem,
-                        }
-                    }),
-                    None => Ok(None),
-                },
+            .play_hand(open, &script, |hand| match &tables {
+                Some(tables) => tables.advisor().advise(hand).map_err(|problem| {
+                    crate::floor::FloorError::Invalid {
+                        field: "follow_advice".into(),
+                        problem,
+                    }
+                }),
+                None => Ok(None),
             })
             .await
             .map_err(|e| {
@@ -172,7 +197,9 @@ impl Play for PlayService {
                         status(e)
                     }
                     // The opening's own checks, named as the client wrote them: `open.table`...
-                    e @ (F::Invalid { .. } | F::Rule(_)) => convert::status_in(e, "open"),
+                    e @ (F::Invalid { .. } | F::Rule(_) | F::RequestReused { .. }) => {
+                        convert::status_in(e, "open")
+                    }
                     other => status(other),
                 }
             })?;
@@ -184,6 +211,7 @@ impl Play for PlayService {
         request: Request<proto::ActRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
         let r = request.into_inner();
+        r.check()?;
         let action = r
             .action
             .as_ref()
@@ -207,7 +235,9 @@ impl Play for PlayService {
         &self,
         request: Request<proto::GetHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
-        let id = request.into_inner().hand_id;
+        let r = request.into_inner();
+        r.check()?;
+        let id = r.hand_id;
         let hand = self.floor.load(&id, None).map_err(status)?;
         self.respond(HandSnapshot {
             id,

@@ -1,16 +1,42 @@
 //! Assembles the gRPC server: the pitboss services, `grpc.health.v1` health and server reflection
 //! (v1 and v1alpha, so `grpcurl` works with no proto files), on a listener the caller bound.
+//!
+//! The transport's limits (`limits.rs`, `docs/limits.md`), so that no client can hold the server's
+//! memory or connections without bound:
+//!
+//! - per service: the largest request and reply message, and a deadline for unary calls
+//!   (enforced with panics caught by the guard layer, `guard.rs`, around every call);
+//! - per connection: at most 128 concurrent calls (HTTP/2 streams), a 16 KiB header list, HTTP/2
+//!   keepalive pings (every 30 s without traffic; no answer in 10 s closes the connection) and TCP
+//!   keepalive (after 60 s idle, every 10 s, 3 probes), so dead peers do not hold connections;
+//!   `TCP_NODELAY` on every accepted socket;
+//! - the HTTP/2 flow-control windows stay hyper's (1 MiB per connection), which bounds what a
+//!   client can make the server buffer on one connection.
+//!
+//! - at most [`limits::MAX_CONNECTIONS`] connections at once (more wait in the listen backlog), and
+//!   at most [`limits::MAX_IN_FLIGHT`] unary calls in flight over all of them (`guard.rs`).
+//!
+//! Heavy work runs in pools of workers (`work.rs`): the lab's computations, the strategy-table
+//! builds and the audit's reads each have their own, so that one kind of client cannot starve
+//! another; on shutdown every job and stream is told to end, so draining is quick.
+//!
+//! Health reports SERVING while the ledger's writer runs; if the writer stops (a fault), every
+//! service turns NOT_SERVING and appends fail with UNAVAILABLE.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
 
 use super::audit::AuditService;
+use super::guard::GuardLayer;
 use super::lab::LabService;
+use super::limits::{self, Transport};
 use super::operations::OperationsService;
 use super::play::PlayService;
+use super::work::{Pool, Shutdown};
 use crate::floor::Floor;
 use crate::proto::audit_server::AuditServer;
 use crate::proto::lab_server::LabServer;
@@ -26,17 +52,128 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
 }
 
-/// Accepted connections with Nagle's algorithm off: a call's reply goes out at once instead of
-/// waiting for the client's delayed ACK (which cost 40 ms a call).
+/// Accepted connections with Nagle's algorithm off (a call's reply goes out at once instead of
+/// waiting for the client's delayed ACK, which cost 40 ms a call) and TCP keepalive on, at most
+/// [`limits::MAX_CONNECTIONS`] at once: the next is accepted only when one has closed.
 fn incoming(
     listener: TcpListener,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(|stream| {
-        let stream = stream?;
-        stream.set_nodelay(true)?;
-        Ok(stream)
-    })
+) -> tokio_stream::wrappers::ReceiverStream<std::io::Result<connections::Counted>> {
+    let mut accepted = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .with_keepalive(Some(limits::TCP_KEEPALIVE))
+        .with_keepalive_interval(Some(limits::TCP_KEEPALIVE_INTERVAL))
+        .with_keepalive_retries(Some(limits::TCP_KEEPALIVE_RETRIES));
+    let open = Arc::new(tokio::sync::Semaphore::new(limits::MAX_CONNECTIONS));
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tokio::spawn(async move {
+        use tokio_stream::StreamExt;
+        loop {
+            let Ok(permit) = open.clone().acquire_owned().await else {
+                return;
+            };
+            let Some(connection) = accepted.next().await else {
+                return;
+            };
+            let counted = connection.map(|stream| connections::Counted::new(stream, permit));
+            if tx.send(counted).await.is_err() {
+                return;
+            }
+        }
+    });
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}
+
+/// A connection holding its place among the connections served.
+mod connections {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+    use tokio::net::TcpStream;
+    use tokio::sync::OwnedSemaphorePermit;
+    use tonic::transport::server::{Connected, TcpConnectInfo};
+
+    /// A TCP connection and its permit, released when the connection is dropped.
+    pub struct Counted {
+        stream: TcpStream,
+        _permit: OwnedSemaphorePermit,
+    }
+
+    impl Counted {
+        pub fn new(stream: TcpStream, permit: OwnedSemaphorePermit) -> Counted {
+            Counted {
+                stream,
+                _permit: permit,
+            }
+        }
+    }
+
+    impl Connected for Counted {
+        type ConnectInfo = TcpConnectInfo;
+
+        fn connect_info(&self) -> TcpConnectInfo {
+            self.stream.connect_info()
+        }
+    }
+
+    impl AsyncRead for Counted {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            Pin::new(&mut self.stream).poll_read(cx, buf)
+        }
+    }
+
+    impl AsyncWrite for Counted {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<std::io::Result<usize>> {
+            Pin::new(&mut self.stream).poll_write(cx, buf)
+        }
+
+        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Pin::new(&mut self.stream).poll_flush(cx)
+        }
+
+        fn poll_shutdown(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            Pin::new(&mut self.stream).poll_shutdown(cx)
+        }
+
+        fn poll_write_vectored(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            bufs: &[std::io::IoSlice<'_>],
+        ) -> Poll<std::io::Result<usize>> {
+            Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        }
+
+        fn is_write_vectored(&self) -> bool {
+            self.stream.is_write_vectored()
+        }
+    }
+}
+
+/// The names health reports on: the four services and the server as a whole ("").
+const SERVICES: [&str; 5] = [
+    "",
+    "pitboss.v1.Audit",
+    "pitboss.v1.Play",
+    "pitboss.v1.Operations",
+    "pitboss.v1.Lab",
+];
+
+/// Sets every service's health to `status`.
+async fn report(health: &tonic_health::server::HealthReporter, status: ServingStatus) {
+    for name in SERVICES {
+        health.set_service_status(name, status).await;
+    }
 }
 
 /// Serves until `shutdown` completes, then drains in-flight calls and returns.
@@ -46,12 +183,14 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<AuditServer<AuditService>>().await;
-    health.set_serving::<PlayServer<PlayService>>().await;
-    health
-        .set_serving::<OperationsServer<OperationsService>>()
-        .await;
-    health.set_serving::<LabServer<LabService>>().await;
+    report(&health, ServingStatus::Serving).await;
+    // A ledger whose writer has stopped cannot record anything: say so to load balancers.
+    let watched = floor.clone();
+    let watcher = tokio::spawn(async move {
+        watched.ledger().stopped().await;
+        tracing::error!("the ledger's writer has stopped; reporting NOT_SERVING");
+        report(&health, ServingStatus::NotServing).await;
+    });
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
@@ -61,17 +200,142 @@ pub async fn serve(
     };
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
-    tonic::transport::Server::builder()
+    macro_rules! sized {
+        ($server:expr, $limits:expr) => {{
+            let Transport {
+                max_request,
+                max_reply,
+                ..
+            } = $limits;
+            $server
+                .max_decoding_message_size(max_request)
+                .max_encoding_message_size(max_reply)
+        }};
+    }
+    // Heavy work in pools of its own kind; every job and stream ends at shutdown.
+    let stop = Shutdown::default();
+    let lab = Pool::new("lab", limits::LAB_WORKERS, stop.clone());
+    let tables = Pool::new("strategy tables", 1, stop.clone());
+    let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
+    let stopping = stop.clone();
+    let shutdown = async move {
+        shutdown.await;
+        stopping.trigger();
+    };
+    let served = tonic::transport::Server::builder()
+        .max_concurrent_streams(limits::MAX_CONCURRENT_STREAMS)
+        .http2_max_header_list_size(limits::MAX_HEADER_LIST)
+        .http2_keepalive_interval(Some(limits::HTTP2_KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(limits::HTTP2_KEEPALIVE_TIMEOUT))
+        .layer(GuardLayer::default())
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(AuditServer::new(AuditService::new(floor.clone())))
-        .add_service(PlayServer::new(PlayService::new(floor.clone())))
-        .add_service(OperationsServer::new(OperationsService::new(floor.clone())))
-        .add_service(LabServer::new(LabService::new(floor.clone())))
+        .add_service(sized!(
+            AuditServer::new(AuditService::new(floor.clone(), audit, stop.clone())),
+            limits::AUDIT
+        ))
+        .add_service(sized!(
+            PlayServer::new(PlayService::new(floor.clone(), tables)),
+            limits::PLAY
+        ))
+        .add_service(sized!(
+            OperationsServer::new(OperationsService::new(floor.clone())),
+            limits::OPERATIONS
+        ))
+        .add_service(sized!(
+            LabServer::new(LabService::new(floor.clone(), lab, stop.clone())),
+            limits::LAB
+        ))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
-        .await?;
+        .await;
+    watcher.abort();
     // The ledger stays open until every call has drained; closing it lets its writer finish.
     floor.ledger().close();
+    served?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::play_client::PlayClient;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+
+    /// The real server in-process: when the ledger's writer dies, health turns NOT_SERVING for
+    /// every service and a call that must write fails with UNAVAILABLE (it does not hang); calls
+    /// that only read go on.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_dead_writer_turns_health_to_not_serving_and_writes_to_unavailable() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Arc::new(crate::ledger::Ledger::open(dir.path(), 0).unwrap());
+        let floor = Arc::new(
+            Floor::open(ledger, Arc::new(crate::floor::system_clock))
+                .await
+                .unwrap(),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(listener, floor.clone(), async move {
+            let _ = stopped.await;
+        }));
+        let channel = tonic::transport::Channel::from_shared(format!("http://{address}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut health = HealthClient::new(channel.clone());
+        let status = |service: &str| HealthCheckRequest {
+            service: service.into(),
+        };
+        let serving = tonic_health::pb::health_check_response::ServingStatus::Serving as i32;
+        for name in SERVICES {
+            let answer = health.check(status(name)).await.unwrap().into_inner();
+            assert_eq!(answer.status, serving, "`{name}`");
+        }
+        let mut play = PlayClient::new(channel);
+        let open = crate::proto::OpenHandRequest {
+            game: crate::proto::Game::Nutz as i32,
+            table: "T".into(),
+            player: "P".into(),
+            wagers: vec![crate::proto::Wager {
+                bet: "box_one_pair".into(),
+                amount: 200,
+            }],
+            ..Default::default()
+        };
+        let hand = play.open_hand(open.clone()).await.unwrap().into_inner();
+
+        floor.ledger().crash_writer();
+        let not_serving = tonic_health::pb::health_check_response::ServingStatus::NotServing as i32;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        for name in SERVICES {
+            loop {
+                let answer = health.check(status(name)).await.unwrap().into_inner();
+                if answer.status == not_serving {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "`{name}` still SERVING"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+        let e = tokio::time::timeout(std::time::Duration::from_secs(10), play.open_hand(open))
+            .await
+            .expect("a write to a dead writer does not hang")
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unavailable, "{e:?}");
+        let read = play
+            .get_hand(crate::proto::GetHandRequest {
+                hand_id: hand.hand.unwrap().hand_id,
+            })
+            .await;
+        assert!(read.is_ok(), "reads go on: {read:?}");
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+    }
 }

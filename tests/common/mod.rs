@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod currency;
 pub mod server;
 
 use pitboss::engine::card::Card;

@@ -46,6 +46,32 @@ impl Server {
         }
     }
 
+    /// The server's process id (to read its resident memory from `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Runs `pitboss serve` on `data` and requires that it refuse to start: it exits with a failure
+    /// before listening. Returns what it printed on standard error (the reason).
+    pub fn refuses(data: &Path) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .env("RUST_LOG", "info")
+            .env("RUST_BACKTRACE", "0")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run pitboss serve");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            !out.status.success() && !stdout.contains("address="),
+            "serve started on a directory it must refuse:\n{stdout}\n{stderr}"
+        );
+        stderr
+    }
+
     /// Kills the server with SIGKILL (no clean shutdown) and waits for it.
     pub fn kill(mut self) -> PathBuf {
         let _ = self.child.kill();

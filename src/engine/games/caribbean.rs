@@ -24,6 +24,8 @@ use crate::engine::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct State {
     decision: Option<Action>,
+    /// Folded by the incomplete-game rule, not by the player (rules version 2).
+    folded_by_rule: bool,
 }
 
 fn rules(hand: &Hand) -> Result<&CaribbeanRules, RuleError> {
@@ -34,12 +36,13 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
     let r = rules(hand)?;
     only_bets(GameId::CaribbeanStud, wagers, &[BetId::Ante, BetId::Bonus])?;
     let ante = wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
-    within(BetId::Ante, ante, r.ante)?;
+    within(hand, BetId::Ante, ante, r.ante)?;
     match wager_on(wagers, BetId::Bonus) {
         Some(amount) if amount != r.bonus_stake => Err(RuleError::FixedStake {
             bet: BetId::Bonus,
             amount,
             required: r.bonus_stake,
+            minor_digits: hand.config().currency.minor_digits,
         }),
         _ => Ok(()),
     }
@@ -54,6 +57,15 @@ pub fn dealer_qualifies(value: HandValue) -> bool {
 
 impl State {
     pub(super) fn apply(&mut self, event: &Event) -> Result<(), RuleError> {
+        if let Event::Completed(_) = event {
+            if self.decision.is_some() {
+                return Err(RuleError::Inconsistent(
+                    "the incomplete-game rule after the player's decision".into(),
+                ));
+            }
+            self.decision = Some(Action::Fold);
+            self.folded_by_rule = true;
+        }
         if let Event::Acted { action, .. } = event {
             if self.decision.is_some() || !matches!(action, Action::Raise | Action::Fold) {
                 return Err(RuleError::Inconsistent(format!(
@@ -88,8 +100,13 @@ impl State {
             judged(p.category(), &player),
             judged(d.category(), &dealer)
         );
+        let fold_words = if self.folded_by_rule {
+            "folded by the incomplete-game rule"
+        } else {
+            "folded"
+        };
         if folded {
-            lines.line(BetId::Ante, ante, "folded", "fold", None, None)?;
+            lines.line(BetId::Ante, ante, fold_words, "fold", None, None)?;
         } else {
             let raise = hand
                 .stake(BetId::Raise)
@@ -125,7 +142,7 @@ impl State {
         }
         if let Some(stake) = hand.stake(BetId::Bonus) {
             if folded {
-                lines.line(BetId::Bonus, stake, "folded", "fold", None, None)?;
+                lines.line(BetId::Bonus, stake, fold_words, "fold", None, None)?;
             } else {
                 let row = row_for(&r.bonus_paytable, p.category());
                 lines.line(
@@ -140,6 +157,12 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
+}
+
+/// The incomplete-game rule's fold (rules version 2): after the `Completed` event, which folded the
+/// hand, the settlement.
+pub(super) fn complete(out: &mut Emitter) -> Result<(), RuleError> {
+    out.finish()
 }
 
 pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {

@@ -53,9 +53,9 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
         &[BetId::Ante, BetId::Bonus],
     )?;
     let ante = wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
-    within(BetId::Ante, ante, r.ante)?;
+    within(hand, BetId::Ante, ante, r.ante)?;
     if let Some(bonus) = wager_on(wagers, BetId::Bonus) {
-        within(BetId::Bonus, bonus, r.bonus)?;
+        within(hand, BetId::Bonus, bonus, r.bonus)?;
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
-use super::config::{ConfigId, GameConfig};
+use super::config::{ConfigId, GameConfig, RulesVersion};
 use super::game::{GameId, Material, Seat};
 use super::house_way::{Rule, Setting};
 use super::money::{Money, MoneyOverflow, SignedMinor};
@@ -34,7 +34,7 @@ use super::settlement::{BetId, Settlement, Wager};
 pub use caribbean::dealer_qualifies;
 pub(crate) use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
-pub use void::{Void, VoidKind, VoidLine, VoidOrder};
+pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder};
 
 /// A hand's rules for game `R`, or an internal error if its configuration holds another game's.
 fn rules_of<R: super::config::GameRules>(hand: &Hand) -> Result<&R, RuleError> {
@@ -115,8 +115,20 @@ pub enum Command {
     Open(OpenHand),
     /// A player decision.
     Act { action: Action, at: Timestamp },
-    /// A void or forfeit, recorded by an operator or the system.
+    /// A void or forfeit, recorded by an operator or the system; for an incomplete hand, the
+    /// incomplete-game rule (which completes a Nutz or Caribbean Stud hand under rules version 2).
     Void(VoidOrder),
+}
+
+impl Command {
+    /// When the command is dated.
+    pub fn at(&self) -> Timestamp {
+        match self {
+            Command::Open(open) => open.at,
+            Command::Act { at, .. } => *at,
+            Command::Void(order) => order.at,
+        }
+    }
 }
 
 /// The hand's opening record. The seed stays secret: only its commitment is here.
@@ -179,6 +191,9 @@ pub enum Event {
     Settled(Settlement),
     /// The hand was voided or forfeited.
     Voided(Void),
+    /// The incomplete-game rule completes the hand (rules version 2: Nutz by dealer shakes,
+    /// Caribbean Stud by a fold); the events completing and settling it follow.
+    Completed(Completion),
     /// The seed, now that the hand has ended.
     SeedRevealed { seed: Seed },
 }
@@ -194,6 +209,7 @@ impl Event {
             Event::HandSet { .. } => "hand_set",
             Event::Settled(_) => "settled",
             Event::Voided(_) => "voided",
+            Event::Completed(_) => "completed",
             Event::SeedRevealed { .. } => "seed_revealed",
         }
     }
@@ -228,18 +244,31 @@ pub enum RuleError {
     MissingWager { bet: BetId },
     #[error("wagers.{bet}: placed more than once")]
     DuplicateWager { bet: BetId },
-    #[error("wagers.{bet}: {amount} is outside the table limit {min} to {max}")]
+    #[error(
+        "wagers.{bet}: {} is outside the table limit {} to {}",
+        amount.display(*minor_digits),
+        min.display(*minor_digits),
+        max.display(*minor_digits)
+    )]
     OutsideLimit {
         bet: BetId,
         amount: Money,
         min: Money,
         max: Money,
+        /// The currency's minor digits, to show the amounts.
+        minor_digits: u8,
     },
-    #[error("wagers.{bet}: must be exactly {required} or absent, got {amount}")]
+    #[error(
+        "wagers.{bet}: must be exactly {} or absent, got {}",
+        required.display(*minor_digits),
+        amount.display(*minor_digits)
+    )]
     FixedStake {
         bet: BetId,
         amount: Money,
         required: Money,
+        /// The currency's minor digits, to show the amounts.
+        minor_digits: u8,
     },
     #[error("wagers: at least one bet box must be staked")]
     NoWager,
@@ -255,8 +284,12 @@ pub enum RuleError {
     VoidRefused(String),
     #[error("{0}: required")]
     MissingField(&'static str),
-    #[error("void: the hand opened at {opened} ms may be voided as incomplete from {earliest} ms, not at {at} ms")]
-    TooEarly { opened: u64, earliest: u64, at: u64 },
+    #[error("void: the hand opened at {opened} ms is not incomplete at {at} ms: its period ends at {deadline} ms, and it is incomplete only after that")]
+    TooEarly { opened: u64, deadline: u64, at: u64 },
+    #[error("the hand opened at {opened} ms is incomplete since {deadline} ms: it takes no decision at {at} ms, and ends by the incomplete-game rule")]
+    Expired { opened: u64, deadline: u64, at: u64 },
+    #[error("at: {at} ms is earlier than the hand's last recorded event, at {last} ms")]
+    BeforeLastEvent { at: u64, last: u64 },
     #[error("the configuration does not fit this game: {0}")]
     Config(String),
     #[error("an amount overflowed")]
@@ -305,7 +338,9 @@ impl RuleError {
             | E::Ended(_)
             | E::NotLegalNow { .. }
             | E::VoidRefused(_)
-            | E::TooEarly { .. } => RefusalKind::FailedPrecondition,
+            | E::TooEarly { .. }
+            | E::Expired { .. }
+            | E::BeforeLastEvent { .. } => RefusalKind::FailedPrecondition,
             E::Config(_) | E::Overflow | E::Inconsistent(_) => RefusalKind::Internal,
         }
     }
@@ -366,6 +401,10 @@ pub struct Hand {
     play: Play,
     settlement: Option<Settlement>,
     void: Option<Void>,
+    /// The incomplete-game rule's completion, once recorded: no player decision follows it.
+    completion: Option<Completion>,
+    /// The latest time recorded on the hand (its opening, decisions, shakes, voids).
+    last_at: Timestamp,
     seed_revealed: bool,
     version: u64,
 }
@@ -398,6 +437,8 @@ impl Hand {
             play,
             settlement: None,
             void: None,
+            completion: None,
+            last_at: Timestamp(0),
             seed_revealed: false,
             version: 0,
         }
@@ -470,16 +511,63 @@ impl Hand {
         self.void.as_ref()
     }
 
+    /// The incomplete-game rule's completion, once recorded.
+    pub fn completion(&self) -> Option<&Completion> {
+        self.completion.as_ref()
+    }
+
+    /// The rules version the hand is played under (its configuration's).
+    pub fn rules_version(&self) -> RulesVersion {
+        self.config.rules_version
+    }
+
+    /// The latest time recorded on the hand: no later command may be dated before it (rules
+    /// version 2).
+    pub fn last_at(&self) -> Timestamp {
+        self.last_at
+    }
+
+    /// The end of the hand's incomplete-game period: its opening plus the configured days. `None`
+    /// before it opens (or if the sum does not fit, which a validated configuration excludes).
+    pub fn incomplete_deadline(&self) -> Option<Timestamp> {
+        let opened = self.opened.as_ref()?;
+        let period = u64::from(self.config.incomplete_void_days).checked_mul(DAY_MS)?;
+        opened.at.0.checked_add(period).map(Timestamp)
+    }
+
+    /// Whether a hand still in progress at `at` is incomplete by the rule: more than the period
+    /// after it opened (rules version 1: from the period's last millisecond on).
+    pub fn is_incomplete_at(&self, at: Timestamp) -> bool {
+        self.status == Status::InProgress
+            && self.incomplete_deadline().is_some_and(|deadline| {
+                if self.rules_version() >= RulesVersion(2) {
+                    at > deadline
+                } else {
+                    at >= deadline
+                }
+            })
+    }
+
+    /// Every stake placed so far, summed (an overflow is impossible under a validated
+    /// configuration, whose limits bound every total).
+    pub fn total_staked(&self) -> Result<Money, MoneyOverflow> {
+        Money::sum(self.stakes.iter().map(|w| w.amount))
+    }
+
+    /// What the hand pays in all now: the settlement's total, or what a void pays.
+    pub fn paid(&self) -> Money {
+        match (&self.void, &self.settlement) {
+            (Some(void), _) => void.paid_now,
+            (None, Some(settlement)) => settlement.total_paid,
+            (None, None) => Money::ZERO,
+        }
+    }
+
     /// The player's net result so far: what was paid (settlement, adjusted by any void) minus what
     /// was staked.
     pub fn net(&self) -> SignedMinor {
         let staked: u128 = self.stakes.iter().map(|w| u128::from(w.amount.0)).sum();
-        let paid = match (&self.void, &self.settlement) {
-            (Some(void), _) => void.paid_now,
-            (None, Some(settlement)) => settlement.total_paid,
-            (None, None) => Money::ZERO,
-        };
-        i128::from(paid.0) - staked as i128
+        i128::from(self.paid().0) - staked as i128
     }
 
     /// The seed, only once the hand has ended and it has been revealed.
@@ -489,6 +577,22 @@ impl Hand {
 
     /// Refuses an illegal command, or returns the events it causes. The hand itself is unchanged.
     pub fn decide(&self, command: &Command) -> Result<Vec<Event>, RuleError> {
+        if self.rules_version() >= RulesVersion(2) && !matches!(command, Command::Open(_)) {
+            let at = command.at();
+            if at < self.last_at {
+                return Err(RuleError::BeforeLastEvent {
+                    at: at.0,
+                    last: self.last_at.0,
+                });
+            }
+            if matches!(command, Command::Act { .. }) && self.is_incomplete_at(at) {
+                return Err(RuleError::Expired {
+                    opened: self.opened.as_ref().map_or(0, |o| o.at.0),
+                    deadline: self.incomplete_deadline().map_or(0, |d| d.0),
+                    at: at.0,
+                });
+            }
+        }
         let mut out = Emitter {
             hand: self.clone(),
             events: Vec::new(),
@@ -524,6 +628,7 @@ impl Hand {
                 self.stakes = opened.wagers.clone();
                 self.opened = Some(opened.clone());
                 self.status = Status::InProgress;
+                self.last_at = opened.at;
             }
             Event::CardsShown {
                 seat,
@@ -543,11 +648,35 @@ impl Hand {
                     self.shown.push((*seat, p, card));
                 }
             }
-            Event::Acted { stakes, .. } => {
+            Event::Acted { stakes, at, .. } => {
                 if self.status != Status::InProgress {
                     return wrong("a decision on a hand not in progress");
                 }
+                if self.completion.is_some() {
+                    return wrong("a decision after the incomplete-game rule completed the hand");
+                }
                 self.stakes.extend(stakes.iter().copied());
+                self.last_at = self.last_at.max(*at);
+            }
+            Event::DiceShaken { by, at, .. } => {
+                if self.completion.is_some() && *by != Shaker::Dealer {
+                    return wrong(
+                        "a player's shake after the incomplete-game rule completed the hand",
+                    );
+                }
+                self.last_at = self.last_at.max(*at);
+            }
+            Event::Completed(completion) => {
+                let completes = matches!(self.game(), GameId::Nutz | GameId::CaribbeanStud)
+                    && self.rules_version() >= RulesVersion(2);
+                if !completes {
+                    return wrong("the incomplete-game rule completes only Nutz and Caribbean Stud hands (rules version 2)");
+                }
+                if self.status != Status::InProgress || self.completion.is_some() {
+                    return wrong("the incomplete-game rule completing a hand not in progress");
+                }
+                self.last_at = self.last_at.max(completion.order.at);
+                self.completion = Some(completion.clone());
             }
             Event::Settled(settlement) => {
                 if self.status != Status::InProgress {
@@ -560,6 +689,7 @@ impl Hand {
                 if !matches!(self.status, Status::InProgress | Status::Settled) {
                     return wrong("voided a hand neither in progress nor settled");
                 }
+                self.last_at = self.last_at.max(v.order.at);
                 self.void = Some(v.clone());
                 self.status = Status::Voided;
             }
@@ -572,11 +702,13 @@ impl Hand {
                 }
                 self.seed_revealed = true;
             }
-            Event::DiceShaken { .. } | Event::HandSet { .. } => {}
+            Event::HandSet { .. } => {}
         }
         match &mut self.play {
             Play::Mississippi(state) => state.apply(event)?,
-            Play::PaiGow(state) => state.apply(event, &self.deck)?,
+            Play::PaiGow(state) => {
+                state.apply(event, &self.deck, pai_gow::edition(&self.config)?)?
+            }
             Play::Nutz(state) => state.apply(event, &mut self.dice)?,
             Play::Caribbean(state) => state.apply(event)?,
         }
@@ -737,7 +869,12 @@ impl Emitter {
 }
 
 /// Checks one wager against a limit.
-fn within(bet: BetId, amount: Money, limit: super::config::Limit) -> Result<(), RuleError> {
+fn within(
+    hand: &Hand,
+    bet: BetId,
+    amount: Money,
+    limit: super::config::Limit,
+) -> Result<(), RuleError> {
     if limit.admits(amount) {
         Ok(())
     } else {
@@ -746,6 +883,7 @@ fn within(bet: BetId, amount: Money, limit: super::config::Limit) -> Result<(), 
             amount,
             min: limit.min,
             max: limit.max,
+            minor_digits: hand.config.currency.minor_digits,
         })
     }
 }

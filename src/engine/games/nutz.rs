@@ -12,7 +12,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Timestamp,
+    only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Shaker, Status,
+    Timestamp,
 };
 use crate::engine::config::{NutzRow, NutzRules};
 use crate::engine::game::GameId;
@@ -121,7 +122,7 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
         return Err(RuleError::NoWager);
     }
     for w in wagers {
-        within(w.bet, w.amount, r.box_limit)?;
+        within(hand, w.bet, w.amount, r.box_limit)?;
     }
     Ok(())
 }
@@ -210,6 +211,15 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
+}
+
+/// The incomplete-game rule's completion (rules version 2): the dealer shakes until the round is
+/// over (at most the configured shakes), then the hand settles.
+pub(super) fn complete(out: &mut Emitter, at: Timestamp) -> Result<(), RuleError> {
+    while out.hand.status == Status::InProgress {
+        act(out, Action::Shake { by: Shaker::Dealer }, at)?;
+    }
+    Ok(())
 }
 
 pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {

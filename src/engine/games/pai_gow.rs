@@ -16,10 +16,10 @@ use super::{
     judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
 use crate::engine::card::{format_cards, Card, Rank};
-use crate::engine::config::{FortunePaiGowRules, NineHighRule};
+use crate::engine::config::{FortunePaiGowRules, GameConfig, NineHighRule};
 use crate::engine::game::{GameId, Seat};
 use crate::engine::hand::fortune;
-use crate::engine::house_way::{house_way_unchecked, Setting};
+use crate::engine::house_way::{house_way_unchecked, Edition, Setting};
 use crate::engine::paytable::{row_for, Pay};
 use crate::engine::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
@@ -34,6 +34,13 @@ fn rules(hand: &Hand) -> Result<&FortunePaiGowRules, RuleError> {
     super::rules_of(hand)
 }
 
+/// The house way edition a configuration names (a validated one names a known edition).
+pub(super) fn edition(config: &GameConfig) -> Result<Edition, RuleError> {
+    let r: &FortunePaiGowRules = config.rules_of().map_err(RuleError::Config)?;
+    Edition::from_name(&r.house_way)
+        .ok_or_else(|| RuleError::Config(format!("unknown house way `{}`", r.house_way)))
+}
+
 pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
     let r = rules(hand)?;
     only_bets(
@@ -42,9 +49,9 @@ pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleErro
         &[BetId::Main, BetId::FortuneBonus],
     )?;
     let main = wager_on(wagers, BetId::Main).ok_or(RuleError::MissingWager { bet: BetId::Main })?;
-    within(BetId::Main, main, r.main)?;
+    within(hand, BetId::Main, main, r.main)?;
     if let Some(bonus) = wager_on(wagers, BetId::FortuneBonus) {
-        within(BetId::FortuneBonus, bonus, r.bonus)?;
+        within(hand, BetId::FortuneBonus, bonus, r.bonus)?;
     }
     Ok(())
 }
@@ -85,13 +92,19 @@ pub(super) fn legal(hand: &Hand) -> Vec<Action> {
 
 /// The house way's low hand for the player's cards (the suggestion shown to the player).
 pub(super) fn suggested_low(hand: &Hand) -> Option<[Card; 2]> {
+    let edition = edition(hand.config()).ok()?;
     seven(hand, Seat::Player)
         .ok()
-        .map(|cards| house_way_unchecked(&cards).setting.low)
+        .map(|cards| house_way_unchecked(&cards, edition).setting.low)
 }
 
 impl State {
-    pub(super) fn apply(&mut self, event: &Event, deck: &[Card]) -> Result<(), RuleError> {
+    pub(super) fn apply(
+        &mut self,
+        event: &Event,
+        deck: &[Card],
+        edition: Edition,
+    ) -> Result<(), RuleError> {
         let wrong = |what: &str| Err(RuleError::Inconsistent(what.to_string()));
         match event {
             Event::HandSet {
@@ -113,7 +126,7 @@ impl State {
                 match seat {
                     Seat::Player if self.player.is_none() => self.player = Some(*setting),
                     Seat::Dealer if self.player.is_some() && self.dealer.is_none() => {
-                        let hw = house_way_unchecked(&cards);
+                        let hw = house_way_unchecked(&cards, edition);
                         if hw.setting != *setting || Some(hw.rule) != *house_way_rule {
                             return wrong("the dealer's setting is not the house way's");
                         }
@@ -196,6 +209,7 @@ pub fn main_bet(
 
 pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
     let cards = seven(&out.hand, Seat::Player)?;
+    let edition = edition(out.hand.config())?;
     let (setting, rule) = match action {
         Action::SetHand { low } => {
             let setting =
@@ -210,7 +224,7 @@ pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<()
             (setting, None)
         }
         Action::AutoSet => {
-            let hw = house_way_unchecked(&cards);
+            let hw = house_way_unchecked(&cards, edition);
             (hw.setting, Some(hw.rule))
         }
         other => {
@@ -231,7 +245,7 @@ pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<()
         house_way_rule: rule,
     })?;
     out.show(Seat::Dealer)?;
-    let dealer = house_way_unchecked(&seven(&out.hand, Seat::Dealer)?);
+    let dealer = house_way_unchecked(&seven(&out.hand, Seat::Dealer)?, edition);
     out.emit(Event::HandSet {
         seat: Seat::Dealer,
         setting: dealer.setting,

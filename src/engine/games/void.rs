@@ -1,23 +1,30 @@
-//! The void rules common to every game, and the Caribbean Stud conduct forfeit.
+//! The void rules common to every game, the incomplete-game rule, and the Caribbean Stud conduct
+//! forfeit.
 //!
 //! - **Malfunction** (*Toute défectuosité annule jeux et paiements*): on a hand in progress or
 //!   settled. Every stake is refunded; a settled hand's settlement is reversed, so the player's net
-//!   is exactly zero.
+//!   is exactly zero. The void lists each bet's payout and, under rules version 2, the settlement's
+//!   per-game cap line, so its lines add up to the total reversed.
 //! - **Incomplete game** (*Toute partie en cours depuis plus de 30 jours sera annulée*): on a hand
-//!   still in progress once the configured number of days has passed since it opened (times from
-//!   the command and the opening event). Every stake is refunded.
+//!   still in progress more than the configured number of days after it opened (times from the
+//!   command and the opening event; rules version 1: from the last millisecond of the period on).
+//!   Mississippi Stud and Fortune Pai Gow: every stake is refunded. Under rules version 2, Nutz is
+//!   completed by dealer shakes (*le croupier agitera les dés pour compléter la main*) and Caribbean
+//!   Stud by a fold, each settled: one `Completed` event, then the game's own events.
 //! - **Conduct forfeit** (Caribbean Stud only, in progress): the ante and the raise are lost
-//!   (*ses mises (ante et bet) sont retirées*); the hand is void, so the bonus is returned.
+//!   (*ses mises (ante et bet) sont retirées*). Rules version 2: the bonus too, as after a fold, so
+//!   a forfeit never costs less than folding; version 1 returned the bonus.
 //!
-//! Each is one `Voided` event with a line per bet: its stake, what it had been paid, what it is
+//! A void is one `Voided` event with a line per bet: its stake, what it had been paid, what it is
 //! paid now; then the seed is revealed if it was not already.
 
 use serde::{Deserialize, Serialize};
 
-use super::{Emitter, Event, RuleError, Status, Timestamp, DAY_MS};
+use super::{caribbean, nutz, Emitter, Event, RuleError, Status, Timestamp};
+use crate::engine::config::RulesVersion;
 use crate::engine::game::GameId;
 use crate::engine::money::{difference, Money, SignedMinor};
-use crate::engine::settlement::BetId;
+use crate::engine::settlement::{BetId, GameCapLine};
 
 /// Which void rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -63,12 +70,25 @@ pub struct Void {
     pub allowed_because: String,
     /// One line per bet.
     pub lines: Vec<VoidLine>,
+    /// The reversed settlement's per-game cap line (rules version 2, when it had one): the bet
+    /// lines' `paid_before` add up to its `total_before`, and its `total_after` is `paid_before`.
+    pub game_cap: Option<GameCapLine>,
     /// Sum of the stakes.
     pub total_staked: Money,
     /// What the hand had paid in all (the settlement's total, after every cap).
     pub paid_before: Money,
     /// What the hand pays in all now.
     pub paid_now: Money,
+}
+
+/// The incomplete-game rule completing a hand instead of refunding it (rules version 2: Nutz and
+/// Caribbean Stud). The completing events and the settlement follow it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Completion {
+    /// The order (its kind is `incomplete`).
+    pub order: VoidOrder,
+    /// Why the rule allowed it, in words (for the proof report).
+    pub allowed_because: String,
 }
 
 impl Void {
@@ -94,6 +114,7 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
     let refused = |why: String| Err(RuleError::VoidRefused(why));
     let status = hand.status;
     let opened = hand.opened.as_ref().ok_or(RuleError::NotOpened)?;
+    let second = hand.rules_version() >= RulesVersion(2);
     let allowed_because = match order.kind {
         VoidKind::Malfunction => match status {
             Status::InProgress => "malfunction voids all pays and plays: every stake is refunded".to_string(),
@@ -106,20 +127,30 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             if status != Status::InProgress {
                 return refused(format!("only a hand in progress is void as incomplete; this one is {status:?}"));
             }
-            let days = hand.config.incomplete_void_days;
-            let period = u64::from(days).checked_mul(DAY_MS).ok_or(RuleError::Overflow)?;
-            let earliest = opened.at.0.checked_add(period).ok_or(RuleError::Overflow)?;
-            if order.at.0 < earliest {
+            let deadline = hand.incomplete_deadline().ok_or(RuleError::Overflow)?;
+            if !hand.is_incomplete_at(order.at) {
                 return Err(RuleError::TooEarly {
                     opened: opened.at.0,
-                    earliest,
+                    deadline: deadline.0,
                     at: order.at.0,
                 });
             }
-            format!(
-                "in progress {} ms after opening, at least {days} days ({period} ms): void, every stake refunded",
-                order.at.0 - opened.at.0
-            )
+            let days = hand.config.incomplete_void_days;
+            let elapsed = order.at.0 - opened.at.0;
+            let how = if !second {
+                format!("in progress {elapsed} ms after opening, at least {days} days ({} ms): void, every stake refunded", deadline.0 - opened.at.0)
+            } else {
+                let ending = match hand.game() {
+                    GameId::Nutz => "completed by dealer shakes and settled (le croupier agitera les dés pour compléter la main)",
+                    GameId::CaribbeanStud => "completed by a fold and settled: the ante and the bonus are lost",
+                    GameId::MississippiStud | GameId::FortunePaiGow => "void, every stake refunded",
+                };
+                format!("in progress {elapsed} ms after opening, more than {days} days ({} ms): {ending}", deadline.0 - opened.at.0)
+            };
+            if second && matches!(hand.game(), GameId::Nutz | GameId::CaribbeanStud) {
+                return complete(out, order, how);
+            }
+            how
         }
         VoidKind::ConductForfeit => {
             if hand.game() != GameId::CaribbeanStud {
@@ -128,7 +159,11 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             if status != Status::InProgress {
                 return refused(format!("a conduct forfeit applies to a hand in progress; this one is {status:?}"));
             }
-            "conduct rule broken: the ante and the raise are lost, the void hand's bonus is returned".to_string()
+            if second {
+                "conduct rule broken: the hand is dead, as after a fold: the ante, the raise if placed and the bonus are lost".to_string()
+            } else {
+                "conduct rule broken: the ante and the raise are lost, the void hand's bonus is returned".to_string()
+            }
         }
     };
     let settlement = hand.settlement.as_ref();
@@ -143,6 +178,7 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
                 .unwrap_or(Money::ZERO),
             paid_now: match (order.kind, w.bet) {
                 (VoidKind::ConductForfeit, BetId::Ante | BetId::Raise) => Money::ZERO,
+                (VoidKind::ConductForfeit, _) if second => Money::ZERO,
                 _ => w.amount,
             },
         })
@@ -153,6 +189,7 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
         total_staked: Money::sum(lines.iter().map(|l| l.stake))?,
         paid_before: settlement.map_or(Money::ZERO, |s| s.total_paid),
         paid_now: Money::sum(lines.iter().map(|l| l.paid_now))?,
+        game_cap: settlement.and_then(|s| s.game_cap).filter(|_| second),
         lines,
     };
     let reveal = !hand.seed_revealed;
@@ -162,4 +199,24 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
         out.emit(Event::SeedRevealed { seed })?;
     }
     Ok(())
+}
+
+/// The incomplete-game rule completing a Nutz or Caribbean Stud hand: the `Completed` event, then
+/// the game's completion and settlement.
+fn complete(
+    out: &mut Emitter,
+    order: &VoidOrder,
+    allowed_because: String,
+) -> Result<(), RuleError> {
+    out.emit(Event::Completed(Completion {
+        order: order.clone(),
+        allowed_because,
+    }))?;
+    match out.hand.game() {
+        GameId::Nutz => nutz::complete(out, order.at),
+        GameId::CaribbeanStud => caribbean::complete(out),
+        game => Err(RuleError::Config(format!(
+            "the incomplete-game rule does not complete a {game} hand"
+        ))),
+    }
 }

@@ -18,8 +18,14 @@ use sha2::{Digest, Sha256};
 use super::game::GameId;
 use super::hand::fortune::FortuneCategory;
 use super::hand::{poker5, three_card};
+use super::house_way::Edition;
 use super::money::Money;
 use super::paytable::{Pay, PayRow};
+
+mod defaults;
+mod validate;
+
+pub use validate::{MAX_ODDS, MAX_STAKE, MAX_TOTAL};
 
 /// The SHA-256 of a configuration's canonical bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -73,11 +79,71 @@ pub struct GameConfig {
     pub version: u32,
     /// The currency of every amount.
     pub currency: Currency,
-    /// A hand still in progress this many days after it opened may be voided with refunds
-    /// (*Toute partie en cours depuis plus de 30 jours sera annulée*).
+    /// A hand still in progress more than this many days after it opened takes no decision and
+    /// is ended by the incomplete-game rule (*Toute partie en cours depuis plus de 30 jours sera
+    /// annulée*): refunded in Mississippi Stud and Fortune Pai Gow, completed and settled in Nutz
+    /// and Caribbean Stud (rules version 2).
     pub incomplete_void_days: u32,
+    /// The edition of the engine's rules that settles hands under this configuration
+    /// ([`RULES_VERSION`] for every configuration published now). Configurations recorded before
+    /// the field existed have none and are version 1; they stay in the log, and the hands recorded
+    /// under them replay by the rules of version 1, but no new hand opens under them.
+    #[serde(
+        default = "RulesVersion::first",
+        skip_serializing_if = "RulesVersion::is_first"
+    )]
+    pub rules_version: RulesVersion,
     /// The game's own numbers.
     pub rules: Rules,
+}
+
+/// The edition of the engine's rules a configuration is played under (`docs/games.md`, *Rules
+/// versions*).
+///
+/// - **1**: the rules until November 2026, kept so that hands recorded under them replay.
+/// - **2**: an incomplete hand is void only *strictly* after its period and takes no decision from
+///   then on; Nutz completes it by dealer shakes and Caribbean Stud by a fold, both settled; a
+///   command may not be dated before the hand's last recorded event; a Caribbean Stud conduct
+///   forfeit loses the bonus too; the void of a settled hand repeats its per-game cap line; the Pai
+///   Gow house way edition `bally-atlantic-city-2026.2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RulesVersion(pub u32);
+
+/// The rules version every configuration is published and every new hand is played under.
+pub const RULES_VERSION: RulesVersion = RulesVersion(2);
+
+impl RulesVersion {
+    /// Version 1, the rules before the field existed.
+    pub const FIRST: RulesVersion = RulesVersion(1);
+
+    fn first() -> RulesVersion {
+        RulesVersion::FIRST
+    }
+
+    fn is_first(&self) -> bool {
+        *self == RulesVersion::FIRST
+    }
+
+    /// The house way edition a Pai Gow configuration of this rules version names.
+    pub fn house_way(self) -> Option<Edition> {
+        match self.0 {
+            1 => Some(Edition::AtlanticCity2026_1),
+            2 => Some(Edition::AtlanticCity2026_2),
+            _ => None,
+        }
+    }
+
+    /// Whether this build knows the version (it can replay hands recorded under it).
+    pub fn is_known(self) -> bool {
+        self.house_way().is_some()
+    }
+}
+
+impl fmt::Display for RulesVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
 /// The game-specific part of a configuration.
@@ -237,65 +303,46 @@ pub struct CaribbeanRules {
     pub game_cap: Option<Money>,
 }
 
-/// A configuration that cannot be used.
+/// A configuration that cannot be used: the field (its path in the configuration's JSON, e.g.
+/// `rules.mississippi_stud.ante.max`) and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    #[error("configuration is for {game} but holds the rules of another game")]
-    RulesForAnotherGame { game: GameId },
-    #[error("{field}: minimum {min} is above maximum {max}, or zero")]
-    BadLimit {
-        field: &'static str,
-        min: Money,
-        max: Money,
-    },
-    #[error("{field}: must not be empty or zero")]
-    Empty { field: &'static str },
-    #[error("currency code `{0}` is not three capital letters")]
-    Currency(String),
-    #[error("the house way `{0}` is not one this build implements ({HOUSE_WAY_DEFAULT})")]
-    UnknownHouseWay(String),
+    #[error("{field}: {problem}")]
+    Field { field: String, problem: String },
     #[error("configuration JSON is invalid: {0}")]
     Json(String),
 }
 
-/// The house way this build implements (`HOUSE_WAY.md`).
-pub const HOUSE_WAY_DEFAULT: &str = "bally-atlantic-city-2026.1";
-
-/// Whole currency units in minor units (two decimals).
-const fn units(whole: u64) -> Money {
-    Money(whole * 100)
-}
-
-const fn odds(x: u32) -> Pay {
-    Pay::Odds(x)
-}
-
-fn row<H>(hand: H, pay: Pay) -> PayRow<H> {
-    PayRow { hand, pay }
-}
-
-impl GameConfig {
-    /// The default configuration of `game`, from `spec/GAMES.md`.
-    pub fn default_for(game: GameId) -> GameConfig {
-        let rules = match game {
-            GameId::MississippiStud => Rules::MississippiStud(mississippi_default()),
-            GameId::FortunePaiGow => Rules::FortunePaiGow(fortune_pai_gow_default()),
-            GameId::Nutz => Rules::Nutz(nutz_default()),
-            GameId::CaribbeanStud => Rules::CaribbeanStud(caribbean_default()),
-        };
-        GameConfig {
-            game,
-            name: "default".into(),
-            version: 1,
-            currency: Currency {
-                code: "EUR".into(),
-                minor_digits: 2,
-            },
-            incomplete_void_days: 30,
-            rules,
+impl ConfigError {
+    /// The path of the field at fault in the configuration's JSON (`None` for JSON that does not
+    /// parse).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ConfigError::Field { field, .. } => Some(field),
+            ConfigError::Json(_) => None,
         }
     }
 
+    /// What is wrong, without the field.
+    pub fn problem(&self) -> &str {
+        match self {
+            ConfigError::Field { problem, .. } | ConfigError::Json(problem) => problem,
+        }
+    }
+}
+
+/// A [`ConfigError`] on `field`.
+pub(crate) fn refuse(field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
+    ConfigError::Field {
+        field: field.into(),
+        problem: problem.into(),
+    }
+}
+
+/// The house way edition of the current rules version (`HOUSE_WAY.md`).
+pub const HOUSE_WAY_DEFAULT: &str = Edition::CURRENT.name();
+
+impl GameConfig {
     /// The canonical bytes (see the module documentation).
     pub fn canonical_bytes(&self) -> Vec<u8> {
         // A `serde_json::Value` object is a sorted map, so keys come out in byte order; `to_vec`
@@ -321,205 +368,24 @@ impl GameConfig {
         })
     }
 
-    /// Reads a configuration from JSON and checks it.
+    /// Reads a configuration from JSON and checks its structure ([`GameConfig::validate`]): enough
+    /// to replay the hands recorded under it. New uses check more ([`GameConfig::check_limits`],
+    /// [`GameConfig::check_current`]).
     pub fn from_json(bytes: &[u8]) -> Result<GameConfig, ConfigError> {
         let config: GameConfig =
             serde_json::from_slice(bytes).map_err(|e| ConfigError::Json(e.to_string()))?;
         config.validate()?;
         Ok(config)
     }
-
-    /// Checks that the configuration can be played: rules of the right game, sane limits.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let code = &self.currency.code;
-        if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(ConfigError::Currency(code.clone()));
-        }
-        if self.incomplete_void_days == 0 {
-            return Err(ConfigError::Empty {
-                field: "incomplete_void_days",
-            });
-        }
-        let limit = |field, l: Limit| {
-            if l.min.0 == 0 || l.min > l.max {
-                Err(ConfigError::BadLimit {
-                    field,
-                    min: l.min,
-                    max: l.max,
-                })
-            } else {
-                Ok(())
-            }
-        };
-        let wrong = Err(ConfigError::RulesForAnotherGame { game: self.game });
-        match (&self.rules, self.game) {
-            (Rules::MississippiStud(r), GameId::MississippiStud) => {
-                limit("ante", r.ante)?;
-                limit("bonus", r.bonus)?;
-                if r.street_multiples.is_empty() || r.street_multiples.contains(&0) {
-                    return Err(ConfigError::Empty {
-                        field: "street_multiples",
-                    });
-                }
-            }
-            (Rules::FortunePaiGow(r), GameId::FortunePaiGow) => {
-                limit("main", r.main)?;
-                limit("bonus", r.bonus)?;
-                if r.house_way != HOUSE_WAY_DEFAULT {
-                    return Err(ConfigError::UnknownHouseWay(r.house_way.clone()));
-                }
-            }
-            (Rules::Nutz(r), GameId::Nutz) => {
-                limit("box_limit", r.box_limit)?;
-                if r.max_shakes == 0 {
-                    return Err(ConfigError::Empty {
-                        field: "max_shakes",
-                    });
-                }
-            }
-            (Rules::CaribbeanStud(r), GameId::CaribbeanStud) => {
-                limit("ante", r.ante)?;
-                if r.bonus_stake.0 == 0 || r.raise_multiple == 0 {
-                    return Err(ConfigError::Empty {
-                        field: "bonus_stake / raise_multiple",
-                    });
-                }
-            }
-            _ => return wrong,
-        }
-        Ok(())
-    }
-}
-
-fn mississippi_default() -> MississippiRules {
-    use three_card::Category as B;
-    use MississippiHand as M;
-    MississippiRules {
-        ante: Limit {
-            min: units(1),
-            max: units(50),
-        },
-        bonus: Limit {
-            min: units(1),
-            max: units(50),
-        },
-        street_multiples: vec![1, 2, 3],
-        paytable: vec![
-            row(M::RoyalFlush, odds(500)),
-            row(M::StraightFlush, odds(100)),
-            row(M::FourOfAKind, odds(40)),
-            row(M::FullHouse, odds(10)),
-            row(M::Flush, odds(6)),
-            row(M::Straight, odds(4)),
-            row(M::ThreeOfAKind, odds(3)),
-            row(M::TwoPair, odds(2)),
-            row(M::PairJacksOrBetter, odds(1)),
-            row(M::PairSixesToTens, Pay::Push),
-        ],
-        bonus_paytable: vec![
-            row(B::MiniRoyal, odds(50)),
-            row(B::StraightFlush, odds(40)),
-            row(B::ThreeOfAKind, odds(30)),
-            row(B::Straight, odds(6)),
-            row(B::Flush, odds(4)),
-            row(B::Pair, odds(1)),
-        ],
-        ante_cap: Some(units(25_050)),
-        street_cap: Some(units(75_150)),
-        bonus_cap: Some(units(2_550)),
-        game_cap: Some(units(250_000)),
-    }
-}
-
-fn fortune_pai_gow_default() -> FortunePaiGowRules {
-    use FortuneCategory as F;
-    FortunePaiGowRules {
-        main: Limit {
-            min: units(1),
-            max: units(100),
-        },
-        bonus: Limit {
-            min: units(1),
-            max: units(30),
-        },
-        main_win: odds(1),
-        bonus_paytable: vec![
-            row(F::SevenCardStraightFlushNatural, odds(8000)),
-            row(F::RoyalMatch, odds(2000)),
-            row(F::SevenCardStraightFlushWithJoker, odds(1000)),
-            row(F::FiveAces, odds(400)),
-            row(F::RoyalFlush, odds(150)),
-            row(F::StraightFlush, odds(50)),
-            row(F::FourOfAKind, odds(25)),
-            row(F::FullHouse, odds(5)),
-            row(F::Flush, odds(4)),
-            row(F::ThreeOfAKind, odds(3)),
-            row(F::Straight, odds(2)),
-        ],
-        house_way: HOUSE_WAY_DEFAULT.into(),
-        dealer_nine_high: NineHighRule::PushEveryOutcome,
-        game_cap: Some(units(240_230)),
-    }
-}
-
-fn nutz_default() -> NutzRules {
-    use NutzRow as N;
-    NutzRules {
-        box_limit: Limit {
-            min: units(1),
-            max: units(100),
-        },
-        max_shakes: 3,
-        paytable: vec![
-            row(N::NutzFirstShake, odds(100)),
-            row(N::NutzLaterShake, odds(25)),
-            row(N::OnePair, odds(25)),
-            row(N::StraightOrNoHand, odds(9)),
-            row(N::FourOfAKind, odds(5)),
-            row(N::ThreeOfAKind, odds(5)),
-            row(N::TwoPairs, odds(3)),
-            row(N::FullHouse, odds(2)),
-        ],
-        game_cap: None,
-    }
-}
-
-fn caribbean_default() -> CaribbeanRules {
-    use poker5::Category as C;
-    CaribbeanRules {
-        ante: Limit {
-            min: units(1),
-            max: units(100),
-        },
-        bonus_stake: units(1),
-        raise_multiple: 2,
-        ante_win: odds(1),
-        raise_paytable: vec![
-            row(C::RoyalFlush, odds(100)),
-            row(C::StraightFlush, odds(50)),
-            row(C::FourOfAKind, odds(20)),
-            row(C::FullHouse, odds(7)),
-            row(C::Flush, odds(5)),
-            row(C::Straight, odds(4)),
-            row(C::ThreeOfAKind, odds(3)),
-            row(C::TwoPair, odds(2)),
-            row(C::Pair, odds(1)),
-            row(C::HighCard, odds(1)),
-        ],
-        bonus_paytable: vec![
-            row(C::RoyalFlush, Pay::Fixed(units(10_000))),
-            row(C::StraightFlush, Pay::Fixed(units(1_000))),
-            row(C::FourOfAKind, Pay::Fixed(units(500))),
-            row(C::FullHouse, Pay::Fixed(units(250))),
-            row(C::Flush, Pay::Fixed(units(150))),
-        ],
-        game_cap: None,
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const fn units(whole: u64) -> Money {
+        Money(whole * 100)
+    }
 
     #[test]
     fn defaults_validate_and_have_stable_distinct_ids() {
@@ -554,32 +420,5 @@ mod tests {
             r.game_cap = Some(units(250_001));
         }
         assert_ne!(config.id(), changed.id());
-    }
-
-    #[test]
-    fn invalid_configurations_are_refused() {
-        let mut config = GameConfig::default_for(GameId::Nutz);
-        config.game = GameId::CaribbeanStud;
-        assert_eq!(
-            config.validate(),
-            Err(ConfigError::RulesForAnotherGame {
-                game: GameId::CaribbeanStud
-            })
-        );
-        let mut config = GameConfig::default_for(GameId::Nutz);
-        if let Rules::Nutz(r) = &mut config.rules {
-            r.box_limit.min = units(200);
-        }
-        assert!(matches!(
-            config.validate(),
-            Err(ConfigError::BadLimit {
-                field: "box_limit",
-                ..
-            })
-        ));
-        assert!(matches!(
-            GameConfig::from_json(b"{}"),
-            Err(ConfigError::Json(_))
-        ));
     }
 }

@@ -1,0 +1,545 @@
+//! Target `rpc`: protobuf bytes into every RPC handler, in-process — the services the server
+//! mounts, over a real ledger in a temporary directory. Each input picks an RPC, builds a valid
+//! request for it from the live state (hands in progress, the log's size, published
+//! configurations), mutates its bytes, and decodes them as that RPC's request type exactly as
+//! tonic would; bytes that do not decode are refused by the transport and go no further. Then:
+//!
+//! - the handler must not panic (caught per call, as the server's guard does) and must not answer
+//!   `INTERNAL` or `UNKNOWN`;
+//! - a refused call must not have written anything (the log's size unchanged);
+//! - calls that only read never write;
+//! - reads that take long (the lab, verification) are cut off after a moment: dropping the call is
+//!   what a client's cancellation does, and the pools must go on serving.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pitboss::floor::Floor;
+use pitboss::ledger::Ledger;
+use pitboss::proto;
+use pitboss::proto::audit_server::Audit;
+use pitboss::proto::lab_server::Lab;
+use pitboss::proto::operations_server::Operations;
+use pitboss::proto::play_server::Play;
+use pitboss::service::audit::AuditService;
+use pitboss::service::guard::catch_panic;
+use pitboss::service::lab::LabService;
+use pitboss::service::operations::OperationsService;
+use pitboss::service::play::PlayService;
+use pitboss::service::work::{Pool, Shutdown};
+use prost::Message;
+use tokio_stream::StreamExt;
+
+use crate::mutate::{self, Gen};
+use crate::Tally;
+
+/// The services, as the server mounts them, and what the inputs have made.
+pub struct Target {
+    pub floor: Arc<Floor>,
+    play: PlayService,
+    audit: AuditService,
+    ops: OperationsService,
+    lab: LabService,
+    /// Hands opened by earlier inputs (the newest few), so that later ones act on them.
+    hands: Vec<String>,
+    /// Configurations published by earlier inputs.
+    configs: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+/// A game's wagers: bet id and stake.
+type Wagers = &'static [(&'static str, u64)];
+
+const GAMES: [(proto::Game, Wagers); 4] = [
+    (
+        proto::Game::MississippiStud,
+        &[("ante", 500), ("bonus", 100)],
+    ),
+    (
+        proto::Game::FortunePaiGow,
+        &[("main", 1000), ("fortune_bonus", 100)],
+    ),
+    (proto::Game::Nutz, &[("box_one_pair", 500)]),
+    (proto::Game::CaribbeanStud, &[("ante", 500), ("bonus", 100)]),
+];
+
+/// The RPCs, by name; an input's first choice.
+pub const RPCS: [&str; 23] = [
+    "OpenHand",
+    "Act",
+    "GetHand",
+    "PlayHand",
+    "DeriveDeal",
+    "ReplayHand",
+    "VerifyLog",
+    "GetHandEvents",
+    "ListHands",
+    "StreamEvents",
+    "GetCheckpoint",
+    "GetInclusionProof",
+    "GetConsistencyProof",
+    "GetHandBundle",
+    "PublishConfig",
+    "ListConfigs",
+    "VoidHand",
+    "RecordTableMalfunction",
+    "RunSweep",
+    "GetParSheets",
+    "Simulate",
+    "StreamRngWords",
+    "StreamShuffles",
+];
+
+/// What became of one call.
+enum Outcome {
+    Served,
+    Refused(tonic::Code),
+    /// Cut off after its moment (a read, dropped as a cancelled client's would be).
+    CutOff,
+}
+
+impl Target {
+    pub async fn new() -> Target {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let ledger = Arc::new(Ledger::open(dir.path(), 0).expect("a new ledger"));
+        let floor = Arc::new(
+            Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
+                .await
+                .expect("a floor"),
+        );
+        let stop = Shutdown::default();
+        Target {
+            play: PlayService::new(floor.clone(), Pool::new("tables", 1, stop.clone())),
+            audit: AuditService::new(
+                floor.clone(),
+                Pool::new("audit", 2, stop.clone()),
+                stop.clone(),
+            ),
+            ops: OperationsService::new(floor.clone()),
+            lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),
+            floor,
+            hands: Vec::new(),
+            configs: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    fn size(&self) -> u64 {
+        self.floor.ledger().tree_size().expect("the log's size")
+    }
+
+    /// A hand id: a live one mostly, sometimes one that does not exist.
+    fn hand(&self, gen: &mut Gen) -> String {
+        if self.hands.is_empty() || gen.chance(8) {
+            hex::encode(gen.bytes(16))
+        } else {
+            gen.pick(&self.hands).clone()
+        }
+    }
+
+    fn opening(&self, gen: &mut Gen) -> proto::OpenHandRequest {
+        let (game, wagers) = *gen.pick(&GAMES);
+        proto::OpenHandRequest {
+            request_id: if gen.chance(3) {
+                format!("r{}", gen.below(50))
+            } else {
+                String::new()
+            },
+            game: game as i32,
+            config_id: if !self.configs.is_empty() && gen.chance(4) {
+                gen.pick(&self.configs).clone()
+            } else {
+                String::new()
+            },
+            table: format!("T-{}", gen.below(4)),
+            player: format!("P-{}", gen.below(8)),
+            wagers: wagers
+                .iter()
+                .map(|(bet, amount)| proto::Wager {
+                    bet: bet.to_string(),
+                    amount: *amount,
+                })
+                .collect(),
+            rebet_of: String::new(),
+        }
+    }
+
+    fn action(gen: &mut Gen) -> proto::Action {
+        let (kind, multiple) = *gen.pick(&[
+            ("bet", 1),
+            ("bet", 3),
+            ("fold", 0),
+            ("raise", 0),
+            ("auto_set", 0),
+            ("shake", 0),
+            ("max_bet_all", 0),
+            ("set_hand", 0),
+        ]);
+        proto::Action {
+            kind: kind.into(),
+            multiple,
+            low: if kind == "set_hand" {
+                vec!["As".into(), "Kd".into()]
+            } else {
+                Vec::new()
+            },
+            by: if gen.chance(4) {
+                "dealer".into()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// A valid request for RPC `rpc`, encoded.
+    fn seed(&self, gen: &mut Gen, rpc: usize) -> Vec<u8> {
+        let size = self.size();
+        let game = gen.pick(&GAMES).0 as i32;
+        match RPCS[rpc] {
+            "OpenHand" => self.opening(gen).encode_to_vec(),
+            "Act" => proto::ActRequest {
+                request_id: String::new(),
+                hand_id: self.hand(gen),
+                action: Some(Self::action(gen)),
+                expected_version: None,
+            }
+            .encode_to_vec(),
+            "GetHand" | "ReplayHand" | "GetHandBundle" => proto::GetHandRequest {
+                hand_id: self.hand(gen),
+            }
+            .encode_to_vec(),
+            "PlayHand" => proto::PlayHandRequest {
+                open: Some(self.opening(gen)),
+                decisions: Vec::new(),
+                follow_advice: true,
+            }
+            .encode_to_vec(),
+            "DeriveDeal" => proto::DeriveDealRequest {
+                game,
+                seed: gen.bytes(32),
+            }
+            .encode_to_vec(),
+            "VerifyLog" => proto::VerifyLogRequest {
+                from_sequence: size.saturating_sub(20),
+                to_sequence: None,
+            }
+            .encode_to_vec(),
+            "GetHandEvents" => proto::GetHandEventsRequest {
+                hand_id: self.hand(gen),
+                page_size: 10,
+                page_token: String::new(),
+            }
+            .encode_to_vec(),
+            "ListHands" => proto::ListHandsRequest {
+                table: format!("T-{}", gen.below(4)),
+                page_size: 20,
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            "StreamEvents" => proto::StreamEventsRequest {
+                from_sequence: size.saturating_sub(5),
+            }
+            .encode_to_vec(),
+            "GetCheckpoint" => proto::GetCheckpointRequest { tree_size: size }.encode_to_vec(),
+            "GetInclusionProof" => proto::GetInclusionProofRequest {
+                sequence: gen.below(size as usize) as u64,
+                tree_size: size,
+            }
+            .encode_to_vec(),
+            "GetConsistencyProof" => proto::GetConsistencyProofRequest {
+                first_size: 1 + gen.below(size as usize) as u64,
+                second_size: size,
+            }
+            .encode_to_vec(),
+            "PublishConfig" => {
+                let game = *gen.pick(&pitboss::engine::game::GameId::ALL);
+                let config = pitboss::engine::config::GameConfig::default_for(game);
+                let mut doc: serde_json::Value =
+                    serde_json::from_slice(&config.canonical_bytes()).expect("canonical JSON");
+                let json = mutate::json_text(gen, &doc);
+                if gen.chance(2) {
+                    doc = serde_json::from_slice(&json).unwrap_or(doc);
+                }
+                proto::PublishConfigRequest {
+                    request_id: String::new(),
+                    config_json: serde_json::to_string(&doc).unwrap_or_default(),
+                }
+                .encode_to_vec()
+            }
+            "ListConfigs" => proto::ListConfigsRequest {
+                game,
+                page_size: 5,
+                page_token: String::new(),
+            }
+            .encode_to_vec(),
+            "VoidHand" => proto::VoidHandRequest {
+                request_id: String::new(),
+                hand_id: self.hand(gen),
+                kind: gen
+                    .pick(&["malfunction", "incomplete", "conduct_forfeit"])
+                    .to_string(),
+                reason: "fuzz".into(),
+                recorded_by: "fuzzer".into(),
+            }
+            .encode_to_vec(),
+            "RecordTableMalfunction" => {
+                let now = pitboss::floor::system_clock();
+                proto::RecordTableMalfunctionRequest {
+                    request_id: String::new(),
+                    table: format!("T-{}", gen.below(4)),
+                    from_ms: now - 1_000,
+                    to_ms: now,
+                    reason: "fuzz".into(),
+                    recorded_by: "fuzzer".into(),
+                }
+                .encode_to_vec()
+            }
+            "RunSweep" => proto::RunSweepRequest {
+                request_id: String::new(),
+                as_of_ms: 0,
+                recorded_by: "fuzzer".into(),
+            }
+            .encode_to_vec(),
+            "GetParSheets" => proto::GetParSheetsRequest {
+                game,
+                config_id: String::new(),
+                main_bet_rounds: 100,
+                seed: gen.bytes(32),
+            }
+            .encode_to_vec(),
+            "Simulate" => proto::SimulateRequest {
+                game,
+                config_id: String::new(),
+                hands: 1 + gen.below(200) as u64,
+                strategy: 1,
+                seed: gen.bytes(32),
+            }
+            .encode_to_vec(),
+            "StreamRngWords" => proto::StreamRngWordsRequest {
+                words: 100,
+                words_per_seed: 10,
+            }
+            .encode_to_vec(),
+            "StreamShuffles" => proto::StreamShufflesRequest {
+                shuffles: 3,
+                deck: 1,
+            }
+            .encode_to_vec(),
+            other => unreachable!("no seed for {other}"),
+        }
+    }
+
+    /// One input: an RPC, a valid request for it, mutated (or not: a quarter go through intact,
+    /// so the state moves on), run and checked.
+    pub async fn run_one(&mut self, gen: &mut Gen, tally: &mut Tally) {
+        let rpc = gen.below(RPCS.len());
+        let mut bytes = self.seed(gen, rpc);
+        if !gen.chance(4) {
+            bytes = mutate::protobuf(gen, bytes);
+        }
+        let before = self.size();
+        let outcome = match catch_panic(self.call(rpc, &bytes)).await {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                panic!("{} panicked on {}: {panic}", RPCS[rpc], hex::encode(&bytes))
+            }
+        };
+        let after = self.size();
+        let writes = matches!(
+            RPCS[rpc],
+            "OpenHand"
+                | "Act"
+                | "PlayHand"
+                | "PublishConfig"
+                | "VoidHand"
+                | "RecordTableMalfunction"
+                | "RunSweep"
+        );
+        match outcome {
+            Outcome::Served => tally.accepted += 1,
+            Outcome::Refused(code) => {
+                assert!(
+                    !matches!(code, tonic::Code::Internal | tonic::Code::Unknown),
+                    "{} answered {code:?} to {}",
+                    RPCS[rpc],
+                    hex::encode(&bytes)
+                );
+                assert_eq!(
+                    before,
+                    after,
+                    "{} was refused ({code:?}) yet wrote to the log: {}",
+                    RPCS[rpc],
+                    hex::encode(&bytes)
+                );
+                tally.refused += 1;
+            }
+            Outcome::CutOff => tally.cut_off += 1,
+        }
+        if !writes {
+            assert_eq!(before, after, "{}, a read, wrote to the log", RPCS[rpc]);
+        }
+    }
+
+    async fn call(&mut self, rpc: usize, bytes: &[u8]) -> Outcome {
+        /// Decodes as tonic would; a message that does not decode never reaches the handler.
+        macro_rules! decoded {
+            ($ty:ty) => {
+                match <$ty>::decode(bytes) {
+                    Ok(message) => tonic::Request::new(message),
+                    Err(_) => return Outcome::Refused(tonic::Code::InvalidArgument),
+                }
+            };
+        }
+        /// Writes run to their end (they never take long); reads are cut off after a moment.
+        macro_rules! unary {
+            ($call:expr, $patience:expr) => {
+                match tokio::time::timeout($patience, $call).await {
+                    Ok(Ok(_)) => Outcome::Served,
+                    Ok(Err(status)) => Outcome::Refused(status.code()),
+                    Err(_) => Outcome::CutOff,
+                }
+            };
+        }
+        macro_rules! streamed {
+            ($call:expr) => {
+                match tokio::time::timeout(READ, $call).await {
+                    Ok(Ok(response)) => {
+                        let mut stream = response.into_inner();
+                        // A few messages, then the client goes away.
+                        let mut outcome = Outcome::Served;
+                        for _ in 0..3 {
+                            match tokio::time::timeout(READ, stream.next()).await {
+                                Ok(Some(Err(status))) => {
+                                    outcome = Outcome::Refused(status.code());
+                                    break;
+                                }
+                                Ok(Some(Ok(_))) => {}
+                                Ok(None) | Err(_) => break,
+                            }
+                        }
+                        outcome
+                    }
+                    Ok(Err(status)) => Outcome::Refused(status.code()),
+                    Err(_) => Outcome::CutOff,
+                }
+            };
+        }
+        const WRITE: Duration = Duration::from_secs(60);
+        const READ: Duration = Duration::from_millis(100);
+        match RPCS[rpc] {
+            "OpenHand" => {
+                let request = decoded!(proto::OpenHandRequest);
+                match self.play.open_hand(request).await {
+                    Ok(response) => {
+                        if let Some(hand) = response.into_inner().hand {
+                            self.hands.push(hand.hand_id);
+                            if self.hands.len() > 64 {
+                                self.hands.remove(0);
+                            }
+                        }
+                        Outcome::Served
+                    }
+                    Err(status) => Outcome::Refused(status.code()),
+                }
+            }
+            "Act" => unary!(self.play.act(decoded!(proto::ActRequest)), WRITE),
+            "GetHand" => unary!(self.play.get_hand(decoded!(proto::GetHandRequest)), READ),
+            "PlayHand" => unary!(self.play.play_hand(decoded!(proto::PlayHandRequest)), WRITE),
+            "DeriveDeal" => unary!(
+                self.audit.derive_deal(decoded!(proto::DeriveDealRequest)),
+                READ
+            ),
+            "ReplayHand" => unary!(
+                self.audit.replay_hand(decoded!(proto::ReplayHandRequest)),
+                READ
+            ),
+            "VerifyLog" => unary!(
+                self.audit.verify_log(decoded!(proto::VerifyLogRequest)),
+                READ
+            ),
+            "GetHandEvents" => {
+                unary!(
+                    self.audit
+                        .get_hand_events(decoded!(proto::GetHandEventsRequest)),
+                    READ
+                )
+            }
+            "ListHands" => unary!(
+                self.audit.list_hands(decoded!(proto::ListHandsRequest)),
+                READ
+            ),
+            "StreamEvents" => {
+                streamed!(self
+                    .audit
+                    .stream_events(decoded!(proto::StreamEventsRequest)))
+            }
+            "GetCheckpoint" => {
+                unary!(
+                    self.audit
+                        .get_checkpoint(decoded!(proto::GetCheckpointRequest)),
+                    READ
+                )
+            }
+            "GetInclusionProof" => unary!(
+                self.audit
+                    .get_inclusion_proof(decoded!(proto::GetInclusionProofRequest)),
+                READ
+            ),
+            "GetConsistencyProof" => unary!(
+                self.audit
+                    .get_consistency_proof(decoded!(proto::GetConsistencyProofRequest)),
+                READ
+            ),
+            "GetHandBundle" => {
+                unary!(
+                    self.audit
+                        .get_hand_bundle(decoded!(proto::GetHandBundleRequest)),
+                    READ
+                )
+            }
+            "PublishConfig" => {
+                let request = decoded!(proto::PublishConfigRequest);
+                match self.ops.publish_config(request).await {
+                    Ok(response) => {
+                        let id = response.into_inner().config_id;
+                        if !self.configs.contains(&id) && self.configs.len() < 64 {
+                            self.configs.push(id);
+                        }
+                        Outcome::Served
+                    }
+                    Err(status) => Outcome::Refused(status.code()),
+                }
+            }
+            "ListConfigs" => unary!(
+                self.ops.list_configs(decoded!(proto::ListConfigsRequest)),
+                READ
+            ),
+            "VoidHand" => unary!(self.ops.void_hand(decoded!(proto::VoidHandRequest)), WRITE),
+            "RecordTableMalfunction" => unary!(
+                self.ops
+                    .record_table_malfunction(decoded!(proto::RecordTableMalfunctionRequest)),
+                WRITE
+            ),
+            "RunSweep" => unary!(self.ops.run_sweep(decoded!(proto::RunSweepRequest)), WRITE),
+            "GetParSheets" => {
+                unary!(
+                    self.lab
+                        .get_par_sheets(decoded!(proto::GetParSheetsRequest)),
+                    READ
+                )
+            }
+            "Simulate" => unary!(self.lab.simulate(decoded!(proto::SimulateRequest)), READ),
+            "StreamRngWords" => {
+                streamed!(self
+                    .lab
+                    .stream_rng_words(decoded!(proto::StreamRngWordsRequest)))
+            }
+            "StreamShuffles" => {
+                streamed!(self
+                    .lab
+                    .stream_shuffles(decoded!(proto::StreamShufflesRequest)))
+            }
+            other => unreachable!("no call for {other}"),
+        }
+    }
+}

@@ -1,0 +1,566 @@
+//! Every request is bounded: for every RPC of every pitboss service (enumerated from the
+//! descriptor set: a method without a case fails the test), oversized strings, oversized repeated
+//! fields and numbers at 0, 2^32 − 1 and 2^64 − 1 are refused with the right code and a field
+//! violation naming the field and saying the limit, or served — never a panic, never INTERNAL —
+//! and nothing is written. Refused calls do not grow the server's memory; messages beyond the
+//! transport's limits are refused too; every limit is in `docs/limits.md`.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
+
+use pitboss::proto;
+use prost::Message;
+use tonic::{Code, Status};
+
+use crate::common::server::Server;
+use crate::support::{bet, opening, resident_kib, violation, Clients};
+
+/// What a case expects.
+enum Expect {
+    /// Refused with this code, naming this field, the description containing `says`.
+    Refused {
+        code: Code,
+        field: String,
+        says: &'static str,
+    },
+    /// Answered with this code but no field (a state of the hand, not a bound: ABORTED...).
+    Code(Code),
+    /// Served.
+    Served,
+}
+
+type Call = Pin<Box<dyn Future<Output = Result<(), Status>> + Send>>;
+
+/// One hostile request to one method.
+struct Case {
+    method: &'static str,
+    expect: Expect,
+    call: Call,
+}
+
+fn call<T: Send + 'static>(
+    future: impl Future<Output = Result<T, Status>> + Send + 'static,
+) -> Call {
+    Box::pin(async move { future.await.map(|_| ()) })
+}
+
+/// A call of `client.method(request)` on a clone of the client.
+macro_rules! rpc {
+    ($clients:expr, $service:ident . $method:ident ( $request:expr )) => {{
+        let mut client = $clients.$service.clone();
+        let request = $request;
+        call(async move { client.$method(request).await })
+    }};
+}
+
+fn refused(
+    method: &'static str,
+    code: Code,
+    field: impl Into<String>,
+    says: &'static str,
+    call: Call,
+) -> Case {
+    Case {
+        method,
+        expect: Expect::Refused {
+            code,
+            field: field.into(),
+            says,
+        },
+        call,
+    }
+}
+
+fn served(method: &'static str, call: Call) -> Case {
+    Case {
+        method,
+        expect: Expect::Served,
+        call,
+    }
+}
+
+const EXTREMES: [u64; 3] = [0, u32::MAX as u64, u64::MAX];
+const INVALID: Code = Code::InvalidArgument;
+const OUT: Code = Code::OutOfRange;
+
+fn long(n: usize) -> String {
+    "x".repeat(n)
+}
+
+fn wager(bet: &str, amount: u64) -> proto::Wager {
+    proto::Wager {
+        bet: bet.into(),
+        amount,
+    }
+}
+
+fn act(hand_id: &str, action: proto::Action) -> proto::ActRequest {
+    proto::ActRequest {
+        hand_id: hand_id.into(),
+        action: Some(action),
+        ..Default::default()
+    }
+}
+
+fn void(hand_id: &str) -> proto::VoidHandRequest {
+    proto::VoidHandRequest {
+        hand_id: hand_id.into(),
+        kind: "malfunction".into(),
+        reason: "r".into(),
+        recorded_by: "o".into(),
+        ..Default::default()
+    }
+}
+
+fn malfunction(table: &str) -> proto::RecordTableMalfunctionRequest {
+    proto::RecordTableMalfunctionRequest {
+        table: table.into(),
+        from_ms: 0,
+        to_ms: u64::MAX,
+        reason: "r".into(),
+        recorded_by: "o".into(),
+        ..Default::default()
+    }
+}
+
+/// Every hostile case, by method (`Service/Method`), one a line. `live` is a hand in progress,
+/// `size` the log's size.
+#[rustfmt::skip]
+fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mi = proto::Game::MississippiStud as i32;
+
+    // ---- Play ----
+    let m = "Play/OpenHand";
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.open_hand(opening("T", &long(129))))));
+    cases.push(refused(m, INVALID, "request_id", "printable ASCII", rpc!(c, play.open_hand(opening("T", "a b")))));
+    cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, play.open_hand(opening(&long(10_000), "")))));
+    cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, play.open_hand(opening("", "")))));
+    cases.push(refused(m, INVALID, "player", "no control characters", rpc!(c, play.open_hand(proto::OpenHandRequest { player: "a\u{0}b".into(), ..opening("T", "") }))));
+    cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, play.open_hand(proto::OpenHandRequest { config_id: long(5000), ..opening("T", "") }))));
+    cases.push(refused(m, INVALID, "rebet_of", "32 hexadecimal digits", rpc!(c, play.open_hand(proto::OpenHandRequest { rebet_of: long(5000), ..opening("T", "") }))));
+    cases.push(refused(m, INVALID, "wagers", "at most 16 entries", rpc!(c, play.open_hand(proto::OpenHandRequest { wagers: vec![wager("ante", 500); 1000], ..opening("T", "") }))));
+    cases.push(refused(m, INVALID, "wagers[1].bet", "1 to 32 characters", rpc!(c, play.open_hand(proto::OpenHandRequest { wagers: vec![wager("ante", 500), wager(&long(33), 1)], ..opening("T", "") }))));
+    for amount in EXTREMES {
+        cases.push(refused(m, INVALID, "wagers.ante", "", rpc!(c, play.open_hand(proto::OpenHandRequest { wagers: vec![wager("ante", amount)], ..opening("T", "") }))));
+    }
+    for game in [0, 99, i32::MAX, i32::MIN] {
+        cases.push(refused(m, INVALID, "game", "", rpc!(c, play.open_hand(proto::OpenHandRequest { game, ..opening("T", "") }))));
+    }
+
+    let m = "Play/Act";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, play.act(act(&long(60_000), bet(1))))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.act(proto::ActRequest { request_id: long(1000), ..act(live, bet(1)) }))));
+    cases.push(refused(m, INVALID, "action", "required", rpc!(c, play.act(proto::ActRequest { action: None, ..act(live, bet(1)) }))));
+    cases.push(refused(m, INVALID, "action.kind", "1 to 32 characters", rpc!(c, play.act(act(live, proto::Action { kind: long(100), ..bet(1) })))));
+    cases.push(refused(m, INVALID, "action.low", "at most 2 entries", rpc!(c, play.act(act(live, proto::Action { kind: "set_hand".into(), low: vec!["As".into(); 5000], ..Default::default() })))));
+    cases.push(refused(m, INVALID, "action.low[0]", "1 to 3 characters", rpc!(c, play.act(act(live, proto::Action { kind: "set_hand".into(), low: vec![long(4)], ..Default::default() })))));
+    cases.push(refused(m, INVALID, "action.by", "at most 32 characters", rpc!(c, play.act(act(live, proto::Action { kind: "shake".into(), by: long(33), ..Default::default() })))));
+    for multiple in [0, u32::MAX] {
+        cases.push(refused(m, INVALID, "action.bet.multiple", "allowed multiples", rpc!(c, play.act(act(live, bet(multiple))))));
+    }
+    for version in EXTREMES {
+        cases.push(Case { method: m, expect: Expect::Code(Code::Aborted), call: rpc!(c, play.act(proto::ActRequest { expected_version: Some(version), ..act(live, bet(1)) })) });
+    }
+
+    let m = "Play/GetHand";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, play.get_hand(proto::GetHandRequest { hand_id: long(60_000) }))));
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, play.get_hand(proto::GetHandRequest { hand_id: String::new() }))));
+    cases.push(served(m, rpc!(c, play.get_hand(proto::GetHandRequest { hand_id: live.into() }))));
+
+    let m = "Play/PlayHand";
+    let play = |open: Option<proto::OpenHandRequest>, decisions: Vec<proto::Action>| proto::PlayHandRequest { open, decisions, follow_advice: false };
+    cases.push(refused(m, INVALID, "open", "required", rpc!(c, play.play_hand(play(None, vec![])))));
+    cases.push(refused(m, INVALID, "open.table", "1 to 200 characters", rpc!(c, play.play_hand(play(Some(opening(&long(201), "")), vec![])))));
+    cases.push(refused(m, INVALID, "open.request_id", "at most 128 characters", rpc!(c, play.play_hand(play(Some(opening("T", &long(129))), vec![])))));
+    cases.push(refused(m, INVALID, "open.wagers[0].bet", "1 to 32 characters", rpc!(c, play.play_hand(play(Some(proto::OpenHandRequest { wagers: vec![wager(&long(40), 5)], ..opening("T", "") }), vec![])))));
+    cases.push(refused(m, INVALID, "decisions", "at most 256 entries", rpc!(c, play.play_hand(play(Some(opening("T", "")), vec![bet(1); 257])))));
+    cases.push(refused(m, INVALID, "decisions[2].low[1]", "1 to 3 characters", rpc!(c, play.play_hand(play(Some(opening("T", "")), vec![bet(1), bet(1), proto::Action { kind: "set_hand".into(), low: vec!["As".into(), long(9)], ..Default::default() }])))));
+    for multiple in [0, u32::MAX] {
+        cases.push(refused(m, INVALID, "decisions[1].action.bet.multiple", "allowed multiples", rpc!(c, play.play_hand(play(Some(opening("T", "")), vec![bet(1), bet(multiple)])))));
+    }
+    for amount in EXTREMES {
+        cases.push(refused(m, INVALID, "open.wagers.ante", "", rpc!(c, play.play_hand(play(Some(proto::OpenHandRequest { wagers: vec![wager("ante", amount)], ..opening("T", "") }), vec![])))));
+    }
+
+    // ---- Audit ----
+    let m = "Audit/DeriveDeal";
+    for seed in [vec![], vec![1; 31], vec![1; 33], vec![1; 60_000]] {
+        cases.push(refused(m, INVALID, "seed", "exactly 32 bytes", rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed }))));
+    }
+    cases.push(served(m, rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed: vec![0xff; 32] }))));
+
+    let m = "Audit/ReplayHand";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.replay_hand(proto::ReplayHandRequest { hand_id: long(60_000) }))));
+    cases.push(served(m, rpc!(c, audit.replay_hand(proto::ReplayHandRequest { hand_id: live.into() }))));
+
+    let m = "Audit/VerifyLog";
+    for n in EXTREMES.into_iter().filter(|&n| n >= size) {
+        cases.push(refused(m, OUT, "from_sequence", "beyond the log", rpc!(c, audit.verify_log(proto::VerifyLogRequest { from_sequence: n, to_sequence: None }))));
+    }
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, OUT, "to_sequence", "beyond the log", rpc!(c, audit.verify_log(proto::VerifyLogRequest { from_sequence: 0, to_sequence: Some(n) }))));
+    }
+    cases.push(refused(m, INVALID, "to_sequence", "before from_sequence", rpc!(c, audit.verify_log(proto::VerifyLogRequest { from_sequence: 2, to_sequence: Some(1) }))));
+    cases.push(served(m, rpc!(c, audit.verify_log(proto::VerifyLogRequest { from_sequence: 0, to_sequence: Some(0) }))));
+
+    let m = "Audit/GetHandEvents";
+    let events = |page_size: u32, page_token: &str| proto::GetHandEventsRequest { hand_id: live.into(), page_size, page_token: page_token.into() };
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_hand_events(proto::GetHandEventsRequest { hand_id: long(50_000), ..events(0, "") }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_hand_events(events(u32::MAX, "")))));
+    cases.push(refused(m, INVALID, "page_token", "at most 20 characters", rpc!(c, audit.get_hand_events(events(0, &"9".repeat(21))))));
+    cases.push(refused(m, INVALID, "page_token", "not a token", rpc!(c, audit.get_hand_events(events(0, &"9".repeat(20))))));
+    cases.push(served(m, rpc!(c, audit.get_hand_events(events(0, &u64::MAX.to_string())))));
+    cases.push(served(m, rpc!(c, audit.get_hand_events(events(1000, "0")))));
+
+    let m = "Audit/ListHands";
+    let list = |player: &str| proto::ListHandsRequest { player: player.into(), ..Default::default() };
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.list_hands(list(&long(201))))));
+    cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.list_hands(proto::ListHandsRequest { table: long(60_000), ..list("P") }))));
+    cases.push(refused(m, INVALID, "status", "at most 32 characters", rpc!(c, audit.list_hands(proto::ListHandsRequest { status: long(33), ..list("P") }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 100", rpc!(c, audit.list_hands(proto::ListHandsRequest { page_size: u32::MAX, ..list("P") }))));
+    cases.push(refused(m, INVALID, "page_token", "hexadecimal", rpc!(c, audit.list_hands(proto::ListHandsRequest { page_token: "xyz".into(), ..list("P") }))));
+    cases.push(refused(m, INVALID, "page_token", "at most", rpc!(c, audit.list_hands(proto::ListHandsRequest { page_token: "ab".repeat(5000), ..list("P") }))));
+    cases.push(refused(m, INVALID, "to_ms", "at least from_ms", rpc!(c, audit.list_hands(proto::ListHandsRequest { from_ms: u64::MAX, to_ms: 1, ..list("P") }))));
+    for n in EXTREMES {
+        cases.push(served(m, rpc!(c, audit.list_hands(proto::ListHandsRequest { from_ms: n, to_ms: 0, ..list("P") }))));
+    }
+
+    let m = "Audit/StreamEvents";
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, OUT, "from_sequence", "beyond the log", rpc!(c, audit.stream_events(proto::StreamEventsRequest { from_sequence: n }))));
+    }
+
+    let m = "Audit/GetCheckpoint";
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, OUT, "tree_size", "beyond the log", rpc!(c, audit.get_checkpoint(proto::GetCheckpointRequest { tree_size: n }))));
+    }
+    cases.push(served(m, rpc!(c, audit.get_checkpoint(proto::GetCheckpointRequest { tree_size: 0 }))));
+
+    let m = "Audit/GetInclusionProof";
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, OUT, "sequence", "not in a tree", rpc!(c, audit.get_inclusion_proof(proto::GetInclusionProofRequest { sequence: n, tree_size: 0 }))));
+        cases.push(refused(m, OUT, "tree_size", "beyond the log", rpc!(c, audit.get_inclusion_proof(proto::GetInclusionProofRequest { sequence: 0, tree_size: n }))));
+    }
+    cases.push(served(m, rpc!(c, audit.get_inclusion_proof(proto::GetInclusionProofRequest { sequence: 0, tree_size: 0 }))));
+
+    let m = "Audit/GetConsistencyProof";
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, OUT, "first_size", "beyond the log", rpc!(c, audit.get_consistency_proof(proto::GetConsistencyProofRequest { first_size: n, second_size: 1 }))));
+        cases.push(refused(m, OUT, "second_size", "beyond the log", rpc!(c, audit.get_consistency_proof(proto::GetConsistencyProofRequest { first_size: 1, second_size: n }))));
+    }
+    cases.push(refused(m, INVALID, "first_size", "0 to second_size", rpc!(c, audit.get_consistency_proof(proto::GetConsistencyProofRequest { first_size: 2, second_size: 1 }))));
+    cases.push(served(m, rpc!(c, audit.get_consistency_proof(proto::GetConsistencyProofRequest { first_size: 0, second_size: 0 }))));
+
+    let m = "Audit/GetHandBundle";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_hand_bundle(proto::GetHandBundleRequest { hand_id: long(60_000) }))));
+    cases.push(served(m, rpc!(c, audit.get_hand_bundle(proto::GetHandBundleRequest { hand_id: live.into() }))));
+
+    // ---- Operations ----
+    let m = "Operations/PublishConfig";
+    cases.push(refused(m, INVALID, "config_json", "1 to 65536 bytes", rpc!(c, ops.publish_config(proto::PublishConfigRequest { config_json: format!("\"{}\"", long(65_536)), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "config_json", "required", rpc!(c, ops.publish_config(proto::PublishConfigRequest::default()))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.publish_config(proto::PublishConfigRequest { request_id: long(129), config_json: "{}".into() }))));
+
+    let m = "Operations/ListConfigs";
+    cases.push(refused(m, INVALID, "page_size", "0 to 100", rpc!(c, ops.list_configs(proto::ListConfigsRequest { page_size: u32::MAX, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "64 hexadecimal digits", rpc!(c, ops.list_configs(proto::ListConfigsRequest { page_token: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "game", "", rpc!(c, ops.list_configs(proto::ListConfigsRequest { game: i32::MAX, ..Default::default() }))));
+    cases.push(served(m, rpc!(c, ops.list_configs(proto::ListConfigsRequest { page_size: 100, page_token: "f".repeat(64), ..Default::default() }))));
+
+    let m = "Operations/VoidHand";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, ops.void_hand(void(&long(60_000))))));
+    cases.push(refused(m, INVALID, "kind", "1 to 32 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { kind: long(33), ..void(live) }))));
+    cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { reason: long(501), ..void(live) }))));
+    cases.push(refused(m, INVALID, "reason", "required", rpc!(c, ops.void_hand(proto::VoidHandRequest { reason: "   ".into(), ..void(live) }))));
+    cases.push(refused(m, INVALID, "recorded_by", "1 to 200 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: long(40_000), ..void(live) }))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { request_id: long(129), ..void(live) }))));
+
+    let m = "Operations/RecordTableMalfunction";
+    cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, ops.record_table_malfunction(malfunction(&long(60_000))))));
+    cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { reason: long(501), ..malfunction("T") }))));
+    cases.push(refused(m, INVALID, "recorded_by", "1 to 200 characters", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { recorded_by: String::new(), ..malfunction("T") }))));
+    cases.push(refused(m, INVALID, "request_id", "printable ASCII", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { request_id: "\u{7f}".into(), ..malfunction("T") }))));
+    cases.push(refused(m, INVALID, "to_ms", "ends before it starts", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { from_ms: u64::MAX, to_ms: u64::from(u32::MAX), ..malfunction("T") }))));
+    // A table with no hands over every instant: served, nothing to void, nothing written.
+    cases.push(served(m, rpc!(c, ops.record_table_malfunction(malfunction("no hands here")))));
+
+    let m = "Operations/RunSweep";
+    cases.push(refused(m, INVALID, "recorded_by", "at most 200 characters", rpc!(c, ops.run_sweep(proto::RunSweepRequest { recorded_by: long(201), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.run_sweep(proto::RunSweepRequest { request_id: long(129), ..Default::default() }))));
+    for as_of_ms in [u64::MAX, u64::MAX / 2] {
+        cases.push(refused(m, INVALID, "as_of_ms", "later than now", rpc!(c, ops.run_sweep(proto::RunSweepRequest { as_of_ms, ..Default::default() }))));
+    }
+    // As of the epoch: nothing is 30 days old then; nothing written.
+    cases.push(served(m, rpc!(c, ops.run_sweep(proto::RunSweepRequest { as_of_ms: 0, ..Default::default() }))));
+
+    // ---- Lab ----
+    let m = "Lab/GetParSheets";
+    let pg = proto::Game::FortunePaiGow as i32;
+    let sheets = |main_bet_rounds: u64| proto::GetParSheetsRequest { game: pg, main_bet_rounds, ..Default::default() };
+    for n in [u64::from(u32::MAX), u64::MAX] {
+        cases.push(refused(m, INVALID, "main_bet_rounds", "0 to 1000000000", rpc!(c, lab.get_par_sheets(sheets(n)))));
+    }
+    cases.push(refused(m, INVALID, "seed", "empty or exactly 32 bytes", rpc!(c, lab.get_par_sheets(proto::GetParSheetsRequest { seed: vec![0; 33], ..sheets(0) }))));
+    cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, lab.get_par_sheets(proto::GetParSheetsRequest { config_id: long(60_000), ..sheets(0) }))));
+    cases.push(refused(m, INVALID, "main_bet_rounds", "0 for other games", rpc!(c, lab.get_par_sheets(proto::GetParSheetsRequest { game: proto::Game::Nutz as i32, main_bet_rounds: 1, ..Default::default() }))));
+    cases.push(served(m, rpc!(c, lab.get_par_sheets(proto::GetParSheetsRequest { game: proto::Game::Nutz as i32, ..Default::default() }))));
+
+    let m = "Lab/Simulate";
+    let simulate = |hands: u64| proto::SimulateRequest { game: proto::Game::Nutz as i32, hands, ..Default::default() };
+    for n in EXTREMES {
+        cases.push(refused(m, INVALID, "hands", "1 to 100000000", rpc!(c, lab.simulate(simulate(n)))));
+    }
+    cases.push(refused(m, INVALID, "seed", "empty or exactly 32 bytes", rpc!(c, lab.simulate(proto::SimulateRequest { seed: vec![1; 5000], ..simulate(10) }))));
+    cases.push(refused(m, INVALID, "strategy", "", rpc!(c, lab.simulate(proto::SimulateRequest { strategy: i32::MAX, ..simulate(10) }))));
+    cases.push(served(m, rpc!(c, lab.simulate(simulate(1)))));
+
+    let m = "Lab/StreamRngWords";
+    for n in [0, u64::MAX] {
+        cases.push(refused(m, INVALID, "words", "1 to 4294967296", rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: n, words_per_seed: 0 }))));
+    }
+    cases.push(refused(m, INVALID, "words_per_seed", "0 to 4294967296", rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: 1, words_per_seed: u64::MAX }))));
+    cases.push(served(m, rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: 1, words_per_seed: u64::from(u32::MAX) }))));
+
+    let m = "Lab/StreamShuffles";
+    for n in EXTREMES {
+        cases.push(refused(m, INVALID, "shuffles", "1 to 100000000", rpc!(c, lab.stream_shuffles(proto::StreamShufflesRequest { shuffles: n, deck: 0 }))));
+    }
+    cases.push(refused(m, INVALID, "deck", "", rpc!(c, lab.stream_shuffles(proto::StreamShufflesRequest { shuffles: 1, deck: -1 }))));
+
+    cases
+}
+
+/// The pitboss services and their methods, from the descriptor set the server reflects.
+fn methods() -> BTreeSet<String> {
+    let set = prost_types::FileDescriptorSet::decode(pitboss::proto::FILE_DESCRIPTOR_SET)
+        .expect("the descriptor set");
+    set.file
+        .iter()
+        .filter(|f| f.package() == "pitboss.v1")
+        .flat_map(|f| f.service.iter())
+        .flat_map(|s| {
+            s.method
+                .iter()
+                .map(move |m| format!("{}/{}", s.name(), m.name()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_rpc_refuses_what_is_beyond_its_limits_and_writes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = Clients::of(&server).await;
+    let live = c.open_mississippi("T-bounds", "").await.hand_id;
+    c.assert_serving().await;
+    let before = c.head().await;
+
+    let cases = cases(&c, &live, before.0);
+    let covered: BTreeSet<String> = cases.iter().map(|c| c.method.to_string()).collect();
+    let all = methods();
+    let missing: Vec<_> = all.difference(&covered).collect();
+    assert!(
+        missing.is_empty(),
+        "methods without a bounds case: {missing:?}"
+    );
+    let unknown: Vec<_> = covered.difference(&all).collect();
+    assert!(unknown.is_empty(), "cases of no method: {unknown:?}");
+
+    let total = cases.len();
+    for (i, case) in cases.into_iter().enumerate() {
+        let method = case.method;
+        let result = case.call.await;
+        match (case.expect, result) {
+            (Expect::Served, Ok(())) => {}
+            (Expect::Served, Err(e)) => panic!("case {i} ({method}) refused: {e:?}"),
+            (Expect::Code(code), Err(e)) => {
+                assert_eq!(e.code(), code, "case {i} ({method}): {e:?}")
+            }
+            (Expect::Refused { code, field, says }, Err(e)) => {
+                assert_eq!(e.code(), code, "case {i} ({method}): {e:?}");
+                let (named, description) = violation(&e);
+                assert_eq!(named, field, "case {i} ({method}): {e:?}");
+                assert!(
+                    description.contains(says),
+                    "case {i} ({method}): `{says}` not in `{description}`"
+                );
+            }
+            (_, Ok(())) => panic!("case {i} ({method}) was served; it should be refused"),
+        }
+    }
+    assert!(total > 100, "{total} cases");
+    assert_eq!(c.head().await, before, "nothing written by any case");
+    c.assert_serving().await;
+    c.assert_verifies().await;
+}
+
+/// Messages beyond a service's transport limit are refused before they are decoded; the
+/// connection and the server go on.
+#[tokio::test(flavor = "multi_thread")]
+async fn messages_beyond_the_transport_limits_are_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = Clients::of(&server).await;
+    let live = c.open_mississippi("T-transport", "").await.hand_id;
+    let before = c.head().await;
+    let huge = long(4 * 1024 * 1024);
+    let e = c.play.act(act(&huge, bet(1))).await.unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    assert!(
+        e.message().contains("the limit is: 65536 bytes"),
+        "{}",
+        e.message()
+    );
+    let e = c
+        .ops
+        .publish_config(proto::PublishConfigRequest {
+            config_json: long(300 * 1024),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    assert!(
+        e.message().contains("the limit is: 262144 bytes"),
+        "{}",
+        e.message()
+    );
+    // Metadata beyond the header list limit: refused, the server goes on.
+    let mut request = tonic::Request::new(proto::GetHandRequest {
+        hand_id: live.clone(),
+    });
+    request
+        .metadata_mut()
+        .insert("x-padding", long(64 * 1024).parse().unwrap());
+    assert!(c.play.get_hand(request).await.is_err());
+    let mut c = Clients::of(&server).await;
+    c.play
+        .get_hand(proto::GetHandRequest { hand_id: live })
+        .await
+        .expect("served after the refusals");
+    assert_eq!(c.head().await, before);
+    c.assert_serving().await;
+    c.assert_verifies().await;
+}
+
+/// The evidence of the issue: refused calls with long hand ids grew the server by 225 MiB that
+/// never came back. Now a refusal holds nothing: after many refused calls (ids near the transport
+/// limit, and far beyond it) the resident memory stays within a small bound.
+#[tokio::test(flavor = "multi_thread")]
+async fn refused_calls_do_not_grow_the_server() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = Clients::of(&server).await;
+    c.open_mississippi("T-memory", "").await;
+    let before = c.head().await;
+    let near = long(60 * 1024);
+    let beyond = long(4 * 1024 * 1024);
+    let round = |c: &Clients, n: usize| {
+        let tasks: Vec<_> = (0..n)
+            .map(|i| {
+                let mut c = c.clone();
+                let id = if i % 4 == 0 {
+                    beyond.clone()
+                } else {
+                    near.clone()
+                };
+                tokio::spawn(async move {
+                    let e = match i % 3 {
+                        0 => c.play.act(act(&id, bet(1))).await.map(|_| ()),
+                        1 => c
+                            .play
+                            .get_hand(proto::GetHandRequest { hand_id: id })
+                            .await
+                            .map(|_| ()),
+                        _ => c.ops.void_hand(void(&id)).await.map(|_| ()),
+                    }
+                    .unwrap_err();
+                    assert!(
+                        matches!(e.code(), Code::InvalidArgument | Code::OutOfRange),
+                        "{e:?}"
+                    );
+                })
+            })
+            .collect();
+        async move {
+            for task in tasks {
+                task.await.unwrap();
+            }
+        }
+    };
+    // Warm up: the allocator's arenas, the connection's buffers.
+    round(&c, 200).await;
+    let warm = resident_kib(&server);
+    for _ in 0..5 {
+        round(&c, 200).await;
+    }
+    let after = resident_kib(&server);
+    eprintln!("resident: {warm} KiB after warm-up, {after} KiB after 1000 more refused calls");
+    assert!(
+        after <= warm + 16 * 1024,
+        "the server grew from {warm} KiB to {after} KiB over 1000 refused calls"
+    );
+    assert_eq!(c.head().await, before);
+    c.assert_serving().await;
+    c.assert_verifies().await;
+}
+
+/// Every field of every request of every pitboss service is in `docs/limits.md`, under its method.
+#[test]
+fn every_field_is_documented_in_docs_limits() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/limits.md"))
+        .expect("docs/limits.md");
+    let set = prost_types::FileDescriptorSet::decode(pitboss::proto::FILE_DESCRIPTOR_SET)
+        .expect("the descriptor set");
+    let messages: std::collections::HashMap<String, &prost_types::DescriptorProto> = set
+        .file
+        .iter()
+        .filter(|f| f.package() == "pitboss.v1")
+        .flat_map(|f| f.message_type.iter())
+        .map(|m| (format!(".pitboss.v1.{}", m.name()), m))
+        .collect();
+    fn paths(
+        messages: &std::collections::HashMap<String, &prost_types::DescriptorProto>,
+        message: &str,
+        prefix: &str,
+        out: &mut Vec<String>,
+    ) {
+        for field in &messages[message].field {
+            let repeated = field.label() == prost_types::field_descriptor_proto::Label::Repeated;
+            let name = format!("{prefix}{}", field.name());
+            out.push(name.clone());
+            if field.r#type() == prost_types::field_descriptor_proto::Type::Message {
+                let nested = if repeated {
+                    format!("{name}[i].")
+                } else {
+                    format!("{name}.")
+                };
+                paths(messages, field.type_name(), &nested, out);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for file in set.file.iter().filter(|f| f.package() == "pitboss.v1") {
+        for service in &file.service {
+            for method in &service.method {
+                let heading = format!("### {}\n", method.name());
+                let Some(start) = doc.find(&heading) else {
+                    missing.push(format!("{}/{}: no section", service.name(), method.name()));
+                    continue;
+                };
+                let body = &doc[start + heading.len()..];
+                let body = &body[..body.find("\n#").unwrap_or(body.len())];
+                let mut fields = Vec::new();
+                paths(&messages, method.input_type(), "", &mut fields);
+                for field in fields {
+                    if !body.contains(&format!("`{field}`")) {
+                        missing.push(format!("{}/{}: `{field}`", service.name(), method.name()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/limits.md: {missing:#?}");
+}
