@@ -273,14 +273,18 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
     };
     out.problems
         .extend(stream_problems(bundle, &end, checkpoint.size));
-    // The configuration must be the one the hand names.
+    // The configuration must be the one the hand names, in its canonical bytes: the text itself
+    // hashes to the id (as the Python checker reads it), nothing ignored on the way.
     let config = GameConfig::from_json(bundle.config_json.as_bytes())
         .ok()
-        .filter(|c| c.id().to_string() == bundle.config_id)
+        .filter(|c| {
+            c.id().to_string() == bundle.config_id
+                && c.canonical_bytes() == bundle.config_json.as_bytes()
+        })
         .map(Arc::new);
     if config.is_none() {
         out.problems.push(format!(
-            "the configuration does not read, or does not hash to {}",
+            "the configuration does not read, is not in its canonical form, or does not hash to {}",
             bundle.config_id
         ));
     }

@@ -48,6 +48,7 @@ impl Pay {
 
 /// One row of a paytable: a hand and what it pays. Hands without a row lose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PayRow<H> {
     /// The hand (a category id).
     pub hand: H,

@@ -29,8 +29,8 @@
 use std::path::{Path, PathBuf};
 
 use rocksdb::{
-    ColumnFamilyDescriptor, DBRecoveryMode, Direction, ErrorKind, IteratorMode, Options,
-    ReadOptions, DB,
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBRecoveryMode, Direction, ErrorKind,
+    IteratorMode, Options, ReadOptions, WriteBufferManager, DB,
 };
 
 /// Column family names.
@@ -64,6 +64,41 @@ pub enum WalRecovery {
     Strict,
     /// Keep the log up to the first damaged record and drop the rest (`pitboss recover` only).
     PointInTime,
+}
+
+/// All the memory RocksDB may hold for one database, in one LRU cache: the memtables of every
+/// column family (charged to the cache by a write buffer manager), data blocks, and index and filter
+/// blocks (cached, not held by each table reader, so they do not grow with the number of tables).
+/// Without it each of the column families had its own 64 MiB memtables and every table file its own
+/// index in memory: the server's resident size grew with the log (`docs/PERFORMANCE.md`, the soak).
+pub const MEMORY_BUDGET: usize = 96 << 20;
+
+/// Of [`MEMORY_BUDGET`], what memtables may take before a flush is forced.
+const MEMTABLE_BUDGET: usize = 48 << 20;
+
+/// One column family's memtable: small enough that several fit in [`MEMTABLE_BUDGET`].
+const MEMTABLE_SIZE: usize = 16 << 20;
+
+/// Options sharing one cache and one write buffer manager: the database's and every column
+/// family's options come from the returned closure, so all of them count against one budget.
+fn bounded_memory() -> impl Fn() -> Options {
+    let cache = Cache::new_lru_cache(MEMORY_BUDGET);
+    let buffers = WriteBufferManager::new_write_buffer_manager_with_cache(
+        MEMTABLE_BUDGET,
+        false,
+        cache.clone(),
+    );
+    move || {
+        let mut table = BlockBasedOptions::default();
+        table.set_block_cache(&cache);
+        table.set_cache_index_and_filter_blocks(true);
+        table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+        let mut options = Options::default();
+        options.set_block_based_table_factory(&table);
+        options.set_write_buffer_size(MEMTABLE_SIZE);
+        options.set_write_buffer_manager(&buffers);
+        options
+    }
 }
 
 /// How to open the database.
@@ -211,7 +246,8 @@ impl Store {
                 source,
             })?;
         }
-        let mut options = Options::default();
+        let bounded = bounded_memory();
+        let mut options = bounded();
         options.create_if_missing(how.write && how.create);
         options.create_missing_column_families(how.write);
         options.set_paranoid_checks(true);
@@ -224,7 +260,7 @@ impl Store {
         let opened = if how.write {
             let families = cf::ALL
                 .iter()
-                .map(|name| ColumnFamilyDescriptor::new(*name, Options::default()));
+                .map(|name| ColumnFamilyDescriptor::new(*name, bounded()));
             DB::open_cf_descriptors(&options, dir, families)
         } else {
             DB::open_cf_for_read_only(&options, dir, cf::ALL, false)

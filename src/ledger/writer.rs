@@ -80,7 +80,8 @@ type Answer<T> = (
     Result<T, LedgerError>,
 );
 
-/// The writer's state: the chain head, the signing key, and a cache of stream versions.
+/// The writer's state: the chain head, the signing key, and the stream versions and request ids of
+/// the last groups (bounded: see [`RECENT_GROUPS`]).
 pub(super) struct Writer {
     store: Arc<Store>,
     key: Arc<Keypair>,
@@ -92,7 +93,10 @@ pub(super) struct Writer {
     anchorer: Option<Anchorer>,
     /// Set when the anchor cannot be written: the ledger refuses everything from then on.
     stopped: Arc<AtomicBool>,
-    versions: HashMap<String, u64>,
+    /// The version of each stream written in the last groups (two generations, like `recent`):
+    /// the groups not yet in the store are among them, so a stream not found here is read from
+    /// the store, where it is durable. At most `2 × RECENT_GROUPS × max_group` streams.
+    versions: [HashMap<String, u64>; 2],
     max_group: usize,
     /// Announces the next sequence number after each durable group (for live event streams).
     head: tokio::sync::watch::Sender<u64>,
@@ -108,7 +112,8 @@ pub(super) struct Writer {
 /// A request staged in a recent group: its result and fingerprint.
 type InFlight = (Appended, Fingerprint);
 
-/// How many groups a generation of `recent` request ids spans; far more than can be in flight.
+/// How many groups a generation of `recent` request ids and of `versions` spans: far more than can
+/// be built but not yet written (the one being built, two queued, one being synced).
 const RECENT_GROUPS: u64 = 64;
 
 /// A group built and signed, ready to be written.
@@ -371,7 +376,7 @@ impl Writer {
             head: anchorer.head.clone(),
             stopped: anchorer.stopped.clone(),
             anchorer: Some(anchorer),
-            versions: HashMap::new(),
+            versions: [HashMap::new(), HashMap::new()],
             max_group: 4096,
             epoch: 1,
             failed_through: Arc::new(AtomicU64::new(0)),
@@ -444,12 +449,15 @@ impl Writer {
         if let Some(&v) = overlay.get(stream) {
             return Ok(v);
         }
-        if let Some(&v) = self.versions.get(stream) {
+        if let Some(&v) = self
+            .versions
+            .iter()
+            .find_map(|generation| generation.get(stream))
+        {
             return Ok(v);
         }
-        let v = self.store.stream_version(stream)?;
-        self.versions.insert(stream.to_string(), v);
-        Ok(v)
+        // Not written in the last groups: what the store holds is current.
+        Ok(self.store.stream_version(stream)?)
     }
 
     /// Builds, signs, writes and anchors one group on this thread; answers every job. (Opening
@@ -477,7 +485,7 @@ impl Writer {
             return;
         }
         self.epoch = failed + 1;
-        self.versions.clear();
+        self.versions = [HashMap::new(), HashMap::new()];
         self.recent = [HashMap::new(), HashMap::new()];
         match load_head(&self.store) {
             Ok((next, hash)) => {
@@ -581,7 +589,7 @@ impl Writer {
             self.next_sequence = last.sequence + 1;
             self.last_hash = last.hash;
         }
-        self.versions.extend(overlay);
+        self.versions[0].extend(overlay);
         if let Some((_, next)) = &rotated {
             self.key = next.clone();
         }
@@ -589,6 +597,8 @@ impl Writer {
         if self.groups.is_multiple_of(RECENT_GROUPS) {
             self.recent.swap(0, 1);
             self.recent[0].clear();
+            self.versions.swap(0, 1);
+            self.versions[0].clear();
         }
         self.recent[0].extend(requests);
         let appends = match stored {
@@ -1038,6 +1048,54 @@ mod tests {
             (anchored.newer.size, Some(anchored.newer.head)),
             (3, report.head.map(|h| h.1))
         );
+    }
+
+    /// The writer remembers the stream versions of its last groups only (bounded whatever the
+    /// number of hands), yet a stream written long ago continues at its next position (read back
+    /// from the store), and one still in flight (built, not yet written) at the position after
+    /// its staged entry.
+    #[test]
+    fn the_writer_remembers_only_recent_streams_and_still_counts_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor_path = super::super::anchor::path_in(dir.path());
+        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
+        let syncer = Syncer {
+            store: store.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        let run = |writer: &mut Writer, job| {
+            let prepared = writer.prepare(vec![job]);
+            land(writer, &syncer, prepared);
+        };
+        let (reply, _published) = oneshot::channel();
+        run(&mut writer, Job::PublishKey(0, reply));
+        let (old, mut answer) = append("old", 0);
+        run(&mut writer, old);
+        assert_eq!(answer.try_recv().unwrap().unwrap().stream_version, 1);
+        let groups = 2 * RECENT_GROUPS as u8 + 2;
+        for n in 1..=groups {
+            let (job, _) = append(&format!("s{n}"), n);
+            run(&mut writer, job);
+        }
+        let remembered: usize = writer.versions.iter().map(HashMap::len).sum();
+        assert!(remembered <= 2 * RECENT_GROUPS as usize, "{remembered}");
+        assert!(writer.versions.iter().all(|g| !g.contains_key("old")));
+        // Long ago: read from the store.
+        let (again, mut answer) = append("old", groups + 1);
+        run(&mut writer, again);
+        assert_eq!(answer.try_recv().unwrap().unwrap().stream_version, 2);
+        // In flight: the second group is built before the first is written.
+        let (first, mut first_answer) = append("new", groups + 2);
+        let (second, mut second_answer) = append("new", groups + 3);
+        let first = writer.prepare(vec![first]);
+        let second = writer.prepare(vec![second]);
+        land(&mut writer, &syncer, first);
+        land(&mut writer, &syncer, second);
+        assert_eq!(first_answer.try_recv().unwrap().unwrap().stream_version, 1);
+        assert_eq!(second_answer.try_recv().unwrap().unwrap().stream_version, 2);
+        let report = super::super::verify(&store, 0, None);
+        assert!(report.ok(), "{:?}", report.problem);
+        assert_eq!(report.verified, 1 + 1 + u64::from(groups) + 1 + 2);
     }
 
     /// An anchor that cannot be written refuses the group (durable in the WAL, never

@@ -89,6 +89,15 @@ fn report(target: &str, n: u64, tally: &Tally, started: Instant, expect_accepted
     assert!(tally.refused > 0, "{target}: no input was refused");
 }
 
+/// A runtime of two workers, as the server has on this machine.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
 fn config_seeds() -> Vec<Value> {
     GameId::ALL
         .iter()
@@ -102,18 +111,24 @@ fn config_seeds() -> Vec<Value> {
 #[test]
 fn rpc_handlers() {
     let n = inputs(3_000);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     runtime.block_on(async {
         let mut target = rpc::Target::new().await;
         let mut gen = generator("rpc");
         let mut tally = Tally::default();
         let started = Instant::now();
-        for _ in 0..n {
+        for done in 1..=n {
             target.run_one(&mut gen, &mut tally).await;
+            // A long run says how far it has come (and what it found so far) as it goes.
+            if done % 50_000 == 0 && done < n {
+                println!(
+                    "fuzz rpc: {done} of {n} inputs after {:.0} s: {} accepted, {} refused, {} cut off, 0 panics",
+                    started.elapsed().as_secs_f64(),
+                    tally.accepted,
+                    tally.refused,
+                    tally.cut_off
+                );
+            }
         }
         report("rpc", n, &tally, started, true);
         // Whatever was accepted, the log still verifies from its first entry.
@@ -152,11 +167,7 @@ fn configurations() {
 
 /// A real ledger with a settled hand of each game: its bundle and its stored entries are the seeds.
 fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     runtime.block_on(async {
         let target = rpc::Target::new().await;
         let stop = pitboss::service::work::Shutdown::default();

@@ -146,7 +146,7 @@ impl Target {
                 String::new()
             },
             game: game as i32,
-            config_id: if !self.configs.is_empty() && gen.chance(4) {
+            config_id: if !self.configs.is_empty() && gen.chance(32) {
                 gen.pick(&self.configs).clone()
             } else {
                 String::new()
@@ -425,7 +425,7 @@ impl Target {
             };
         }
         const WRITE: Duration = Duration::from_secs(60);
-        const READ: Duration = Duration::from_millis(100);
+        const READ: Duration = Duration::from_millis(25);
         match RPCS[rpc] {
             "OpenHand" => {
                 let request = decoded!(proto::OpenHandRequest);

@@ -16,18 +16,7 @@ use crate::support::*;
 
 /// Plays a Mississippi Stud hand to settlement and returns its id.
 async fn settled_hand(clients: &mut Clients, table: &str) -> String {
-    let view = clients
-        .play
-        .play_hand(proto::PlayHandRequest {
-            open: Some(opening(table, "")),
-            decisions: Vec::new(),
-            follow_advice: true,
-        })
-        .await
-        .expect("a hand is played")
-        .into_inner()
-        .hand
-        .expect("a view");
+    let view = whole_hand(&mut clients.play, table, "P").await;
     assert_eq!(view.status, "settled");
     view.hand_id
 }

@@ -8,33 +8,12 @@ use pitboss::proto;
 use tonic::Code;
 
 use crate::common::server::Server;
-use crate::support::{resident_kib, Clients};
+use crate::support::{resident_kib, whole_hand, Clients};
 
 /// Whole hands, `n` of them, each in one `PlayHand` call following the strategy's advice.
 async fn play_hands(c: &mut Clients, n: usize, table: &str) {
     for i in 0..n {
-        let hand = c
-            .play
-            .play_hand(proto::PlayHandRequest {
-                open: Some(proto::OpenHandRequest {
-                    game: proto::Game::MississippiStud as i32,
-                    table: table.into(),
-                    player: format!("P{}", i % 50),
-                    wagers: vec![proto::Wager {
-                        bet: "ante".into(),
-                        amount: 500,
-                    }],
-                    ..Default::default()
-                }),
-                decisions: Vec::new(),
-                follow_advice: true,
-            })
-            .await
-            .expect("a hand")
-            .into_inner()
-            .hand
-            .expect("view");
-        assert_ne!(hand.status, "in_progress");
+        whole_hand(&mut c.play, table, &format!("P{}", i % 50)).await;
     }
 }
 

@@ -158,29 +158,36 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// Plays one whole Mississippi Stud hand (an ante of 500, one `PlayHand` following the strategy's
+/// advice) on `table` for `player`; it must end.
+pub async fn whole_hand(
+    play: &mut PlayClient<Channel>,
+    table: &str,
+    player: &str,
+) -> proto::HandView {
+    let hand = play
+        .play_hand(proto::PlayHandRequest {
+            open: Some(proto::OpenHandRequest {
+                player: player.into(),
+                ..opening(table, "")
+            }),
+            decisions: Vec::new(),
+            follow_advice: true,
+        })
+        .await
+        .expect("a hand is played")
+        .into_inner()
+        .hand
+        .expect("a view");
+    assert_ne!(hand.status, "in_progress");
+    hand
+}
+
 /// Plays `hands` complete Mississippi Stud hands (one `PlayHand` each) on `table`.
 pub async fn play(server: &Server, table: &str, hands: usize) {
     let mut play = PlayClient::new(server.channel().await);
     for i in 0..hands {
-        let hand = play
-            .play_hand(proto::PlayHandRequest {
-                open: Some(proto::OpenHandRequest {
-                    game: proto::Game::MississippiStud as i32,
-                    table: table.into(),
-                    player: format!("p{i}"),
-                    wagers: vec![proto::Wager {
-                        bet: "ante".into(),
-                        amount: 500,
-                    }],
-                    ..Default::default()
-                }),
-                decisions: Vec::new(),
-                follow_advice: true,
-            })
-            .await
-            .expect("a hand is played")
-            .into_inner();
-        assert_eq!(hand.hand.expect("a view").status, "settled");
+        whole_hand(&mut play, table, &format!("p{i}")).await;
     }
 }
 

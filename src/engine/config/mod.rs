@@ -45,6 +45,7 @@ impl fmt::Debug for ConfigId {
 
 /// A currency: its ISO 4217 code and how many decimals its minor unit has.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Currency {
     /// "EUR".
     pub code: String,
@@ -54,6 +55,7 @@ pub struct Currency {
 
 /// An inclusive range of accepted stakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Limit {
     /// Smallest stake accepted.
     pub min: Money,
@@ -70,6 +72,7 @@ impl Limit {
 
 /// One game's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GameConfig {
     /// The game these rules are for.
     pub game: GameId,
@@ -205,6 +208,7 @@ pub enum MississippiHand {
 
 /// Mississippi Stud: the ante, three street bets and the 3-card bonus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MississippiRules {
     /// Ante (required).
     pub ante: Limit,
@@ -238,6 +242,7 @@ pub enum NineHighRule {
 
 /// Fortune Pai Gow Poker: the main bet and the Fortune bonus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FortunePaiGowRules {
     /// Main bet (required).
     pub main: Limit,
@@ -273,6 +278,7 @@ pub enum NutzRow {
 
 /// Nutz: seven boxes, each staked or not.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NutzRules {
     /// The stake on any one box.
     pub box_limit: Limit,
@@ -286,6 +292,7 @@ pub struct NutzRules {
 
 /// Caribbean Stud Poker: ante, raise and the fixed-amount bonus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CaribbeanRules {
     /// Ante (required).
     pub ante: Limit,
@@ -397,6 +404,37 @@ mod tests {
             let again = GameConfig::from_json(&config.canonical_bytes()).unwrap();
             assert_eq!(again, config, "canonical bytes round-trip");
             assert_eq!(again.id(), config.id());
+        }
+    }
+
+    /// A misspelt or invented field anywhere in a configuration is refused, never ignored: an
+    /// operator's typo (`ante_cpa`) must not publish a configuration without the cap they meant.
+    #[test]
+    fn an_unknown_field_anywhere_is_refused() {
+        for game in GameId::ALL {
+            let canonical =
+                String::from_utf8(GameConfig::default_for(game).canonical_bytes()).unwrap();
+            GameConfig::from_json(canonical.as_bytes()).unwrap();
+            for (needle, with_extra) in [
+                ("{\"currency\":{", "{\"currency\":{\"minor_digit\":2,"),
+                ("\"max\":", "\"maxi\":1,\"max\":"),
+                ("{\"hand\":", "{\"note\":\"x\",\"hand\":"),
+                (",\"name\":", ",\"nmae\":\"x\",\"name\":"),
+                (
+                    &format!("{{\"{}\":{{", game),
+                    &format!("{{\"{}\":{{\"cap\":1,", game),
+                ),
+            ] {
+                if !canonical.contains(needle) {
+                    continue;
+                }
+                let text = canonical.replacen(needle, with_extra, 1);
+                let refused = GameConfig::from_json(text.as_bytes());
+                assert!(
+                    matches!(&refused, Err(ConfigError::Json(e)) if e.contains("unknown field")),
+                    "{game}: {text} gave {refused:?}"
+                );
+            }
         }
     }
 
