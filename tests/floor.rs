@@ -35,6 +35,17 @@ fn open(game: GameId, bets: &[BetId]) -> OpenRequest {
     }
 }
 
+/// A floor on a new ledger in `dir`, with a clock the test moves (starting at `T0`).
+async fn floor_at(dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
+    let now = Arc::new(AtomicU64::new(T0));
+    let clock = now.clone();
+    let ledger = Arc::new(Ledger::open(dir, T0).unwrap());
+    let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
+        .await
+        .unwrap();
+    (floor, now)
+}
+
 fn sorted(mut ids: Vec<String>) -> Vec<String> {
     ids.sort();
     ids
@@ -43,12 +54,7 @@ fn sorted(mut ids: Vec<String>) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
     let dir = tempfile::tempdir().unwrap();
-    let now = Arc::new(AtomicU64::new(T0));
-    let clock = now.clone();
-    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
-    let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
-        .await
-        .unwrap();
+    let (floor, now) = floor_at(dir.path()).await;
 
     let stale_ms = floor
         .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
@@ -220,12 +226,7 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_clock_stepped_back_never_backdates_a_decision() {
     let dir = tempfile::tempdir().unwrap();
-    let now = Arc::new(AtomicU64::new(T0));
-    let clock = now.clone();
-    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
-    let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
-        .await
-        .unwrap();
+    let (floor, now) = floor_at(dir.path()).await;
     let id = floor
         .open_hand(open(GameId::MississippiStud, &[BetId::Ante]))
         .await

@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use super::checkpoint::{self, Checkpoint};
 use super::entry::{entry_hash, Entry, Hash};
 use super::merkle::{self, Leaves, MerkleCache, RootBuilder, BLOCK_LEVEL};
-use super::store::{be_u64, Store};
+use super::store::Store;
 use super::{writer, Ledger, LedgerError};
 
 /// Leaf hashes read from the store, with the cache of block roots.
@@ -34,22 +34,28 @@ impl Leaves for StoreLeaves<'_> {
     }
 }
 
+/// The Merkle leaf of the stored entry under `key`, which must be entry `sequence`: a gap, or bytes
+/// that do not decode, is an error naming the sequence. The leaf is recomputed from the stored
+/// bytes, so a rewritten entry shows as another leaf.
+fn stored_leaf(sequence: u64, key: &[u8], bytes: &[u8]) -> Result<Hash, LedgerError> {
+    if key != sequence.to_be_bytes().as_slice() {
+        return Err(LedgerError::Corrupt {
+            sequence,
+            problem: "missing from the log".into(),
+        });
+    }
+    let entry = Entry::decode(bytes).map_err(|e| LedgerError::Corrupt {
+        sequence,
+        problem: e.to_string(),
+    })?;
+    Ok(merkle::leaf_hash(&entry_hash(&entry.envelope_bytes)))
+}
+
 fn read_leaves(ledger: &Ledger, start: u64, count: u64) -> Result<Vec<Hash>, LedgerError> {
     let mut out = Vec::with_capacity(count as usize);
     for item in ledger.store.entries_from(start)?.take(count as usize) {
         let (key, bytes) = item?;
-        let sequence = start + out.len() as u64;
-        if key != sequence.to_be_bytes() {
-            return Err(LedgerError::Corrupt {
-                sequence,
-                problem: "missing from the log".into(),
-            });
-        }
-        let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
-            sequence,
-            problem: e.to_string(),
-        })?;
-        out.push(merkle::leaf_hash(&entry_hash(&entry.envelope_bytes)));
+        out.push(stored_leaf(start + out.len() as u64, &key, &bytes)?);
     }
     if out.len() as u64 != count {
         return Err(LedgerError::Corrupt {
@@ -69,18 +75,7 @@ pub fn root_from_store(store: &Store, size: u64) -> Result<Hash, LedgerError> {
     if size > 0 {
         for item in store.entries_from(0)? {
             let (key, bytes) = item?;
-            let sequence = builder.count();
-            if be_u64(&key) != Some(sequence) || key.len() != 8 {
-                return Err(LedgerError::Corrupt {
-                    sequence,
-                    problem: "missing from the log".into(),
-                });
-            }
-            let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
-                sequence,
-                problem: e.to_string(),
-            })?;
-            builder.push(merkle::leaf_hash(&entry_hash(&entry.envelope_bytes)));
+            builder.push(stored_leaf(builder.count(), &key, &bytes)?);
             if builder.count() == size {
                 break;
             }
