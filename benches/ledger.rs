@@ -30,6 +30,7 @@ fn request(stream: String, entries: usize) -> AppendRequest {
         secrets: Vec::new(),
         unindex: Vec::new(),
         recorded_at_ms: 0,
+        actor: "bench".into(),
     }
 }
 

@@ -248,6 +248,7 @@ pub fn void_to(v: &Void) -> proto::Voided {
         kind: id_of(&v.order.kind),
         reason: v.order.reason.clone(),
         recorded_by: v.order.recorded_by.clone(),
+        approved_by: v.order.approved_by.clone().unwrap_or_default(),
         at_ms: v.order.at.0,
         allowed_because: v.allowed_because.clone(),
         lines: v
@@ -278,6 +279,7 @@ fn order_from(
         kind: from_id(&format!("{field}.kind"), kind)?,
         reason: reason.to_string(),
         recorded_by: recorded_by.to_string(),
+        approved_by: None,
         at: Timestamp(at_ms),
     })
 }
@@ -308,7 +310,10 @@ fn completion_from(c: &proto::HandCompleted) -> Result<Completion, CodecError> {
 
 fn void_from(v: &proto::Voided) -> Result<Void, CodecError> {
     Ok(Void {
-        order: order_from("voided", &v.kind, &v.reason, &v.recorded_by, v.at_ms)?,
+        order: VoidOrder {
+            approved_by: (!v.approved_by.is_empty()).then(|| v.approved_by.clone()),
+            ..order_from("voided", &v.kind, &v.reason, &v.recorded_by, v.at_ms)?
+        },
         allowed_because: v.allowed_because.clone(),
         lines: v
             .lines
@@ -473,7 +478,11 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::KeyPublished(_)
             | Kind::KeyRotated(_)
             | Kind::OperationRecorded(_)
-            | Kind::LogRecovered(_) => return Ok(None),
+            | Kind::LogRecovered(_)
+            | Kind::ProposalRecorded(_)
+            | Kind::ProposalDecided(_)
+            | Kind::AccessChanged(_)
+            | Kind::InsecureTransport(_) => return Ok(None),
         },
     ))
 }

@@ -6,8 +6,10 @@
 //! - [`proto`]: the generated protobuf and gRPC types of `proto/pitboss/v1`.
 //! - [`codec`]: engine events to and from their protobuf payloads.
 //! - [`ledger`]: the durable store (RocksDB); later the signed, hash-chained event log.
-//! - [`service`]: the gRPC transport: translates requests and delegates.
+//! - [`access`]: principals, roles and scopes: who may call what.
+//! - [`service`]: the gRPC transport: authenticates, translates requests and delegates.
 
+pub mod access;
 pub mod audit;
 pub mod codec;
 pub mod engine;

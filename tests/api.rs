@@ -10,13 +10,30 @@ use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
-use tonic::transport::Channel;
+use pitboss::service::client::Authorized as Channel;
 use tonic::Code;
 
 struct Clients {
     play: PlayClient<Channel>,
     audit: AuditClient<Channel>,
     ops: OperationsClient<Channel>,
+    /// Operations as the second administrator, who approves the first one's proposals.
+    second: OperationsClient<Channel>,
+}
+
+impl Clients {
+    /// The second administrator approves `proposal`: what it did.
+    async fn approve(
+        &mut self,
+        proposal: &Option<proto::Proposal>,
+    ) -> proto::ApproveProposalResponse {
+        let id = proposal.as_ref().expect("a proposal").proposal_id.clone();
+        self.second
+            .approve_proposal(proto::ApproveProposalRequest { proposal_id: id })
+            .await
+            .expect("approved")
+            .into_inner()
+    }
 }
 
 async fn clients(server: &Server) -> Clients {
@@ -25,6 +42,7 @@ async fn clients(server: &Server) -> Clients {
         play: PlayClient::new(channel.clone()),
         audit: AuditClient::new(channel.clone()),
         ops: OperationsClient::new(channel),
+        second: OperationsClient::new(server.channel_as(Some(common::server::SECOND_TOKEN)).await),
     }
 }
 
@@ -518,7 +536,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: live.hand_id.clone(),
                 kind: "oops".into(),
                 reason: "r".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::InvalidArgument,
@@ -528,7 +546,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: live.hand_id.clone(),
                 kind: "malfunction".into(),
                 reason: "".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::InvalidArgument,
@@ -538,7 +556,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: live.hand_id.clone(),
                 kind: "malfunction".into(),
                 reason: "r".into(),
-                recorded_by: "".into(),
+                recorded_by: "someone-else".into(),
                 ..Default::default()
             },
             Code::InvalidArgument,
@@ -548,7 +566,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: "abcd".repeat(8),
                 kind: "malfunction".into(),
                 reason: "r".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::NotFound,
@@ -558,7 +576,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: "abcd".into(),
                 kind: "malfunction".into(),
                 reason: "r".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::InvalidArgument,
@@ -568,7 +586,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: live.hand_id.clone(),
                 kind: "incomplete".into(),
                 reason: "r".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::FailedPrecondition,
@@ -578,7 +596,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
                 hand_id: live.hand_id.clone(),
                 kind: "conduct_forfeit".into(),
                 reason: "r".into(),
-                recorded_by: "o".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             },
             Code::FailedPrecondition,
@@ -634,7 +652,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
         .record_table_malfunction(proto::RecordTableMalfunctionRequest {
             table: "".into(),
             reason: "r".into(),
-            recorded_by: "o".into(),
+            recorded_by: String::new(),
             ..Default::default()
         })
         .await
@@ -647,7 +665,7 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
             from_ms: 10,
             to_ms: 5,
             reason: "r".into(),
-            recorded_by: "o".into(),
+            recorded_by: String::new(),
             ..Default::default()
         })
         .await
@@ -764,12 +782,21 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
             from_ms: from,
             to_ms: to,
             reason: "shuffler jam".into(),
-            recorded_by: "floor-manager".into(),
+            recorded_by: String::new(),
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
+    assert!(
+        response.voided_hand_ids.is_empty(),
+        "nothing is voided before a second principal approves"
+    );
+    let response = c
+        .approve(&response.proposal)
+        .await
+        .table_malfunction
+        .expect("the malfunction's result");
     let mut voided = response.voided_hand_ids.clone();
     voided.sort();
     let mut expected: Vec<String> = hands[1..4].iter().map(|h| h.hand_id.clone()).collect();
@@ -799,12 +826,17 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
             from_ms: from,
             to_ms: to,
             reason: "again".into(),
-            recorded_by: "floor-manager".into(),
+            recorded_by: String::new(),
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
+    let again = c
+        .approve(&again.proposal)
+        .await
+        .table_malfunction
+        .expect("the malfunction's result");
     assert!(again.voided_hand_ids.is_empty());
     assert_eq!(again.skipped_hand_ids.len(), 3);
 }
@@ -861,7 +893,7 @@ async fn retries_of_operations_with_a_request_id_return_the_first_result() {
         from_ms: 0,
         to_ms: u64::MAX / 2,
         reason: "dice cup cracked".into(),
-        recorded_by: "pit-boss".into(),
+        recorded_by: String::new(),
     };
     let first = c
         .ops
@@ -869,7 +901,6 @@ async fn retries_of_operations_with_a_request_id_return_the_first_result() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(first.voided_hand_ids, vec![hand.hand_id.clone()]);
     let head_after = head(&mut c).await;
     let again = c
         .ops
@@ -877,12 +908,22 @@ async fn retries_of_operations_with_a_request_id_return_the_first_result() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(again, first, "the first result, not 'already voided'");
+    assert_eq!(again, first, "the same proposal, not a second one");
+    assert_eq!(head(&mut c).await, head_after, "a retry writes nothing");
+    let done = c.approve(&first.proposal).await;
+    let voided = done.table_malfunction.clone().expect("done");
+    assert_eq!(voided.voided_hand_ids, vec![hand.hand_id.clone()]);
+    let head_after = head(&mut c).await;
+    let again = c.approve(&first.proposal).await;
+    assert_eq!(
+        again.table_malfunction, done.table_malfunction,
+        "the first result, not 'already voided'"
+    );
     assert_eq!(head(&mut c).await, head_after, "a retry writes nothing");
     let sweep = proto::RunSweepRequest {
         request_id: "sweep-1".into(),
         as_of_ms: 1,
-        recorded_by: "s".into(),
+        recorded_by: String::new(),
     };
     let first = c.ops.run_sweep(sweep.clone()).await.unwrap().into_inner();
     let head_after = head(&mut c).await;

@@ -11,6 +11,7 @@ fn pitboss(server: &Server, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
         .args(args)
         .args(["--server", &server.address])
+        .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
         .output()
         .expect("run pitboss");
     (
@@ -78,23 +79,38 @@ fn client_commands_play_recall_replay_void_and_load() {
     assert_eq!(json["consistent"], true);
     assert_eq!(json["events"].as_array().unwrap().len(), 7);
 
+    // A settled hand's void is a proposal; the same principal cannot approve it, a second can.
+    let (ok, out, err) = pitboss(&server, &["void", &hand, "--reason", "card reader fault"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("proposed "), "{out}");
+    let proposal = out
+        .split_whitespace()
+        .nth(1)
+        .expect("the proposal id")
+        .trim_end_matches(':')
+        .to_string();
+    let (ok, _, err) = pitboss(&server, &["approve", &proposal]);
+    assert!(!ok && err.contains("PermissionDenied"), "{err}");
+    let second = server.data.join("second.token");
+    std::fs::write(&second, common::server::SECOND_TOKEN).unwrap();
     let (ok, out, err) = pitboss(
         &server,
         &[
-            "void",
-            &hand,
-            "--reason",
-            "card reader fault",
-            "--by",
-            "operator-1",
+            "approve",
+            &proposal,
+            "--token-file",
+            second.to_str().unwrap(),
         ],
     );
     assert!(ok, "{err}");
-    assert!(out.contains("settlement is reversed"), "{out}");
-    let (ok, _, err) = pitboss(
-        &server,
-        &["void", &hand, "--reason", "again", "--by", "operator-1"],
+    assert!(
+        out.contains("approved") && out.contains("by second"),
+        "{out}"
     );
+    assert!(out.contains(&format!("voided hand {hand}")), "{out}");
+    let (ok, out, _) = pitboss(&server, &["proposals", "--state", "approved"]);
+    assert!(ok && out.contains(&proposal), "{out}");
+    let (ok, _, err) = pitboss(&server, &["void", &hand, "--reason", "again"]);
     assert!(!ok);
     assert!(err.contains("FailedPrecondition"), "{err}");
     let (ok, out, _) = pitboss(&server, &["replay", &hand, "--json"]);
@@ -102,6 +118,16 @@ fn client_commands_play_recall_replay_void_and_load() {
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["void"]["kind"], "malfunction");
     assert_eq!(json["void"]["paid_now"], json["void"]["total_staked"]);
+    assert_eq!(json["void"]["recorded_by"], "admin");
+    assert_eq!(json["void"]["approved_by"], "second");
+    let actors: Vec<&str> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["actor"].as_str().unwrap())
+        .collect();
+    assert_eq!(actors.first(), Some(&"admin"), "the opening's actor");
+    assert_eq!(actors.last(), Some(&"second"), "the approved void's actor");
 
     let (ok, out, _) = pitboss(&server, &["verify"]);
     assert!(ok);

@@ -182,6 +182,7 @@ fn play_at_the_largest_stakes(config: GameConfig, seed: [u8; 32]) -> Result<(), 
             kind: VoidKind::Malfunction,
             reason: "test".into(),
             recorded_by: "test".into(),
+            approved_by: None,
             at,
         }),
     )?;
@@ -252,7 +253,7 @@ async fn accepted_configurations_work_through_the_floor() {
         };
         let wagers = largest_wagers(&config);
         let analysed = config.clone();
-        let (id, _) = match floor.publish(config, None).await {
+        let (id, _) = match floor.publish(config, None, "test").await {
             Ok(published) => published,
             Err(pitboss::floor::FloorError::Invalid { field, .. }) => {
                 let inner = field.strip_prefix("config_json.").unwrap_or(&field);
@@ -289,6 +290,7 @@ async fn accepted_configurations_work_through_the_floor() {
                     table: table.clone(),
                     player: "P".into(),
                     wagers,
+                    actor: "test".into(),
                     ..Default::default()
                 },
                 &Script {
@@ -301,7 +303,16 @@ async fn accepted_configurations_work_through_the_floor() {
             .unwrap_or_else(|e| panic!("{value}: {e}"));
         assert_eq!(played.hand.status(), Status::Settled, "{value}");
         let voided = floor
-            .void(&played.id, VoidKind::Malfunction, "test", "test", None)
+            .void(
+                &played.id,
+                VoidKind::Malfunction,
+                "test",
+                pitboss::floor::Attribution {
+                    by: "test",
+                    approved_by: Some("second"),
+                },
+                None,
+            )
             .await
             .unwrap();
         assert_eq!(voided.hand.net(), 0);

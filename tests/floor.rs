@@ -17,6 +17,7 @@ const T0: u64 = 1_790_000_000_000;
 
 fn open(game: GameId, bets: &[BetId]) -> OpenRequest {
     OpenRequest {
+        actor: "test".into(),
         game: Some(game),
         table: "T".into(),
         player: "P".into(),
@@ -74,7 +75,13 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
             .unwrap()
             .id;
         let after = floor
-            .act(&id, Action::Shake { by: Shaker::Player }, None, None)
+            .act(
+                &id,
+                Action::Shake { by: Shaker::Player },
+                None,
+                None,
+                "test",
+            )
             .await
             .unwrap();
         if after.hand.status() == Status::InProgress {
@@ -88,7 +95,13 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
         .id;
     while floor.load(&finished, None).unwrap().status() == Status::InProgress {
         floor
-            .act(&finished, Action::Shake { by: Shaker::Player }, None, None)
+            .act(
+                &finished,
+                Action::Shake { by: Shaker::Player },
+                None,
+                None,
+                "test",
+            )
             .await
             .unwrap();
     }
@@ -135,14 +148,14 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
     let at_30_days = floor.sweep(T0 + 30 * DAY_MS, "sweep", None).await.unwrap();
     assert!(at_30_days.voided.is_empty() && at_30_days.completed.is_empty());
     floor
-        .act(&half, Action::Bet { multiple: 1 }, None, None)
+        .act(&half, Action::Bet { multiple: 1 }, None, None, "test")
         .await
         .unwrap();
 
     // One millisecond later they are: no decision is taken any more...
     now.store(T0 + 30 * DAY_MS + 1, Ordering::SeqCst);
     let late = floor
-        .act(&half, Action::Bet { multiple: 1 }, None, None)
+        .act(&half, Action::Bet { multiple: 1 }, None, None, "test")
         .await
         .unwrap_err();
     assert!(
@@ -234,14 +247,14 @@ async fn a_clock_stepped_back_never_backdates_a_decision() {
         .id;
     now.store(T0 + 5_000, Ordering::SeqCst);
     floor
-        .act(&id, Action::Bet { multiple: 1 }, None, None)
+        .act(&id, Action::Bet { multiple: 1 }, None, None, "test")
         .await
         .unwrap();
     // The system clock steps back a second: the decision is dated at the hand's last event, not
     // before it (the engine would refuse a backdated one).
     now.store(T0 + 4_000, Ordering::SeqCst);
     let after = floor
-        .act(&id, Action::Bet { multiple: 1 }, None, None)
+        .act(&id, Action::Bet { multiple: 1 }, None, None, "test")
         .await
         .unwrap();
     assert_eq!(after.hand.last_at().0, T0 + 5_000);
@@ -268,7 +281,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
     let opened = floor.open_hand(with_id("old-open")).await.unwrap();
     let other = floor.open_hand(with_id("other-open")).await.unwrap();
     let acted = floor
-        .act(&opened.id, bet, Some("old-act".into()), None)
+        .act(&opened.id, bet, Some("old-act".into()), None, "test")
         .await
         .unwrap();
     floor.sweep(T0, "sweep", Some("old-sweep")).await.unwrap();
@@ -290,7 +303,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
     assert_eq!(again.id, opened.id);
     assert_eq!(again.hand.version(), opened.hand.version());
     let again = floor
-        .act(&opened.id, bet, Some("old-act".into()), None)
+        .act(&opened.id, bet, Some("old-act".into()), None, "test")
         .await
         .unwrap();
     assert!(again.duplicate);
@@ -307,14 +320,14 @@ async fn request_records_of_the_previous_release_are_still_read() {
     };
     reused(
         floor
-            .act(&other.id, bet, Some("old-act".into()), None)
+            .act(&other.id, bet, Some("old-act".into()), None, "test")
             .await
             .map(|_| ()),
         "old-act",
     );
     reused(
         floor
-            .act(&opened.id, bet, Some("old-open".into()), None)
+            .act(&opened.id, bet, Some("old-open".into()), None, "test")
             .await
             .map(|_| ()),
         "old-open",
@@ -325,14 +338,21 @@ async fn request_records_of_the_previous_release_are_still_read() {
     );
     reused(
         floor
-            .act(&opened.id, bet, Some("old-sweep".into()), None)
+            .act(&opened.id, bet, Some("old-sweep".into()), None, "test")
             .await
             .map(|_| ()),
         "old-sweep",
     );
     reused(
         floor
-            .void_table("T", 0, T0, "r", "o", Some("old-sweep"))
+            .void_table(
+                "T",
+                0,
+                T0,
+                "r",
+                pitboss::floor::Attribution::by("o"),
+                Some("old-sweep"),
+            )
             .await
             .map(|_| ()),
         "old-sweep",
@@ -393,7 +413,7 @@ async fn only_hands_in_progress_are_kept_in_memory() {
     assert_eq!(floor.hands_cached(), 20);
     // A hand that ends leaves.
     floor
-        .act(&open_ids[0], Action::Fold, None, None)
+        .act(&open_ids[0], Action::Fold, None, None, "test")
         .await
         .unwrap();
     assert_eq!(floor.hands_cached(), 19);

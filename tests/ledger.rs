@@ -46,6 +46,7 @@ fn request(stream: &str, expected: Expected, n: u64) -> AppendRequest {
         secrets: Vec::new(),
         unindex: Vec::new(),
         recorded_at_ms: 1_700_000_000_000 + n,
+        actor: "test".into(),
     }
 }
 
@@ -390,7 +391,7 @@ fn rotation_is_signed_by_both_keys_and_old_entries_still_verify() {
     ledger
         .append_blocking(request("hand/r", Expected::Any, 1))
         .unwrap();
-    let new = ledger.rotate_key_blocking(10).unwrap();
+    let new = ledger.rotate_key_blocking(10, "test").unwrap();
     assert_ne!(old, new);
     let after = ledger
         .append_blocking(request("hand/r", Expected::Any, 2))

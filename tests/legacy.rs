@@ -252,6 +252,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
                 bet: BetId::Ante,
                 amount: Money(500),
             }],
+            actor: "test".into(),
             ..Default::default()
         })
         .await

@@ -237,7 +237,7 @@ proptest! {
             }
             // An incomplete-game void before 30 days is refused.
             let early = Command::Void(VoidOrder {
-                kind: VoidKind::Incomplete, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(T0 + 30 * DAY_MS - 1),
+                kind: VoidKind::Incomplete, reason: "r".into(), recorded_by: "o".into(), approved_by: None, at: Timestamp(T0 + 30 * DAY_MS - 1),
             });
             prop_assert!(hand.decide(&early).is_err());
             if hand.status() != Status::InProgress || k == stop {
@@ -265,7 +265,7 @@ proptest! {
             }));
             (hand, events)
         };
-        let order = VoidOrder { kind: VoidKind::Malfunction, reason: "reader fault".into(), recorded_by: "op".into(), at: hand.last_at() };
+        let order = VoidOrder { kind: VoidKind::Malfunction, reason: "reader fault".into(), recorded_by: "op".into(), approved_by: None, at: hand.last_at() };
         events.extend(apply(&mut hand, &Command::Void(order)));
         prop_assert_eq!(hand.status(), Status::Voided);
         prop_assert_eq!(hand.net(), 0);
@@ -274,7 +274,7 @@ proptest! {
         prop_assert_eq!(void.paid_now, void.total_staked);
         prop_assert!(hand.revealed_seed().is_some());
         // A second void is refused.
-        let again = VoidOrder { kind: VoidKind::Malfunction, reason: "again".into(), recorded_by: "op".into(), at: hand.last_at() };
+        let again = VoidOrder { kind: VoidKind::Malfunction, reason: "again".into(), recorded_by: "op".into(), approved_by: None, at: hand.last_at() };
         prop_assert!(hand.decide(&Command::Void(again)).is_err());
         // Replay of the recorded events reproduces the void.
         let mut replayed = Hand::new(hand.revealed_seed().expect("seed"), Arc::new(hand.config().clone()));
@@ -329,7 +329,7 @@ proptest! {
             (Currency { code: "JPY".into(), minor_digits: 0 }, Scale::Divide(100)),
             (Currency { code: "BHD".into(), minor_digits: 3 }, Scale::Multiply(10)),
         ];
-        let void_order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(T0 + 99_000) };
+        let void_order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), approved_by: None, at: Timestamp(T0 + 99_000) };
         let (mut base, _) = play_under(default.clone(), euros.clone(), seed, &choices);
         if void {
             apply(&mut base, &Command::Void(void_order.clone()));
@@ -378,7 +378,7 @@ proptest! {
         prop_assert!(hand.decide(&late).is_err(), "no decision after the deadline");
         let in_time = Command::Act { action: legal[0], at: Timestamp(deadline) };
         prop_assert!(hand.decide(&in_time).is_ok(), "a decision at the deadline itself");
-        let order = |kind, at| Command::Void(VoidOrder { kind, reason: "r".into(), recorded_by: "o".into(), at: Timestamp(at) });
+        let order = |kind, at| Command::Void(VoidOrder { kind, reason: "r".into(), recorded_by: "o".into(), approved_by: None, at: Timestamp(at) });
         prop_assert!(hand.decide(&order(VoidKind::Incomplete, deadline)).is_err());
         let staked = i128::from(hand.total_staked().unwrap().0);
         if forfeit && game == GameId::CaribbeanStud {
@@ -424,7 +424,7 @@ proptest! {
         use prost::Message;
         let (mut hand, mut events) = play(game_of(game), seed, &picks, &choices);
         if void {
-            let order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), at: hand.last_at() };
+            let order = VoidOrder { kind: VoidKind::Malfunction, reason: "r".into(), recorded_by: "o".into(), approved_by: None, at: hand.last_at() };
             events.extend(apply(&mut hand, &Command::Void(order)));
         }
         for event in &events {

@@ -34,12 +34,13 @@ fn start_server() -> Running {
     }
 }
 
-async fn channel(address: String) -> tonic::transport::Channel {
-    tonic::transport::Channel::from_shared(address)
+async fn channel(address: String) -> pitboss::service::client::Authorized {
+    let channel = tonic::transport::Channel::from_shared(address)
         .expect("uri")
         .connect()
         .await
-        .expect("connect")
+        .expect("connect");
+    pitboss::service::client::authorized(channel, Some(common::server::ADMIN_TOKEN)).expect("token")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -65,9 +66,7 @@ async fn serves_health_and_derives_deals_over_grpc() {
         .status;
     assert_eq!(status, ServingStatus::Serving as i32);
 
-    let mut audit = AuditClient::connect(server.address.clone())
-        .await
-        .expect("connect");
+    let mut audit = AuditClient::new(channel(server.address.clone()).await);
     let seed: Vec<u8> = (0..32).collect();
     let reply = audit
         .derive_deal(DeriveDealRequest {
@@ -92,9 +91,7 @@ async fn serves_health_and_derives_deals_over_grpc() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_requests_are_invalid_argument_naming_the_field() {
     let server = start_server();
-    let mut audit = AuditClient::connect(server.address.clone())
-        .await
-        .expect("connect");
+    let mut audit = AuditClient::new(channel(server.address.clone()).await);
     for (request, field, words) in [
         (
             DeriveDealRequest {

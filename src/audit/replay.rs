@@ -32,6 +32,8 @@ pub struct EventCheck {
     /// Re-deciding produced exactly this event.
     pub rederived: bool,
     pub note: String,
+    /// Who caused it: the principal in the signed envelope.
+    pub actor: String,
 }
 
 /// Where the recorded hand and the rules disagree.
@@ -265,6 +267,7 @@ pub fn replay_entries(
             signature_ok,
             rederived: false,
             note,
+            actor: entry.envelope.actor.clone(),
         });
         match decoded {
             Ok(event) => events.push(event),
@@ -461,9 +464,14 @@ pub fn replay_entries(
             VoidKind::ConductForfeit => true,
         };
         report.report.push(format!(
-            "VOID ({}) recorded by {} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
+            "VOID ({}) recorded by {}{} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
             codec::id_of(&v.order.kind),
             v.order.recorded_by,
+            v.order
+                .approved_by
+                .as_ref()
+                .map(|a| format!(", approved by {a}"))
+                .unwrap_or_default(),
             v.order.at.0,
             v.order.reason,
             v.allowed_because,

@@ -86,7 +86,7 @@ fn open(client: usize, n: u64) -> proto::OpenHandRequest {
 /// One client's loop until the deadline.
 async fn client(
     i: usize,
-    channel: tonic::transport::Channel,
+    channel: pitboss::service::client::Authorized,
     deadline: Instant,
     counts: Arc<Counts>,
 ) {

@@ -82,9 +82,10 @@ pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCo
         }
         for e in &report.events {
             println!(
-                "  entry {:>8}  {:<14} in checkpoint {}  signature {}  re-derived {}{}",
+                "  entry {:>8}  {:<14} by {:<16} in checkpoint {}  signature {}  re-derived {}{}",
                 e.sequence,
                 e.kind,
+                if e.actor.is_empty() { "-" } else { &e.actor },
                 if e.chain_ok { "ok" } else { "FAIL" },
                 if e.signature_ok { "ok" } else { "FAIL" },
                 if e.rederived { "ok" } else { "FAIL" },

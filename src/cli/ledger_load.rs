@@ -56,6 +56,7 @@ pub fn run(args: LedgerLoadArgs) -> anyhow::Result<()> {
                         secrets: Vec::new(),
                         unindex: Vec::new(),
                         recorded_at_ms: n,
+                        actor: pitboss::ledger::SERVER_ACTOR.to_string(),
                     };
                     let appended = ledger.append(request).await?;
                     if let Ok(mut out) = out.lock() {

@@ -14,6 +14,7 @@ mod hands;
 mod house_way;
 mod ledger_load;
 mod par;
+mod proposals;
 mod recover;
 mod replay;
 mod rng;
@@ -67,6 +68,13 @@ enum Command {
     Hands(hands::HandsArgs),
     /// Void a hand, or every hand of a table over a time range (malfunction).
     Void(void::VoidArgs),
+    /// The two-person rule's proposals, newest first.
+    Proposals(proposals::ListArgs),
+    /// Approve another principal's proposal (a settled hand's void, a table malfunction, a
+    /// configuration), which then takes effect.
+    Approve(proposals::DecideArgs),
+    /// Reject a proposal.
+    Reject(proposals::RejectArgs),
     /// End every hand still in progress more than 30 days after it opened, by the incomplete-game
     /// rule (void with refunds, or completion by game).
     Sweep(void::SweepArgs),
@@ -109,6 +117,9 @@ impl Cli {
             Command::Hands(args) => hands::run(args).map(|()| ok),
             Command::Void(args) => void::run(args).map(|()| ok),
             Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
+            Command::Proposals(args) => proposals::run_list(args).map(|()| ok),
+            Command::Approve(args) => proposals::run_approve(args).map(|()| ok),
+            Command::Reject(args) => proposals::run_reject(args).map(|()| ok),
             Command::Demo(args) => demo::run(args).map(|()| ok),
             Command::BenchLoad(args) => bench_load::run(args).map(|()| ok),
             Command::BenchSoak(args) => bench_soak::run(args).map(|()| ok),

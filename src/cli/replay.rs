@@ -36,10 +36,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<std::process::ExitCode> {
             }
             for e in &r.events {
                 println!(
-                    "  entry {:>8}  #{:<3} {:<14} chain {}  signature {}  re-derived {}{}",
+                    "  entry {:>8}  #{:<3} {:<14} by {:<16} chain {}  signature {}  re-derived {}{}",
                     e.sequence,
                     e.stream_position,
                     e.kind,
+                    if e.actor.is_empty() { "-" } else { &e.actor },
                     mark(e.chain_ok),
                     mark(e.signature_ok),
                     mark(e.rederived),
@@ -79,6 +80,7 @@ fn report_json(r: &proto::ReplayHandResponse) -> serde_json::Value {
         "events": r.events.iter().map(|e| json!({
             "sequence": e.sequence, "stream_position": e.stream_position, "kind": e.kind,
             "chain_ok": e.chain_ok, "signature_ok": e.signature_ok, "rederived": e.rederived, "note": e.note,
+            "actor": e.actor,
         })).collect::<Vec<_>>(),
         "mismatches": r.mismatches.iter().map(|m| json!({
             "sequence": m.sequence, "event": m.event, "field": m.field, "recorded": m.recorded, "rederived": m.rederived,
@@ -93,7 +95,7 @@ fn report_json(r: &proto::ReplayHandResponse) -> serde_json::Value {
             "total_paid": s.total_paid,
         })),
         "void": r.void.as_ref().map(|v| json!({
-            "kind": v.kind, "reason": v.reason, "recorded_by": v.recorded_by, "at_ms": v.at_ms,
+            "kind": v.kind, "reason": v.reason, "recorded_by": v.recorded_by, "approved_by": v.approved_by, "at_ms": v.at_ms,
             "allowed_because": v.allowed_because, "total_staked": v.total_staked,
             "paid_before": v.paid_before, "paid_now": v.paid_now,
         })),

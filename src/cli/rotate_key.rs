@@ -25,7 +25,7 @@ pub fn run(args: RotateKeyArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot open {}", args.data.display()))?;
     let old = ledger.key_id().context("the ledger has no key")?;
     let new = ledger
-        .rotate_key_blocking(now_ms)
+        .rotate_key_blocking(now_ms, "local:rotate-key")
         .context("the rotation failed")?;
     let (sequence, _) = ledger.head()?.context("the log is empty")?;
     let public = ledger

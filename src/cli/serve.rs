@@ -1,19 +1,129 @@
-//! `pitboss serve`: opens the data directory and serves gRPC until Ctrl-C or SIGTERM.
+//! `pitboss serve`: opens the data directory and serves gRPC until Ctrl-C or SIGTERM; SIGHUP
+//! reloads the access file.
+//!
+//! Every call but health is authenticated (`docs/security.md`). On loopback with no access file,
+//! the first start makes one for a local administrator whose token it writes beside it (mode
+//! 0600): the CLI finds it there. Beyond loopback it serves TLS, or plain HTTP/2 only when told so
+//! with `--insecure-no-tls`, which is recorded in the log at every start.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use pitboss::access::{self, Access};
+use pitboss::floor::Floor;
+use pitboss::ledger::SERVER_ACTOR;
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The data directory (RocksDB), created if missing.
     #[arg(long, default_value = "./pitboss-data")]
     data: PathBuf,
-    /// The address to listen on. The API has no authentication yet: keep it on loopback.
+    /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: SocketAddr,
+    /// The access file (TOML: principals, credentials, roles, scopes; `docs/access.example.toml`).
+    /// Default: `access.toml` in the data directory, made for a local administrator on the first
+    /// start on loopback.
+    #[arg(long)]
+    access: Option<PathBuf>,
+    /// The server's certificate chain (PEM): serve TLS.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The server certificate's private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// The CA (PEM) that signs client certificates: clients may then authenticate by mutual TLS
+    /// (the certificate's subject names the principal); a bearer token still works.
+    #[arg(long, requires = "tls_cert")]
+    client_ca: Option<PathBuf>,
+    /// Serve beyond loopback without TLS (tokens then cross the network in clear). Recorded in
+    /// the log at every start.
+    #[arg(long)]
+    insecure_no_tls: bool,
+}
+
+fn read(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read the {what} {}", path.display()))
+}
+
+/// The TLS configuration the arguments ask for.
+fn tls(args: &ServeArgs) -> anyhow::Result<Option<ServerTlsConfig>> {
+    let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) else {
+        return Ok(None);
+    };
+    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(
+        read(cert, "TLS certificate")?,
+        read(key, "TLS key")?,
+    ));
+    if let Some(ca) = &args.client_ca {
+        tls = tls
+            .client_ca_root(Certificate::from_pem(read(ca, "client CA")?))
+            .client_auth_optional(true);
+    }
+    Ok(Some(tls))
+}
+
+/// The access in force at start: the file (made for the local administrator on loopback when
+/// the data directory has none), recorded in the log when it differs from the last recorded.
+async fn access(args: &ServeArgs, floor: &Floor, loopback: bool) -> anyhow::Result<Arc<Access>> {
+    let path = match &args.access {
+        Some(path) => path.clone(),
+        None => {
+            if loopback {
+                if let access::Bootstrap::Created { token_file } = access::bootstrap(&args.data)
+                    .context("cannot make the local administrator's credential")?
+                {
+                    tracing::info!(
+                        token_file = %token_file.display(),
+                        "made a local administrator credential (every role; mode 0600); \
+                         client commands on this machine find it"
+                    );
+                }
+            }
+            args.data.join(access::ACCESS_FILE)
+        }
+    };
+    let (access, change) = Access::load(&path).with_context(|| {
+        format!(
+            "cannot use the access file {} (beyond loopback it must be given: --access)",
+            path.display()
+        )
+    })?;
+    if floor.last_access_sha256()? != Some(change.sha256) {
+        floor
+            .record_access_change(&change, "start", SERVER_ACTOR)
+            .await?;
+    }
+    tracing::info!(access = %path.display(), principals = change.added.len(), "access file loaded");
+    Ok(Arc::new(access))
+}
+
+/// Reloads the access file on every SIGHUP, recording each change.
+fn reload_on_hangup(floor: Arc<Floor>, access: Arc<Access>) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        let Ok(mut hangups) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        else {
+            tracing::warn!("cannot listen for SIGHUP: reload the access file with ReloadAccess");
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            match floor.reload_access(&access, "signal", "local:signal").await {
+                Ok(change) => tracing::info!(
+                    added = ?change.added,
+                    removed = ?change.removed,
+                    changed = ?change.changed,
+                    "access file reloaded"
+                ),
+                Err(e) => tracing::error!(error = %e, "access file not reloaded"),
+            }
+        }
+    });
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -39,22 +149,37 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
-        if !address.ip().is_loopback() {
-            tracing::warn!(%address, "listening beyond loopback: the API has no authentication yet");
+        let loopback = address.ip().is_loopback();
+        let tls = tls(&args)?;
+        if !loopback && tls.is_none() && !args.insecure_no_tls {
+            anyhow::bail!(
+                "refusing to serve on {address}, beyond loopback, without TLS: give --tls-cert \
+                 and --tls-key, or --insecure-no-tls (recorded in the log)"
+            );
         }
-        tracing::info!(
-            %address,
-            data = %args.data.display(),
-            key = %ledger.key_id().map(|k| k.to_string()).unwrap_or_default(),
-            head = head.map_or(-1, |(seq, _)| seq as i64),
-            "pitboss serving (the API is open: no authentication yet)"
-        );
-        let floor = std::sync::Arc::new(
-            pitboss::floor::Floor::open(ledger, std::sync::Arc::new(pitboss::floor::system_clock))
+        let floor = Arc::new(
+            Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
                 .await
                 .context("cannot open the floor (configurations)")?,
         );
-        pitboss::service::serve(listener, floor, shutdown_signal()).await?;
+        let access = access(&args, &floor, loopback).await?;
+        if !loopback && tls.is_none() {
+            floor
+                .record_insecure_transport(&address.to_string(), SERVER_ACTOR)
+                .await?;
+            tracing::warn!(%address, "serving beyond loopback WITHOUT TLS (--insecure-no-tls), recorded in the log");
+        }
+        reload_on_hangup(floor.clone(), access.clone());
+        tracing::info!(
+            %address,
+            data = %args.data.display(),
+            tls = tls.is_some(),
+            key = %floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
+            head = head.map_or(-1, |(seq, _)| seq as i64),
+            "pitboss serving"
+        );
+        let serving = pitboss::service::Serving { access, tls };
+        pitboss::service::serve(listener, floor, serving, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })

@@ -332,7 +332,7 @@ fn check_checkpoint(
 
 /// Verification by a running server.
 fn remote(server: String, from: u64, to: Option<u64>) -> ExitCode {
-    let server_args = super::client::ServerArgs { server };
+    let server_args = super::client::ServerArgs::at(server);
     let result = super::client::block_on(async {
         let mut audit =
             pitboss::proto::audit_client::AuditClient::new(server_args.connect().await?);

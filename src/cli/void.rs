@@ -1,6 +1,7 @@
-//! `pitboss void HAND --kind K --reason R --by WHO`, `pitboss void --table T --from MS --to MS ...`
-//! (a table malfunction over a time range) and `pitboss sweep --as-of MS`: the void rules, for
-//! operators.
+//! `pitboss void HAND --kind K --reason R`, `pitboss void --table T --from MS --to MS ...` (a table
+//! malfunction over a time range) and `pitboss sweep --as-of MS`: the void rules, for operators.
+//! Who records them is the principal the credential names; a settled hand's void and a table
+//! malfunction are proposals until another principal approves them (`pitboss approve`).
 
 use clap::Args;
 
@@ -18,9 +19,6 @@ pub struct VoidArgs {
     /// Why, in words.
     #[arg(long)]
     reason: String,
-    /// Who records it.
-    #[arg(long = "by")]
-    recorded_by: String,
     /// A table malfunction: every hand of this table opened in [--from, --to].
     #[arg(long, requires_all = ["from", "to"], conflicts_with = "hand")]
     table: Option<String>,
@@ -44,12 +42,14 @@ pub fn run(args: VoidArgs) -> anyhow::Result<()> {
                         hand_id: hand.clone(),
                         kind: args.kind.clone(),
                         reason: args.reason.clone(),
-                        recorded_by: args.recorded_by.clone(),
                         ..Default::default()
                     })
                     .await
                     .map_err(refused)?
                     .into_inner();
+                if let Some(p) = &r.proposal {
+                    super::proposals::print_proposed(p);
+                }
                 let hand = r.hand.unwrap_or_default();
                 if let Some(v) = hand.void {
                     println!("voided {}: {}", hand.hand_id, v.allowed_because);
@@ -68,12 +68,15 @@ pub fn run(args: VoidArgs) -> anyhow::Result<()> {
                         from_ms: args.from.unwrap_or_default(),
                         to_ms: args.to.unwrap_or_default(),
                         reason: args.reason.clone(),
-                        recorded_by: args.recorded_by.clone(),
                         ..Default::default()
                     })
                     .await
                     .map_err(refused)?
                     .into_inner();
+                if let Some(p) = &r.proposal {
+                    super::proposals::print_proposed(p);
+                    return Ok(());
+                }
                 println!(
                     "voided {} hand(s); {} already voided",
                     r.voided_hand_ids.len(),
@@ -94,9 +97,6 @@ pub struct SweepArgs {
     /// The sweep's time (ms since the Unix epoch); now if omitted.
     #[arg(long)]
     as_of: Option<u64>,
-    /// Who records it.
-    #[arg(long = "by", default_value = "sweep")]
-    recorded_by: String,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -107,7 +107,6 @@ pub fn run_sweep(args: SweepArgs) -> anyhow::Result<()> {
         let r = ops
             .run_sweep(proto::RunSweepRequest {
                 as_of_ms: args.as_of.unwrap_or_else(pitboss::floor::system_clock),
-                recorded_by: args.recorded_by.clone(),
                 ..Default::default()
             })
             .await

@@ -7,6 +7,8 @@
 //! | `open_hand_by_time` | opened_at (BE), hand id; removed in the batch that settles or voids the hand | the 30-day sweep: only hands still open |
 //! | `config` | configuration id (32 bytes) | published configurations |
 
+use std::sync::Arc;
+
 use super::{invalid, Floor, FloorError};
 use crate::engine::config::Currency;
 use crate::engine::game::GameId;
@@ -140,6 +142,9 @@ pub struct HandFilter {
     pub from_ms: u64,
     /// Opened at or before (`None`: no bound).
     pub to_ms: Option<u64>,
+    /// Only hands the caller reaches: its scopes (`None`: every table, every game). A recall by
+    /// player from a scoped principal lists that player's hands at its tables only.
+    pub within: Option<Arc<crate::access::Principal>>,
 }
 
 /// The most hands in one page of recall.
@@ -237,6 +242,9 @@ pub(super) fn list(
             };
             if filter.game.is_some_and(|g| g != hand.game())
                 || filter.status.is_some_and(|s| s != hand.status())
+                || filter.within.as_ref().is_some_and(|p| {
+                    !p.reaches_table(&opened.table) || !p.reaches_game(hand.game())
+                })
             {
                 continue;
             }

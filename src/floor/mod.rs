@@ -11,6 +11,8 @@
 
 mod cache;
 mod index;
+mod proposals;
+mod records;
 mod requests;
 
 use std::collections::{BTreeMap, HashMap};
@@ -34,6 +36,8 @@ use crate::proto;
 
 use cache::HandCache;
 pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
+pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
+pub use records::ReloadError;
 pub use requests::Script;
 use requests::{Method, Target};
 
@@ -72,6 +76,49 @@ pub enum FloorError {
     Corrupt(String, String),
     #[error("config_id: configuration {id} opens no new hand: {problem}")]
     ConfigNotPlayable { id: ConfigId, problem: ConfigError },
+    #[error("hand {hand} is settled: voiding it moves money after the fact, so a second principal must approve it (a proposal)")]
+    SecondPersonRequired { hand: String },
+    #[error("proposal {id}: {problem}")]
+    Proposal {
+        id: String,
+        problem: ProposalProblem,
+    },
+}
+
+/// Why a proposal cannot be approved or rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProposalProblem {
+    #[error("its proposer cannot approve it: a second, different principal must")]
+    OwnProposal,
+    #[error("it is {state} already")]
+    Decided { state: String },
+    #[error("it expired at {expires_at_ms} ms, unapproved")]
+    Expired { expires_at_ms: u64 },
+}
+
+/// Who records a void: the principal, and the second principal who approved it when one had to
+/// (the two-person rule). The entries are the approver's when there is one.
+#[derive(Clone, Copy, Debug)]
+pub struct Attribution<'a> {
+    /// Who recorded it (who proposed it, when approved by another).
+    pub by: &'a str,
+    /// The second principal, when there was one.
+    pub approved_by: Option<&'a str>,
+}
+
+impl<'a> Attribution<'a> {
+    /// One principal, acting alone.
+    pub fn by(by: &'a str) -> Attribution<'a> {
+        Attribution {
+            by,
+            approved_by: None,
+        }
+    }
+
+    /// The actor of the entries written: the approver when there is one.
+    fn actor(&self) -> &'a str {
+        self.approved_by.unwrap_or(self.by)
+    }
 }
 
 /// A configuration refused, as a field of the request that carried it (`config_json.<path>`).
@@ -91,6 +138,14 @@ impl From<LedgerError> for FloorError {
             other => FloorError::Ledger(other),
         }
     }
+}
+
+/// Every entry names who caused it: an empty actor is a caller's mistake, refused.
+fn actor_given(actor: &str) -> Result<(), FloorError> {
+    if actor.trim().is_empty() {
+        return Err(invalid("actor", "required: who causes the entries"));
+    }
+    Ok(())
 }
 
 fn invalid(field: &str, problem: impl Into<String>) -> FloorError {
@@ -128,6 +183,8 @@ pub struct OpenRequest {
     pub wagers: Vec<Wager>,
     /// Rebet of this earlier hand.
     pub rebet_of: Option<String>,
+    /// Who opens it: the authenticated principal, recorded as the entries' actor.
+    pub actor: String,
 }
 
 /// The most hand ids an operation over many hands lists in its result, per list: the counts are
@@ -255,7 +312,9 @@ impl Floor {
         floor.load_configs()?;
         for game in GameId::ALL {
             let config = GameConfig::default_for(game);
-            let (id, _) = floor.publish(config, None).await?;
+            let (id, _) = floor
+                .publish(config, None, crate::ledger::SERVER_ACTOR)
+                .await?;
             floor.defaults.insert(game, id);
         }
         Ok(floor)
@@ -342,12 +401,12 @@ impl Floor {
         &self,
         config: GameConfig,
         request_id: Option<&str>,
+        actor: &str,
     ) -> Result<(ConfigId, bool), FloorError> {
-        config.check_current()?;
-        crate::lab::budget::check(&config, crate::lab::threads())?;
+        Floor::check_publishable(&config)?;
         let id = config.id();
         let stream = format!("config/{id}");
-        let key = request_id.map(|r| requests::publish(r, &id));
+        let key = request_id.map(|r| requests::publish(r, &id, actor));
         if let Some(key) = &key {
             if let Some(first) = self.bound_record(key, &Target::Stream(stream.clone()))? {
                 return Ok((id, first.appended.stream_version > 1));
@@ -365,10 +424,19 @@ impl Floor {
             secrets: Vec::new(),
             unindex: Vec::new(),
             recorded_at_ms: self.now(),
+            actor: actor.to_string(),
         };
         let appended = self.ledger.append(request).await?;
         self.insert_config(config);
         Ok((id, appended.stream_version > 1))
+    }
+
+    /// What publishing a configuration checks (its structure, bounds, the current rules version,
+    /// the lab's budget), also before it is proposed.
+    pub fn check_publishable(config: &GameConfig) -> Result<(), FloorError> {
+        config.check_current()?;
+        crate::lab::budget::check(config, crate::lab::threads())?;
+        Ok(())
     }
 
     /// The hand's place in the per-hand locks (its `mutex` serialises the hand's commands).
@@ -478,6 +546,7 @@ impl Floor {
         advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
     ) -> Result<HandSnapshot, FloorError> {
         let game = request.game.ok_or_else(|| invalid("game", "required"))?;
+        actor_given(&request.actor)?;
         if request.table.trim().is_empty() {
             return Err(invalid("table", "required"));
         }
@@ -618,6 +687,7 @@ impl Floor {
                 secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
                 unindex: Vec::new(),
                 recorded_at_ms: at,
+                actor: request.actor.clone(),
             })
             .await?;
         if appended.duplicate {
@@ -751,9 +821,10 @@ impl Floor {
     async fn command(
         &self,
         hand_id: &str,
-        command: impl FnOnce(&Hand) -> Command,
+        command: impl FnOnce(&Hand) -> Result<Command, FloorError>,
         request: Option<RequestKey>,
         expected_version: Option<u64>,
+        actor: &str,
     ) -> Result<HandSnapshot, FloorError> {
         if !is_hand_id(hand_id) {
             return Err(FloorError::NotFound {
@@ -761,6 +832,7 @@ impl Floor {
                 id: hand_id.to_string(),
             });
         }
+        actor_given(actor)?;
         let place = self.hand_lock(hand_id);
         let _guard = place.mutex.lock().await;
         let target = Target::OnHand(hand_stream(hand_id));
@@ -779,7 +851,7 @@ impl Floor {
                 });
             }
         }
-        let events = hand.decide(&command(&hand))?;
+        let events = hand.decide(&command(&hand)?)?;
         // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
         let ends = events.iter().any(|e| {
             matches!(
@@ -807,6 +879,7 @@ impl Floor {
                 secrets: Vec::new(),
                 unindex,
                 recorded_at_ms: self.now(),
+                actor: actor.to_string(),
             })
             .await
             .map_err(|e| match e {
@@ -844,13 +917,18 @@ impl Floor {
         action: crate::engine::games::Action,
         request_id: Option<String>,
         expected_version: Option<u64>,
+        actor: &str,
     ) -> Result<HandSnapshot, FloorError> {
-        let key = request_id.map(|id| requests::act(&id, hand_id, &action, expected_version));
-        let command = |hand: &Hand| Command::Act {
-            action,
-            at: self.now_for(hand),
+        let key =
+            request_id.map(|id| requests::act(&id, hand_id, &action, expected_version, actor));
+        let command = |hand: &Hand| {
+            Ok(Command::Act {
+                action,
+                at: self.now_for(hand),
+            })
         };
-        self.command(hand_id, command, key, expected_version).await
+        self.command(hand_id, command, key, expected_version, actor)
+            .await
     }
 
     /// Now by the floor's clock, but never before the hand's last recorded event (a clock stepped
@@ -859,25 +937,39 @@ impl Floor {
         Timestamp(self.now()).max(hand.last_at())
     }
 
-    /// A void of one hand, now. With a request id, a retry returns the first answer.
+    /// A void of one hand, now. A settled hand's void needs a second principal's approval
+    /// ([`FloorError::SecondPersonRequired`] without one; checked under the hand's lock, so a hand
+    /// settled meanwhile is not voided by one person). With a request id, a retry returns the
+    /// first answer.
     pub async fn void(
         &self,
         hand_id: &str,
         kind: VoidKind,
         reason: &str,
-        recorded_by: &str,
+        who: Attribution<'_>,
         request_id: Option<String>,
     ) -> Result<HandSnapshot, FloorError> {
-        let key = request_id.map(|id| requests::void(&id, hand_id, kind, reason, recorded_by));
+        let key = request_id.map(|id| requests::void(&id, hand_id, kind, reason, &who));
         let order = |hand: &Hand| {
-            Command::Void(VoidOrder {
+            if hand.status() == Status::Settled && who.approved_by.is_none() {
+                return Err(FloorError::SecondPersonRequired {
+                    hand: hand_id.to_string(),
+                });
+            }
+            Ok(Command::Void(VoidOrder {
                 kind,
                 reason: reason.to_string(),
-                recorded_by: recorded_by.to_string(),
+                recorded_by: who.by.to_string(),
+                approved_by: who.approved_by.map(str::to_string),
                 at: self.now_for(hand),
-            })
+            }))
         };
-        self.command(hand_id, order, key, None).await
+        self.command(hand_id, order, key, None, who.actor()).await
+    }
+
+    /// Whether a hand is settled (its void then needs a second principal).
+    pub fn is_settled(&self, hand_id: &str) -> Result<bool, FloorError> {
+        Ok(self.load(hand_id, None)?.status() == Status::Settled)
     }
 
     /// The recorded result of an operation over many hands, if its request id was used before
@@ -936,6 +1028,7 @@ impl Floor {
         kind: &str,
         key: Option<RequestKey>,
         result: &OperationResult,
+        actor: &str,
     ) -> Result<(), FloorError> {
         let Some(key) = key else { return Ok(()) };
         let payload = proto::Payload {
@@ -963,6 +1056,7 @@ impl Floor {
                 secrets: Vec::new(),
                 unindex: Vec::new(),
                 recorded_at_ms: self.now(),
+                actor: actor.to_string(),
             })
             .await?;
         Ok(())
@@ -976,7 +1070,7 @@ impl Floor {
         from_ms: u64,
         to_ms: u64,
         reason: &str,
-        recorded_by: &str,
+        who: Attribution<'_>,
         request_id: Option<&str>,
     ) -> Result<OperationResult, FloorError> {
         if table.trim().is_empty() {
@@ -986,7 +1080,7 @@ impl Floor {
             return Err(invalid("to_ms", "the range ends before it starts"));
         }
         let key = request_id
-            .map(|id| requests::table_malfunction(id, table, from_ms, to_ms, reason, recorded_by));
+            .map(|id| requests::table_malfunction(id, table, from_ms, to_ms, reason, &who));
         let _one_at_a_time = self.operations.lock().await;
         if let Some(first) = self.recorded_operation("table_malfunction", key.as_ref())? {
             return Ok(first);
@@ -1007,7 +1101,7 @@ impl Floor {
                     result.add(Listed::Skipped, id);
                     continue;
                 }
-                self.void(&id, VoidKind::Malfunction, reason, recorded_by, None)
+                self.void(&id, VoidKind::Malfunction, reason, who, None)
                     .await?;
                 result.add(Listed::Voided, id);
             }
@@ -1016,7 +1110,7 @@ impl Floor {
                 None => break,
             }
         }
-        self.record_operation("table_malfunction", key, &result)
+        self.record_operation("table_malfunction", key, &result, who.actor())
             .await?;
         Ok(result)
     }
@@ -1062,10 +1156,11 @@ impl Floor {
                     kind: VoidKind::Incomplete,
                     reason: format!("incomplete-game sweep as of {as_of_ms} ms"),
                     recorded_by: recorded_by.to_string(),
+                    approved_by: None,
                     at: as_of,
                 };
                 let ended = self
-                    .command(&id, |_| Command::Void(order), None, None)
+                    .command(&id, |_| Ok(Command::Void(order)), None, None, recorded_by)
                     .await?;
                 let list = if ended.hand.completion().is_some() {
                     Listed::Completed
@@ -1079,7 +1174,9 @@ impl Floor {
                 None => break,
             }
         }
-        self.record_operation("sweep", key, &result).await?;
+        self.record_operation("sweep", key, &result, recorded_by)
+            .await?;
+        self.expire_proposals().await?;
         Ok(result)
     }
 

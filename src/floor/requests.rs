@@ -13,7 +13,7 @@
 use prost::Message;
 use sha2::{Digest, Sha256};
 
-use super::OpenRequest;
+use super::{Attribution, OpenRequest};
 use crate::codec;
 use crate::engine::config::ConfigId;
 use crate::engine::games::{Action, VoidKind};
@@ -32,6 +32,7 @@ pub(super) enum Method {
     PublishConfig,
     RecordTableMalfunction,
     RunSweep,
+    Propose,
 }
 
 impl Method {
@@ -44,6 +45,7 @@ impl Method {
             Method::PublishConfig => "PublishConfig",
             Method::RecordTableMalfunction => "RecordTableMalfunction",
             Method::RunSweep => "RunSweep",
+            Method::Propose => "Propose",
         }
     }
 }
@@ -84,6 +86,16 @@ impl Canon {
         self.bytes(&codec::action_to(action).encode_to_vec())
     }
 
+    /// Who records it; the approver only when there is one (so a one-person request's bytes are
+    /// what they were before approvals existed).
+    fn attribution(self, who: &Attribution<'_>) -> Canon {
+        let canon = self.text(who.by);
+        match who.approved_by {
+            None => canon,
+            Some(approver) => canon.text(approver),
+        }
+    }
+
     fn key(self, id: &str) -> RequestKey {
         RequestKey {
             id: id.to_string(),
@@ -120,7 +132,12 @@ pub(super) fn open(method: Method, request: &OpenRequest, script: &Script) -> Op
     for action in &script.decisions {
         canon = canon.action(action);
     }
-    Some(canon.number(u64::from(script.follow_advice)).key(id))
+    Some(
+        canon
+            .number(u64::from(script.follow_advice))
+            .text(&request.actor)
+            .key(id),
+    )
 }
 
 /// The key of a decision on a hand.
@@ -129,8 +146,11 @@ pub(super) fn act(
     hand_id: &str,
     action: &Action,
     expected_version: Option<u64>,
+    actor: &str,
 ) -> RequestKey {
-    let canon = Canon::new(Method::Act, &super::hand_stream(hand_id)).action(action);
+    let canon = Canon::new(Method::Act, &super::hand_stream(hand_id))
+        .action(action)
+        .text(actor);
     match expected_version {
         None => canon.number(0),
         Some(v) => canon.number(1).number(v),
@@ -144,18 +164,20 @@ pub(super) fn void(
     hand_id: &str,
     kind: VoidKind,
     reason: &str,
-    recorded_by: &str,
+    who: &Attribution<'_>,
 ) -> RequestKey {
     Canon::new(Method::VoidHand, &super::hand_stream(hand_id))
         .text(&codec::id_of(&kind))
         .text(reason)
-        .text(recorded_by)
+        .attribution(who)
         .key(id)
 }
 
 /// The key of a configuration's publication (its id is the hash of its content).
-pub(super) fn publish(id: &str, config: &ConfigId) -> RequestKey {
-    Canon::new(Method::PublishConfig, &format!("config/{config}")).key(id)
+pub(super) fn publish(id: &str, config: &ConfigId, actor: &str) -> RequestKey {
+    Canon::new(Method::PublishConfig, &format!("config/{config}"))
+        .text(actor)
+        .key(id)
 }
 
 /// The key of a table malfunction over a time range.
@@ -165,13 +187,21 @@ pub(super) fn table_malfunction(
     from_ms: u64,
     to_ms: u64,
     reason: &str,
-    recorded_by: &str,
+    who: &Attribution<'_>,
 ) -> RequestKey {
     Canon::new(Method::RecordTableMalfunction, &format!("table/{table}"))
         .number(from_ms)
         .number(to_ms)
         .text(reason)
-        .text(recorded_by)
+        .attribution(who)
+        .key(id)
+}
+
+/// The key of a proposal (the two-person rule): its action's bytes and its proposer.
+pub(super) fn propose(id: &str, action: &[u8], by: &str) -> RequestKey {
+    Canon::new(Method::Propose, "proposal")
+        .bytes(action)
+        .text(by)
         .key(id)
 }
 
@@ -306,17 +336,36 @@ mod tests {
             assert_ne!(variant.fingerprint, base.fingerprint, "variant {i}");
         }
         let bet = Action::Bet { multiple: 1 };
-        let a = act("r", "ab", &bet, None);
-        assert_ne!(a, act("r", "ac", &bet, None), "another hand");
-        assert_ne!(a, act("r", "ab", &Action::Fold, None), "another action");
-        assert_ne!(a, act("r", "ab", &bet, Some(0)), "an expected version");
+        let a = act("r", "ab", &bet, None, "p");
+        assert_ne!(a, act("r", "ac", &bet, None, "p"), "another hand");
         assert_ne!(
-            void("r", "ab", VoidKind::Malfunction, "x", "y").fingerprint,
-            void("r", "ab", VoidKind::Malfunction, "x", "z").fingerprint
+            a,
+            act("r", "ab", &Action::Fold, None, "p"),
+            "another action"
+        );
+        assert_ne!(a, act("r", "ab", &bet, Some(0), "p"), "an expected version");
+        assert_ne!(a, act("r", "ab", &bet, None, "q"), "another principal");
+        let by = |who| Attribution::by(who);
+        assert_ne!(
+            void("r", "ab", VoidKind::Malfunction, "x", &by("y")).fingerprint,
+            void("r", "ab", VoidKind::Malfunction, "x", &by("z")).fingerprint
+        );
+        let approved = Attribution {
+            by: "y",
+            approved_by: Some("z"),
+        };
+        assert_ne!(
+            void("r", "ab", VoidKind::Malfunction, "x", &by("y")).fingerprint,
+            void("r", "ab", VoidKind::Malfunction, "x", &approved).fingerprint,
+            "an approver"
         );
         assert_ne!(
-            table_malfunction("r", "T", 1, 2, "x", "y"),
-            table_malfunction("r", "T", 1, 3, "x", "y")
+            table_malfunction("r", "T", 1, 2, "x", &by("y")),
+            table_malfunction("r", "T", 1, 3, "x", &by("y"))
+        );
+        assert_ne!(
+            propose("r", b"a", "y").fingerprint,
+            propose("r", b"b", "y").fingerprint
         );
         assert_ne!(sweep("r", 1, "y"), sweep("r", 2, "y"));
         assert!(open(

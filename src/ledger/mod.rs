@@ -46,6 +46,10 @@ pub use writer::AppendRequest;
 
 use crate::proto;
 
+/// The actor of what the server and its tools do on their own (the default configurations, key
+/// entries, a recorded repair): no principal asked for it.
+pub const SERVER_ACTOR: &str = "pitboss";
+
 /// The version a stream must have for an append to go ahead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expected {
@@ -238,14 +242,27 @@ impl Ledger {
     /// Rotates the signing key: a new key, recorded by an entry signed by the new key and carrying
     /// the old key's signature over it. Later entries are signed by the new key; older ones still
     /// verify with the old public key, which the log keeps.
-    pub fn rotate_key_blocking(&self, now_ms: u64) -> Result<KeyId, LedgerError> {
+    pub fn rotate_key_blocking(&self, now_ms: u64, actor: &str) -> Result<KeyId, LedgerError> {
         let (reply, answer) = oneshot::channel();
-        self.send(writer::Job::Rotate(now_ms, reply))?;
+        self.send(writer::Job::Rotate(now_ms, actor.to_string(), reply))?;
         let id = answer.blocking_recv().map_err(|_| LedgerError::Stopped)??;
+        self.rotated(id);
+        Ok(id)
+    }
+
+    /// [`Ledger::rotate_key_blocking`], for a running server: `actor` is the principal who asked.
+    pub async fn rotate_key(&self, now_ms: u64, actor: &str) -> Result<KeyId, LedgerError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Rotate(now_ms, actor.to_string(), reply))?;
+        let id = answer.await.map_err(|_| LedgerError::Stopped)??;
+        self.rotated(id);
+        Ok(id)
+    }
+
+    fn rotated(&self, id: KeyId) {
         if let Ok(mut key_id) = self.key_id.lock() {
             *key_id = id;
         }
-        Ok(id)
     }
 
     /// Watches the next sequence number: it changes after every durable append.
@@ -364,6 +381,7 @@ mod tests {
             secrets: Vec::new(),
             unindex: Vec::new(),
             recorded_at_ms: 0,
+            actor: String::new(),
         }
     }
 

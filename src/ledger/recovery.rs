@@ -249,6 +249,7 @@ pub fn recover(
         unindex: Vec::new(),
         secrets: Vec::new(),
         recorded_at_ms: now_ms,
+        actor: super::SERVER_ACTOR.to_string(),
     };
     let (ledger, appended) =
         Ledger::start(opened, now_ms, Some(request)).map_err(OpenError::from)?;

@@ -54,6 +54,9 @@ pub struct AppendRequest {
     pub secrets: Vec<(Vec<u8>, Vec<u8>)>,
     /// When the ledger records it (ms since the Unix epoch); the caller's clock.
     pub recorded_at_ms: u64,
+    /// Who caused it: the authenticated principal of the call, or [`super::SERVER_ACTOR`] for
+    /// what the server and its tools do on their own. Recorded in every entry's envelope.
+    pub actor: String,
 }
 
 pub(super) enum Job {
@@ -61,7 +64,8 @@ pub(super) enum Job {
         AppendRequest,
         oneshot::Sender<Result<Appended, LedgerError>>,
     ),
-    Rotate(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
+    /// Rotate the signing key at this time, by this actor.
+    Rotate(u64, String, oneshot::Sender<Result<KeyId, LedgerError>>),
     PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
     /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
     Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
@@ -542,14 +546,16 @@ impl Writer {
                 }
                 #[cfg(test)]
                 Job::Crash => panic!("the writer was told to crash"),
-                Job::Rotate(at, reply) => match self.stage_rotation(at, &mut group, &signer) {
-                    Ok(next) => {
-                        rotated = Some((signer.clone(), next.clone()));
-                        rotations.push((reply, Ok(next.id())));
-                        signer = next;
+                Job::Rotate(at, actor, reply) => {
+                    match self.stage_rotation(at, &actor, &mut group, &signer) {
+                        Ok(next) => {
+                            rotated = Some((signer.clone(), next.clone()));
+                            rotations.push((reply, Ok(next.id())));
+                            signer = next;
+                        }
+                        Err(e) => rotations.push((reply, Err(e))),
                     }
-                    Err(e) => rotations.push((reply, Err(e))),
-                },
+                }
             }
         }
         let Group {
@@ -693,6 +699,7 @@ impl Writer {
                 recorded_at_ms: request.recorded_at_ms,
                 key_id: signer.id().0.to_vec(),
                 payload: payload.clone(),
+                actor: request.actor.clone(),
             };
             let bytes = envelope.encode_to_vec();
             let hash = entry_hash(&bytes);
@@ -785,6 +792,7 @@ impl Writer {
     fn stage_rotation(
         &mut self,
         at: u64,
+        actor: &str,
         group: &mut Group,
         old: &Arc<Keypair>,
     ) -> Result<Arc<Keypair>, LedgerError> {
@@ -797,7 +805,7 @@ impl Writer {
             new_public_key: next.public().as_bytes().to_vec(),
             old_key_signature: old.sign_successor(&next).to_vec(),
         });
-        self.stage_key_entry(at, group, &next, rotated, Expected::Version(0))?;
+        self.stage_key_entry(at, actor, group, &next, rotated, Expected::Version(0))?;
         Ok(next)
     }
 
@@ -812,7 +820,14 @@ impl Writer {
             key_id: key.id().0.to_vec(),
             public_key: key.public().as_bytes().to_vec(),
         });
-        self.stage_key_entry(at, group, key, published, Expected::Any)
+        self.stage_key_entry(
+            at,
+            super::SERVER_ACTOR,
+            group,
+            key,
+            published,
+            Expected::Any,
+        )
     }
 
     /// Stages a key's entry in its stream `key/<id>`, signed by that key, and records the public
@@ -820,6 +835,7 @@ impl Writer {
     fn stage_key_entry(
         &mut self,
         at: u64,
+        actor: &str,
         group: &mut Group,
         key: &Arc<Keypair>,
         kind: proto::payload::Kind,
@@ -834,6 +850,7 @@ impl Writer {
             secrets: Vec::new(),
             unindex: Vec::new(),
             recorded_at_ms: at,
+            actor: actor.to_string(),
         };
         self.stage(&request, group, key)?;
         group.batch.put_cf(
@@ -855,7 +872,7 @@ fn refuse_all(jobs: Vec<Job>) {
             Job::Append(_, reply) => {
                 let _ = reply.send(Err(error.clone()));
             }
-            Job::Rotate(_, reply) | Job::PublishKey(_, reply) => {
+            Job::Rotate(_, _, reply) | Job::PublishKey(_, reply) => {
                 let _ = reply.send(Err(error.clone()));
             }
             Job::Sign(_, reply) => {
@@ -926,6 +943,7 @@ mod tests {
             secrets: Vec::new(),
             unindex: Vec::new(),
             recorded_at_ms: 0,
+            actor: String::new(),
         };
         (Job::Append(request, reply), answer)
     }

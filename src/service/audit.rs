@@ -17,6 +17,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{self, status};
 use super::guard;
 use super::limits::{self, out_of_range, within_log, Bounded};
+use super::scope;
 use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::codec;
@@ -38,6 +39,16 @@ pub struct AuditService {
 }
 
 impl AuditService {
+    /// The caller reaches the hand (an unscoped principal reaches every hand, found or not: the
+    /// call itself then says whether it exists).
+    fn reach(&self, caller: &crate::access::Principal, hand_id: &str) -> Result<(), Status> {
+        if caller.unscoped() {
+            return Ok(());
+        }
+        let hand = self.floor.load(hand_id, None).map_err(status)?;
+        scope::reach_hand(caller, "hand_id", &hand)
+    }
+
     /// Serves `floor`, reading in `pool`.
     pub fn new(floor: Arc<Floor>, pool: Pool, shutdown: Shutdown) -> AuditService {
         AuditService {
@@ -74,6 +85,7 @@ fn logged(entry: crate::ledger::Entry) -> Result<proto::LoggedEvent, Status> {
         stream_position: entry.envelope.stream_position,
         recorded_at_ms: entry.envelope.recorded_at_ms,
         key_id: hex::encode(&entry.envelope.key_id),
+        actor: entry.envelope.actor.clone(),
         hash: hex::encode(entry.hash),
         payload: Some(payload),
     })
@@ -211,8 +223,10 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::GetHandBundleRequest>,
     ) -> Result<Response<proto::GetHandBundleResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        self.reach(&caller, &r.hand_id)?;
         let id = r.hand_id;
         let floor = self.floor.clone();
         let bundle = self
@@ -278,8 +292,10 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        scope::whole_log(&caller, "StreamEvents")?;
         // From the next entry to be written at most (a client waiting for new entries only).
         let from = within_log(
             "from_sequence",
@@ -322,8 +338,10 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::ReplayHandRequest>,
     ) -> Result<Response<proto::ReplayHandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        self.reach(&caller, &r.hand_id)?;
         let id = r.hand_id;
         let floor = self.floor.clone();
         let report = self
@@ -354,6 +372,7 @@ impl Audit for AuditService {
                     signature_ok: e.signature_ok,
                     rederived: e.rederived,
                     note: e.note,
+                    actor: e.actor,
                 })
                 .collect(),
             mismatches: report
@@ -440,8 +459,10 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::GetHandEventsRequest>,
     ) -> Result<Response<proto::GetHandEventsResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        self.reach(&caller, &r.hand_id)?;
         let size = match r.page_size {
             0 => 100,
             n => n as usize,
@@ -473,8 +494,12 @@ impl Audit for AuditService {
         &self,
         request: Request<proto::ListHandsRequest>,
     ) -> Result<Response<proto::ListHandsResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        if !r.table.is_empty() {
+            scope::reach(&caller, "table", &r.table, None)?;
+        }
         let game = match r.game {
             0 => None,
             value => Some(convert::game("game", value)?),
@@ -492,6 +517,7 @@ impl Audit for AuditService {
             status: status_filter,
             from_ms: r.from_ms,
             to_ms: (r.to_ms != 0).then_some(r.to_ms),
+            within: (!caller.unscoped()).then_some(caller),
         };
         let page = Page {
             size: r.page_size,

@@ -130,6 +130,37 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         }
         F::Ledger(_) => Status::internal(message),
         F::Corrupt(..) => Status::data_loss(message),
+        F::SecondPersonRequired { hand } => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                "SECOND_PERSON_REQUIRED",
+                hand,
+                message,
+            ),
+        ),
+        F::Proposal { id, problem } => {
+            let (code, kind) = match problem {
+                crate::floor::ProposalProblem::OwnProposal => {
+                    (Code::PermissionDenied, "OWN_PROPOSAL")
+                }
+                crate::floor::ProposalProblem::Decided { .. } => {
+                    (Code::FailedPrecondition, "PROPOSAL_DECIDED")
+                }
+                crate::floor::ProposalProblem::Expired { .. } => {
+                    (Code::FailedPrecondition, "PROPOSAL_EXPIRED")
+                }
+            };
+            Status::with_error_details(
+                code,
+                message,
+                ErrorDetails::with_error_info(
+                    kind,
+                    "pitboss",
+                    std::collections::HashMap::from([("proposal_id".to_string(), id)]),
+                ),
+            )
+        }
         F::ConfigNotPlayable { .. } => Status::with_error_details(
             Code::FailedPrecondition,
             message.clone(),

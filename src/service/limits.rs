@@ -248,10 +248,19 @@ pub const OPTIONAL_ID: TextLimit = TextLimit::new(32, false, Shape::Token);
 pub const CARD: TextLimit = TextLimit::new(3, true, Shape::Token);
 /// Why a hand or a table's hands are voided, recorded in the log.
 pub const REASON: TextLimit = TextLimit::new(500, true, Shape::Text);
-/// Who records a void, recorded in the log.
-pub const RECORDED_BY: TextLimit = TextLimit::new(MAX_NAME_CHARS, true, Shape::Text);
-/// Who runs a sweep (empty: "sweep").
-pub const RECORDED_BY_OPTIONAL: TextLimit = TextLimit::new(MAX_NAME_CHARS, false, Shape::Text);
+/// Who records a void or runs a sweep: empty, or the caller's own principal id (the server records
+/// the authenticated principal; a client cannot write another name).
+pub const RECORDED_BY: TextLimit = TextLimit::new(MAX_NAME_CHARS, false, Shape::Text);
+/// A proposal id as this service issues them.
+pub const PROPOSAL_ID: TextLimit = TextLimit::new(32, true, Shape::Hex(32));
+/// A proposal state to list by (empty: every state).
+pub const PROPOSAL_STATE: TextLimit = OPTIONAL_ID;
+/// `ListProposals`' page token: the last index key of the page before (time, id), hex.
+pub const PROPOSALS_PAGE_TOKEN: TextLimit = TextLimit::new(2 * (8 + 32), false, Shape::HexBytes);
+/// A signing key's id (16 bytes, hex); empty for "whichever is in use".
+pub const KEY_ID: TextLimit = TextLimit::new(32, false, Shape::Hex(32));
+/// Proposals in one page.
+pub const PROPOSALS_PAGE_SIZE: Range = Range { min: 0, max: 100 };
 /// A published configuration's JSON.
 pub const CONFIG_JSON: TextLimit = TextLimit::new(64 * 1024, true, Shape::Json);
 /// `GetHandEvents`' page token: a position in the hand's stream.
@@ -583,7 +592,7 @@ impl Bounded for proto::VoidHandRequest {
         HAND_ID.check(&at(place, "hand_id"), &self.hand_id)?;
         ID.check(&at(place, "kind"), &self.kind)?;
         REASON.check(&at(place, "reason"), self.reason.trim())?;
-        RECORDED_BY.check(&at(place, "recorded_by"), self.recorded_by.trim())
+        RECORDED_BY.check(&at(place, "recorded_by"), &self.recorded_by)
     }
 }
 
@@ -601,14 +610,47 @@ impl Bounded for proto::RecordTableMalfunctionRequest {
             ));
         }
         REASON.check(&at(place, "reason"), self.reason.trim())?;
-        RECORDED_BY.check(&at(place, "recorded_by"), self.recorded_by.trim())
+        RECORDED_BY.check(&at(place, "recorded_by"), &self.recorded_by)
     }
 }
 
 impl Bounded for proto::RunSweepRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;
-        RECORDED_BY_OPTIONAL.check(&at(place, "recorded_by"), &self.recorded_by)
+        RECORDED_BY.check(&at(place, "recorded_by"), &self.recorded_by)
+    }
+}
+
+impl Bounded for proto::ApproveProposalRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        PROPOSAL_ID.check(&at(place, "proposal_id"), &self.proposal_id)
+    }
+}
+
+impl Bounded for proto::RejectProposalRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        PROPOSAL_ID.check(&at(place, "proposal_id"), &self.proposal_id)?;
+        REASON.check(&at(place, "reason"), self.reason.trim())
+    }
+}
+
+impl Bounded for proto::ListProposalsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        PROPOSAL_STATE.check(&at(place, "state"), &self.state)?;
+        PROPOSALS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        PROPOSALS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
+    }
+}
+
+impl Bounded for proto::RotateSigningKeyRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        KEY_ID.check(&at(place, "expected_key_id"), &self.expected_key_id)
+    }
+}
+
+impl Bounded for proto::ReloadAccessRequest {
+    fn check_in(&self, _place: &str) -> Result<(), Status> {
+        Ok(())
     }
 }
 

@@ -4,13 +4,16 @@
 //! Errors are `tonic::Status` values with `google.rpc` details naming the offending field.
 
 pub mod audit;
+pub mod auth;
+pub mod client;
 pub mod convert;
 pub mod guard;
 pub mod lab;
 pub mod limits;
 pub mod operations;
 pub mod play;
+pub mod scope;
 pub mod server;
 pub mod work;
 
-pub use server::{serve, ServeError};
+pub use server::{serve, ServeError, Serving};

@@ -1,28 +1,101 @@
-//! The `pitboss.v1.Operations` service: configurations and the void rules, for operators. Every
-//! request is held to its limits (`limits.rs`) before anything else.
+//! The `pitboss.v1.Operations` service: configurations, the void rules and the two-person rule's
+//! proposals, for operators. Every request is held to its limits (`limits.rs`) before anything
+//! else; the caller's scopes and the right role for a proposal are checked here (`scope.rs`), and
+//! every event written names the caller as its actor.
 
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
+use tonic_types::StatusExt;
 
 use super::convert::{self, hand_view, optional, status};
 use super::limits::Bounded;
+use super::scope;
+use crate::access::{Access, Principal, Role};
 use crate::codec;
 use crate::engine::config::GameConfig;
 use crate::engine::games::VoidKind;
-use crate::floor::Floor;
+use crate::floor::{Attribution, Done, Floor, Proposal};
 use crate::proto;
 use crate::proto::operations_server::Operations;
 
 /// The Operations service.
 pub struct OperationsService {
     floor: Arc<Floor>,
+    /// The access in force, reloaded by `ReloadAccess`.
+    access: Arc<Access>,
 }
 
 impl OperationsService {
-    /// Serves `floor`.
-    pub fn new(floor: Arc<Floor>) -> OperationsService {
-        OperationsService { floor }
+    /// Serves `floor`, with `access` to reload.
+    pub fn new(floor: Arc<Floor>, access: Arc<Access>) -> OperationsService {
+        OperationsService { floor, access }
+    }
+}
+
+/// A proposal as the API shows it.
+pub fn proposal_to_proto(p: &Proposal, now_ms: u64) -> proto::Proposal {
+    let decided = p.decided.clone().unwrap_or_default();
+    proto::Proposal {
+        proposal_id: p.recorded.proposal_id.clone(),
+        action: p.recorded.action.clone(),
+        proposed_by: p.recorded.proposed_by.clone(),
+        proposed_at_ms: p.recorded.at_ms,
+        expires_at_ms: p.recorded.expires_at_ms,
+        state: p.state(now_ms).to_string(),
+        decided_by: decided.decided_by,
+        reason: decided.reason,
+    }
+}
+
+/// The role that proposes and approves an action, and the table it touches (if one).
+fn role_of(action: Option<&proto::proposed_action::Kind>) -> Role {
+    use proto::proposed_action::Kind;
+    match action {
+        Some(Kind::PublishConfig(_)) => Role::ConfigAdmin,
+        _ => Role::Supervisor,
+    }
+}
+
+impl OperationsService {
+    /// The caller reaches what a proposal touches: a hand's table, or the table of a malfunction.
+    fn reach_action(
+        &self,
+        caller: &Principal,
+        action: Option<&proto::proposed_action::Kind>,
+    ) -> Result<(), Status> {
+        use proto::proposed_action::Kind;
+        match action {
+            Some(Kind::VoidHand(v)) => {
+                let hand = self.floor.load(&v.hand_id, None).map_err(status)?;
+                scope::reach_hand(caller, "proposal_id", &hand)
+            }
+            Some(Kind::TableMalfunction(t)) => scope::reach(caller, "proposal_id", &t.table, None),
+            Some(Kind::PublishConfig(_)) | None => Ok(()),
+        }
+    }
+
+    /// Records `action` as the caller's proposal; the proposal as the API shows it.
+    async fn propose(
+        &self,
+        caller: &Principal,
+        action: proto::proposed_action::Kind,
+        request_id: &str,
+    ) -> Result<proto::Proposal, Status> {
+        let proposal = self
+            .floor
+            .propose(action, &caller.id, optional(request_id).as_deref())
+            .await
+            .map_err(status)?;
+        Ok(proposal_to_proto(&proposal, self.floor.now()))
+    }
+
+    /// The proposal, if the caller may decide it: the role of its action, and its scopes.
+    fn decidable(&self, caller: &Principal, id: &str) -> Result<Proposal, Status> {
+        let proposal = self.floor.proposal(id).map_err(status)?;
+        scope::role(caller, role_of(proposal.action()), "decide this proposal")?;
+        self.reach_action(caller, proposal.action())?;
+        Ok(proposal)
     }
 }
 
@@ -32,18 +105,29 @@ impl Operations for OperationsService {
         &self,
         request: Request<proto::PublishConfigRequest>,
     ) -> Result<Response<proto::PublishConfigResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
         let config = GameConfig::from_json(r.config_json.as_bytes())
             .map_err(|e| status(crate::floor::FloorError::from(e)))?;
-        let (id, already) = self
-            .floor
-            .publish(config, optional(&r.request_id).as_deref())
-            .await
-            .map_err(status)?;
+        Floor::check_publishable(&config).map_err(status)?;
+        let id = config.id();
+        if self.floor.config(&id).is_some() {
+            return Ok(Response::new(proto::PublishConfigResponse {
+                config_id: id.to_string(),
+                already_published: true,
+                proposal: None,
+            }));
+        }
+        let action = proto::proposed_action::Kind::PublishConfig(proto::ProposedConfig {
+            config_id: id.to_string(),
+            canonical_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
+        });
+        let proposal = self.propose(&caller, action, &r.request_id).await?;
         Ok(Response::new(proto::PublishConfigResponse {
             config_id: id.to_string(),
-            already_published: already,
+            already_published: false,
+            proposal: Some(proposal),
         }))
     }
 
@@ -95,50 +179,68 @@ impl Operations for OperationsService {
         &self,
         request: Request<proto::VoidHandRequest>,
     ) -> Result<Response<proto::VoidHandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        scope::recorded_by(&caller, "recorded_by", &r.recorded_by)?;
         let kind: VoidKind = codec::from_id("kind", &r.kind).map_err(|_| {
             convert::invalid_argument("kind", "one of malfunction, incomplete, conduct_forfeit")
         })?;
-        let snapshot = self
+        let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
+        scope::reach_hand(&caller, "hand_id", &hand)?;
+        let voided = self
             .floor
             .void(
                 &r.hand_id,
                 kind,
                 &r.reason,
-                &r.recorded_by,
+                Attribution::by(&caller.id),
                 optional(&r.request_id),
             )
-            .await
-            .map_err(status)?;
-        Ok(Response::new(proto::VoidHandResponse {
-            hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
-        }))
+            .await;
+        match voided {
+            Ok(snapshot) => Ok(Response::new(proto::VoidHandResponse {
+                hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
+                proposal: None,
+            })),
+            // A settled hand: the void is proposed, for a second principal to approve.
+            Err(crate::floor::FloorError::SecondPersonRequired { .. }) => {
+                let action = proto::proposed_action::Kind::VoidHand(proto::ProposedVoid {
+                    hand_id: r.hand_id.clone(),
+                    kind: r.kind.clone(),
+                    reason: r.reason.clone(),
+                });
+                let proposal = self.propose(&caller, action, &r.request_id).await?;
+                let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
+                Ok(Response::new(proto::VoidHandResponse {
+                    hand: Some(hand_view(&r.hand_id, &hand)),
+                    proposal: Some(proposal),
+                }))
+            }
+            Err(e) => Err(status(e)),
+        }
     }
 
     async fn record_table_malfunction(
         &self,
         request: Request<proto::RecordTableMalfunctionRequest>,
     ) -> Result<Response<proto::RecordTableMalfunctionResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        let result = self
-            .floor
-            .void_table(
-                &r.table,
-                r.from_ms,
-                r.to_ms,
-                &r.reason,
-                &r.recorded_by,
-                optional(&r.request_id).as_deref(),
-            )
-            .await
-            .map_err(status)?;
+        scope::recorded_by(&caller, "recorded_by", &r.recorded_by)?;
+        scope::reach(&caller, "table", &r.table, None)?;
+        let action =
+            proto::proposed_action::Kind::TableMalfunction(proto::ProposedTableMalfunction {
+                table: r.table.clone(),
+                from_ms: r.from_ms,
+                to_ms: r.to_ms,
+                reason: r.reason.clone(),
+            });
+        let proposal = self.propose(&caller, action, &r.request_id).await?;
         Ok(Response::new(proto::RecordTableMalfunctionResponse {
-            voided_hand_ids: result.voided,
-            skipped_hand_ids: result.skipped,
-            voided_count: result.counts.voided,
-            skipped_count: result.counts.skipped,
+            proposal: Some(proposal),
+            ..Default::default()
         }))
     }
 
@@ -146,16 +248,14 @@ impl Operations for OperationsService {
         &self,
         request: Request<proto::RunSweepRequest>,
     ) -> Result<Response<proto::RunSweepResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        let by = if r.recorded_by.is_empty() {
-            "sweep"
-        } else {
-            r.recorded_by.as_str()
-        };
+        scope::recorded_by(&caller, "recorded_by", &r.recorded_by)?;
+        scope::whole_log(&caller, "RunSweep")?;
         let result = self
             .floor
-            .sweep(r.as_of_ms, by, optional(&r.request_id).as_deref())
+            .sweep(r.as_of_ms, &caller.id, optional(&r.request_id).as_deref())
             .await
             .map_err(status)?;
         Ok(Response::new(proto::RunSweepResponse {
@@ -165,6 +265,173 @@ impl Operations for OperationsService {
             voided_count: result.counts.voided,
             completed_count: result.counts.completed,
             skipped_count: result.counts.skipped,
+        }))
+    }
+
+    async fn approve_proposal(
+        &self,
+        request: Request<proto::ApproveProposalRequest>,
+    ) -> Result<Response<proto::ApproveProposalResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        self.decidable(&caller, &r.proposal_id)?;
+        let (proposal, done) = self
+            .floor
+            .approve(&r.proposal_id, &caller.id)
+            .await
+            .map_err(status)?;
+        let mut answer = proto::ApproveProposalResponse {
+            proposal: Some(proposal_to_proto(&proposal, self.floor.now())),
+            ..Default::default()
+        };
+        match done {
+            Done::Void(snapshot) => {
+                answer.void_hand = Some(proto::VoidHandResponse {
+                    hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
+                    proposal: None,
+                })
+            }
+            Done::TableMalfunction(result) => {
+                answer.table_malfunction = Some(proto::RecordTableMalfunctionResponse {
+                    voided_hand_ids: result.voided,
+                    skipped_hand_ids: result.skipped,
+                    voided_count: result.counts.voided,
+                    skipped_count: result.counts.skipped,
+                    proposal: None,
+                })
+            }
+            Done::Config { id, already } => {
+                answer.publish_config = Some(proto::PublishConfigResponse {
+                    config_id: id.to_string(),
+                    already_published: already,
+                    proposal: None,
+                })
+            }
+        }
+        Ok(Response::new(answer))
+    }
+
+    async fn reject_proposal(
+        &self,
+        request: Request<proto::RejectProposalRequest>,
+    ) -> Result<Response<proto::Proposal>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        self.decidable(&caller, &r.proposal_id)?;
+        let proposal = self
+            .floor
+            .reject(&r.proposal_id, &caller.id, r.reason.trim())
+            .await
+            .map_err(status)?;
+        Ok(Response::new(proposal_to_proto(
+            &proposal,
+            self.floor.now(),
+        )))
+    }
+
+    async fn list_proposals(
+        &self,
+        request: Request<proto::ListProposalsRequest>,
+    ) -> Result<Response<proto::ListProposalsResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        scope::whole_log(&caller, "ListProposals")?;
+        let state = match r.state.as_str() {
+            "" => None,
+            s @ ("pending" | "approved" | "rejected" | "expired") => Some(s),
+            _ => {
+                return Err(convert::invalid_argument(
+                    "state",
+                    "empty, or one of pending, approved, rejected, expired",
+                ))
+            }
+        };
+        let size = match r.page_size {
+            0 => 50,
+            n => n as usize,
+        };
+        let after = match r.page_token.as_str() {
+            "" => None,
+            token => Some(
+                hex::decode(token)
+                    .map_err(|_| convert::invalid_argument("page_token", "not a page token"))?,
+            ),
+        };
+        let (page, next) = self
+            .floor
+            .proposals(state, size, after.as_deref())
+            .map_err(status)?;
+        let now = self.floor.now();
+        Ok(Response::new(proto::ListProposalsResponse {
+            proposals: page.iter().map(|p| proposal_to_proto(p, now)).collect(),
+            next_page_token: next.map(hex::encode).unwrap_or_default(),
+        }))
+    }
+
+    async fn reload_access(
+        &self,
+        request: Request<proto::ReloadAccessRequest>,
+    ) -> Result<Response<proto::ReloadAccessResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        request.into_inner().check()?;
+        let change = self
+            .floor
+            .reload_access(&self.access, "rpc", &caller.id)
+            .await
+            .map_err(|e| {
+                Status::failed_precondition(format!(
+                    "the access file was not loaded; the access in force is unchanged: {e}"
+                ))
+            })?;
+        Ok(Response::new(proto::ReloadAccessResponse {
+            added: change.added,
+            removed: change.removed,
+            changed: change.changed,
+            file_sha256: hex::encode(change.sha256),
+        }))
+    }
+
+    async fn rotate_signing_key(
+        &self,
+        request: Request<proto::RotateSigningKeyRequest>,
+    ) -> Result<Response<proto::RotateSigningKeyResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        let ledger = self.floor.ledger();
+        let old = ledger
+            .key_id()
+            .ok_or_else(|| Status::failed_precondition("the log has no signing key"))?;
+        if !r.expected_key_id.is_empty() && r.expected_key_id != old.to_string() {
+            return Err(Status::with_error_details(
+                tonic::Code::FailedPrecondition,
+                format!(
+                    "expected_key_id: the key in use is {old}, not {}",
+                    r.expected_key_id
+                ),
+                tonic_types::ErrorDetails::with_precondition_failure_violation(
+                    "KEY_CHANGED",
+                    "expected_key_id",
+                    format!("the key in use is {old}"),
+                ),
+            ));
+        }
+        let new = ledger
+            .rotate_key(self.floor.now(), &caller.id)
+            .await
+            .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?;
+        let public = ledger
+            .store()
+            .get(crate::ledger::store::cf::KEYS, &new.0)
+            .map_err(|e| Status::internal(e.to_string()))?
+            .ok_or_else(|| Status::internal("the new key is not in the log"))?;
+        Ok(Response::new(proto::RotateSigningKeyResponse {
+            old_key_id: old.to_string(),
+            new_key_id: new.to_string(),
+            new_public_key: hex::encode(public),
         }))
     }
 }

@@ -7,7 +7,9 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{self, hand_view, optional, status};
 use super::limits::{self, Bounded};
+use super::scope;
 use super::work::Pool;
+use crate::access::Principal;
 use crate::codec;
 use crate::engine::config::ConfigId;
 use crate::engine::games::{Action, Status as HandStatus};
@@ -103,8 +105,14 @@ impl PlayService {
     }
 }
 
-/// The opening of a hand from its request.
-fn open_request(r: proto::OpenHandRequest, prefix: &str) -> Result<OpenRequest, Status> {
+/// The opening of a hand from its request, by `caller`, within its scopes: the table and game,
+/// and the hand a rebet repeats.
+fn open_request(
+    floor: &crate::floor::Floor,
+    caller: &Principal,
+    r: proto::OpenHandRequest,
+    prefix: &str,
+) -> Result<OpenRequest, Status> {
     let field = |name: &str| format!("{prefix}{name}");
     let game = convert::game(&field("game"), r.game)?;
     let config_id = match r.config_id.as_str() {
@@ -113,6 +121,11 @@ fn open_request(r: proto::OpenHandRequest, prefix: &str) -> Result<OpenRequest, 
     };
     let wagers = codec::wagers_from(&field("wagers"), &r.wagers)
         .map_err(|e| convert::invalid_argument(&e.field, e.problem))?;
+    scope::reach(caller, &field("table"), &r.table, Some(game))?;
+    if !r.rebet_of.is_empty() && !caller.unscoped() {
+        let earlier = floor.load(&r.rebet_of, None).map_err(status)?;
+        scope::reach_hand(caller, &field("rebet_of"), &earlier)?;
+    }
     Ok(OpenRequest {
         request_id: optional(&r.request_id),
         game: Some(game),
@@ -121,6 +134,7 @@ fn open_request(r: proto::OpenHandRequest, prefix: &str) -> Result<OpenRequest, 
         player: r.player,
         wagers,
         rebet_of: optional(&r.rebet_of),
+        actor: caller.id.clone(),
     })
 }
 
@@ -130,9 +144,10 @@ impl Play for PlayService {
         &self,
         request: Request<proto::OpenHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        let open = open_request(r, "")?;
+        let open = open_request(&self.floor, &caller, r, "")?;
         let snapshot = self.floor.open_hand(open).await.map_err(status)?;
         self.respond(snapshot).await
     }
@@ -141,9 +156,12 @@ impl Play for PlayService {
         &self,
         request: Request<proto::PlayHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
         let open = open_request(
+            &self.floor,
+            &caller,
             r.open
                 .ok_or_else(|| convert::invalid_argument("open", "required"))?,
             "open.",
@@ -210,8 +228,11 @@ impl Play for PlayService {
         &self,
         request: Request<proto::ActRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
+        scope::reach_hand(&caller, "hand_id", &hand)?;
         let action = r
             .action
             .as_ref()
@@ -225,6 +246,7 @@ impl Play for PlayService {
                 action,
                 optional(&r.request_id),
                 r.expected_version,
+                &caller.id,
             )
             .await
             .map_err(status)?;
@@ -235,10 +257,12 @@ impl Play for PlayService {
         &self,
         request: Request<proto::GetHandRequest>,
     ) -> Result<Response<proto::HandResponse>, Status> {
+        let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
         let id = r.hand_id;
         let hand = self.floor.load(&id, None).map_err(status)?;
+        scope::reach_hand(&caller, "hand_id", &hand)?;
         self.respond(HandSnapshot {
             id,
             hand,

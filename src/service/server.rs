@@ -31,12 +31,14 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
 use super::audit::AuditService;
+use super::auth::AuthLayer;
 use super::guard::GuardLayer;
 use super::lab::LabService;
 use super::limits::{self, Transport};
 use super::operations::OperationsService;
 use super::play::PlayService;
 use super::work::{Pool, Shutdown};
+use crate::access::Access;
 use crate::floor::Floor;
 use crate::proto::audit_server::AuditServer;
 use crate::proto::lab_server::LabServer;
@@ -176,10 +178,24 @@ async fn report(health: &tonic_health::server::HealthReporter, status: ServingSt
     }
 }
 
+/// How the server meets its clients.
+pub struct Serving {
+    /// Who may call what (`access/`); every call but health is authenticated against it.
+    pub access: Arc<Access>,
+    /// TLS (the server's certificate, and optionally the CA of client certificates); `None` serves
+    /// plain HTTP/2, which `pitboss serve` allows on loopback only unless told otherwise.
+    pub tls: Option<tonic::transport::ServerTlsConfig>,
+}
+
+/// How long a TLS handshake may take before the connection is closed (a client that opens a
+/// connection and sends nothing must not hold it).
+pub const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Serves until `shutdown` completes, then drains in-flight calls and returns.
 pub async fn serve(
     listener: TcpListener,
     floor: Arc<Floor>,
+    serving: Serving,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -222,12 +238,17 @@ pub async fn serve(
         shutdown.await;
         stopping.trigger();
     };
-    let served = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = serving.tls {
+        builder = builder.tls_config(tls.timeout(TLS_HANDSHAKE_TIMEOUT))?;
+    }
+    let served = builder
         .max_concurrent_streams(limits::MAX_CONCURRENT_STREAMS)
         .http2_max_header_list_size(limits::MAX_HEADER_LIST)
         .http2_keepalive_interval(Some(limits::HTTP2_KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(limits::HTTP2_KEEPALIVE_TIMEOUT))
         .layer(GuardLayer::default())
+        .layer(AuthLayer::new(serving.access.clone()))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -240,7 +261,7 @@ pub async fn serve(
             limits::PLAY
         ))
         .add_service(sized!(
-            OperationsServer::new(OperationsService::new(floor.clone())),
+            OperationsServer::new(OperationsService::new(floor.clone(), serving.access)),
             limits::OPERATIONS
         ))
         .add_service(sized!(
@@ -278,7 +299,22 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(listener, floor.clone(), async move {
+        let access_file = dir.path().join("access.toml");
+        let token = "t";
+        std::fs::write(
+            &access_file,
+            format!(
+                "[[principal]]\nid = \"a\"\ntoken_sha256 = \"{}\"\nroles = [\"game_client\"]\n",
+                hex::encode(crate::access::token_sha256(token))
+            ),
+        )
+        .unwrap();
+        let (access, _) = Access::load(&access_file).unwrap();
+        let serving = Serving {
+            access: Arc::new(access),
+            tls: None,
+        };
+        let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;
         }));
         let channel = tonic::transport::Channel::from_shared(format!("http://{address}"))
@@ -295,7 +331,8 @@ mod tests {
             let answer = health.check(status(name)).await.unwrap().into_inner();
             assert_eq!(answer.status, serving, "`{name}`");
         }
-        let mut play = PlayClient::new(channel);
+        let mut play =
+            PlayClient::new(crate::service::client::authorized(channel, Some(token)).unwrap());
         let open = crate::proto::OpenHandRequest {
             game: crate::proto::Game::Nutz as i32,
             table: "T".into(),

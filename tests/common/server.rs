@@ -1,9 +1,60 @@
 //! A real `pitboss serve` on a loopback port with its own data directory, killed on drop: the
 //! server as in production, for the tests that go through gRPC.
+//!
+//! Its access file (written before the first start unless the directory has one) names two
+//! administrators with every role, so that a test can propose with one and approve with the
+//! other (the two-person rule); `admin.token` holds the first one's token, where the CLI finds it.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+use pitboss::service::client::{authorized, Authorized};
+
+/// The first administrator's token (principal `admin`).
+pub const ADMIN_TOKEN: &str = "pb_test_admin_0123456789";
+/// The second administrator's token (principal `second`).
+pub const SECOND_TOKEN: &str = "pb_test_second_0123456789";
+
+/// An access file's `[[principal]]` with a token.
+pub fn principal(id: &str, token: &str, roles: &[&str], tables: Option<&[&str]>) -> String {
+    let quoted = |items: &[&str]| {
+        items
+            .iter()
+            .map(|r| format!("\"{r}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut text = format!(
+        "[[principal]]\nid = \"{id}\"\ntoken_sha256 = \"{}\"\nroles = [{}]\n",
+        hex::encode(pitboss::access::token_sha256(token)),
+        quoted(roles)
+    );
+    if let Some(tables) = tables {
+        text.push_str(&format!("tables = [{}]\n", quoted(tables)));
+    }
+    text + "\n"
+}
+
+/// Every role.
+pub const ALL_ROLES: &[&str] = &[
+    "game_client",
+    "supervisor",
+    "config_admin",
+    "regulator",
+    "lab",
+    "key_admin",
+];
+
+/// Writes the test access file (the two administrators, and `more`) into `data`.
+pub fn write_access(data: &Path, more: &str) {
+    std::fs::create_dir_all(data).expect("data directory");
+    let text = principal("admin", ADMIN_TOKEN, ALL_ROLES, None)
+        + &principal("second", SECOND_TOKEN, ALL_ROLES, None)
+        + more;
+    std::fs::write(data.join("access.toml"), text).expect("access file");
+    std::fs::write(data.join("admin.token"), ADMIN_TOKEN).expect("token file");
+}
 
 /// A running server.
 pub struct Server {
@@ -15,11 +66,37 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts a server on a fresh port with `data` as its data directory.
+    /// Starts a server on a fresh port with `data` as its data directory (and the test access
+    /// file if it has none).
     pub fn start(data: &Path) -> Server {
+        Server::start_with(data, &[])
+    }
+
+    /// [`Server::start`] with more arguments for `serve`.
+    pub fn start_with(data: &Path, args: &[&str]) -> Server {
+        if !data.join("access.toml").exists() {
+            write_access(data, "");
+        }
+        Server::start_bare_with(data, args)
+    }
+
+    /// Starts a server on `data` as it is (no access file written: the server makes its local
+    /// administrator's when there is none).
+    pub fn start_bare(data: &Path) -> Server {
+        Server::start_bare_with(data, &[])
+    }
+
+    fn start_bare_with(data: &Path, args: &[&str]) -> Server {
+        let listen: &[&str] = if args.contains(&"--listen") {
+            &[]
+        } else {
+            &["--listen", "127.0.0.1:0"]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .args(["serve", "--data"])
             .arg(data)
+            .args(listen)
+            .args(args)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
@@ -54,9 +131,15 @@ impl Server {
     /// Runs `pitboss serve` on `data` and requires that it refuse to start: it exits with a failure
     /// before listening. Returns what it printed on standard error (the reason).
     pub fn refuses(data: &Path) -> String {
+        Server::refuses_with(data, &["--listen", "127.0.0.1:0"])
+    }
+
+    /// [`Server::refuses`] with these arguments (`--listen` among them).
+    pub fn refuses_with(data: &Path, args: &[&str]) -> String {
         let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .args(["serve", "--data"])
             .arg(data)
+            .args(args)
             .env("RUST_LOG", "info")
             .env("RUST_BACKTRACE", "0")
             .env("NO_COLOR", "1")
@@ -79,13 +162,19 @@ impl Server {
         self.data.clone()
     }
 
-    /// A connected channel.
-    pub async fn channel(&self) -> tonic::transport::Channel {
-        tonic::transport::Channel::from_shared(self.address.clone())
+    /// A connected channel as the first administrator (`admin`).
+    pub async fn channel(&self) -> Authorized {
+        self.channel_as(Some(ADMIN_TOKEN)).await
+    }
+
+    /// A connected channel with `token` on every call (`None`: no credential).
+    pub async fn channel_as(&self, token: Option<&str>) -> Authorized {
+        let channel = tonic::transport::Channel::from_shared(self.address.clone())
             .expect("uri")
             .connect()
             .await
-            .expect("connect")
+            .expect("connect");
+        authorized(channel, token).expect("a token")
     }
 }
 

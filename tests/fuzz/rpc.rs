@@ -14,6 +14,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pitboss::access::{Access, Caller};
 use pitboss::floor::Floor;
 use pitboss::ledger::Ledger;
 use pitboss::proto;
@@ -36,6 +37,10 @@ use crate::Tally;
 /// The services, as the server mounts them, and what the inputs have made.
 pub struct Target {
     pub floor: Arc<Floor>,
+    /// The principal every call is made as (every role), as the transport's layer would hand it
+    /// over; and a second one, who approves the first one's proposals.
+    admin: Caller,
+    second: Caller,
     play: PlayService,
     audit: AuditService,
     ops: OperationsService,
@@ -44,6 +49,8 @@ pub struct Target {
     hands: Vec<String>,
     /// Configurations published by earlier inputs.
     configs: Vec<String>,
+    /// Proposals made by earlier inputs (the newest few).
+    proposals: Vec<String>,
     _dir: tempfile::TempDir,
 }
 
@@ -64,7 +71,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 23] = [
+pub const RPCS: [&str; 28] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -88,6 +95,11 @@ pub const RPCS: [&str; 23] = [
     "Simulate",
     "StreamRngWords",
     "StreamShuffles",
+    "ApproveProposal",
+    "RejectProposal",
+    "ListProposals",
+    "ReloadAccess",
+    "RotateSigningKey",
 ];
 
 /// What became of one call.
@@ -108,14 +120,33 @@ impl Target {
                 .expect("a floor"),
         );
         let stop = Shutdown::default();
+        let access_file = dir.path().join("access.toml");
+        let every =
+            r#"["game_client", "supervisor", "config_admin", "regulator", "lab", "key_admin"]"#;
+        std::fs::write(
+            &access_file,
+            format!(
+                "[[principal]]\nid = \"admin\"\ntoken_sha256 = \"{}\"\nroles = {every}\n\n\
+                 [[principal]]\nid = \"second\"\ntoken_sha256 = \"{}\"\nroles = {every}\n",
+                hex::encode(pitboss::access::token_sha256("a")),
+                hex::encode(pitboss::access::token_sha256("b")),
+            ),
+        )
+        .expect("an access file");
+        let (access, _) = Access::load(&access_file).expect("the access file");
+        let admin = Caller(access.by_token("a").expect("admin"));
+        let second = Caller(access.by_token("b").expect("second"));
         Target {
+            admin,
+            second,
+            proposals: Vec::new(),
             play: PlayService::new(floor.clone(), Pool::new("tables", 1, stop.clone())),
             audit: AuditService::new(
                 floor.clone(),
                 Pool::new("audit", 2, stop.clone()),
                 stop.clone(),
             ),
-            ops: OperationsService::new(floor.clone()),
+            ops: OperationsService::new(floor.clone(), Arc::new(access)),
             lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),
             floor,
             hands: Vec::new(),
@@ -126,6 +157,25 @@ impl Target {
 
     fn size(&self) -> u64 {
         self.floor.ledger().tree_size().expect("the log's size")
+    }
+
+    /// A proposal id: a recent one mostly, sometimes one that does not exist.
+    fn proposal(&self, gen: &mut Gen) -> String {
+        if self.proposals.is_empty() || gen.chance(8) {
+            hex::encode(gen.bytes(16))
+        } else {
+            gen.pick(&self.proposals).clone()
+        }
+    }
+
+    /// Keeps a proposal's id for later inputs.
+    fn remember(&mut self, proposal: Option<proto::Proposal>) {
+        if let Some(p) = proposal {
+            self.proposals.push(p.proposal_id);
+            if self.proposals.len() > 64 {
+                self.proposals.remove(0);
+            }
+        }
     }
 
     /// A hand id: a live one mostly, sometimes one that does not exist.
@@ -279,7 +329,11 @@ impl Target {
                     .pick(&["malfunction", "incomplete", "conduct_forfeit"])
                     .to_string(),
                 reason: "fuzz".into(),
-                recorded_by: "fuzzer".into(),
+                recorded_by: if gen.chance(8) {
+                    "admin".into()
+                } else {
+                    String::new()
+                },
             }
             .encode_to_vec(),
             "RecordTableMalfunction" => {
@@ -290,14 +344,22 @@ impl Target {
                     from_ms: now - 1_000,
                     to_ms: now,
                     reason: "fuzz".into(),
-                    recorded_by: "fuzzer".into(),
+                    recorded_by: if gen.chance(8) {
+                        "admin".into()
+                    } else {
+                        String::new()
+                    },
                 }
                 .encode_to_vec()
             }
             "RunSweep" => proto::RunSweepRequest {
                 request_id: String::new(),
                 as_of_ms: 0,
-                recorded_by: "fuzzer".into(),
+                recorded_by: if gen.chance(8) {
+                    "admin".into()
+                } else {
+                    String::new()
+                },
             }
             .encode_to_vec(),
             "GetParSheets" => proto::GetParSheetsRequest {
@@ -323,6 +385,36 @@ impl Target {
             "StreamShuffles" => proto::StreamShufflesRequest {
                 shuffles: 3,
                 deck: 1,
+            }
+            .encode_to_vec(),
+            "ApproveProposal" => proto::ApproveProposalRequest {
+                proposal_id: self.proposal(gen),
+            }
+            .encode_to_vec(),
+            "RejectProposal" => proto::RejectProposalRequest {
+                proposal_id: self.proposal(gen),
+                reason: "fuzz".into(),
+            }
+            .encode_to_vec(),
+            "ListProposals" => proto::ListProposalsRequest {
+                state: gen
+                    .pick(&["", "pending", "approved", "rejected", "expired"])
+                    .to_string(),
+                page_size: 5,
+                page_token: String::new(),
+            }
+            .encode_to_vec(),
+            "ReloadAccess" => proto::ReloadAccessRequest {}.encode_to_vec(),
+            "RotateSigningKey" => proto::RotateSigningKeyRequest {
+                expected_key_id: if gen.chance(2) {
+                    self.floor
+                        .ledger()
+                        .key_id()
+                        .map(|k| k.to_string())
+                        .unwrap_or_default()
+                } else {
+                    String::new()
+                },
             }
             .encode_to_vec(),
             other => unreachable!("no seed for {other}"),
@@ -354,6 +446,10 @@ impl Target {
                 | "VoidHand"
                 | "RecordTableMalfunction"
                 | "RunSweep"
+                | "ApproveProposal"
+                | "RejectProposal"
+                | "ReloadAccess"
+                | "RotateSigningKey"
         );
         match outcome {
             Outcome::Served => tally.accepted += 1,
@@ -385,7 +481,11 @@ impl Target {
         macro_rules! decoded {
             ($ty:ty) => {
                 match <$ty>::decode(bytes) {
-                    Ok(message) => tonic::Request::new(message),
+                    Ok(message) => {
+                        let mut request = tonic::Request::new(message);
+                        request.extensions_mut().insert(self.admin.clone());
+                        request
+                    }
                     Err(_) => return Outcome::Refused(tonic::Code::InvalidArgument),
                 }
             };
@@ -501,7 +601,19 @@ impl Target {
                 let request = decoded!(proto::PublishConfigRequest);
                 match self.ops.publish_config(request).await {
                     Ok(response) => {
-                        let id = response.into_inner().config_id;
+                        let response = response.into_inner();
+                        // The second principal approves it, so that the configuration is
+                        // published and later inputs play under it.
+                        if let Some(p) = &response.proposal {
+                            let mut approve = tonic::Request::new(proto::ApproveProposalRequest {
+                                proposal_id: p.proposal_id.clone(),
+                            });
+                            approve.extensions_mut().insert(self.second.clone());
+                            if let Err(e) = self.ops.approve_proposal(approve).await {
+                                panic!("a proposed configuration was not approved: {e:?}");
+                            }
+                        }
+                        let id = response.config_id;
                         if !self.configs.contains(&id) && self.configs.len() < 64 {
                             self.configs.push(id);
                         }
@@ -514,10 +626,50 @@ impl Target {
                 self.ops.list_configs(decoded!(proto::ListConfigsRequest)),
                 READ
             ),
-            "VoidHand" => unary!(self.ops.void_hand(decoded!(proto::VoidHandRequest)), WRITE),
-            "RecordTableMalfunction" => unary!(
+            "VoidHand" => match self.ops.void_hand(decoded!(proto::VoidHandRequest)).await {
+                Ok(response) => {
+                    self.remember(response.into_inner().proposal);
+                    Outcome::Served
+                }
+                Err(status) => Outcome::Refused(status.code()),
+            },
+            "RecordTableMalfunction" => match self
+                .ops
+                .record_table_malfunction(decoded!(proto::RecordTableMalfunctionRequest))
+                .await
+            {
+                Ok(response) => {
+                    self.remember(response.into_inner().proposal);
+                    Outcome::Served
+                }
+                Err(status) => Outcome::Refused(status.code()),
+            },
+            "ApproveProposal" => {
+                // As the second principal half the time (who may approve), the proposer otherwise
+                // (who may not).
+                let mut request = decoded!(proto::ApproveProposalRequest);
+                if gen_second(bytes) {
+                    request.extensions_mut().insert(self.second.clone());
+                }
+                unary!(self.ops.approve_proposal(request), WRITE)
+            }
+            "RejectProposal" => unary!(
                 self.ops
-                    .record_table_malfunction(decoded!(proto::RecordTableMalfunctionRequest)),
+                    .reject_proposal(decoded!(proto::RejectProposalRequest)),
+                WRITE
+            ),
+            "ListProposals" => unary!(
+                self.ops
+                    .list_proposals(decoded!(proto::ListProposalsRequest)),
+                READ
+            ),
+            "ReloadAccess" => unary!(
+                self.ops.reload_access(decoded!(proto::ReloadAccessRequest)),
+                WRITE
+            ),
+            "RotateSigningKey" => unary!(
+                self.ops
+                    .rotate_signing_key(decoded!(proto::RotateSigningKeyRequest)),
                 WRITE
             ),
             "RunSweep" => unary!(self.ops.run_sweep(decoded!(proto::RunSweepRequest)), WRITE),
@@ -542,4 +694,10 @@ impl Target {
             other => unreachable!("no call for {other}"),
         }
     }
+}
+
+/// Whether an approval is made as the second principal: by the input's bytes, so that a failing
+/// input replays the same way.
+fn gen_second(bytes: &[u8]) -> bool {
+    bytes.iter().fold(0u8, |a, b| a.wrapping_add(*b)) % 2 == 0
 }

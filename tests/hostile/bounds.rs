@@ -108,7 +108,7 @@ fn void(hand_id: &str) -> proto::VoidHandRequest {
         hand_id: hand_id.into(),
         kind: "malfunction".into(),
         reason: "r".into(),
-        recorded_by: "o".into(),
+        recorded_by: String::new(),
         ..Default::default()
     }
 }
@@ -119,7 +119,7 @@ fn malfunction(table: &str) -> proto::RecordTableMalfunctionRequest {
         from_ms: 0,
         to_ms: u64::MAX,
         reason: "r".into(),
-        recorded_by: "o".into(),
+        recorded_by: String::new(),
         ..Default::default()
     }
 }
@@ -274,17 +274,18 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "kind", "1 to 32 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { kind: long(33), ..void(live) }))));
     cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { reason: long(501), ..void(live) }))));
     cases.push(refused(m, INVALID, "reason", "required", rpc!(c, ops.void_hand(proto::VoidHandRequest { reason: "   ".into(), ..void(live) }))));
-    cases.push(refused(m, INVALID, "recorded_by", "1 to 200 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: long(40_000), ..void(live) }))));
+    cases.push(refused(m, INVALID, "recorded_by", "at most 200 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: long(40_000), ..void(live) }))));
+    cases.push(refused(m, INVALID, "recorded_by", "the authenticated principal", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: "someone-else".into(), ..void(live) }))));
     cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { request_id: long(129), ..void(live) }))));
 
     let m = "Operations/RecordTableMalfunction";
     cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, ops.record_table_malfunction(malfunction(&long(60_000))))));
     cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { reason: long(501), ..malfunction("T") }))));
-    cases.push(refused(m, INVALID, "recorded_by", "1 to 200 characters", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { recorded_by: String::new(), ..malfunction("T") }))));
+    cases.push(refused(m, INVALID, "recorded_by", "at most 200 characters", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { recorded_by: long(201), ..malfunction("T") }))));
     cases.push(refused(m, INVALID, "request_id", "printable ASCII", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { request_id: "\u{7f}".into(), ..malfunction("T") }))));
     cases.push(refused(m, INVALID, "to_ms", "ends before it starts", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { from_ms: u64::MAX, to_ms: u64::from(u32::MAX), ..malfunction("T") }))));
-    // A table with no hands over every instant: served, nothing to void, nothing written.
-    cases.push(served(m, rpc!(c, ops.record_table_malfunction(malfunction("no hands here")))));
+    // Another name than the caller's: refused (a proposal would be served, and written).
+    cases.push(refused(m, INVALID, "recorded_by", "the authenticated principal", rpc!(c, ops.record_table_malfunction(proto::RecordTableMalfunctionRequest { recorded_by: "someone-else".into(), ..malfunction("no hands here") }))));
 
     let m = "Operations/RunSweep";
     cases.push(refused(m, INVALID, "recorded_by", "at most 200 characters", rpc!(c, ops.run_sweep(proto::RunSweepRequest { recorded_by: long(201), ..Default::default() }))));
@@ -294,6 +295,32 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     }
     // As of the epoch: nothing is 30 days old then; nothing written.
     cases.push(served(m, rpc!(c, ops.run_sweep(proto::RunSweepRequest { as_of_ms: 0, ..Default::default() }))));
+
+    let m = "Operations/ApproveProposal";
+    cases.push(refused(m, INVALID, "proposal_id", "exactly 32 hexadecimal digits", rpc!(c, ops.approve_proposal(proto::ApproveProposalRequest { proposal_id: long(60_000) }))));
+    cases.push(refused(m, INVALID, "proposal_id", "required", rpc!(c, ops.approve_proposal(proto::ApproveProposalRequest::default()))));
+    cases.push(Case { method: m, expect: Expect::Code(Code::NotFound), call: rpc!(c, ops.approve_proposal(proto::ApproveProposalRequest { proposal_id: "ab".repeat(16) })) });
+
+    let m = "Operations/RejectProposal";
+    cases.push(refused(m, INVALID, "proposal_id", "exactly 32 hexadecimal digits", rpc!(c, ops.reject_proposal(proto::RejectProposalRequest { proposal_id: long(33), reason: "r".into() }))));
+    cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.reject_proposal(proto::RejectProposalRequest { proposal_id: "ab".repeat(16), reason: long(501) }))));
+    cases.push(refused(m, INVALID, "reason", "required", rpc!(c, ops.reject_proposal(proto::RejectProposalRequest { proposal_id: "ab".repeat(16), reason: " ".into() }))));
+
+    let m = "Operations/ListProposals";
+    cases.push(refused(m, INVALID, "state", "at most 32 characters", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { state: long(33), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "state", "pending", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { state: "lost".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 100", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { page_size: 101, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "hexadecimal", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { page_token: long(81), ..Default::default() }))));
+    cases.push(served(m, rpc!(c, ops.list_proposals(proto::ListProposalsRequest { page_size: 100, page_token: "ff".repeat(40), ..Default::default() }))));
+
+    let m = "Operations/ReloadAccess";
+    // The file unchanged: served, nothing to record.
+    cases.push(served(m, rpc!(c, ops.reload_access(proto::ReloadAccessRequest {}))));
+
+    let m = "Operations/RotateSigningKey";
+    cases.push(refused(m, INVALID, "expected_key_id", "exactly 32 hexadecimal digits", rpc!(c, ops.rotate_signing_key(proto::RotateSigningKeyRequest { expected_key_id: long(60_000) }))));
+    // Not the key in use: refused before anything is written.
+    cases.push(Case { method: m, expect: Expect::Code(Code::FailedPrecondition), call: rpc!(c, ops.rotate_signing_key(proto::RotateSigningKeyRequest { expected_key_id: "00".repeat(16) })) });
 
     // ---- Lab ----
     let m = "Lab/GetParSheets";

@@ -79,7 +79,7 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
                 hand_id: a_id.clone(),
                 kind: "malfunction".into(),
                 reason: "the shuffler jammed".into(),
-                recorded_by: "pit boss 7".into(),
+                recorded_by: String::new(),
                 ..Default::default()
             })
             .await

@@ -27,7 +27,7 @@ fn void(hand_id: &str, request_id: &str) -> proto::VoidHandRequest {
         hand_id: hand_id.into(),
         kind: "malfunction".into(),
         reason: "dealer misdeal".into(),
-        recorded_by: "pit boss 7".into(),
+        recorded_by: String::new(),
     }
 }
 
@@ -46,7 +46,7 @@ fn malfunction(table: &str, request_id: &str, to_ms: u64) -> proto::RecordTableM
         from_ms: 0,
         to_ms,
         reason: "shuffler fault".into(),
-        recorded_by: "pit boss 7".into(),
+        recorded_by: String::new(),
     }
 }
 
@@ -191,10 +191,7 @@ async fn a_retry_returns_the_first_answer_and_writes_nothing() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(
-        table.voided_hand_ids.len() + table.skipped_hand_ids.len(),
-        2
-    );
+    assert!(table.proposal.is_some(), "a malfunction is a proposal");
     let head = c.head().await;
     assert_eq!(
         c.ops

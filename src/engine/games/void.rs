@@ -42,8 +42,12 @@ pub struct VoidOrder {
     pub kind: VoidKind,
     /// Why, in words.
     pub reason: String,
-    /// Who recorded it.
+    /// Who recorded it (who proposed it, when a second person approved it).
     pub recorded_by: String,
+    /// The second person who approved it, when the void needed one (a settled hand's void, a
+    /// table malfunction): the two-person rule of `docs/security.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
     /// When.
     pub at: Timestamp,
 }

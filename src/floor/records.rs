@@ -1,0 +1,116 @@
+//! What the floor records about the service itself rather than a hand: a change of who may call it
+//! (the access file, stream `access`) and serving beyond loopback without TLS (stream
+//! `transport`). Each is one entry whose actor says who made it.
+
+use prost::Message;
+
+use super::{Floor, FloorError};
+use crate::access::{Access, AccessChange, AccessFileError};
+use crate::ledger::{AppendRequest, Expected};
+use crate::proto;
+
+/// Why a reload of the access file did not happen, or was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    /// The file was refused; the access in force is unchanged.
+    #[error(transparent)]
+    File(#[from] AccessFileError),
+    /// The file is in force but its change could not be recorded.
+    #[error("the access file is in force but its change was not recorded: {0}")]
+    Record(#[from] FloorError),
+}
+
+impl Floor {
+    async fn record_service_event(
+        &self,
+        stream: &str,
+        kind: proto::payload::Kind,
+        actor: &str,
+    ) -> Result<(), FloorError> {
+        self.ledger
+            .append(AppendRequest {
+                stream: stream.to_string(),
+                expected: Expected::Any,
+                payloads: vec![proto::Payload { kind: Some(kind) }.encode_to_vec()],
+                request: None,
+                indexes: Vec::new(),
+                unindex: Vec::new(),
+                secrets: Vec::new(),
+                recorded_at_ms: self.now(),
+                actor: actor.to_string(),
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// Records the access now in force, when it differs from what was in force (or at start):
+    /// `how` is start, signal or rpc; `actor` who caused it.
+    pub async fn record_access_change(
+        &self,
+        change: &AccessChange,
+        how: &str,
+        actor: &str,
+    ) -> Result<(), FloorError> {
+        let kind = proto::payload::Kind::AccessChanged(proto::AccessChanged {
+            file_sha256: hex::encode(change.sha256),
+            added: change.added.clone(),
+            removed: change.removed.clone(),
+            changed: change.changed.clone(),
+            how: how.to_string(),
+            at_ms: self.now(),
+        });
+        self.record_service_event("access", kind, actor).await
+    }
+
+    /// The file hash of the last access change recorded (`None`: none yet).
+    pub fn last_access_sha256(&self) -> Result<Option<[u8; 32]>, FloorError> {
+        let version = self
+            .ledger
+            .store()
+            .stream_version("access")
+            .map_err(|e| FloorError::Ledger(e.into()))?;
+        let Some(last) = version.checked_sub(1) else {
+            return Ok(None);
+        };
+        let entries = self.ledger.read_stream("access", last)?;
+        let Some(entry) = entries.first() else {
+            return Ok(None);
+        };
+        match Floor::payload(entry)?.kind {
+            Some(proto::payload::Kind::AccessChanged(a)) => {
+                let mut hash = [0u8; 32];
+                Ok(hex::decode_to_slice(&a.file_sha256, &mut hash)
+                    .ok()
+                    .map(|()| hash))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Reloads `access` from its file and records the change (if any) with `actor`.
+    pub async fn reload_access(
+        &self,
+        access: &Access,
+        how: &str,
+        actor: &str,
+    ) -> Result<AccessChange, ReloadError> {
+        let change = access.reload()?;
+        if !change.is_empty() {
+            self.record_access_change(&change, how, actor).await?;
+        }
+        Ok(change)
+    }
+
+    /// Records that the service listens on `address`, beyond loopback, without TLS.
+    pub async fn record_insecure_transport(
+        &self,
+        address: &str,
+        actor: &str,
+    ) -> Result<(), FloorError> {
+        let kind = proto::payload::Kind::InsecureTransport(proto::InsecureTransport {
+            address: address.to_string(),
+            at_ms: self.now(),
+        });
+        self.record_service_event("transport", kind, actor).await
+    }
+}
