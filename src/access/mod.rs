@@ -164,10 +164,20 @@ pub fn bootstrap(data: &Path) -> std::io::Result<Bootstrap> {
         return Ok(Bootstrap::Present);
     }
     std::fs::create_dir_all(data)?;
+    let token_file = data.join(ADMIN_TOKEN_FILE);
+    if token_file.exists() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!(
+                "{} exists but {ACCESS_FILE} does not: restore {ACCESS_FILE}, or move the token \
+                 file away to make a new local administrator",
+                token_file.display()
+            ),
+        ));
+    }
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| std::io::Error::other(e.to_string()))?;
     let token = format!("pb_{}", hex::encode(secret));
-    let token_file = data.join(ADMIN_TOKEN_FILE);
     write_new_private(&token_file, format!("{token}\n").as_bytes())?;
     let roles: Vec<String> = Role::ALL
         .iter()
@@ -231,6 +241,14 @@ mod tests {
         assert!(Role::ALL.iter().all(|r| admin.has(*r)) && admin.unscoped());
         assert!(access.by_token("pb_wrong").is_none());
         assert_eq!(bootstrap(dir.path()).unwrap(), Bootstrap::Present);
+        assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), token);
+        // An access file lost beside its token: refused, the token file never overwritten.
+        std::fs::remove_file(dir.path().join(ACCESS_FILE)).unwrap();
+        let e = bootstrap(dir.path()).unwrap_err();
+        assert!(
+            e.to_string().contains("exists but access.toml does not"),
+            "{e}"
+        );
         assert_eq!(std::fs::read_to_string(&token_file).unwrap().trim(), token);
     }
 

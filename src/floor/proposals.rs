@@ -168,7 +168,6 @@ impl Floor {
 
     /// Proposals, newest first, in `state` (`None`: any): at most `size`, from after the index key
     /// `after`; and where the next page starts (`None`: the end).
-    #[allow(clippy::type_complexity)]
     pub fn proposals(
         &self,
         state: Option<&str>,
