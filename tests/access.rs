@@ -300,6 +300,26 @@ async fn a_settled_hands_void_needs_two_principals_and_names_both() {
         .into_inner();
     let proposal = proposed.proposal.expect("a proposal");
     assert_eq!(proposal.state, "pending");
+    // A retry with a request id finds the same proposal.
+    let with_id = proto::VoidHandRequest {
+        request_id: "void-settled-1".into(),
+        hand_id: hand.hand_id.clone(),
+        kind: "malfunction".into(),
+        reason: "retried".into(),
+        ..Default::default()
+    };
+    let first = ops.void_hand(with_id.clone()).await.unwrap().into_inner();
+    let again = ops.void_hand(with_id).await.unwrap().into_inner();
+    assert_eq!(
+        first.proposal, again.proposal,
+        "a retry is the same proposal"
+    );
+    ops.reject_proposal(proto::RejectProposalRequest {
+        proposal_id: first.proposal.unwrap().proposal_id,
+        reason: "a duplicate".into(),
+    })
+    .await
+    .expect("its proposer may reject it");
     assert_eq!(proposal.proposed_by, "admin");
     assert_eq!(
         proposed.hand.unwrap().status,
@@ -455,8 +475,16 @@ async fn a_settled_hands_void_needs_two_principals_and_names_both() {
         .unwrap()
         .into_inner()
         .proposals;
-    let states: Vec<&str> = listed.iter().map(|p| p.state.as_str()).collect();
-    assert_eq!(states, ["rejected", "approved", "approved"], "newest first");
+    assert!(
+        listed
+            .windows(2)
+            .all(|w| w[0].proposed_at_ms >= w[1].proposed_at_ms),
+        "newest first"
+    );
+    let mut states: Vec<&str> = listed.iter().map(|p| p.state.as_str()).collect();
+    states.sort_unstable();
+    assert_eq!(states, ["approved", "approved", "rejected", "rejected"]);
+    assert_eq!(listed[0].proposal_id, table.proposal_id, "the newest");
 }
 
 /// A principal scoped to table A: plays and reads A, is refused B (naming the field), and a
@@ -469,7 +497,10 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
         data.path(),
         &(principal("table-a", "tok-a", &["game_client"], Some(&["A"]))
             + &principal("floor-a", "tok-floor-a", &["supervisor"], Some(&["A"]))
-            + &principal("regulator", "tok-reg", &["regulator"], None)),
+            + &principal("regulator", "tok-reg", &["regulator"], None)
+            + "[[principal]]\nid = \"nutz-only\"\ntoken_sha256 = \""
+            + &hex::encode(pitboss::access::token_sha256("tok-nutz"))
+            + "\"\nroles = [\"supervisor\", \"config_admin\"]\ngames = [\"nutz\"]\n"),
     );
     let server = Server::start(data.path());
     let mut admin = PlayClient::new(server.channel().await);
@@ -553,6 +584,31 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
+    // Scoped to one game: no malfunction (it voids every game at a table), no other game's
+    // configuration.
+    let mut nutz_only = OperationsClient::new(server.channel_as(Some("tok-nutz")).await);
+    let e = nutz_only
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            table: "A".into(),
+            from_ms: 0,
+            to_ms: 1,
+            reason: "r".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let stud = pitboss::engine::config::GameConfig::default_for(
+        pitboss::engine::game::GameId::MississippiStud,
+    );
+    let e = nutz_only
+        .publish_config(proto::PublishConfigRequest {
+            config_json: String::from_utf8(stud.canonical_bytes()).unwrap(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     // The seed of a hand in progress is hidden from everyone, a regulator included.
     let mut regulator = PlayClient::new(server.channel_as(Some("tok-reg")).await);
     let view = regulator

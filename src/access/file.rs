@@ -132,6 +132,13 @@ fn id_problem(id: &str) -> Option<String> {
     {
         return Some("letters, digits and . - _ @ : only".into());
     }
+    // The server's own actors: no principal may sign entries as the server or a local tool.
+    if id == crate::ledger::SERVER_ACTOR || id.starts_with("local:") {
+        return Some(format!(
+            "`{}` and ids starting with `local:` are the server's own actors",
+            crate::ledger::SERVER_ACTOR
+        ));
+    }
     None
 }
 
@@ -313,7 +320,21 @@ games = ["nutz"]
     /// Each mistake is refused naming the principal's place and its field.
     #[test]
     fn every_mistake_names_its_principal_and_field() {
-        let cases: [(&str, &str); 9] = [
+        let cases: [(&str, &str); 11] = [
+            (
+                r#"[[principal]]
+id = "pitboss"
+certificate_subject = "CN=a"
+roles = ["lab"]"#,
+                "principal[0].id: `pitboss`",
+            ),
+            (
+                r#"[[principal]]
+id = "local:signal"
+certificate_subject = "CN=a"
+roles = ["lab"]"#,
+                "principal[0].id",
+            ),
             (
                 r#"[[principal]]
 id = "a b"

@@ -5,7 +5,7 @@
 //! A proposal is the stream `proposal/<id>`: `ProposalRecorded`, then at most one
 //! `ProposalDecided` (approved, rejected or expired), appended at version 1 so that two decisions
 //! cannot both land. An approval is recorded first and then done under the request id
-//! `proposal-<id>`, so an approval cut short (a crash, a lost connection) is finished by asking
+//! `proposal <id>` (with a space, which no client's request id has), so an approval cut short (a crash, a lost connection) is finished by asking
 //! again, once, with the recorded approver. Index `proposal`: `u64::MAX − proposed_at` (BE) and the
 //! id, newest first. Who may propose or approve (roles, scopes) is the transport's to check: the
 //! floor knows principals only by id.
@@ -375,7 +375,9 @@ impl Floor {
             by: &proposal.recorded.proposed_by,
             approved_by: Some(approver),
         };
-        let request_id = format!("proposal-{id}");
+        // A space: no client's request id can take it (request ids are printable ASCII without
+        // spaces), so the approval's own id is never used up by another request.
+        let request_id = format!("proposal {id}");
         let corrupt = |what: &str| FloorError::Corrupt(format!("proposal {id}"), what.into());
         match proposal.action() {
             Some(Kind::VoidHand(v)) => {

@@ -70,8 +70,16 @@ impl OperationsService {
                 let hand = self.floor.load(&v.hand_id, None).map_err(status)?;
                 scope::reach_hand(caller, "proposal_id", &hand)
             }
-            Some(Kind::TableMalfunction(t)) => scope::reach(caller, "proposal_id", &t.table, None),
-            Some(Kind::PublishConfig(_)) | None => Ok(()),
+            Some(Kind::TableMalfunction(t)) => {
+                scope::reach(caller, "proposal_id", &t.table, None)?;
+                scope::every_game(caller, "proposal_id")
+            }
+            Some(Kind::PublishConfig(c)) => {
+                let config = GameConfig::from_json(c.canonical_json.as_bytes())
+                    .map_err(|e| status(crate::floor::FloorError::from(e)))?;
+                scope::reach_game(caller, "proposal_id", config.game)
+            }
+            None => Ok(()),
         }
     }
 
@@ -110,6 +118,7 @@ impl Operations for OperationsService {
         r.check()?;
         let config = GameConfig::from_json(r.config_json.as_bytes())
             .map_err(|e| status(crate::floor::FloorError::from(e)))?;
+        scope::reach_game(&caller, "config_json.game", config.game)?;
         Floor::check_publishable(&config).map_err(status)?;
         let id = config.id();
         if self.floor.config(&id).is_some() {
@@ -188,37 +197,42 @@ impl Operations for OperationsService {
         })?;
         let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
         scope::reach_hand(&caller, "hand_id", &hand)?;
-        let voided = self
-            .floor
-            .void(
-                &r.hand_id,
-                kind,
-                &r.reason,
-                Attribution::by(&caller.id),
-                optional(&r.request_id),
-            )
-            .await;
-        match voided {
-            Ok(snapshot) => Ok(Response::new(proto::VoidHandResponse {
-                hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
-                proposal: None,
-            })),
-            // A settled hand: the void is proposed, for a second principal to approve.
-            Err(crate::floor::FloorError::SecondPersonRequired { .. }) => {
-                let action = proto::proposed_action::Kind::VoidHand(proto::ProposedVoid {
-                    hand_id: r.hand_id.clone(),
-                    kind: r.kind.clone(),
-                    reason: r.reason.clone(),
-                });
-                let proposal = self.propose(&caller, action, &r.request_id).await?;
-                let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
-                Ok(Response::new(proto::VoidHandResponse {
-                    hand: Some(hand_view(&r.hand_id, &hand)),
-                    proposal: Some(proposal),
-                }))
+        // A settled hand: the void is proposed, for a second principal to approve (a retry with
+        // the same request id finds the same proposal).
+        if !self.floor.is_settled(&r.hand_id).map_err(status)? {
+            match self
+                .floor
+                .void(
+                    &r.hand_id,
+                    kind,
+                    &r.reason,
+                    Attribution::by(&caller.id),
+                    optional(&r.request_id),
+                )
+                .await
+            {
+                Ok(snapshot) => {
+                    return Ok(Response::new(proto::VoidHandResponse {
+                        hand: Some(hand_view(&snapshot.id, &snapshot.hand)),
+                        proposal: None,
+                    }))
+                }
+                // Settled meanwhile: proposed below.
+                Err(crate::floor::FloorError::SecondPersonRequired { .. }) => {}
+                Err(e) => return Err(status(e)),
             }
-            Err(e) => Err(status(e)),
         }
+        let action = proto::proposed_action::Kind::VoidHand(proto::ProposedVoid {
+            hand_id: r.hand_id.clone(),
+            kind: r.kind.clone(),
+            reason: r.reason.clone(),
+        });
+        let proposal = self.propose(&caller, action, &r.request_id).await?;
+        let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
+        Ok(Response::new(proto::VoidHandResponse {
+            hand: Some(hand_view(&r.hand_id, &hand)),
+            proposal: Some(proposal),
+        }))
     }
 
     async fn record_table_malfunction(
@@ -230,6 +244,7 @@ impl Operations for OperationsService {
         r.check()?;
         scope::recorded_by(&caller, "recorded_by", &r.recorded_by)?;
         scope::reach(&caller, "table", &r.table, None)?;
+        scope::every_game(&caller, "table")?;
         let action =
             proto::proposed_action::Kind::TableMalfunction(proto::ProposedTableMalfunction {
                 table: r.table.clone(),

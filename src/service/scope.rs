@@ -71,6 +71,33 @@ pub fn reach_hand(principal: &Principal, field: &str, hand: &Hand) -> Result<(),
     }
 }
 
+/// The principal reaches `game` (a configuration's).
+pub fn reach_game(principal: &Principal, field: &str, game: GameId) -> Result<(), Status> {
+    if principal.reaches_game(game) {
+        Ok(())
+    } else {
+        Err(out_of_scope(
+            principal,
+            field,
+            format!("game {}", game.id()),
+        ))
+    }
+}
+
+/// The principal reaches every game (a table malfunction voids the hands of every game at the
+/// table).
+pub fn every_game(principal: &Principal, field: &str) -> Result<(), Status> {
+    if principal.games.is_none() {
+        Ok(())
+    } else {
+        Err(out_of_scope(
+            principal,
+            field,
+            "every game at a table (a malfunction voids them all)".into(),
+        ))
+    }
+}
+
 /// The principal reaches every table and game (what reading or acting on the whole log needs).
 pub fn whole_log(principal: &Principal, method: &str) -> Result<(), Status> {
     if principal.unscoped() {
