@@ -418,3 +418,65 @@ async fn only_hands_in_progress_are_kept_in_memory() {
         .unwrap();
     assert_eq!(floor.hands_cached(), 19);
 }
+
+/// A proposal not approved within its time cannot be approved; the sweep records it as expired
+/// (once: a second sweep records nothing), and a proposal decided before its time stays decided.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_past_its_time_is_refused_and_the_sweep_records_its_expiry() {
+    use pitboss::floor::{FloorError as F, ProposalProblem, PROPOSAL_TTL_MS};
+    use pitboss::proto::proposed_action::Kind;
+    let dir = tempfile::tempdir().unwrap();
+    let (floor, now) = floor_at(dir.path()).await;
+    let malfunction = |table: &str| {
+        Kind::TableMalfunction(pitboss::proto::ProposedTableMalfunction {
+            table: table.into(),
+            from_ms: 0,
+            to_ms: T0,
+            reason: "r".into(),
+        })
+    };
+    let late = floor
+        .propose(malfunction("T1"), "alice", None)
+        .await
+        .unwrap();
+    let decided = floor
+        .propose(malfunction("T2"), "alice", None)
+        .await
+        .unwrap();
+    let decided_id = decided.recorded.proposal_id.clone();
+    floor.reject(&decided_id, "bob", "no").await.unwrap();
+    let late_id = late.recorded.proposal_id.clone();
+    now.store(T0 + PROPOSAL_TTL_MS + 1, Ordering::SeqCst);
+    assert_eq!(
+        floor.proposal(&late_id).unwrap().state(floor.now()),
+        "expired"
+    );
+    match floor.approve(&late_id, "bob").await {
+        Err(F::Proposal {
+            problem: ProposalProblem::Expired { .. },
+            ..
+        }) => {}
+        other => panic!("approved past its time: {other:?}"),
+    }
+    let head = floor.ledger().head().unwrap();
+    floor.sweep(T0, "sweep", None).await.unwrap();
+    let recorded = floor.proposal(&late_id).unwrap().decided.expect("recorded");
+    assert_eq!(recorded.outcome, "expired");
+    assert_eq!(
+        floor
+            .proposal(&decided_id)
+            .unwrap()
+            .decided
+            .unwrap()
+            .outcome,
+        "rejected"
+    );
+    assert_eq!(
+        floor.ledger().head().unwrap().unwrap().0,
+        head.unwrap().0 + 1,
+        "one entry: the expiry"
+    );
+    let head = floor.ledger().head().unwrap();
+    floor.sweep(T0, "sweep", None).await.unwrap();
+    assert_eq!(floor.ledger().head().unwrap(), head, "recorded once");
+}

@@ -416,15 +416,15 @@ impl Floor {
             return Ok((id, true));
         }
         let request = AppendRequest {
-            stream,
-            expected: Expected::Any,
-            payloads: vec![codec::config_to_payload(&config).encode_to_vec()],
             request: key,
             indexes: vec![(index::CONFIG.to_string(), id.0.to_vec())],
-            secrets: Vec::new(),
-            unindex: Vec::new(),
-            recorded_at_ms: self.now(),
-            actor: actor.to_string(),
+            ..AppendRequest::entries(
+                stream,
+                Expected::Any,
+                vec![codec::config_to_payload(&config).encode_to_vec()],
+                self.now(),
+                actor,
+            )
         };
         let appended = self.ledger.append(request).await?;
         self.insert_config(config);
@@ -956,20 +956,26 @@ impl Floor {
                     hand: hand_id.to_string(),
                 });
             }
-            Ok(Command::Void(VoidOrder {
-                kind,
-                reason: reason.to_string(),
-                recorded_by: who.by.to_string(),
-                approved_by: who.approved_by.map(str::to_string),
-                at: self.now_for(hand),
-            }))
+            Ok(Command::Void(self.void_order(hand, kind, reason, who)))
         };
         self.command(hand_id, order, key, None, who.actor()).await
     }
 
-    /// Whether a hand is settled (its void then needs a second principal).
-    pub fn is_settled(&self, hand_id: &str) -> Result<bool, FloorError> {
-        Ok(self.load(hand_id, None)?.status() == Status::Settled)
+    /// The order voiding `hand` now, attributed to `who`.
+    fn void_order(
+        &self,
+        hand: &Hand,
+        kind: VoidKind,
+        reason: &str,
+        who: Attribution<'_>,
+    ) -> VoidOrder {
+        VoidOrder {
+            kind,
+            reason: reason.to_string(),
+            recorded_by: who.by.to_string(),
+            approved_by: who.approved_by.map(str::to_string),
+            at: self.now_for(hand),
+        }
     }
 
     /// The recorded result of an operation over many hands, if its request id was used before
@@ -1048,15 +1054,14 @@ impl Floor {
         };
         self.ledger
             .append(AppendRequest {
-                stream: operation_stream(&key.id),
-                expected: Expected::Version(0),
-                payloads: vec![payload.encode_to_vec()],
-                request: Some(key),
-                indexes: Vec::new(),
-                secrets: Vec::new(),
-                unindex: Vec::new(),
-                recorded_at_ms: self.now(),
-                actor: actor.to_string(),
+                request: Some(key.clone()),
+                ..AppendRequest::entries(
+                    operation_stream(&key.id),
+                    Expected::Version(0),
+                    vec![payload.encode_to_vec()],
+                    self.now(),
+                    actor,
+                )
             })
             .await?;
         Ok(())

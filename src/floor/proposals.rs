@@ -74,6 +74,16 @@ fn bad(id: &str, problem: ProposalProblem) -> FloorError {
     }
 }
 
+/// The kind of a proposed void (recorded by this server, so an unknown one is damage).
+fn void_kind(proposal: &Proposal, v: &proto::ProposedVoid) -> Result<VoidKind, FloorError> {
+    crate::codec::from_id("kind", &v.kind).map_err(|_| {
+        FloorError::Corrupt(
+            format!("proposal {}", proposal.recorded.proposal_id),
+            "an unknown void kind".into(),
+        )
+    })
+}
+
 fn payload(kind: proto::payload::Kind) -> Vec<u8> {
     proto::Payload { kind: Some(kind) }.encode_to_vec()
 }
@@ -117,17 +127,17 @@ impl Floor {
         let appended = self
             .ledger
             .append(AppendRequest {
-                stream: stream(&id),
-                expected: Expected::Version(0),
-                payloads: vec![payload(proto::payload::Kind::ProposalRecorded(
-                    recorded.clone(),
-                ))],
                 request: key,
                 indexes: vec![(INDEX.to_string(), index_key)],
-                unindex: Vec::new(),
-                secrets: Vec::new(),
-                recorded_at_ms: at,
-                actor: by.to_string(),
+                ..AppendRequest::entries(
+                    stream(&id),
+                    Expected::Version(0),
+                    vec![payload(proto::payload::Kind::ProposalRecorded(
+                        recorded.clone(),
+                    ))],
+                    at,
+                    by,
+                )
             })
             .await;
         match appended {
@@ -217,23 +227,19 @@ impl Floor {
         };
         let appended = self
             .ledger
-            .append(AppendRequest {
-                stream: stream(id),
-                expected: Expected::Version(1),
-                payloads: vec![payload(proto::payload::Kind::ProposalDecided(
+            .append(AppendRequest::entries(
+                stream(id),
+                Expected::Version(1),
+                vec![payload(proto::payload::Kind::ProposalDecided(
                     decided.clone(),
                 ))],
-                request: None,
-                indexes: Vec::new(),
-                unindex: Vec::new(),
-                secrets: Vec::new(),
-                recorded_at_ms: decided.at_ms,
-                actor: if by.is_empty() {
-                    crate::ledger::SERVER_ACTOR.to_string()
+                decided.at_ms,
+                if by.is_empty() {
+                    crate::ledger::SERVER_ACTOR
                 } else {
-                    by.to_string()
+                    by
                 },
-            })
+            ))
             .await;
         match appended {
             Ok(_) => Ok(decided),
@@ -254,34 +260,22 @@ impl Floor {
     /// Records every pending proposal past its time as expired (the sweep does this), and says
     /// how many. An approval of one past its time is refused whether or not this has run.
     pub(super) async fn expire_proposals(&self) -> Result<u64, FloorError> {
-        let now = self.now();
         let mut expired = 0;
-        let mut from = Vec::new();
+        let mut after: Option<Vec<u8>> = None;
         loop {
-            let page = self
-                .ledger
-                .store()
-                .index_scan(INDEX, &[], &from, 256)
-                .map_err(|e| FloorError::Ledger(e.into()))?;
-            let Some((last, _)) = page.last().cloned() else {
-                return Ok(expired);
-            };
-            for (key, _) in &page {
-                let Ok(id) = std::str::from_utf8(key.get(8..).unwrap_or_default()) else {
-                    continue;
-                };
-                let proposal = self.proposal(id)?;
-                if proposal.decided.is_none() && now > proposal.recorded.expires_at_ms {
-                    match self.decide(&proposal, "expired", "", "").await {
-                        Ok(_) => expired += 1,
-                        // Decided meanwhile.
-                        Err(FloorError::Proposal { .. }) => {}
-                        Err(e) => return Err(e),
-                    }
+            let (page, next) = self.proposals(Some("expired"), 256, after.as_deref())?;
+            for proposal in page.iter().filter(|p| p.decided.is_none()) {
+                match self.decide(proposal, "expired", "", "").await {
+                    Ok(_) => expired += 1,
+                    // Decided meanwhile.
+                    Err(FloorError::Proposal { .. }) => {}
+                    Err(e) => return Err(e),
                 }
             }
-            from = last;
-            from.push(0);
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(expired),
+            }
         }
     }
 
@@ -340,18 +334,11 @@ impl Floor {
             Some(Kind::VoidHand(v)) => {
                 // The void decided now, and not recorded: what the engine would refuse.
                 let hand = self.load(&v.hand_id, None)?;
-                let order = crate::engine::games::VoidOrder {
-                    kind: crate::codec::from_id("kind", &v.kind).map_err(|_| {
-                        FloorError::Corrupt(
-                            format!("proposal {}", proposal.recorded.proposal_id),
-                            "an unknown void kind".into(),
-                        )
-                    })?,
-                    reason: v.reason.clone(),
-                    recorded_by: proposal.recorded.proposed_by.clone(),
-                    approved_by: Some("?".into()),
-                    at: crate::engine::games::Timestamp(self.now()).max(hand.last_at()),
+                let who = Attribution {
+                    by: &proposal.recorded.proposed_by,
+                    approved_by: Some("the approver"),
                 };
+                let order = self.void_order(&hand, void_kind(proposal, v)?, &v.reason, who);
                 hand.decide(&crate::engine::games::Command::Void(order))?;
                 Ok(())
             }
@@ -381,10 +368,14 @@ impl Floor {
         let corrupt = |what: &str| FloorError::Corrupt(format!("proposal {id}"), what.into());
         match proposal.action() {
             Some(Kind::VoidHand(v)) => {
-                let kind: VoidKind = crate::codec::from_id("kind", &v.kind)
-                    .map_err(|_| corrupt("an unknown void kind"))?;
                 let hand = self
-                    .void(&v.hand_id, kind, &v.reason, who, Some(request_id))
+                    .void(
+                        &v.hand_id,
+                        void_kind(proposal, v)?,
+                        &v.reason,
+                        who,
+                        Some(request_id),
+                    )
                     .await?;
                 Ok(Done::Void(Box::new(hand)))
             }

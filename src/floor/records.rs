@@ -28,17 +28,13 @@ impl Floor {
         actor: &str,
     ) -> Result<(), FloorError> {
         self.ledger
-            .append(AppendRequest {
-                stream: stream.to_string(),
-                expected: Expected::Any,
-                payloads: vec![proto::Payload { kind: Some(kind) }.encode_to_vec()],
-                request: None,
-                indexes: Vec::new(),
-                unindex: Vec::new(),
-                secrets: Vec::new(),
-                recorded_at_ms: self.now(),
-                actor: actor.to_string(),
-            })
+            .append(AppendRequest::entries(
+                stream.to_string(),
+                Expected::Any,
+                vec![proto::Payload { kind: Some(kind) }.encode_to_vec()],
+                self.now(),
+                actor,
+            ))
             .await?;
         Ok(())
     }

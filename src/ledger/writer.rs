@@ -59,6 +59,30 @@ pub struct AppendRequest {
     pub actor: String,
 }
 
+impl AppendRequest {
+    /// An append of `payloads` to `stream` and nothing else: no request id, no index entries, no
+    /// secrets (set those fields for an append that has them).
+    pub fn entries(
+        stream: String,
+        expected: Expected,
+        payloads: Vec<Vec<u8>>,
+        recorded_at_ms: u64,
+        actor: &str,
+    ) -> AppendRequest {
+        AppendRequest {
+            stream,
+            expected,
+            payloads,
+            request: None,
+            indexes: Vec::new(),
+            unindex: Vec::new(),
+            secrets: Vec::new(),
+            recorded_at_ms,
+            actor: actor.to_string(),
+        }
+    }
+}
+
 pub(super) enum Job {
     Append(
         AppendRequest,

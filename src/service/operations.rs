@@ -199,7 +199,7 @@ impl Operations for OperationsService {
         scope::reach_hand(&caller, "hand_id", &hand)?;
         // A settled hand: the void is proposed, for a second principal to approve (a retry with
         // the same request id finds the same proposal).
-        if !self.floor.is_settled(&r.hand_id).map_err(status)? {
+        if hand.status() != crate::engine::games::Status::Settled {
             match self
                 .floor
                 .void(
