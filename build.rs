@@ -1,5 +1,6 @@
 //! Compiles `proto/pitboss/v1/*.proto` with the pure-Rust `protox` (no `protoc` binary needed) and
-//! generates the tonic service code, plus a file descriptor set for gRPC server reflection.
+//! generates the tonic service code, plus a file descriptor set for gRPC server reflection. The
+//! messages of `ledger.proto` are the pitboss-ledger crate's (its own build compiles them).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let protos = std::fs::read_dir("proto/pitboss/v1")?
@@ -16,7 +17,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("pitboss_descriptor.bin"),
         prost::Message::encode_to_vec(&fds),
     )?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // The ledger's own messages are generated once, in the pitboss-ledger crate: one Rust type each.
+    let mut builder = tonic_prost_build::configure();
+    for message in [
+        "Envelope",
+        "StoredEntry",
+        "KeyPublished",
+        "KeyRotated",
+        "LogRecovered",
+    ] {
+        builder = builder.extern_path(
+            format!(".pitboss.v1.{message}"),
+            format!("::pitboss_ledger::proto::{message}"),
+        );
+    }
+    builder.compile_fds(fds)?;
     println!("cargo:rerun-if-changed=proto");
     println!("cargo:rerun-if-changed=proto/pitboss/v1");
     for proto in &protos {

@@ -4,12 +4,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pitboss::engine::card::{Card, Deck};
-use pitboss::engine::deal;
-use pitboss::engine::game::GameId;
-use pitboss::engine::hand::fortune::{self, SuitMasks};
-use pitboss::engine::hand::{pai_gow, poker5, three_card};
-use pitboss::engine::rng::Seed;
+use pitboss_engine::card::{Card, Deck};
+use pitboss_engine::deal;
+use pitboss_engine::game::GameId;
+use pitboss_engine::hand::fortune::{self, SuitMasks};
+use pitboss_engine::hand::{pai_gow, poker5, three_card};
+use pitboss_engine::rng::Seed;
 
 /// `n` hands of `K` cards, dealt from shuffles of `deck` by the project's own RNG.
 fn hands<const K: usize>(deck: Deck, n: usize) -> Vec<[Card; K]> {

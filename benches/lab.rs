@@ -4,11 +4,11 @@
 
 use std::time::Instant;
 
-use pitboss::engine::config::{GameConfig, Rules};
-use pitboss::engine::game::GameId;
-use pitboss::engine::rng::Seed;
-use pitboss::lab::simulate::{self, Request, Strategy};
-use pitboss::lab::{caribbean, fortune, mississippi, nutz, pai_gow};
+use pitboss_engine::config::{GameConfig, Rules};
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
+use pitboss_lab::simulate::{self, Request, Strategy};
+use pitboss_lab::{caribbean, fortune, mississippi, nutz, pai_gow};
 
 /// The best of `runs` wall-clock times of `work`, in seconds.
 fn best_of(runs: usize, mut work: impl FnMut()) -> f64 {
@@ -35,7 +35,7 @@ fn main() {
             10_000,
             &Seed::from_bytes([0; 32]),
             threads,
-            &pitboss::lab::Run::default(),
+            &pitboss_lab::Run::default(),
         )
         .unwrap();
         println!("quick pass (run `cargo bench --bench lab` for the numbers)");
@@ -81,7 +81,7 @@ fn main() {
         rounds,
         &Seed::from_bytes([0; 32]),
         threads,
-        &pitboss::lab::Run::default(),
+        &pitboss_lab::Run::default(),
     )
     .unwrap();
     let s = t.elapsed().as_secs_f64();
@@ -104,7 +104,7 @@ fn main() {
                 seed: Seed::from_bytes([1; 32]),
                 threads,
             },
-            &pitboss::lab::Run::default(),
+            &pitboss_lab::Run::default(),
         )
         .unwrap();
         println!(

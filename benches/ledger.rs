@@ -5,13 +5,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pitboss::ledger::verify::verify_one_by_one;
-use pitboss::ledger::{encode_payload, verify, AppendRequest, Expected, Ledger};
+use pitboss_ledger::{AppendRequest, Expected, Ledger};
 use pitboss::proto;
 
 fn payload() -> Vec<u8> {
     // About the size of a hand event (a settlement line is larger, a card shown smaller).
-    encode_payload(&proto::Payload {
+    prost::Message::encode_to_vec(&proto::Payload {
         kind: Some(proto::payload::Kind::CardsShown(proto::CardsShown {
             seat: "community".into(),
             positions: vec![2, 3, 4],
@@ -88,7 +87,7 @@ fn main() {
     }
 
     // Signing alone, one core: the reference the write path is held to.
-    let key = pitboss::ledger::keys::Keypair::from_secret([3; 32]);
+    let key = pitboss_ledger::keys::Keypair::from_secret([3; 32]);
     let n = if quick { 2_000 } else { 100_000 };
     let started = Instant::now();
     let mut acc = 0u8;
@@ -105,11 +104,11 @@ fn main() {
 
     let entries = ledger.head().unwrap().map_or(0, |(s, _)| s + 1);
     let started = Instant::now();
-    let report = verify(ledger.store(), 0, None);
+    let report = ledger.verify();
     assert!(report.ok());
     let batched = entries as f64 / started.elapsed().as_secs_f64();
     let started = Instant::now();
-    let checked = verify_one_by_one(ledger.store()).unwrap();
+    let checked = ledger.verify_one_by_one().unwrap();
     let single = checked as f64 / started.elapsed().as_secs_f64();
     println!(
         "{:<44} {batched:>14.0}",

@@ -5,18 +5,18 @@
 
 use std::sync::Arc;
 
-use pitboss::engine::card::{Card, Rank};
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::deal;
-use pitboss::engine::game::GameId;
-use pitboss::engine::games::{
+use pitboss_engine::card::{Card, Rank};
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::deal;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{
     nutz_hand, Action, Command, Event, Hand, NutzHand, OpenHand, Shaker, Timestamp,
 };
-use pitboss::engine::hand::{poker5, three_card};
-use pitboss::engine::house_way::{house_way_unchecked, Edition};
-use pitboss::engine::money::Money;
-use pitboss::engine::rng::Seed;
-use pitboss::engine::settlement::{BetId, Wager};
+use pitboss_engine::hand::{poker5, three_card};
+use pitboss_engine::house_way::{house_way_unchecked, Edition};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Wager};
 use sha2::{Digest, Sha256};
 
 fn seed(name: &str, n: u64) -> Seed {
@@ -41,7 +41,7 @@ fn find(name: &str, accept: impl Fn(&Seed) -> bool) {
                     println!(
                         "    {} {}",
                         seat.seat.id(),
-                        pitboss::engine::card::format_cards(&seat.cards)
+                        pitboss_engine::card::format_cards(&seat.cards)
                     );
                 }
             }
@@ -141,7 +141,7 @@ fn main() {
         // A pair of kings or better among the player's cards, so low = that pair fouls a weak high.
         let p: [Card; 7] = c[0..7].try_into().unwrap();
         let hw = house_way_unchecked(&p, Edition::CURRENT);
-        hw.setting.high_value().category() == pitboss::engine::hand::pai_gow::Category::Pair
+        hw.setting.high_value().category() == pitboss_engine::hand::pai_gow::Category::Pair
     });
     find("pg_royal_ace_joker_exception", |s| {
         // A seat whose seven cards the two house way editions set differently: a natural ace, the

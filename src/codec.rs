@@ -6,19 +6,19 @@
 //! naming the field, never a panic. It knows no game rule and touches no storage.
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 
-use crate::engine::card::Card;
-use crate::engine::config::ConfigId;
-use crate::engine::game::{GameId, Seat};
-use crate::engine::games::{
+
+use pitboss_engine::card::Card;
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::game::{GameId, Seat};
+use pitboss_engine::games::{
     Action, Completion, Event, Opened, Shaker, Timestamp, Void, VoidLine, VoidOrder,
 };
-use crate::engine::house_way::Setting;
-use crate::engine::money::Money;
-use crate::engine::paytable::Pay;
-use crate::engine::rng::{Commitment, Seed};
-use crate::engine::settlement::{BetId, BetLine, GameCapLine, Settlement, Wager};
+use pitboss_engine::house_way::Setting;
+use pitboss_engine::money::Money;
+use pitboss_engine::paytable::Pay;
+use pitboss_engine::rng::{Commitment, Seed};
+use pitboss_engine::settlement::{BetId, BetLine, GameCapLine, Settlement, Wager};
 use crate::proto;
 use crate::proto::payload::Kind;
 
@@ -39,12 +39,20 @@ fn bad(field: &str, problem: impl Into<String>) -> CodecError {
     }
 }
 
-/// The stable id of an engine enumeration.
-pub fn id_of<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+pub use pitboss_engine::id_of;
+
+/// A log entry's payload, decoded: the ledger keeps payloads as opaque bytes (it decodes only its
+/// own kinds); what they mean is this crate's.
+pub trait EntryPayload {
+    /// The entry's `pitboss.v1.Payload`.
+    fn payload(&self) -> Result<proto::Payload, prost::DecodeError>;
+}
+
+impl EntryPayload for pitboss_ledger::Entry {
+    fn payload(&self) -> Result<proto::Payload, prost::DecodeError> {
+        use prost::Message;
+        proto::Payload::decode(self.envelope.payload.as_slice())
+    }
 }
 
 /// The engine enumeration with this id.
@@ -488,7 +496,7 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
 }
 
 /// The payload publishing a configuration: its canonical bytes and id.
-pub fn config_to_payload(config: &crate::engine::config::GameConfig) -> proto::Payload {
+pub fn config_to_payload(config: &pitboss_engine::config::GameConfig) -> proto::Payload {
     proto::Payload {
         kind: Some(Kind::ConfigPublished(proto::ConfigPublished {
             config_id: config.id().0.to_vec(),
@@ -500,11 +508,11 @@ pub fn config_to_payload(config: &crate::engine::config::GameConfig) -> proto::P
 /// The configuration a `ConfigPublished` payload carries, checked against its recorded id.
 pub fn payload_to_config(
     payload: &proto::Payload,
-) -> Result<Option<crate::engine::config::GameConfig>, CodecError> {
+) -> Result<Option<pitboss_engine::config::GameConfig>, CodecError> {
     let Some(Kind::ConfigPublished(published)) = &payload.kind else {
         return Ok(None);
     };
-    let config = crate::engine::config::GameConfig::from_json(&published.canonical_json)
+    let config = pitboss_engine::config::GameConfig::from_json(&published.canonical_json)
         .map_err(|e| bad("config_published.canonical_json", e.to_string()))?;
     let id = bytes32("config_published.config_id", &published.config_id)?;
     if config.id().0 != id || config.canonical_bytes() != published.canonical_json {
@@ -523,7 +531,7 @@ mod tests {
     #[test]
     fn configurations_round_trip_and_ids_are_checked() {
         for game in GameId::ALL {
-            let config = crate::engine::config::GameConfig::default_for(game);
+            let config = pitboss_engine::config::GameConfig::default_for(game);
             let payload = config_to_payload(&config);
             assert_eq!(payload_to_config(&payload).unwrap(), Some(config));
             let mut forged = payload.clone();

@@ -1,21 +1,25 @@
 //! pitboss: the trusted, auditable core of four casino table games.
 //!
-//! Read `ARCHITECTURE.md` first. The layers, each depending only on those listed before it:
+//! Read `ARCHITECTURE.md` first. This crate is the server and its tools; the layers under it are
+//! crates of their own, so that the compiler keeps each one inside its limits:
 //!
-//! - [`engine`]: cards, dice, the RNG derivation, hand evaluation, games: pure, no I/O.
+//! - `pitboss-engine`: cards, dice, the RNG derivation, hand evaluation, games: pure, no I/O.
+//! - `pitboss-lab`: exact PAR sheets, strategies, simulation; the engine only.
+//! - `pitboss-ledger`: the signed, hash-chained event log in RocksDB; knows no game.
+//!
+//! Here, each depending only on those listed before it:
+//!
 //! - [`proto`]: the generated protobuf and gRPC types of `proto/pitboss/v1`.
 //! - [`codec`]: engine events to and from their protobuf payloads.
-//! - [`ledger`]: the durable store (RocksDB); later the signed, hash-chained event log.
 //! - [`access`]: principals, roles and scopes: who may call what.
+//! - [`floor`]: the engine and the ledger together: hands, configurations, operations, recall.
+//! - [`audit`]: replay, proofs and bundles read from the log.
 //! - [`service`]: the gRPC transport: authenticates, translates requests and delegates.
 
 pub mod access;
 pub mod audit;
 pub mod codec;
-pub mod engine;
 pub mod floor;
-pub mod lab;
-pub mod ledger;
 mod lru;
 pub mod proto;
 pub mod service;

@@ -396,7 +396,7 @@ async fn a_settled_hands_void_needs_two_principals_and_names_both() {
 
     // A configuration: proposed, not playable, approved by another, then published.
     let mut config =
-        pitboss::engine::config::GameConfig::default_for(pitboss::engine::game::GameId::Nutz);
+        pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
     config.name = "nutz, two people".into();
     let json = String::from_utf8(config.canonical_bytes()).unwrap();
     let proposed = ops
@@ -598,8 +598,8 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
-    let stud = pitboss::engine::config::GameConfig::default_for(
-        pitboss::engine::game::GameId::MississippiStud,
+    let stud = pitboss_engine::config::GameConfig::default_for(
+        pitboss_engine::game::GameId::MississippiStud,
     );
     let e = nutz_only
         .publish_config(proto::PublishConfigRequest {

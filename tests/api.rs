@@ -306,16 +306,11 @@ async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() 
     let data_dir = server.kill();
     {
         // Flip one byte of the stored entry through the raw RocksDB handle.
-        use pitboss::ledger::store::cf;
-        let store = pitboss::ledger::Store::open(&data_dir).unwrap();
-        let key = target.to_be_bytes();
-        let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
+        let store = pitboss_ledger::tamper::Tamper::open(&data_dir).unwrap();
+        let mut value = store.entry(target).unwrap().unwrap();
         let last = value.len() - 70; // inside the envelope, before the hash and signature
         value[last] ^= 0x20;
-        store
-            .db()
-            .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
-            .unwrap();
+        store.put_entry(target, &value).unwrap();
     }
     // The server refuses to serve the altered log, naming the entry; so does verification.
     let refusal = Server::refuses(&data_dir);
@@ -618,8 +613,8 @@ async fn bad_input_on_every_write_is_refused_with_the_right_code_and_writes_noth
     // A configuration that parses but whose largest hand could not be settled: refused, naming
     // the field inside the configuration, and nothing written.
     let before_publish = head(&mut c).await;
-    let mut huge = serde_json::to_value(pitboss::engine::config::GameConfig::default_for(
-        pitboss::engine::game::GameId::MississippiStud,
+    let mut huge = serde_json::to_value(pitboss_engine::config::GameConfig::default_for(
+        pitboss_engine::game::GameId::MississippiStud,
     ))
     .unwrap();
     huge["rules"]["mississippi_stud"]["street_multiples"] =
@@ -977,12 +972,12 @@ async fn the_view_offers_the_optimal_strategys_advice() {
     assert_eq!(advice.kind, "set_hand");
     assert_eq!(advice.low, hand.suggested_low);
     // Caribbean Stud: raise or fold as the lab's exact enumeration says for the visible cards.
-    let rules = match pitboss::engine::config::GameConfig::default_for(
-        pitboss::engine::game::GameId::CaribbeanStud,
+    let rules = match pitboss_engine::config::GameConfig::default_for(
+        pitboss_engine::game::GameId::CaribbeanStud,
     )
     .rules
     {
-        pitboss::engine::config::Rules::CaribbeanStud(r) => r,
+        pitboss_engine::config::Rules::CaribbeanStud(r) => r,
         _ => unreachable!(),
     };
     let mut seen = std::collections::HashSet::new();
@@ -1002,22 +997,22 @@ async fn the_view_offers_the_optimal_strategys_advice() {
             .unwrap();
         let advice = hand.advice.clone().expect("advice at the raise decision");
         assert!(hand.legal_actions.contains(&advice), "{advice:?} not legal");
-        let cards = |seat: &str| -> Vec<pitboss::engine::card::Card> {
+        let cards = |seat: &str| -> Vec<pitboss_engine::card::Card> {
             hand.seats
                 .iter()
                 .filter(|s| s.seat == seat)
                 .flat_map(|s| s.cards.iter())
-                .filter_map(|c| pitboss::engine::card::parse_cards(c).ok())
+                .filter_map(|c| pitboss_engine::card::parse_cards(c).ok())
                 .flatten()
                 .collect()
         };
         let player: [_; 5] = cards("player").try_into().unwrap();
         let up = cards("dealer");
         assert_eq!(up.len(), 1, "only the up card shows: {:?}", hand.seats);
-        let expected = pitboss::lab::caribbean::advise(&rules, &player, up[0]).unwrap();
+        let expected = pitboss_lab::caribbean::advise(&rules, &player, up[0]).unwrap();
         let kind = match expected {
-            pitboss::lab::caribbean::Decision::Raise => "raise",
-            pitboss::lab::caribbean::Decision::Fold => "fold",
+            pitboss_lab::caribbean::Decision::Raise => "raise",
+            pitboss_lab::caribbean::Decision::Fold => "fold",
         };
         assert_eq!(advice.kind, kind);
         seen.insert(kind);
@@ -1422,7 +1417,7 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
 /// lead to; sizes beyond the log are refused as OUT_OF_RANGE, naming the sizes.
 #[tokio::test(flavor = "multi_thread")]
 async fn checkpoints_and_proofs_over_grpc() {
-    use pitboss::ledger::merkle::{leaf_hash, verify_inclusion};
+    use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
     let mut c = clients(&server).await;
@@ -1447,7 +1442,7 @@ async fn checkpoints_and_proofs_over_grpc() {
         .await
         .unwrap()
         .into_inner();
-    let parsed = pitboss::ledger::checkpoint::Checkpoint::parse(&checkpoint.note).unwrap();
+    let parsed = pitboss_ledger::checkpoint::Checkpoint::parse(&checkpoint.note).unwrap();
     let key =
         ed25519_dalek::VerifyingKey::from_bytes(&checkpoint.public_key.clone().try_into().unwrap())
             .unwrap();

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use pitboss::engine::config::{GameConfig, Rules, MAX_ODDS, MAX_STAKE, MAX_TOTAL};
-use pitboss::engine::game::GameId;
-use pitboss::engine::games::{
+use pitboss_engine::config::{GameConfig, Rules, MAX_ODDS, MAX_STAKE, MAX_TOTAL};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{
     Action, Command, Hand, OpenHand, Status, Timestamp, VoidKind, VoidOrder,
 };
-use pitboss::engine::rng::Seed;
-use pitboss::engine::settlement::{BetId, Wager};
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Wager};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -213,7 +213,7 @@ proptest! {
         };
         let checked = config
             .check_current()
-            .and_then(|()| pitboss::lab::budget::check(&config, 2).map(|_| ()));
+            .and_then(|()| pitboss_lab::budget::check(&config, 2).map(|_| ()));
         match checked {
             Err(refused) => {
                 let field = refused.field().unwrap_or_default();
@@ -236,7 +236,7 @@ async fn accepted_configurations_work_through_the_floor() {
     use proptest::test_runner::TestRunner;
 
     let dir = tempfile::tempdir().unwrap();
-    let ledger = Arc::new(pitboss::ledger::Ledger::open(dir.path(), T0).unwrap());
+    let ledger = Arc::new(pitboss_ledger::Ledger::open(dir.path(), T0).unwrap());
     let floor = Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
         .await
         .unwrap();
@@ -271,11 +271,11 @@ async fn accepted_configurations_work_through_the_floor() {
         // configuration's strategy tables (half a second).
         match game {
             GameId::Nutz => {
-                pitboss::lab::exact_par_sheets(&analysed, 2)
+                pitboss_lab::exact_par_sheets(&analysed, 2)
                     .unwrap_or_else(|e| panic!("{value}: {e}"));
             }
             GameId::MississippiStud if !mississippi_analysed => {
-                pitboss::lab::advice::StrategyTables::build(&analysed, 2)
+                pitboss_lab::advice::StrategyTables::build(&analysed, 2)
                     .unwrap_or_else(|e| panic!("{value}: {e}"));
                 mississippi_analysed = true;
             }

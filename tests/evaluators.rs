@@ -7,10 +7,10 @@ mod common;
 use std::collections::{HashMap, HashSet};
 
 use common::*;
-use pitboss::engine::card::{format_cards, Card};
-use pitboss::engine::hand::pai_gow::{self, is_legal_setting};
-use pitboss::engine::hand::poker5::{self, Category};
-use pitboss::engine::hand::three_card;
+use pitboss_engine::card::{format_cards, Card};
+use pitboss_engine::hand::pai_gow::{self, is_legal_setting};
+use pitboss_engine::hand::poker5::{self, Category};
+use pitboss_engine::hand::three_card;
 
 fn mask_of(idx: &[u8]) -> u64 {
     idx.iter().fold(0, |m, &i| m | 1 << i)

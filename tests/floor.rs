@@ -6,12 +6,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use pitboss::engine::game::GameId;
-use pitboss::engine::games::{Action, RuleError, Shaker, Status, DAY_MS};
-use pitboss::engine::money::Money;
-use pitboss::engine::settlement::{BetId, Wager};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{Action, RuleError, Shaker, Status, DAY_MS};
+use pitboss_engine::money::Money;
+use pitboss_engine::settlement::{BetId, Wager};
 use pitboss::floor::{Floor, FloorError, OpenRequest, Script};
-use pitboss::ledger::Ledger;
+use pitboss_ledger::Ledger;
 
 const T0: u64 = 1_790_000_000_000;
 
@@ -268,7 +268,7 @@ async fn a_clock_stepped_back_never_backdates_a_decision() {
 #[tokio::test(flavor = "multi_thread")]
 async fn request_records_of_the_previous_release_are_still_read() {
     use pitboss::floor::FloorError;
-    use pitboss::ledger::store::cf;
+    use pitboss_ledger::tamper::Tamper;
 
     let dir = tempfile::tempdir().unwrap();
     let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
@@ -287,15 +287,14 @@ async fn request_records_of_the_previous_release_are_still_read() {
     floor.sweep(T0, "sweep", Some("old-sweep")).await.unwrap();
 
     // Rewrite the records as the previous release wrote them.
-    let store = floor.ledger().store();
-    let requests = store.cf(cf::REQUESTS).unwrap();
+    let store = Tamper::ledger(floor.ledger());
     for id in ["old-open", "old-act"] {
-        let bytes = store.get(cf::REQUESTS, id.as_bytes()).unwrap().unwrap();
+        let bytes = store.request(id).unwrap().unwrap();
         assert_eq!(bytes.len(), 56, "a record with its fingerprint");
-        store.db().put_cf(requests, id, &bytes[..24]).unwrap();
+        store.put_request(id, &bytes[..24]).unwrap();
     }
     // It kept an operation's result in its stream only.
-    store.db().delete_cf(requests, "old-sweep").unwrap();
+    store.delete_request("old-sweep").unwrap();
     let head = floor.ledger().head().unwrap();
 
     let again = floor.open_hand(with_id("old-open")).await.unwrap();

@@ -8,13 +8,13 @@
 
 mod common;
 
-use pitboss::engine::card::{format_cards, Card, Rank, Suit};
-use pitboss::engine::config::{GameConfig, Rules};
-use pitboss::engine::game::GameId;
-use pitboss::engine::hand::fortune::{classify, FortuneCategory};
-use pitboss::engine::hand::pai_gow::{self, Category as PaiGow};
-use pitboss::engine::money::Money;
-use pitboss::engine::paytable::row_for;
+use pitboss_engine::card::{format_cards, Card, Rank, Suit};
+use pitboss_engine::config::{GameConfig, Rules};
+use pitboss_engine::game::GameId;
+use pitboss_engine::hand::fortune::{classify, FortuneCategory};
+use pitboss_engine::hand::pai_gow::{self, Category as PaiGow};
+use pitboss_engine::money::Money;
+use pitboss_engine::paytable::row_for;
 
 const HANDS: u64 = 154_143_080;
 
@@ -24,7 +24,7 @@ fn exhaustive_counts() -> [u64; 12] {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .clamp(1, 8);
-    pitboss::lab::fortune::category_counts(threads)
+    pitboss_lab::fortune::category_counts(threads)
 }
 
 #[test]

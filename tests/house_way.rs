@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use pitboss::engine::card::{format_cards, Card};
-use pitboss::engine::hand::pai_gow::Category;
-use pitboss::engine::house_way::{try_house_way, Edition, Rule};
+use pitboss_engine::card::{format_cards, Card};
+use pitboss_engine::hand::pai_gow::Category;
+use pitboss_engine::house_way::{try_house_way, Edition, Rule};
 
 /// How many of the 154 143 080 hands the current edition sets differently from the first (stated
 /// in `docs/games.md`); the test derives it by walking every hand.
@@ -125,7 +125,7 @@ fn house_way_is_legal_on_every_hand() {
 /// Whether the second edition sets `hand` differently from the first; if it does, the difference
 /// must be exactly the corrected rule: the first kept a royal flush made with the natural ace and
 /// the joker high, the second applies rule 9's exception.
-fn second_edition_changes(hand: &[Card; 7], current: pitboss::engine::house_way::HouseWay) -> bool {
+fn second_edition_changes(hand: &[Card; 7], current: pitboss_engine::house_way::HouseWay) -> bool {
     let first = try_house_way(hand, Edition::AtlanticCity2026_1).expect("first edition");
     if first.setting == current.setting {
         assert_eq!(first.rule, current.rule, "{}", format_cards(hand));

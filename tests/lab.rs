@@ -3,11 +3,11 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use pitboss::engine::card::Deck;
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::game::GameId;
-use pitboss::engine::rng::Seed;
-use pitboss::lab::nutz;
+use pitboss_engine::card::Deck;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
+use pitboss_lab::nutz;
 use sha2::{Digest, Sha256};
 
 /// A plain reading of the Nutz rules, written apart from the engine: the final hand's name.
@@ -196,10 +196,10 @@ fn rng_command_writes_raw_words() {
 #[test]
 fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
     let config = GameConfig::default_for(GameId::MississippiStud);
-    let pitboss::engine::config::Rules::MississippiStud(rules) = &config.rules else {
+    let pitboss_engine::config::Rules::MississippiStud(rules) = &config.rules else {
         panic!("rules")
     };
-    let a = pitboss::lab::mississippi::analyse(rules);
+    let a = pitboss_lab::mississippi::analyse(rules);
     // Return per total amount wagered, exactly: 1 + value / wagered, rounded to hundredths of a %.
     let basis_points = ((a.wagered + a.value) * 10_000 * 2 + a.wagered) / (2 * a.wagered);
     assert_eq!(
@@ -215,7 +215,7 @@ fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
     );
     assert!(a.average_wager() > 3.5 && a.average_wager() < 3.7);
     // The forward pass that writes the sheet row by row lands exactly on the backward induction.
-    let main = pitboss::lab::mississippi::main_sheet(&config).unwrap();
+    let main = pitboss_lab::mississippi::main_sheet(&config).unwrap();
     assert_eq!(
         main.rows.iter().map(|r| r.count).sum::<u128>(),
         main.denominator
@@ -223,7 +223,7 @@ fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
     assert_eq!(main.denominator as i128, a.denominator);
     assert_eq!(main.wagered() as i128, a.wagered);
     assert_eq!(main.returned() as i128 - main.wagered() as i128, a.value);
-    let bonus = pitboss::lab::mississippi::bonus_sheet(&config).unwrap();
+    let bonus = pitboss_lab::mississippi::bonus_sheet(&config).unwrap();
     assert_eq!(bonus.rows.iter().map(|r| r.count).sum::<u128>(), 22_100);
     assert_eq!(
         (bonus.returned() * 10_000 + 11_050) / 22_100,
@@ -239,12 +239,12 @@ fn mississippi_stud_optimal_play_returns_98_63_percent_and_the_bonus_97_86() {
 fn pai_gow_main_bet_simulated_over_10_8_rounds_contains_97_47_percent() {
     let config = GameConfig::default_for(GameId::FortunePaiGow);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let sim = pitboss::lab::pai_gow::simulate_main(
+    let sim = pitboss_lab::pai_gow::simulate_main(
         &config,
         100_000_000,
         &Seed::from_bytes([0; 32]),
         threads,
-        &pitboss::lab::Run::default(),
+        &pitboss_lab::Run::default(),
     )
     .unwrap();
     assert_eq!(sim.rounds, 100_000_000);
@@ -272,10 +272,10 @@ fn pai_gow_main_bet_simulated_over_10_8_rounds_contains_97_47_percent() {
 /// of hands) and the bonus, whose pays need no strategy but the folds (never on a flush or better).
 #[test]
 fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
-    use pitboss::engine::card::{parse_cards, Card};
-    use pitboss::lab::caribbean::{self, Counts, Decision, Payouts, SortedHands, COMPLETIONS};
+    use pitboss_engine::card::{parse_cards, Card};
+    use pitboss_lab::caribbean::{self, Counts, Decision, Payouts, SortedHands, COMPLETIONS};
     let config = GameConfig::default_for(GameId::CaribbeanStud);
-    let pitboss::engine::config::Rules::CaribbeanStud(rules) = &config.rules else {
+    let pitboss_engine::config::Rules::CaribbeanStud(rules) = &config.rules else {
         panic!("rules")
     };
     let hands = SortedHands::build();
@@ -334,7 +334,7 @@ fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
         dealer_higher: 0,
     };
     assert!(
-        payouts.raise_net(pitboss::engine::hand::poker5::Category::Pair, &tie) > payouts.fold_net()
+        payouts.raise_net(pitboss_engine::hand::poker5::Category::Pair, &tie) > payouts.fold_net()
     );
 
     // The decision table (one bit per hand and up card, built by the sweep for the up cards of the
@@ -391,7 +391,7 @@ fn caribbean_stud_counting_equals_enumeration_and_gives_the_published_edge() {
 /// the one the sheet assumes is told apart by the same test.
 #[test]
 fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
-    use pitboss::lab::simulate::{self, Request, Strategy};
+    use pitboss_lab::simulate::{self, Request, Strategy};
     let run = |game, hands, strategy, threads| {
         let request = Request {
             config: GameConfig::default_for(game),
@@ -400,7 +400,7 @@ fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
             seed: Seed::from_bytes([7; 32]),
             threads,
         };
-        let progress = pitboss::lab::Run::default();
+        let progress = pitboss_lab::Run::default();
         let report = simulate::run(&request, &progress).unwrap();
         assert_eq!(progress.done.into_inner(), hands, "every hand counted once");
         report
@@ -452,7 +452,7 @@ fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
     let main = &always.groups[0];
     assert!(main.chi_square.is_none(), "no exact sheet for 'always'");
     let optimal =
-        pitboss::lab::mississippi::main_sheet(&GameConfig::default_for(GameId::MississippiStud))
+        pitboss_lab::mississippi::main_sheet(&GameConfig::default_for(GameId::MississippiStud))
             .unwrap();
     let chi = simulate::chi_square(&main.tally, &optimal);
     assert!(chi.p_value < 1e-9, "{chi:?}");

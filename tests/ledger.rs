@@ -9,17 +9,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ed25519_dalek::{Signer, SigningKey};
-use pitboss::ledger::entry::entry_hash;
-use pitboss::ledger::store::cf;
-use pitboss::ledger::{
-    encode_payload, AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind,
+use pitboss_ledger::entry::entry_hash;
+use pitboss_ledger::tamper::Tamper;
+use pitboss_ledger::{
+    AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind,
     RequestKey, Store,
 };
 use pitboss::proto;
 use prost::Message;
 
 fn payload(n: u64) -> Vec<u8> {
-    encode_payload(&proto::Payload {
+    prost::Message::encode_to_vec(&proto::Payload {
         kind: Some(proto::payload::Kind::ConfigPublished(
             proto::ConfigPublished {
                 config_id: vec![7; 32],
@@ -64,25 +64,21 @@ fn filled(n: u64) -> tempfile::TempDir {
     dir
 }
 
-fn raw(dir: &Path) -> Store {
-    Store::open(dir).unwrap()
+fn raw(dir: &Path) -> Tamper<'static> {
+    Tamper::open(dir).unwrap()
 }
 
 /// Flips one bit of entry `sequence`, inside its envelope bytes (the stored record starts with them).
 fn flip_a_byte(dir: &Path, sequence: u64) {
     let store = raw(dir);
-    let key = sequence.to_be_bytes();
-    let mut value = store.get(cf::EVENTS, &key).unwrap().unwrap();
+    let mut value = store.entry(sequence).unwrap().unwrap();
     value[40] ^= 0x01;
-    store
-        .db()
-        .put_cf(store.cf(cf::EVENTS).unwrap(), key, value)
-        .unwrap();
+    store.put_entry(sequence, &value).unwrap();
 }
 
 fn problem_of(dir: &Path) -> (u64, ProblemKind) {
     let store = Store::open_read_only(dir).unwrap();
-    let report = pitboss::ledger::verify(&store, 0, None);
+    let report = pitboss_ledger::verify(&store, 0, None);
     let problem = report.problem.expect("verification must fail");
     (problem.sequence, problem.kind)
 }
@@ -153,10 +149,7 @@ fn a_flipped_byte_is_named() {
 fn a_deleted_entry_is_named_as_a_gap() {
     let dir = filled(20);
     let store = raw(dir.path());
-    store
-        .db()
-        .delete_cf(store.cf(cf::EVENTS).unwrap(), 7u64.to_be_bytes())
-        .unwrap();
+    store.delete_entry(7).unwrap();
     drop(store);
     assert_eq!(problem_of(dir.path()), (7, ProblemKind::Gap { found: 8 }));
 }
@@ -165,11 +158,10 @@ fn a_deleted_entry_is_named_as_a_gap() {
 fn swapped_entries_are_named() {
     let dir = filled(20);
     let store = raw(dir.path());
-    let events = store.cf(cf::EVENTS).unwrap();
-    let a = store.get(cf::EVENTS, &5u64.to_be_bytes()).unwrap().unwrap();
-    let b = store.get(cf::EVENTS, &9u64.to_be_bytes()).unwrap().unwrap();
-    store.db().put_cf(events, 5u64.to_be_bytes(), b).unwrap();
-    store.db().put_cf(events, 9u64.to_be_bytes(), a).unwrap();
+    let a = store.entry(5).unwrap().unwrap();
+    let b = store.entry(9).unwrap().unwrap();
+    store.put_entry(5, &b).unwrap();
+    store.put_entry(9, &a).unwrap();
     drop(store);
     assert_eq!(
         problem_of(dir.path()),
@@ -182,16 +174,10 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
     let dir = filled(20);
     let store = raw(dir.path());
     // Re-sign entry 12 with a key the log never established, keeping hash and link consistent.
-    let entry = Entry::decode(
-        &store
-            .get(cf::EVENTS, &12u64.to_be_bytes())
-            .unwrap()
-            .unwrap(),
-    )
-    .unwrap();
+    let entry = Entry::decode(&store.entry(12).unwrap().unwrap()).unwrap();
     let foreign = SigningKey::from_bytes(&[42; 32]);
     let mut envelope = entry.envelope.clone();
-    envelope.key_id = pitboss::ledger::KeyId::of(&foreign.verifying_key())
+    envelope.key_id = pitboss_ledger::KeyId::of(&foreign.verifying_key())
         .0
         .to_vec();
     let bytes = envelope.encode_to_vec();
@@ -201,14 +187,7 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
         hash: hash.to_vec(),
         signature: foreign.sign(&hash).to_bytes().to_vec(),
     };
-    store
-        .db()
-        .put_cf(
-            store.cf(cf::EVENTS).unwrap(),
-            12u64.to_be_bytes(),
-            record.encode_to_vec(),
-        )
-        .unwrap();
+    store.put_entry(12, &record.encode_to_vec()).unwrap();
     drop(store);
     let (sequence, kind) = problem_of(dir.path());
     assert_eq!(sequence, 12);
@@ -217,17 +196,9 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
     // And a forged signature by the right key id is a bad signature.
     let dir = filled(20);
     let store = raw(dir.path());
-    let mut entry =
-        Entry::decode(&store.get(cf::EVENTS, &3u64.to_be_bytes()).unwrap().unwrap()).unwrap();
+    let mut entry = Entry::decode(&store.entry(3).unwrap().unwrap()).unwrap();
     entry.signature = foreign.sign(&entry.hash).to_bytes();
-    store
-        .db()
-        .put_cf(
-            store.cf(cf::EVENTS).unwrap(),
-            3u64.to_be_bytes(),
-            entry.encode(),
-        )
-        .unwrap();
+    store.put_entry(3, &entry.encode()).unwrap();
     drop(store);
     assert_eq!(problem_of(dir.path()), (3, ProblemKind::BadSignature));
 }
@@ -236,14 +207,7 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
 fn garbage_in_the_store_is_reported_not_panicked_on() {
     let dir = filled(5);
     let store = raw(dir.path());
-    store
-        .db()
-        .put_cf(
-            store.cf(cf::EVENTS).unwrap(),
-            3u64.to_be_bytes(),
-            b"\xff\xff garbage",
-        )
-        .unwrap();
+    store.put_entry(3, b"\xff\xff garbage").unwrap();
     drop(store);
     let (sequence, kind) = problem_of(dir.path());
     assert_eq!(sequence, 3);
@@ -286,10 +250,7 @@ fn verify_cli_names_the_bad_entry() {
         String::from_utf8_lossy(&out.stdout)
     );
     let store = raw(dir.path());
-    store
-        .db()
-        .delete_cf(store.cf(cf::EVENTS).unwrap(), 6u64.to_be_bytes())
-        .unwrap();
+    store.delete_entry(6).unwrap();
     drop(store);
     let out = pitboss(&["verify"]);
     assert_eq!(out.status.code(), Some(1));
@@ -332,7 +293,7 @@ async fn concurrent_appends_at_one_version_let_exactly_one_through() {
         }
         assert_eq!(ok, 1, "round {round}");
     }
-    assert_eq!(ledger.store().stream_version("hand/x").unwrap(), 5);
+    assert_eq!(ledger.stream_version("hand/x").unwrap(), 5);
     assert!(ledger.verify().ok());
 }
 
@@ -475,7 +436,7 @@ fn sigkill_at_random_moments_loses_nothing_acknowledged() {
             }
         }
         // The anchor was durable before each acknowledgement: it covers every acknowledged entry.
-        let anchored = pitboss::ledger::anchor::read(&dir.path().join("anchor"))
+        let anchored = pitboss_ledger::anchor::read(&dir.path().join("anchor"))
             .unwrap()
             .expect("an anchor")
             .newer
@@ -512,8 +473,8 @@ fn sigkill_at_random_moments_loses_nothing_acknowledged() {
 /// can be proven consistent with one taken before.
 #[test]
 fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
-    use pitboss::ledger::checkpoint::Checkpoint;
-    use pitboss::ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
+    use pitboss_ledger::checkpoint::Checkpoint;
+    use pitboss_ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
     let dir = filled(700);
     let ledger = Ledger::open(dir.path(), 0).unwrap();
     assert_eq!(ledger.tree_size().unwrap(), 701);
@@ -557,12 +518,12 @@ fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
     let store = Store::open_read_only(dir.path()).unwrap();
     for (size, root) in [(300, old.root), (701, new.root)] {
         assert_eq!(
-            pitboss::ledger::root_from_store(&store, size).unwrap(),
+            pitboss_ledger::root_from_store(&store, size).unwrap(),
             root,
             "one pass over the store gives the checkpoint's root"
         );
     }
-    assert!(pitboss::ledger::root_from_store(&store, 702).is_err());
+    assert!(pitboss_ledger::root_from_store(&store, 702).is_err());
     drop(store);
     std::fs::write(dir.path().join("old.checkpoint"), old.note()).unwrap();
     flip_a_byte(dir.path(), 100);
@@ -572,7 +533,7 @@ fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
     assert!(refused.to_string().contains("entry 100"), "{refused}");
     let store = Store::open_read_only(dir.path()).unwrap();
     assert_ne!(
-        pitboss::ledger::root_from_store(&store, 300).unwrap(),
+        pitboss_ledger::root_from_store(&store, 300).unwrap(),
         old.root
     );
     drop(store);

@@ -4,16 +4,17 @@
 //! A hand of rules version 1 still in progress goes on under those rules; no new hand opens under
 //! them.
 
+use pitboss::codec::EntryPayload;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use pitboss::engine::config::{GameConfig, RulesVersion, RULES_VERSION};
-use pitboss::engine::games::{Action, Command, Event, Hand, OpenHand, Status, VoidKind, DAY_MS};
-use pitboss::engine::money::Money;
-use pitboss::engine::settlement::BetId;
+use pitboss_engine::config::{GameConfig, RulesVersion, RULES_VERSION};
+use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, VoidKind, DAY_MS};
+use pitboss_engine::money::Money;
+use pitboss_engine::settlement::BetId;
 use pitboss::floor::{Floor, FloorError, OpenRequest};
-use pitboss::ledger::Ledger;
+use pitboss_ledger::Ledger;
 use serde_json::Value;
 
 /// A copy of the legacy data directory (git keeps no file modes: the key goes back to 0600).
@@ -69,8 +70,8 @@ fn commands(events: &[Event]) -> Vec<Command> {
 fn under_current_rules(hand: &Hand, events: &[Event]) -> Result<Vec<Event>, String> {
     let mut config: GameConfig = hand.config().clone();
     config.rules_version = RULES_VERSION;
-    if let pitboss::engine::config::Rules::FortunePaiGow(r) = &mut config.rules {
-        r.house_way = pitboss::engine::config::HOUSE_WAY_DEFAULT.into();
+    if let pitboss_engine::config::Rules::FortunePaiGow(r) = &mut config.rules {
+        r.house_way = pitboss_engine::config::HOUSE_WAY_DEFAULT.into();
     }
     // The structure only: a configuration of the earlier release may be outside today's bounds
     // (the low-cap one is), which matters for opening hands, not for comparing rules.
@@ -241,14 +242,14 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
         &mut low_cap,
     )
     .unwrap();
-    let low_cap = pitboss::engine::config::ConfigId(low_cap);
+    let low_cap = pitboss_engine::config::ConfigId(low_cap);
     let refused = floor
         .open_hand(OpenRequest {
-            game: Some(pitboss::engine::game::GameId::MississippiStud),
+            game: Some(pitboss_engine::game::GameId::MississippiStud),
             config_id: Some(low_cap),
             table: "T".into(),
             player: "P".into(),
-            wagers: vec![pitboss::engine::settlement::Wager {
+            wagers: vec![pitboss_engine::settlement::Wager {
                 bet: BetId::Ante,
                 amount: Money(500),
             }],
@@ -268,7 +269,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
         low_cap_config.check_limits().unwrap_err().field(),
         Some("rules.mississippi_stud.game_cap")
     );
-    for game in pitboss::engine::game::GameId::ALL {
+    for game in pitboss_engine::game::GameId::ALL {
         let default = floor.config(&floor.default_config(game).unwrap()).unwrap();
         assert_eq!(default.rules_version, RULES_VERSION);
     }

@@ -8,16 +8,16 @@ mod common;
 use std::sync::Arc;
 
 use common::currency::{in_currency, Scale};
-use pitboss::engine::card::Card;
-use pitboss::engine::config::{Currency, GameConfig, Limit, Rules};
-use pitboss::engine::game::GameId;
-use pitboss::engine::games::view::player_view;
-use pitboss::engine::games::{
+use pitboss_engine::card::Card;
+use pitboss_engine::config::{Currency, GameConfig, Limit, Rules};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::view::player_view;
+use pitboss_engine::games::{
     Action, Command, Event, Hand, OpenHand, Shaker, Status, Timestamp, VoidKind, VoidOrder, DAY_MS,
 };
-use pitboss::engine::money::Money;
-use pitboss::engine::rng::Seed;
-use pitboss::engine::settlement::{BetId, Wager};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Wager};
 use proptest::prelude::*;
 
 const T0: u64 = 1_700_000_000_000;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use pitboss::engine::rng::Seed;
+use pitboss_engine::rng::Seed;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 

@@ -11,16 +11,16 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use pitboss::engine::card::Card;
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::deal;
-use pitboss::engine::game::{GameId, Seat};
-use pitboss::engine::games::{
+use pitboss_engine::card::Card;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::deal;
+use pitboss_engine::game::{GameId, Seat};
+use pitboss_engine::games::{
     Action, Command, Event, Hand, OpenHand, Shaker, Status, Timestamp, VoidOrder,
 };
-use pitboss::engine::money::Money;
-use pitboss::engine::rng::Seed;
-use pitboss::engine::settlement::{BetId, Wager};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Wager};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 

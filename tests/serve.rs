@@ -76,9 +76,9 @@ async fn serves_health_and_derives_deals_over_grpc() {
         .await
         .expect("derive deal")
         .into_inner();
-    let local = pitboss::engine::deal::derive(
-        pitboss::engine::game::GameId::FortunePaiGow,
-        &pitboss::engine::rng::Seed::from_slice(&seed).unwrap(),
+    let local = pitboss_engine::deal::derive(
+        pitboss_engine::game::GameId::FortunePaiGow,
+        &pitboss_engine::rng::Seed::from_slice(&seed).unwrap(),
     );
     assert_eq!(reply.commitment, local.commitment.to_string());
     assert_eq!(reply.deck.len(), 53);

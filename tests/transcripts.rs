@@ -4,12 +4,12 @@
 
 use std::process::Command;
 
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::deal;
-use pitboss::engine::game::{GameId, Seat};
-use pitboss::engine::games::Event;
-use pitboss::engine::rng::Seed;
-use pitboss::lab::transcript::{self, Refusal};
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::deal;
+use pitboss_engine::game::{GameId, Seat};
+use pitboss_engine::games::Event;
+use pitboss_engine::rng::Seed;
+use pitboss_lab::transcript::{self, Refusal};
 use serde_json::{json, Value};
 
 fn fixture(game: &str) -> String {

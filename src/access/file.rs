@@ -10,7 +10,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::roles::Role;
-use crate::engine::game::GameId;
+use pitboss_engine::game::GameId;
 
 /// The largest access file read (bytes).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -133,10 +133,10 @@ fn id_problem(id: &str) -> Option<String> {
         return Some("letters, digits and . - _ @ : only".into());
     }
     // The server's own actors: no principal may sign entries as the server or a local tool.
-    if id == crate::ledger::SERVER_ACTOR || id.starts_with("local:") {
+    if id == pitboss_ledger::SERVER_ACTOR || id.starts_with("local:") {
         return Some(format!(
             "`{}` and ids starting with `local:` are the server's own actors",
-            crate::ledger::SERVER_ACTOR
+            pitboss_ledger::SERVER_ACTOR
         ));
     }
     None

@@ -16,6 +16,7 @@
 //! id the hand names; then the hand is replayed by the same code as live replay, and the proof
 //! report says, line by line, whether the rules give what was recorded.
 
+use crate::codec::EntryPayload;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -25,12 +26,12 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
 use super::replay::{replay_entries, EntryStatus, ProofReport};
-use crate::engine::config::{ConfigId, GameConfig};
-use crate::engine::games::Event;
-use crate::ledger::checkpoint::Checkpoint;
-use crate::ledger::entry::{entry_hash, Entry};
-use crate::ledger::merkle::{leaf_hash, verify_inclusion};
-use crate::ledger::{KeyId, Ledger, LedgerError};
+use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::games::Event;
+use pitboss_ledger::checkpoint::Checkpoint;
+use pitboss_ledger::entry::{entry_hash, Entry};
+use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
+use pitboss_ledger::{KeyId, Ledger, LedgerError};
 
 /// The format name written in every bundle.
 pub const FORMAT: &str = "pitboss.bundle.v2";
@@ -176,7 +177,7 @@ pub fn build(
     };
     let (checkpoint, _) = ledger.checkpoint_with(size, vec![end.line()])?;
     let mut keys = BTreeMap::new();
-    for (id, public) in ledger.store().known_keys().map_err(LedgerError::from)? {
+    for (id, public) in ledger.known_keys()? {
         keys.insert(hex::encode(id), hex::encode(public));
     }
     let mut bundled = Vec::with_capacity(entries.len());

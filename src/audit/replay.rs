@@ -5,19 +5,20 @@
 //! bound and what it cut, the void rule that fired and why it was allowed, and the first place the
 //! recorded hand and the rules disagree (the event, the field, both values).
 
+use crate::codec::EntryPayload;
 use std::sync::Arc;
 
 use crate::codec;
-use crate::engine::config::{ConfigId, GameConfig};
-use crate::engine::game::GameId;
-use crate::engine::games::{
+use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{
     Action, Command, Completion, Event, Hand, OpenHand, Status, Void, VoidKind,
 };
-use crate::engine::money::Money;
-use crate::engine::paytable::Pay;
-use crate::engine::rng::Seed;
-use crate::engine::settlement::{GameCapLine, Settlement};
-use crate::ledger::{verify, Entry, Ledger, ProblemKind};
+use pitboss_engine::money::Money;
+use pitboss_engine::paytable::Pay;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{GameCapLine, Settlement};
+use pitboss_ledger::{Entry, Ledger, ProblemKind};
 
 /// One recorded event, as checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,7 +205,7 @@ pub fn replay(
         .iter()
         .map(|entry| {
             let seq = entry.envelope.sequence;
-            let check = verify(ledger.store(), seq, Some(seq));
+            let check = ledger.verify_range(seq, Some(seq));
             match &check.problem {
                 None => (true, true, String::new()),
                 Some(p) => match &p.kind {

@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use pitboss::lab::transcript::{self, Checked};
+use pitboss_lab::transcript::{self, Checked};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {

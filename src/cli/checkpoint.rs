@@ -9,8 +9,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::client::{block_on, refused, ServerArgs};
-use pitboss::ledger::checkpoint::Checkpoint;
-use pitboss::ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
+use pitboss_ledger::checkpoint::Checkpoint;
+use pitboss_ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 

@@ -128,5 +128,5 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
 /// none).
 pub fn money(minor: u64, currency: Option<&pitboss::proto::Currency>) -> String {
     let digits = currency.map_or(2, |c| u8::try_from(c.minor_digits).unwrap_or(u8::MAX));
-    pitboss::engine::money::Money(minor).display(digits)
+    pitboss_engine::money::Money(minor).display(digits)
 }

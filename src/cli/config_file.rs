@@ -5,8 +5,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::game::GameId;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
 
 /// The configuration in `path`, or `game`'s default.
 pub fn load(path: Option<&Path>, game: GameId) -> anyhow::Result<GameConfig> {

@@ -4,9 +4,9 @@
 use clap::Args;
 use serde_json::{json, Value};
 
-use pitboss::engine::deal::{self, Deal};
-use pitboss::engine::game::GameId;
-use pitboss::engine::rng::Seed;
+use pitboss_engine::deal::{self, Deal};
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
 
 #[derive(Debug, Args)]
 pub struct DealArgs {
@@ -29,7 +29,7 @@ pub fn run(args: DealArgs) -> anyhow::Result<()> {
 
 /// The JSON form of a derived deal (also used by the RNG test vectors).
 pub fn deal_json(deal: &Deal, seed: &Seed) -> Value {
-    let strings = |cards: &[pitboss::engine::card::Card]| -> Vec<String> {
+    let strings = |cards: &[pitboss_engine::card::Card]| -> Vec<String> {
         cards.iter().map(ToString::to_string).collect()
     };
     let mut object = json!({

@@ -9,8 +9,8 @@ use anyhow::bail;
 use clap::Args;
 use serde_json::json;
 
-use pitboss::engine::card::{format_cards, parse_exact, Card};
-use pitboss::engine::house_way::{house_way, Edition, HouseWay};
+use pitboss_engine::card::{format_cards, parse_exact, Card};
+use pitboss_engine::house_way::{house_way, Edition, HouseWay};
 
 #[derive(Debug, Args)]
 pub struct HouseWayArgs {

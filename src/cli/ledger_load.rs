@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use pitboss::ledger::{encode_payload, AppendRequest, Expected, Ledger};
+use pitboss_ledger::{AppendRequest, Expected, Ledger};
 use pitboss::proto;
 
 #[derive(Debug, Args)]
@@ -50,13 +50,13 @@ pub fn run(args: LedgerLoadArgs) -> anyhow::Result<()> {
                     let request = AppendRequest {
                         stream: stream.clone(),
                         expected: Expected::Any,
-                        payloads: vec![encode_payload(&payload); count],
+                        payloads: vec![prost::Message::encode_to_vec(&payload); count],
                         request: None,
                         indexes: Vec::new(),
                         secrets: Vec::new(),
                         unindex: Vec::new(),
                         recorded_at_ms: n,
-                        actor: pitboss::ledger::SERVER_ACTOR.to_string(),
+                        actor: pitboss_ledger::SERVER_ACTOR.to_string(),
                     };
                     let appended = ledger.append(request).await?;
                     if let Ok(mut out) = out.lock() {

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::game::GameId;
-use pitboss::lab::ParSheet;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
+use pitboss_lab::ParSheet;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -30,19 +30,19 @@ pub struct ParArgs {
     #[arg(long, default_value_t = 10_000_000)]
     rounds: u64,
     /// Fortune Pai Gow: the simulation's seed, 64 hex digits (reproducible runs).
-    #[arg(long, value_parser = |s: &str| pitboss::engine::rng::Seed::from_hex(s), default_value = "0000000000000000000000000000000000000000000000000000000000000000")]
-    seed: pitboss::engine::rng::Seed,
+    #[arg(long, value_parser = |s: &str| pitboss_engine::rng::Seed::from_hex(s), default_value = "0000000000000000000000000000000000000000000000000000000000000000")]
+    seed: pitboss_engine::rng::Seed,
 }
 
 pub fn run(args: ParArgs) -> anyhow::Result<()> {
     let config = super::config_file::load(args.config.as_deref(), args.game)?;
-    let threads = pitboss::lab::threads();
+    let threads = pitboss_lab::threads();
     let main_bet = if config.game == GameId::FortunePaiGow && args.rounds > 0 {
         Some(pai_gow_main(&config, &args, threads)?)
     } else {
         None
     };
-    let sheets = pitboss::lab::exact_par_sheets(&config, threads).map_err(anyhow::Error::msg)?;
+    let sheets = pitboss_lab::exact_par_sheets(&config, threads).map_err(anyhow::Error::msg)?;
     match args.format {
         Format::Md => {
             if let Some((_, text)) = &main_bet {
@@ -70,12 +70,12 @@ fn pai_gow_main(
     threads: usize,
 ) -> anyhow::Result<(serde_json::Value, String)> {
     let started = std::time::Instant::now();
-    let sim = pitboss::lab::pai_gow::simulate_main(
+    let sim = pitboss_lab::pai_gow::simulate_main(
         config,
         args.rounds,
         &args.seed,
         threads,
-        &pitboss::lab::Run::default(),
+        &pitboss_lab::Run::default(),
     )
     .map_err(anyhow::Error::msg)?;
     let seconds = started.elapsed().as_secs_f64();

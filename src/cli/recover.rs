@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use pitboss::ledger::recovery::{self, RecoveryError};
+use pitboss_ledger::recovery::{self, RecoveryError};
 
 #[derive(Debug, Args)]
 pub struct RecoverArgs {

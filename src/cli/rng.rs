@@ -5,8 +5,8 @@
 use anyhow::bail;
 use clap::Args;
 
-use pitboss::engine::card::Deck;
-use pitboss::lab::rng_output;
+use pitboss_engine::card::Deck;
+use pitboss_lab::rng_output;
 
 #[derive(Debug, Args)]
 pub struct RngArgs {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use pitboss::ledger::Ledger;
+use pitboss_ledger::Ledger;
 
 #[derive(Debug, Args)]
 pub struct RotateKeyArgs {
@@ -29,8 +29,7 @@ pub fn run(args: RotateKeyArgs) -> anyhow::Result<()> {
         .context("the rotation failed")?;
     let (sequence, _) = ledger.head()?.context("the log is empty")?;
     let public = ledger
-        .store()
-        .get(pitboss::ledger::store::cf::KEYS, &new.0)?
+        .public_key(new)?
         .context("the new key is not in the log")?;
     ledger.close();
     println!(

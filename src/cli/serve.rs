@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Args;
 use pitboss::access::{self, Access};
 use pitboss::floor::Floor;
-use pitboss::ledger::SERVER_ACTOR;
+use pitboss_ledger::SERVER_ACTOR;
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
 #[derive(Debug, Args)]
@@ -141,7 +141,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let ledger = std::sync::Arc::new(
-            pitboss::ledger::Ledger::open(&args.data, now_ms)
+            pitboss_ledger::Ledger::open(&args.data, now_ms)
                 .with_context(|| format!("cannot open the data directory {}", args.data.display()))?,
         );
         let head = ledger.head()?;

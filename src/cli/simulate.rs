@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use clap::{Args, ValueEnum};
 
-use pitboss::engine::game::GameId;
-use pitboss::engine::rng::Seed;
-use pitboss::lab::simulate::{self, Request, Strategy};
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
+use pitboss_lab::simulate::{self, Request, Strategy};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -49,9 +49,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         hands: args.hands,
         strategy: args.strategy,
         seed: args.seed,
-        threads: args.threads.unwrap_or_else(pitboss::lab::threads),
+        threads: args.threads.unwrap_or_else(pitboss_lab::threads),
     };
-    let run = pitboss::lab::Run::default();
+    let run = pitboss_lab::Run::default();
     let progress = &run.done;
     let done = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {

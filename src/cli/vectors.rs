@@ -4,10 +4,10 @@
 
 use serde_json::{json, Value};
 
-use pitboss::engine::card::{Card, Deck};
-use pitboss::engine::deal;
-use pitboss::engine::game::GameId;
-use pitboss::engine::rng::{Bound, Seed};
+use pitboss_engine::card::{Card, Deck};
+use pitboss_engine::deal;
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::{Bound, Seed};
 
 /// The seeds: all zero bytes; bytes 0x00, 0x01, …, 0x1f; one drawn at random once (from
 /// /dev/urandom when the vectors were first written) and kept.

@@ -15,10 +15,10 @@ use std::process::ExitCode;
 use clap::Args;
 use ed25519_dalek::VerifyingKey;
 
-use pitboss::ledger::anchor;
-use pitboss::ledger::checkpoint::{self, Checkpoint};
-use pitboss::ledger::integrity::{self, AnchorState, Examine, Examined, Refusal};
-use pitboss::ledger::store::{OpenOptions, StoreError};
+use pitboss_ledger::anchor;
+use pitboss_ledger::checkpoint::{self, Checkpoint};
+use pitboss_ledger::integrity::{self, AnchorState, Examine, Examined, Refusal};
+use pitboss_ledger::store::{OpenOptions, StoreError};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -128,7 +128,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 match examined.walk.last_key {
                     Some(key) => println!(
                         "keys: {} is the log's current signing key {key}",
-                        pitboss::ledger::keys::KEY_FILE
+                        pitboss_ledger::keys::KEY_FILE
                     ),
                     None => println!("keys: the log is empty (its key is made when it starts)"),
                 }
@@ -166,12 +166,12 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             r.reason
         );
     }
-    if examined.format == Some(pitboss::ledger::store::LEGACY_FORMAT_VERSION)
+    if examined.format == Some(pitboss_ledger::store::LEGACY_FORMAT_VERSION)
         && matches!(examined.anchor, AnchorState::Missing)
     {
         println!(
             "note: format {} (written by an earlier release): no anchor yet; the first start of this release verifies the whole log, signatures included, and anchors it",
-            pitboss::ledger::store::LEGACY_FORMAT_VERSION
+            pitboss_ledger::store::LEGACY_FORMAT_VERSION
         );
     }
     for note in &examined.notes {
@@ -246,7 +246,7 @@ fn read_checkpoint(path: &PathBuf, key: Option<&str>) -> Result<Held, String> {
 
 /// Holds the log to a checkpoint; prints what holds and returns what does not.
 fn check_checkpoint(
-    store: &pitboss::ledger::Store,
+    store: &pitboss_ledger::Store,
     examined: &Examined,
     c: &Checkpoint,
     pinned: Option<&VerifyingKey>,
@@ -311,7 +311,7 @@ fn check_checkpoint(
         ));
         return failed;
     }
-    match pitboss::ledger::root_from_store(store, c.size) {
+    match pitboss_ledger::root_from_store(store, c.size) {
         Ok(root) if root == c.root => println!(
             "checkpoint: the log's first {} entries have the checkpoint's Merkle root",
             c.size

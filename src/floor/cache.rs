@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::engine::games::{Hand, Status};
+use pitboss_engine::games::{Hand, Status};
 use crate::lru::Lru;
 
 /// The most hands kept (a hand in progress takes about 2 KiB: 20 MiB in all).
@@ -57,12 +57,12 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::config::GameConfig;
-    use crate::engine::game::GameId;
-    use crate::engine::games::{Command, OpenHand, Timestamp};
-    use crate::engine::money::Money;
-    use crate::engine::rng::Seed;
-    use crate::engine::settlement::{BetId, Wager};
+    use pitboss_engine::config::GameConfig;
+    use pitboss_engine::game::GameId;
+    use pitboss_engine::games::{Command, OpenHand, Timestamp};
+    use pitboss_engine::money::Money;
+    use pitboss_engine::rng::Seed;
+    use pitboss_engine::settlement::{BetId, Wager};
 
     fn open_hand(seed: u8) -> Hand {
         let hand = Hand::new(
@@ -112,7 +112,7 @@ mod tests {
         assert_eq!(cache.len(), 1);
         let events = hand
             .decide(&Command::Act {
-                action: crate::engine::games::Action::Fold,
+                action: pitboss_engine::games::Action::Fold,
                 at: Timestamp(2),
             })
             .unwrap();

@@ -10,11 +10,10 @@
 use std::sync::Arc;
 
 use super::{invalid, Floor, FloorError};
-use crate::engine::config::Currency;
-use crate::engine::game::GameId;
-use crate::engine::games::Status;
-use crate::ledger::store::StoreError;
-use crate::ledger::Store;
+use pitboss_engine::config::Currency;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::Status;
+use pitboss_ledger::{Ledger, LedgerError};
 
 pub(super) const PLAYER: &str = "hand_by_player";
 pub(super) const TABLE: &str = "hand_by_table";
@@ -69,19 +68,19 @@ const PAGE: usize = 512;
 /// Hands of `table` opened from `from` to `to` (inclusive), newest first: the page starting after
 /// `after` (the `next` of the page before; `None` for the first).
 pub(super) fn table_hands_page(
-    store: &Store,
+    ledger: &Ledger,
     table: &str,
     from: u64,
     to: u64,
     after: Option<&[u8]>,
-) -> Result<IdPage, StoreError> {
+) -> Result<IdPage, LedgerError> {
     let mut prefix = table.as_bytes().to_vec();
     prefix.push(0);
     let start = match after {
         Some(key) => [key, &[0]].concat(),
         None => [&prefix[..], &(u64::MAX - to).to_be_bytes()].concat(),
     };
-    let page = store.index_scan(TABLE, &prefix, &start, PAGE)?;
+    let page = ledger.index_page(TABLE, &prefix, &start, PAGE)?;
     let mut ids = Vec::with_capacity(page.len());
     for (key, _) in &page {
         match parse_owned(&key[prefix.len()..]) {
@@ -99,12 +98,12 @@ pub(super) fn table_hands_page(
 /// Hands still open that were opened at or before `as_of`, oldest first: the page starting after
 /// `after`.
 pub(super) fn open_hands_page(
-    store: &Store,
+    ledger: &Ledger,
     as_of: u64,
     after: Option<&[u8]>,
-) -> Result<IdPage, StoreError> {
+) -> Result<IdPage, LedgerError> {
     let start = after.map(|key| [key, &[0]].concat()).unwrap_or_default();
-    let page = store.index_scan(OPEN, &[], &start, PAGE)?;
+    let page = ledger.index_page(OPEN, &[], &start, PAGE)?;
     let mut ids = Vec::with_capacity(page.len());
     for (key, _) in &page {
         let Some(at) = key
@@ -212,14 +211,11 @@ pub(super) fn list(
         s.push(0);
         s
     };
-    let store = floor.ledger.store();
     let mut out = Vec::new();
     let mut examined = 0;
     let mut last_examined: Vec<u8> = Vec::new();
     loop {
-        let batch = store
-            .index_scan(index, &prefix, &start, size * 2)
-            .map_err(|e| FloorError::Ledger(e.into()))?;
+        let batch = floor.ledger.index_page(index, &prefix, &start, size * 2)?;
         let Some((last, _)) = batch.last().cloned() else {
             return Ok((out, None));
         };

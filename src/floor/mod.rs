@@ -15,21 +15,21 @@ mod proposals;
 mod records;
 mod requests;
 
+use crate::codec::EntryPayload;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use prost::Message;
 
 use crate::codec;
-use crate::engine::config::{ConfigError, ConfigId, GameConfig};
-use crate::engine::game::GameId;
-use crate::engine::games::{
+use pitboss_engine::config::{ConfigError, ConfigId, GameConfig};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{
     Action, Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
 };
-use crate::engine::rng::Seed;
-use crate::engine::settlement::Wager;
-use crate::ledger::store::cf;
-use crate::ledger::{
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::Wager;
+use pitboss_ledger::{
     AppendRequest, Appended, Expected, Ledger, LedgerError, RequestKey, RequestRecord,
 };
 use crate::proto;
@@ -68,10 +68,13 @@ pub enum FloorError {
         expected: u64,
         actual: u64,
     },
-    #[error("{}", crate::ledger::reused_message(.id))]
+    #[error("{}", pitboss_ledger::reused_message(.id))]
     RequestReused { id: String },
     #[error(transparent)]
     Ledger(LedgerError),
+    /// The operating system gave no randomness for a seed or an id.
+    #[error("no randomness from the operating system: {0}")]
+    Randomness(#[source] getrandom::Error),
     #[error("the record of {0} is damaged: {1}")]
     Corrupt(String, String),
     #[error("config_id: configuration {id} opens no new hand: {problem}")]
@@ -313,7 +316,7 @@ impl Floor {
         for game in GameId::ALL {
             let config = GameConfig::default_for(game);
             let (id, _) = floor
-                .publish(config, None, crate::ledger::SERVER_ACTOR)
+                .publish(config, None, pitboss_ledger::SERVER_ACTOR)
                 .await?;
             floor.defaults.insert(game, id);
         }
@@ -331,12 +334,9 @@ impl Floor {
     }
 
     fn load_configs(&self) -> Result<(), FloorError> {
-        let store = self.ledger.store();
         let mut from = Vec::new();
         loop {
-            let page = store
-                .index_scan(index::CONFIG, &[], &from, 256)
-                .map_err(|e| FloorError::Ledger(e.into()))?;
+            let page = self.ledger.index_page(index::CONFIG, &[], &from, 256)?;
             let Some((last, _)) = page.last().cloned() else {
                 break;
             };
@@ -435,7 +435,7 @@ impl Floor {
     /// the lab's budget), also before it is proposed.
     pub fn check_publishable(config: &GameConfig) -> Result<(), FloorError> {
         config.check_current()?;
-        crate::lab::budget::check(config, crate::lab::threads())?;
+        pitboss_lab::budget::check(config, pitboss_lab::threads())?;
         Ok(())
     }
 
@@ -486,7 +486,7 @@ impl Floor {
                 events.push(event);
             }
         }
-        let Some(crate::engine::games::Event::Opened(opened)) = events.first() else {
+        let Some(pitboss_engine::games::Event::Opened(opened)) = events.first() else {
             return Err(corrupt("the first event is not the opening".into()));
         };
         let config = self
@@ -507,9 +507,7 @@ impl Floor {
     fn seed_of(&self, hand_id: &str) -> Result<Seed, FloorError> {
         let bytes = self
             .ledger
-            .store()
-            .get(cf::SECRETS, hand_id.as_bytes())
-            .map_err(|e| FloorError::Ledger(e.into()))?
+            .secret(hand_id.as_bytes())?
             .ok_or_else(|| {
                 FloorError::Corrupt(format!("hand {hand_id}"), "its seed is missing".into())
             })?;
@@ -624,7 +622,7 @@ impl Floor {
         let mut seed = [0u8; 32];
         getrandom::fill(&mut id_bytes)
             .and_then(|()| getrandom::fill(&mut seed))
-            .map_err(|e| FloorError::Ledger(LedgerError::Storage(format!("random source: {e}"))))?;
+            .map_err(FloorError::Randomness)?;
         let hand_id = hex::encode(id_bytes);
         let seed = Seed::from_bytes(seed);
         let at = self.now();
@@ -731,12 +729,7 @@ impl Floor {
         let Some(record) = self.ledger.request(&key.id)? else {
             // An earlier release recorded operations under their id in their own stream only.
             if *target != Target::Stream(operation.clone())
-                && self
-                    .ledger
-                    .store()
-                    .stream_version(&operation)
-                    .map_err(|e| FloorError::Ledger(e.into()))?
-                    > 0
+                && self.ledger.stream_version(&operation)? > 0
             {
                 return Err(reused());
             }
@@ -856,7 +849,7 @@ impl Floor {
         let ends = events.iter().any(|e| {
             matches!(
                 e,
-                crate::engine::games::Event::Settled(_) | crate::engine::games::Event::Voided(_)
+                pitboss_engine::games::Event::Settled(_) | pitboss_engine::games::Event::Voided(_)
             )
         });
         let unindex = match hand.opened() {
@@ -914,7 +907,7 @@ impl Floor {
     pub async fn act(
         &self,
         hand_id: &str,
-        action: crate::engine::games::Action,
+        action: pitboss_engine::games::Action,
         request_id: Option<String>,
         expected_version: Option<u64>,
         actor: &str,
@@ -1093,14 +1086,8 @@ impl Floor {
         let mut result = OperationResult::default();
         let mut after: Option<Vec<u8>> = None;
         loop {
-            let page = index::table_hands_page(
-                self.ledger.store(),
-                table,
-                from_ms,
-                to_ms,
-                after.as_deref(),
-            )
-            .map_err(|e| FloorError::Ledger(e.into()))?;
+            let page =
+                index::table_hands_page(&self.ledger, table, from_ms, to_ms, after.as_deref())?;
             for id in page.ids {
                 if self.load(&id, None)?.status() == Status::Voided {
                     result.add(Listed::Skipped, id);
@@ -1146,8 +1133,7 @@ impl Floor {
         let mut result = OperationResult::default();
         let mut after: Option<Vec<u8>> = None;
         loop {
-            let page = index::open_hands_page(self.ledger.store(), as_of_ms, after.as_deref())
-                .map_err(|e| FloorError::Ledger(e.into()))?;
+            let page = index::open_hands_page(&self.ledger, as_of_ms, after.as_deref())?;
             for id in page.ids {
                 let hand = self.load(&id, None)?;
                 if !hand.is_incomplete_at(as_of) {
@@ -1199,13 +1185,13 @@ impl Floor {
         &self,
         hand_id: &str,
         position: u64,
-    ) -> Result<Vec<crate::ledger::Entry>, FloorError> {
+    ) -> Result<Vec<pitboss_ledger::Entry>, FloorError> {
         self.load(hand_id, None)?;
         Ok(self.ledger.read_stream(&hand_stream(hand_id), position)?)
     }
 
     /// Decodes a stored payload (for the audit layer and the service).
-    pub fn payload(entry: &crate::ledger::Entry) -> Result<proto::Payload, FloorError> {
+    pub fn payload(entry: &pitboss_ledger::Entry) -> Result<proto::Payload, FloorError> {
         entry.payload().map_err(|e| {
             FloorError::Corrupt(format!("entry {}", entry.envelope.sequence), e.to_string())
         })

@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 
 use super::requests;
 use super::{Attribution, Floor, FloorError, HandSnapshot, OperationResult, ProposalProblem};
-use crate::engine::config::{ConfigId, GameConfig};
-use crate::engine::games::VoidKind;
-use crate::ledger::{AppendRequest, Expected, LedgerError};
+use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::games::VoidKind;
+use pitboss_ledger::{AppendRequest, Expected, LedgerError};
 use crate::proto;
 
 /// How long a proposal waits for its approval: a day.
@@ -108,9 +108,7 @@ impl Floor {
             }
             None => {
                 let mut bytes = [0u8; 16];
-                getrandom::fill(&mut bytes).map_err(|e| {
-                    FloorError::Ledger(LedgerError::Storage(format!("no randomness: {e}")))
-                })?;
+                getrandom::fill(&mut bytes).map_err(FloorError::Randomness)?;
                 hex::encode(bytes)
             }
         };
@@ -186,11 +184,7 @@ impl Floor {
     ) -> Result<(Vec<Proposal>, Option<Vec<u8>>), FloorError> {
         let now = self.now();
         let from = after.map_or_else(Vec::new, |k| [k, &[0]].concat());
-        let scanned = self
-            .ledger
-            .store()
-            .index_scan(INDEX, &[], &from, MAX_SCANNED)
-            .map_err(|e| FloorError::Ledger(e.into()))?;
+        let scanned = self.ledger.index_page(INDEX, &[], &from, MAX_SCANNED)?;
         let mut out = Vec::new();
         let mut last = None;
         for (key, _) in &scanned {
@@ -235,7 +229,7 @@ impl Floor {
                 ))],
                 decided.at_ms,
                 if by.is_empty() {
-                    crate::ledger::SERVER_ACTOR
+                    pitboss_ledger::SERVER_ACTOR
                 } else {
                     by
                 },
@@ -339,7 +333,7 @@ impl Floor {
                     approved_by: Some("the approver"),
                 };
                 let order = self.void_order(&hand, void_kind(proposal, v)?, &v.reason, who);
-                hand.decide(&crate::engine::games::Command::Void(order))?;
+                hand.decide(&pitboss_engine::games::Command::Void(order))?;
                 Ok(())
             }
             Some(Kind::PublishConfig(c)) => {

@@ -6,7 +6,7 @@ use prost::Message;
 
 use super::{Floor, FloorError};
 use crate::access::{Access, AccessChange, AccessFileError};
-use crate::ledger::{AppendRequest, Expected};
+use pitboss_ledger::{AppendRequest, Expected};
 use crate::proto;
 
 /// Why a reload of the access file did not happen, or was not recorded.
@@ -60,11 +60,7 @@ impl Floor {
 
     /// The file hash of the last access change recorded (`None`: none yet).
     pub fn last_access_sha256(&self) -> Result<Option<[u8; 32]>, FloorError> {
-        let version = self
-            .ledger
-            .store()
-            .stream_version("access")
-            .map_err(|e| FloorError::Ledger(e.into()))?;
+        let version = self.ledger.stream_version("access")?;
         let Some(last) = version.checked_sub(1) else {
             return Ok(None);
         };

@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 
 use super::{Attribution, OpenRequest};
 use crate::codec;
-use crate::engine::config::ConfigId;
-use crate::engine::games::{Action, VoidKind};
-use crate::ledger::{Fingerprint, RequestKey};
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::games::{Action, VoidKind};
+use pitboss_ledger::{Fingerprint, RequestKey};
 
 /// Tags the encoding, so that a later change of it cannot collide with this one.
 const DOMAIN: &[u8] = b"pitboss.request.v1\0";
@@ -228,9 +228,9 @@ pub(super) enum Target {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::game::GameId;
-    use crate::engine::money::Money;
-    use crate::engine::settlement::{BetId, Wager};
+    use pitboss_engine::game::GameId;
+    use pitboss_engine::money::Money;
+    use pitboss_engine::settlement::{BetId, Wager};
 
     fn opening() -> OpenRequest {
         OpenRequest {

@@ -21,8 +21,8 @@ use super::scope;
 use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::codec;
-use crate::engine::deal;
-use crate::engine::games::Status as HandStatus;
+use pitboss_engine::deal;
+use pitboss_engine::games::Status as HandStatus;
 use crate::floor::{Floor, HandFilter, Page};
 use crate::proto;
 use crate::proto::audit_server::Audit;
@@ -78,7 +78,7 @@ impl AuditService {
     }
 }
 
-fn logged(entry: crate::ledger::Entry) -> Result<proto::LoggedEvent, Status> {
+fn logged(entry: pitboss_ledger::Entry) -> Result<proto::LoggedEvent, Status> {
     let payload = Floor::payload(&entry).map_err(status)?;
     Ok(proto::LoggedEvent {
         sequence: entry.envelope.sequence,
@@ -138,7 +138,7 @@ async fn stream_from(
     }
 }
 
-fn ledger_status(e: crate::ledger::LedgerError) -> Status {
+fn ledger_status(e: pitboss_ledger::LedgerError) -> Status {
     status(crate::floor::FloorError::Ledger(e))
 }
 
@@ -180,7 +180,7 @@ impl Audit for AuditService {
             origin: checkpoint.origin.clone(),
             tree_size: checkpoint.size,
             root_hash: checkpoint.root.to_vec(),
-            key_id: crate::ledger::KeyId::of(&public).to_string(),
+            key_id: pitboss_ledger::KeyId::of(&public).to_string(),
             public_key: public.to_bytes().to_vec(),
         }))
     }
@@ -424,14 +424,14 @@ impl Audit for AuditService {
                 const PART: u64 = 100_000;
                 let end = r.to_sequence.unwrap_or(last);
                 let mut from = r.from_sequence;
-                let mut report = crate::ledger::VerifyReport {
+                let mut report = pitboss_ledger::VerifyReport {
                     verified: 0,
                     head: None,
                     problem: None,
                 };
                 loop {
                     let to = from.saturating_add(PART - 1).min(end);
-                    let part = crate::ledger::verify(floor.ledger().store(), from, Some(to));
+                    let part = floor.ledger().verify_range(from, Some(to));
                     report.verified += part.verified;
                     report.head = part.head.or(report.head);
                     report.problem = part.problem;
@@ -439,7 +439,7 @@ impl Audit for AuditService {
                         return Ok(report);
                     }
                     if run.stopped() {
-                        return Err(Status::cancelled(crate::lab::STOPPED));
+                        return Err(Status::cancelled(pitboss_lab::STOPPED));
                     }
                     from = to + 1;
                 }

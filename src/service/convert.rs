@@ -4,9 +4,9 @@
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::engine::deal::Deal;
-use crate::engine::game::GameId;
-use crate::engine::rng::Seed;
+use pitboss_engine::deal::Deal;
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
 use crate::proto;
 
 /// An `INVALID_ARGUMENT` status whose details carry one field violation.
@@ -68,7 +68,7 @@ pub fn game_to_proto(game: GameId) -> i32 {
 }
 
 /// The protobuf form of a currency.
-pub fn currency_to_proto(currency: &crate::engine::config::Currency) -> proto::Currency {
+pub fn currency_to_proto(currency: &pitboss_engine::config::Currency) -> proto::Currency {
     proto::Currency {
         code: currency.code.clone(),
         minor_digits: u32::from(currency.minor_digits),
@@ -81,11 +81,11 @@ pub fn optional(text: &str) -> Option<String> {
 }
 
 /// A configuration id in hex.
-pub fn config_id(field: &str, text: &str) -> Result<crate::engine::config::ConfigId, Status> {
+pub fn config_id(field: &str, text: &str) -> Result<pitboss_engine::config::ConfigId, Status> {
     let mut bytes = [0u8; 32];
     hex::decode_to_slice(text, &mut bytes)
         .map_err(|_| invalid_argument(field, "a configuration id is 64 hexadecimal digits"))?;
-    Ok(crate::engine::config::ConfigId(bytes))
+    Ok(pitboss_engine::config::ConfigId(bytes))
 }
 
 /// The status of a floor error: the code, the message naming the problem, and google.rpc details.
@@ -121,14 +121,15 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             ),
         ),
         F::RequestReused { .. } => invalid_argument("request_id", message),
-        F::Ledger(crate::ledger::LedgerError::Stopped) => Status::unavailable(message),
-        F::Ledger(crate::ledger::LedgerError::TreeSize { .. }) => {
+        F::Ledger(pitboss_ledger::LedgerError::Stopped) => Status::unavailable(message),
+        F::Ledger(pitboss_ledger::LedgerError::TreeSize { .. }) => {
             super::limits::out_of_range("tree_size", message)
         }
-        F::Ledger(crate::ledger::LedgerError::NotInTree { .. }) => {
+        F::Ledger(pitboss_ledger::LedgerError::NotInTree { .. }) => {
             super::limits::out_of_range("sequence", message)
         }
         F::Ledger(_) => Status::internal(message),
+        F::Randomness(_) => Status::unavailable(message),
         F::Corrupt(..) => Status::data_loss(message),
         F::SecondPersonRequired { hand } => Status::with_error_details(
             Code::FailedPrecondition,
@@ -194,11 +195,11 @@ pub fn status_in(err: crate::floor::FloorError, place: &str) -> Status {
 /// A refused rule as a status. Rule messages begin with the field they are about
 /// ("wagers.ante: ..."); a decision of a batch is named by its place (`decisions[2].action`).
 fn rule_status(
-    kind: crate::engine::games::RefusalKind,
+    kind: pitboss_engine::games::RefusalKind,
     place: Option<String>,
     message: String,
 ) -> Status {
-    use crate::engine::games::RefusalKind;
+    use pitboss_engine::games::RefusalKind;
     let inner = place
         .as_ref()
         .map_or(message.as_str(), |p| {
@@ -229,9 +230,9 @@ fn rule_status(
 }
 
 /// The protobuf view of a hand.
-pub fn hand_view(id: &str, hand: &crate::engine::games::Hand) -> proto::HandView {
+pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandView {
     use crate::codec;
-    let view = crate::engine::games::view::player_view(hand);
+    let view = pitboss_engine::games::view::player_view(hand);
     let opened = hand.opened();
     proto::HandView {
         hand_id: id.to_string(),

@@ -20,13 +20,13 @@ use super::convert;
 use super::guard;
 use super::limits::{self, Bounded};
 use super::work::{lab_status, Pool, Shutdown};
-use crate::engine::card::Deck;
-use crate::engine::config::{ConfigId, GameConfig};
-use crate::engine::game::GameId;
-use crate::engine::rng::Seed;
+use pitboss_engine::card::Deck;
+use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::game::GameId;
+use pitboss_engine::rng::Seed;
 use crate::floor::Floor;
-use crate::lab::simulate::{self, Strategy};
-use crate::lab::{self, rng_output, ParSheet};
+use pitboss_lab::simulate::{self, Strategy};
+use pitboss_lab::{rng_output, ParSheet};
 use crate::lru::Lru;
 use crate::proto;
 use crate::proto::lab_server::Lab;
@@ -88,7 +88,7 @@ impl LabService {
     /// caller goes away.
     async fn compute<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&lab::Run) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&pitboss_lab::Run) -> Result<T, String> + Send + 'static,
     ) -> Result<T, Status> {
         self.pool
             .run(move |run| work(run).map_err(lab_status))
@@ -283,7 +283,7 @@ impl Lab for LabService {
             None => {
                 let for_work = config.clone();
                 let sheets = Arc::new(
-                    self.compute(move |_| lab::exact_par_sheets(&for_work, lab::threads()))
+                    self.compute(move |_| pitboss_lab::exact_par_sheets(&for_work, pitboss_lab::threads()))
                         .await?,
                 );
                 self.sheets
@@ -298,7 +298,7 @@ impl Lab for LabService {
             let for_work = config.clone();
             let sim = self
                 .compute(move |run| {
-                    lab::pai_gow::simulate_main(&for_work, rounds, &seed, lab::threads(), run)
+                    pitboss_lab::pai_gow::simulate_main(&for_work, rounds, &seed, pitboss_lab::threads(), run)
                 })
                 .await?;
             let (low, high) = sim.interval();
@@ -358,7 +358,7 @@ impl Lab for LabService {
             hands,
             strategy,
             seed,
-            threads: lab::threads(),
+            threads: pitboss_lab::threads(),
         };
         let report = self
             .compute(move |run| simulate::run(&request, run))

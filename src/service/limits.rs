@@ -410,7 +410,7 @@ pub const MAX_IN_FLIGHT: usize = 4_096;
 pub const LAB_WORKERS: usize = 1;
 /// Audit jobs (verification, replay, bundles, proofs) at once: one per core, twice.
 pub fn audit_workers() -> usize {
-    2 * crate::lab::threads()
+    2 * pitboss_lab::threads()
 }
 /// Lab streams (RNG words, shuffles) at once, each with a producer thread; beyond,
 /// `RESOURCE_EXHAUSTED`.

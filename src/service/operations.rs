@@ -13,8 +13,8 @@ use super::limits::Bounded;
 use super::scope;
 use crate::access::{Access, Principal, Role};
 use crate::codec;
-use crate::engine::config::GameConfig;
-use crate::engine::games::VoidKind;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::games::VoidKind;
 use crate::floor::{Attribution, Done, Floor, Proposal};
 use crate::proto;
 use crate::proto::operations_server::Operations;
@@ -199,7 +199,7 @@ impl Operations for OperationsService {
         scope::reach_hand(&caller, "hand_id", &hand)?;
         // A settled hand: the void is proposed, for a second principal to approve (a retry with
         // the same request id finds the same proposal).
-        if hand.status() != crate::engine::games::Status::Settled {
+        if hand.status() != pitboss_engine::games::Status::Settled {
             match self
                 .floor
                 .void(
@@ -439,9 +439,8 @@ impl Operations for OperationsService {
             .await
             .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?;
         let public = ledger
-            .store()
-            .get(crate::ledger::store::cf::KEYS, &new.0)
-            .map_err(|e| Status::internal(e.to_string()))?
+            .public_key(new)
+            .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?
             .ok_or_else(|| Status::internal("the new key is not in the log"))?;
         Ok(Response::new(proto::RotateSigningKeyResponse {
             old_key_id: old.to_string(),

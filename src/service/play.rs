@@ -11,10 +11,10 @@ use super::scope;
 use super::work::Pool;
 use crate::access::Principal;
 use crate::codec;
-use crate::engine::config::ConfigId;
-use crate::engine::games::{Action, Status as HandStatus};
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::games::{Action, Status as HandStatus};
 use crate::floor::{Floor, HandSnapshot, OpenRequest, Script};
-use crate::lab::advice::StrategyTables;
+use pitboss_lab::advice::StrategyTables;
 use crate::lru::Lru;
 use crate::proto;
 use crate::proto::play_server::Play;
@@ -90,7 +90,7 @@ impl PlayService {
         let build = tokio::spawn(async move {
             cell.get_or_try_init(|| async move {
                 pool.run(move |_| {
-                    StrategyTables::build(&config, crate::lab::threads())
+                    StrategyTables::build(&config, pitboss_lab::threads())
                         .map(Arc::new)
                         .map_err(Status::internal)
                 })

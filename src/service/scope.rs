@@ -11,8 +11,8 @@ use tonic::{Code, Request, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::access::{Caller, Principal, Role};
-use crate::engine::game::GameId;
-use crate::engine::games::Hand;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::Hand;
 
 /// The call's authenticated principal (the transport put it there; a call without one never
 /// reaches a handler, so its absence is the server's fault).

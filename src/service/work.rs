@@ -15,7 +15,7 @@ use std::sync::Arc;
 use tokio::sync::{Notify, Semaphore};
 use tonic::Status;
 
-use crate::lab::{Run, STOPPED};
+use pitboss_lab::{Run, STOPPED};
 
 /// The server's shutdown, as heavy work and streams see it: a flag that blocking loops read and a
 /// notification that async tasks wait for.

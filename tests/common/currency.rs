@@ -1,7 +1,7 @@
 //! A configuration moved to another currency: every amount (limits, caps, the fixed bonus stake,
 //! fixed pays) multiplied or divided by the same number, so that it stands for the same money.
 
-use pitboss::engine::config::{Currency, GameConfig};
+use pitboss_engine::config::{Currency, GameConfig};
 use serde_json::Value;
 
 /// How amounts change with the currency.

@@ -7,7 +7,7 @@
 pub mod currency;
 pub mod server;
 
-use pitboss::engine::card::Card;
+use pitboss_engine::card::Card;
 
 /// Calls `f` with every k-subset of `0..n`, in lexicographic order.
 pub fn for_each_combination<const K: usize>(n: u8, mut f: impl FnMut(&[u8; K])) {

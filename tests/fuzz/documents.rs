@@ -10,13 +10,14 @@
 //! - `entry`: stored entry bytes through `Entry::decode`, the payload's decoding into an event,
 //!   and a replay of what decodes.
 
+use pitboss::codec::EntryPayload;
 use std::sync::Arc;
 
 use pitboss::audit::bundle::{self, Bundle};
 use pitboss::audit::replay::replay_entries;
-use pitboss::engine::config::GameConfig;
-use pitboss::lab::transcript;
-use pitboss::ledger::entry::Entry;
+use pitboss_engine::config::GameConfig;
+use pitboss_lab::transcript;
+use pitboss_ledger::entry::Entry;
 use serde_json::Value;
 
 use crate::mutate::{self, Gen};
@@ -53,8 +54,8 @@ pub fn config(gen: &mut Gen, seeds: &[Value], tally: &mut Tally) {
     let publishable = |bytes: &[u8]| {
         let config = GameConfig::from_json(bytes)?;
         config.check_current()?;
-        pitboss::lab::budget::check(&config, 2)?;
-        Ok::<_, pitboss::engine::config::ConfigError>(config)
+        pitboss_lab::budget::check(&config, 2)?;
+        Ok::<_, pitboss_engine::config::ConfigError>(config)
     };
     match publishable(&bytes) {
         Ok(config) => {
@@ -131,7 +132,7 @@ pub fn entry(gen: &mut Gen, seeds: &[Vec<u8>], tally: &mut Tally) {
             if let Ok(payload) = entry.payload() {
                 let _ = pitboss::codec::payload_to_event(&payload);
             }
-            let hash_ok = pitboss::ledger::entry::entry_hash(&entry.envelope_bytes) == entry.hash;
+            let hash_ok = pitboss_ledger::entry::entry_hash(&entry.envelope_bytes) == entry.hash;
             let same = Entry::decode(original).expect("a seed decodes");
             if hash_ok && entry.envelope_bytes != same.envelope_bytes {
                 // Only a recomputed hash could pass, and that breaks the signature instead.

@@ -18,8 +18,8 @@ mod rpc;
 
 use std::time::Instant;
 
-use pitboss::engine::config::GameConfig;
-use pitboss::engine::game::GameId;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
 use pitboss::proto;
 use pitboss::proto::audit_server::Audit;
 use pitboss::proto::play_server::Play;

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use pitboss::access::{Access, Caller};
 use pitboss::floor::Floor;
-use pitboss::ledger::Ledger;
+use pitboss_ledger::Ledger;
 use pitboss::proto;
 use pitboss::proto::audit_server::Audit;
 use pitboss::proto::lab_server::Lab;
@@ -302,8 +302,8 @@ impl Target {
             }
             .encode_to_vec(),
             "PublishConfig" => {
-                let game = *gen.pick(&pitboss::engine::game::GameId::ALL);
-                let config = pitboss::engine::config::GameConfig::default_for(game);
+                let game = *gen.pick(&pitboss_engine::game::GameId::ALL);
+                let config = pitboss_engine::config::GameConfig::default_for(game);
                 let mut doc: serde_json::Value =
                     serde_json::from_slice(&config.canonical_bytes()).expect("canonical JSON");
                 let json = mutate::json_text(gen, &doc);

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use pitboss::ledger::store::cf;
-use pitboss::ledger::Store;
+use pitboss_ledger::tamper::Tamper;
+use pitboss_ledger::Store;
 
 use crate::common::server::Server;
 use crate::support::*;
@@ -151,14 +151,9 @@ fn a_flipped_byte_in_a_table_file_is_named_by_file_and_offset() {
     let r = recorded(6);
     // Move everything from the write-ahead log into table files, and find the log's.
     let sst = {
-        let store = Store::open(&r.data).unwrap();
-        store.flush_all().unwrap();
-        let files = store.db().live_files().unwrap();
-        let events = files
-            .iter()
-            .find(|f| f.column_family_name == cf::EVENTS)
-            .expect("a table file of the events family");
-        events.name.trim_start_matches('/').to_string()
+        let files = Tamper::open(&r.data).unwrap().entry_table_files().unwrap();
+        let events = files.first().expect("a table file of the events family");
+        events.to_str().unwrap().to_string()
     };
     let path = r.data.join(&sst);
     let original = std::fs::read(&path).unwrap();
@@ -334,14 +329,14 @@ fn the_anchor_removed_altered_cut_or_swapped_is_refused() {
     restore();
 
     // An anchor for this log's very head, but signed by a key the log never established.
-    let slots = pitboss::ledger::anchor::read(&anchor).unwrap().unwrap();
+    let slots = pitboss_ledger::anchor::read(&anchor).unwrap().unwrap();
     std::fs::remove_file(&anchor).unwrap();
-    pitboss::ledger::anchor::AnchorWriter::create(
+    pitboss_ledger::anchor::AnchorWriter::create(
         &anchor,
         slots.newer.size,
         slots.newer.head,
         slots.newer.origin,
-        &pitboss::ledger::keys::Keypair::from_secret([7; 32]),
+        &pitboss_ledger::keys::Keypair::from_secret([7; 32]),
     )
     .unwrap();
     serve_refuses_naming(&r.data, &["which this log never established"]);
@@ -386,7 +381,7 @@ fn an_older_anchor_beside_the_current_log_is_said_and_re_anchored() {
     runtime().block_on(play(&server, "T-1", 2));
     server.kill();
     let older_anchor = std::fs::read(data.join("anchor")).unwrap();
-    let older_size = pitboss::ledger::anchor::read(&data.join("anchor"))
+    let older_size = pitboss_ledger::anchor::read(&data.join("anchor"))
         .unwrap()
         .unwrap()
         .newer
@@ -408,9 +403,9 @@ fn an_older_anchor_beside_the_current_log_is_said_and_re_anchored() {
 /// Turns a directory into what the previous release wrote: format 2, no anchor.
 fn as_previous_release(data: &Path) {
     std::fs::remove_file(data.join("anchor")).unwrap();
-    let store = Store::open(data).unwrap();
-    store
-        .set_format_version(pitboss::ledger::store::LEGACY_FORMAT_VERSION)
+    Tamper::open(data)
+        .unwrap()
+        .set_format_version(pitboss_ledger::store::LEGACY_FORMAT_VERSION)
         .unwrap();
 }
 
@@ -426,7 +421,7 @@ fn a_directory_of_the_previous_release_is_verified_in_full_anchored_and_upgraded
     let store = Store::open_read_only(&r.data).unwrap();
     assert_eq!(
         store.format_version().unwrap(),
-        Some(pitboss::ledger::store::FORMAT_VERSION)
+        Some(pitboss_ledger::store::FORMAT_VERSION)
     );
     drop(store);
     assert!(r.data.join("anchor").exists());
@@ -436,17 +431,12 @@ fn a_directory_of_the_previous_release_is_verified_in_full_anchored_and_upgraded
     as_previous_release(&r.data);
     {
         use ed25519_dalek::Signer;
-        let store = Store::open(&r.data).unwrap();
-        let key = 5u64.to_be_bytes();
-        let mut entry =
-            pitboss::ledger::Entry::decode(&store.get(cf::EVENTS, &key).unwrap().unwrap()).unwrap();
+        let store = Tamper::open(&r.data).unwrap();
+        let mut entry = pitboss_ledger::Entry::decode(&store.entry(5).unwrap().unwrap()).unwrap();
         entry.signature = ed25519_dalek::SigningKey::from_bytes(&[9; 32])
             .sign(&entry.hash)
             .to_bytes();
-        store
-            .db()
-            .put_cf(store.cf(cf::EVENTS).unwrap(), key, entry.encode())
-            .unwrap();
+        store.put_entry(5, &entry.encode()).unwrap();
     }
     serve_refuses_naming(&r.data, &["entry 5: bad signature"]);
     verify_fails_naming(&r.data, "FAILED at entry 5: bad signature");

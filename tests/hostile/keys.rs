@@ -4,6 +4,7 @@
 //! verify` does not say OK. Rotation is an explicit command, recorded in the log, signed by the old
 //! and the new key, after which the directory verifies and serves.
 
+use pitboss::codec::EntryPayload;
 use std::path::Path;
 
 use crate::common::server::Server;
@@ -138,12 +139,9 @@ fn rotation_by_the_command_is_recorded_signed_by_both_keys_and_a_retired_key_put
     // The rotation entry: signed by the new key, carrying the old key's signature over it.
     {
         use ed25519_dalek::Verifier;
-        let store = pitboss::ledger::Store::open_read_only(&r.data).unwrap();
-        let entry = pitboss::ledger::Entry::decode(
-            &store
-                .get(pitboss::ledger::store::cf::EVENTS, &sequence.to_be_bytes())
-                .unwrap()
-                .unwrap(),
+        let store = pitboss_ledger::Store::open_read_only(&r.data).unwrap();
+        let entry = pitboss_ledger::Entry::decode(
+            &store.stored_entry(sequence).unwrap().unwrap(),
         )
         .unwrap();
         assert_eq!(hex::encode(&entry.envelope.key_id), new_id);
@@ -155,7 +153,7 @@ fn rotation_by_the_command_is_recorded_signed_by_both_keys_and_a_retired_key_put
         assert_eq!(hex::encode(&rotated.old_key_id), old_id);
         assert_eq!(hex::encode(&rotated.new_public_key), new_public);
         let old_public =
-            pitboss::ledger::keys::Keypair::from_secret(old_key.as_slice().try_into().unwrap())
+            pitboss_ledger::keys::Keypair::from_secret(old_key.as_slice().try_into().unwrap())
                 .public();
         let signature = ed25519_dalek::Signature::from_slice(&rotated.old_key_signature).unwrap();
         let new_public_key = ed25519_dalek::VerifyingKey::from_bytes(
@@ -164,8 +162,8 @@ fn rotation_by_the_command_is_recorded_signed_by_both_keys_and_a_retired_key_put
         .unwrap();
         old_public
             .verify(
-                &pitboss::ledger::keys::rotation_message(
-                    pitboss::ledger::KeyId::of(&new_public_key),
+                &pitboss_ledger::keys::rotation_message(
+                    pitboss_ledger::KeyId::of(&new_public_key),
                     &new_public_key,
                 ),
                 &signature,

@@ -1,0 +1,201 @@
+//! Caribbean Stud Poker (`spec/GAMES.md`, source `003_8d17d0117d3ac051.txt`).
+//!
+//! Deal: player cards at deck positions 0–4, dealer cards at 5–9; the dealer's last card (position 9)
+//! is face up. The player folds (losing the ante and the bonus) or raises exactly the configured
+//! multiple of the ante; then the dealer's four other cards are shown.
+//!
+//! Settlement lines, in order: ante, raise (if placed), bonus (if placed). The dealer qualifies with
+//! A-K high or better. Not qualifying: the ante wins, the raise is returned. Qualifying: player higher
+//! wins the ante and the raise by the raise paytable; dealer higher loses both; equal hands
+//! (ranks only, suits never) return both. The bonus pays fixed amounts on the player's hand whatever
+//! the dealer holds, unless the player folded.
+
+use super::{
+    judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
+};
+use crate::config::CaribbeanRules;
+use crate::game::{GameId, Seat};
+use crate::hand::poker5::{self, Category, HandValue};
+use crate::hand::rank_masks::ACE;
+use crate::paytable::row_for;
+use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
+
+/// Whether the player has raised or folded yet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct State {
+    decision: Option<Action>,
+    /// Folded by the incomplete-game rule, not by the player (rules version 2).
+    folded_by_rule: bool,
+}
+
+fn rules(hand: &Hand) -> Result<&CaribbeanRules, RuleError> {
+    super::rules_of(hand)
+}
+
+pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+    let r = rules(hand)?;
+    only_bets(GameId::CaribbeanStud, wagers, &[BetId::Ante, BetId::Bonus])?;
+    let ante = wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+    within(hand, BetId::Ante, ante, r.ante)?;
+    match wager_on(wagers, BetId::Bonus) {
+        Some(amount) if amount != r.bonus_stake => Err(RuleError::FixedStake {
+            bet: BetId::Bonus,
+            amount,
+            required: r.bonus_stake,
+            minor_digits: hand.config().currency.minor_digits,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a dealer hand qualifies: A-K high or better (any pair, or no pair with an ace and a king).
+pub fn dealer_qualifies(value: HandValue) -> bool {
+    const KING: u32 = 1 << 11;
+    let primary = (value.raw() >> 13) & 0x1FFF;
+    value.category() >= Category::Pair || (primary & u32::from(ACE) != 0 && primary & KING != 0)
+}
+
+impl State {
+    pub(super) fn apply(&mut self, event: &Event) -> Result<(), RuleError> {
+        if let Event::Completed(_) = event {
+            if self.decision.is_some() {
+                return Err(RuleError::Inconsistent(
+                    "the incomplete-game rule after the player's decision".into(),
+                ));
+            }
+            self.decision = Some(Action::Fold);
+            self.folded_by_rule = true;
+        }
+        if let Event::Acted { action, .. } = event {
+            if self.decision.is_some() || !matches!(action, Action::Raise | Action::Fold) {
+                return Err(RuleError::Inconsistent(format!(
+                    "{} in Caribbean Stud",
+                    action.name()
+                )));
+            }
+            self.decision = Some(*action);
+        }
+        Ok(())
+    }
+
+    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+        let r = rules(hand)?;
+        let player: [_; 5] = hand
+            .seat_cards(Seat::Player)
+            .try_into()
+            .map_err(|_| RuleError::Config("player cards".into()))?;
+        let dealer: [_; 5] = hand
+            .seat_cards(Seat::Dealer)
+            .try_into()
+            .map_err(|_| RuleError::Config("dealer cards".into()))?;
+        let p = poker5::evaluate_unchecked(&player);
+        let d = poker5::evaluate_unchecked(&dealer);
+        let ante = hand
+            .stake(BetId::Ante)
+            .ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+        let mut lines = SettlementBuilder::new();
+        let folded = self.decision == Some(Action::Fold);
+        let showdown = format!(
+            "player {} vs dealer {}",
+            judged(p.category(), &player),
+            judged(d.category(), &dealer)
+        );
+        let fold_words = if self.folded_by_rule {
+            "folded by the incomplete-game rule"
+        } else {
+            "folded"
+        };
+        if folded {
+            lines.line(BetId::Ante, ante, fold_words, "fold", None, None)?;
+        } else {
+            let raise = hand
+                .stake(BetId::Raise)
+                .ok_or(RuleError::MissingWager { bet: BetId::Raise })?;
+            let raise_row = row_for(&r.raise_paytable, p.category());
+            let (ante_pay, raise_pay, rule) = if !dealer_qualifies(d) {
+                (
+                    Some(r.ante_win),
+                    Some(crate::paytable::Pay::Push),
+                    "dealer_not_qualifying".to_string(),
+                )
+            } else if p > d {
+                (
+                    Some(r.ante_win),
+                    raise_row.map(|row| row.pay),
+                    format!("player_higher_{}", row_id(&p.category())),
+                )
+            } else if p < d {
+                (None, None, "dealer_higher".to_string())
+            } else {
+                let push = Some(crate::paytable::Pay::Push);
+                (push, push, "stand_off".to_string())
+            };
+            lines.line(
+                BetId::Ante,
+                ante,
+                showdown.clone(),
+                rule.clone(),
+                ante_pay,
+                None,
+            )?;
+            lines.line(BetId::Raise, raise, showdown, rule, raise_pay, None)?;
+        }
+        if let Some(stake) = hand.stake(BetId::Bonus) {
+            if folded {
+                lines.line(BetId::Bonus, stake, fold_words, "fold", None, None)?;
+            } else {
+                let row = row_for(&r.bonus_paytable, p.category());
+                lines.line(
+                    BetId::Bonus,
+                    stake,
+                    judged(p.category(), &player),
+                    row_id(&p.category()),
+                    row.map(|row| row.pay),
+                    None,
+                )?;
+            }
+        }
+        Ok(lines.finish(r.game_cap)?)
+    }
+}
+
+/// The incomplete-game rule's fold (rules version 2): after the `Completed` event, which folded the
+/// hand, the settlement.
+pub(super) fn complete(out: &mut Emitter) -> Result<(), RuleError> {
+    out.finish()
+}
+
+pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+    let r = rules(&out.hand)?.clone();
+    match action {
+        Action::Raise => {
+            let ante = out
+                .hand
+                .stake(BetId::Ante)
+                .ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+            let amount = ante.checked_mul(u64::from(r.raise_multiple))?;
+            out.emit(Event::Acted {
+                action,
+                at,
+                stakes: vec![Wager {
+                    bet: BetId::Raise,
+                    amount,
+                }],
+            })?;
+            out.show(Seat::Dealer)?;
+            out.finish()
+        }
+        Action::Fold => {
+            out.emit(Event::Acted {
+                action,
+                at,
+                stakes: Vec::new(),
+            })?;
+            out.finish()
+        }
+        other => Err(RuleError::ActionNotInGame {
+            game: GameId::CaribbeanStud,
+            action: other.name(),
+        }),
+    }
+}

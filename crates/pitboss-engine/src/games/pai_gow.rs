@@ -1,0 +1,255 @@
+//! Fortune Pai Gow Poker (`spec/GAMES.md`, `spec/HOUSE_WAY.md`, source `001_e02c539cab1224ae.txt`).
+//!
+//! Deal: player cards at deck positions 0–6, dealer cards at 7–13 (53 cards, joker last in the
+//! canonical deck). The player sets a two-card low hand and a five-card high hand, which must
+//! outrank the low hand (a fouled setting is refused), or asks for the house way (auto-set). Then
+//! the dealer's cards are shown and set by the house way.
+//!
+//! Settlement lines: main bet, then the Fortune bonus (if placed), then the per-game cap. High
+//! against high and low against low; an identical hand (a copy) goes to the dealer. Both player hands
+//! win: the main bet wins at the configured odds (1 to 1, no commission); one wins: push; neither:
+//! lose. A dealer low hand that is 9-high (a 9 and a lower card, not a pair) returns the main bet,
+//! by the configuration's 9-high rule. The bonus pays on the player's seven cards, whatever the
+//! setting.
+
+use super::{
+    judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
+};
+use crate::card::{format_cards, Card, Rank};
+use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
+use crate::game::{GameId, Seat};
+use crate::hand::fortune;
+use crate::house_way::{house_way_unchecked, Edition, Setting};
+use crate::paytable::{row_for, Pay};
+use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
+
+/// The two settings, once made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct State {
+    player: Option<Setting>,
+    dealer: Option<Setting>,
+}
+
+fn rules(hand: &Hand) -> Result<&FortunePaiGowRules, RuleError> {
+    super::rules_of(hand)
+}
+
+/// The house way edition a configuration names (a validated one names a known edition).
+pub(super) fn edition(config: &GameConfig) -> Result<Edition, RuleError> {
+    let r: &FortunePaiGowRules = config.rules_of().map_err(RuleError::Config)?;
+    Edition::from_name(&r.house_way)
+        .ok_or_else(|| RuleError::Config(format!("unknown house way `{}`", r.house_way)))
+}
+
+pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+    let r = rules(hand)?;
+    only_bets(
+        GameId::FortunePaiGow,
+        wagers,
+        &[BetId::Main, BetId::FortuneBonus],
+    )?;
+    let main = wager_on(wagers, BetId::Main).ok_or(RuleError::MissingWager { bet: BetId::Main })?;
+    within(hand, BetId::Main, main, r.main)?;
+    if let Some(bonus) = wager_on(wagers, BetId::FortuneBonus) {
+        within(hand, BetId::FortuneBonus, bonus, r.bonus)?;
+    }
+    Ok(())
+}
+
+fn seven(hand: &Hand, seat: Seat) -> Result<[Card; 7], RuleError> {
+    hand.seat_cards(seat)
+        .try_into()
+        .map_err(|_| RuleError::Config(format!("{} has not seven cards", seat.id())))
+}
+
+/// True if the setting uses exactly these seven cards.
+fn uses_exactly(setting: &Setting, cards: &[Card; 7]) -> bool {
+    let mut used: Vec<Card> = setting.low.iter().chain(&setting.high).copied().collect();
+    let mut all = cards.to_vec();
+    used.sort_unstable();
+    all.sort_unstable();
+    used == all
+}
+
+/// The player's legal decisions: auto-set, or any legal low hand.
+pub(super) fn legal(hand: &Hand) -> Vec<Action> {
+    let Ok(cards) = seven(hand, Seat::Player) else {
+        return Vec::new();
+    };
+    let mut sorted = cards;
+    sorted.sort_unstable();
+    let mut legal = vec![Action::AutoSet];
+    for a in 0..7 {
+        for b in a + 1..7 {
+            let low = [sorted[a], sorted[b]];
+            if Setting::from_low(&cards, low).is_ok_and(|s| s.is_legal()) {
+                legal.push(Action::SetHand { low });
+            }
+        }
+    }
+    legal
+}
+
+/// The house way's low hand for the player's cards (the suggestion shown to the player).
+pub(super) fn suggested_low(hand: &Hand) -> Option<[Card; 2]> {
+    let edition = edition(hand.config()).ok()?;
+    seven(hand, Seat::Player)
+        .ok()
+        .map(|cards| house_way_unchecked(&cards, edition).setting.low)
+}
+
+impl State {
+    pub(super) fn apply(
+        &mut self,
+        event: &Event,
+        deck: &[Card],
+        edition: Edition,
+    ) -> Result<(), RuleError> {
+        let wrong = |what: &str| Err(RuleError::Inconsistent(what.to_string()));
+        match event {
+            Event::HandSet {
+                seat,
+                setting,
+                house_way_rule,
+            } => {
+                let range = if *seat == Seat::Player { 0..7 } else { 7..14 };
+                let cards: [Card; 7] = deck
+                    .get(range)
+                    .and_then(|c| c.try_into().ok())
+                    .ok_or(RuleError::Inconsistent("deck too short".into()))?;
+                if !uses_exactly(setting, &cards) {
+                    return wrong("a setting that is not the seat's seven cards");
+                }
+                if !setting.is_legal() {
+                    return wrong("a fouled setting");
+                }
+                match seat {
+                    Seat::Player if self.player.is_none() => self.player = Some(*setting),
+                    Seat::Dealer if self.player.is_some() && self.dealer.is_none() => {
+                        let hw = house_way_unchecked(&cards, edition);
+                        if hw.setting != *setting || Some(hw.rule) != *house_way_rule {
+                            return wrong("the dealer's setting is not the house way's");
+                        }
+                        self.dealer = Some(*setting);
+                    }
+                    _ => return wrong("a hand set out of turn"),
+                }
+            }
+            Event::Acted { action, .. }
+                if self.player.is_some()
+                    || !matches!(action, Action::SetHand { .. } | Action::AutoSet) =>
+            {
+                return wrong("a decision out of turn in Fortune Pai Gow");
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+        let r = rules(hand)?;
+        let (Some(player), Some(dealer)) = (self.player, self.dealer) else {
+            return Err(RuleError::Inconsistent(
+                "settling before both hands are set".into(),
+            ));
+        };
+        let (pay, rule) = main_bet(r, &player, &dealer);
+        let words = format!(
+            "player high {} low {} vs dealer high {} low {}",
+            judged(player.high_value().category(), &player.high),
+            format_cards(&player.low),
+            judged(dealer.high_value().category(), &dealer.high),
+            format_cards(&dealer.low),
+        );
+        let mut lines = SettlementBuilder::new();
+        let main = hand
+            .stake(BetId::Main)
+            .ok_or(RuleError::MissingWager { bet: BetId::Main })?;
+        lines.line(BetId::Main, main, words, rule, pay, None)?;
+        if let Some(stake) = hand.stake(BetId::FortuneBonus) {
+            let cards = seven(hand, Seat::Player)?;
+            let category = fortune::classify_masks(fortune::SuitMasks::of(&cards));
+            let row = row_for(&r.bonus_paytable, category);
+            lines.line(
+                BetId::FortuneBonus,
+                stake,
+                judged(category, &cards),
+                row_id(&category),
+                row.map(|row| row.pay),
+                None,
+            )?;
+        }
+        Ok(lines.finish(r.game_cap)?)
+    }
+}
+
+/// What the main bet pays (`None`: it loses) and the rule that decided it, for two settings: high
+/// against high and low against low, a copy to the dealer, then the dealer's 9-high rule.
+pub fn main_bet(
+    rules: &FortunePaiGowRules,
+    player: &Setting,
+    dealer: &Setting,
+) -> (Option<Pay>, &'static str) {
+    let wins_high = player.high_value() > dealer.high_value();
+    let wins_low = player.low_value() > dealer.low_value();
+    let dealer_low = dealer.low_value();
+    let nine_high = !dealer_low.is_pair() && dealer_low.top_rank() == Rank::Nine;
+    let (pay, rule) = match (wins_high, wins_low) {
+        (true, true) => (Some(rules.main_win), "both_hands_win"),
+        (true, false) | (false, true) => (Some(Pay::Push), "one_hand_wins"),
+        (false, false) => (None, "neither_hand_wins"),
+    };
+    match (nine_high, rules.dealer_nine_high, wins_high && wins_low) {
+        (true, NineHighRule::PushEveryOutcome, _) | (true, NineHighRule::PushWouldBeWins, true) => {
+            (Some(Pay::Push), "dealer_nine_high")
+        }
+        _ => (pay, rule),
+    }
+}
+
+pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+    let cards = seven(&out.hand, Seat::Player)?;
+    let edition = edition(out.hand.config())?;
+    let (setting, rule) = match action {
+        Action::SetHand { low } => {
+            let setting =
+                Setting::from_low(&cards, low).map_err(|e| RuleError::BadSetting(e.to_string()))?;
+            if !setting.is_legal() {
+                return Err(RuleError::BadSetting(format!(
+                    "{} low against {} high fouls: the high hand must outrank the low hand",
+                    format_cards(&setting.low),
+                    format_cards(&setting.high)
+                )));
+            }
+            (setting, None)
+        }
+        Action::AutoSet => {
+            let hw = house_way_unchecked(&cards, edition);
+            (hw.setting, Some(hw.rule))
+        }
+        other => {
+            return Err(RuleError::ActionNotInGame {
+                game: GameId::FortunePaiGow,
+                action: other.name(),
+            })
+        }
+    };
+    out.emit(Event::Acted {
+        action,
+        at,
+        stakes: Vec::new(),
+    })?;
+    out.emit(Event::HandSet {
+        seat: Seat::Player,
+        setting,
+        house_way_rule: rule,
+    })?;
+    out.show(Seat::Dealer)?;
+    let dealer = house_way_unchecked(&seven(&out.hand, Seat::Dealer)?, edition);
+    out.emit(Event::HandSet {
+        seat: Seat::Dealer,
+        setting: dealer.setting,
+        house_way_rule: Some(dealer.rule),
+    })?;
+    out.finish()
+}

@@ -1,0 +1,615 @@
+//! Caribbean Stud, exactly: the optimal raise-or-fold decision for every player hand against every
+//! dealer up card, and the return of the ante and raise under it, over every player hand, up card
+//! and dealer hand (52 × C(51,5) × C(46,4) ≈ 2 × 10^13 deals), with no sampling; and the bonus.
+//!
+//! Counting, not dealing: for one up card `u`, the dealer's hand is `u` and four of the other 51
+//! cards. Every five-card hand is sorted once by value; one sweep per up card walks them from the
+//! lowest, adding each dealer hand (one holding `u`) to a counter per subset of its four other cards
+//! (16 subsets), and asking for each player hand how many dealer hands seen so far avoid its five
+//! cards — by inclusion–exclusion over the 31 subsets of those cards with at most four of them.
+//! Asked before and after the dealer hands of the player's own value, and once at the qualifying
+//! threshold, that gives exactly how many of the 163 185 completions do not qualify, lose to the
+//! player, tie, or beat the player. Suits are symmetric, so one up card per rank is enough (×4).
+//!
+//! The decision: raise when its expected net is at least folding's (ties raise, as for Mississippi
+//! Stud), compared as exact integers. [`advise`] decides one hand by plain enumeration of its
+//! 163 185 dealer completions; the tests hold the sweep to it.
+//!
+//! Pure: no I/O. Uses the engine's evaluator, qualification rule and paytables.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pitboss_engine::card::Card;
+use pitboss_engine::config::{CaribbeanRules, GameConfig};
+use pitboss_engine::games::dealer_qualifies;
+use pitboss_engine::hand::poker5::{self, Category, HandValue};
+use pitboss_engine::paytable::{row_for, Pay};
+
+use super::par::{ParRow, ParSheet};
+
+/// How many dealer hands complete one player hand and up card: C(46,4).
+pub const COMPLETIONS: u64 = 163_185;
+
+/// 52 × C(51,5): the (player hand, up card) pairs, equally likely.
+pub const PLAYER_SITUATIONS: u64 = 122_151_120;
+
+/// Where the dealer completions of one player hand and up card fall.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// The dealer does not qualify.
+    pub not_qualifying: u64,
+    /// The dealer qualifies and the player's hand is higher.
+    pub player_higher: u64,
+    /// The dealer qualifies and the hands are equal.
+    pub stand_off: u64,
+    /// The dealer qualifies and is higher.
+    pub dealer_higher: u64,
+}
+
+/// The player's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Raise the configured multiple of the ante.
+    Raise,
+    /// Fold, losing the ante (and the bonus).
+    Fold,
+}
+
+/// What the ante and the raise pay back, stake included, in antes; from the configuration.
+#[derive(Clone, Debug)]
+pub struct Payouts {
+    raise_multiple: i128,
+    ante_win: i128,
+    raise_win: [i128; 10],
+}
+
+fn per_unit(pay: Option<Pay>, units: i128) -> Result<i128, String> {
+    match pay {
+        Some(Pay::Odds(x)) => Ok(units * (i128::from(x) + 1)),
+        Some(Pay::Push) => Ok(units),
+        Some(Pay::Fixed(_)) => {
+            Err("fixed-amount rows on the ante or raise are not analysed (the return would depend on the stake)".into())
+        }
+        None => Ok(0),
+    }
+}
+
+impl Payouts {
+    /// From a Caribbean Stud configuration's rules.
+    pub fn of(rules: &CaribbeanRules) -> Result<Payouts, String> {
+        let m = i128::from(rules.raise_multiple);
+        let mut raise_win = [0; 10];
+        for (slot, category) in raise_win.iter_mut().zip(Category::ALL) {
+            *slot = per_unit(row_for(&rules.raise_paytable, category).map(|r| r.pay), m)?;
+        }
+        Ok(Payouts {
+            raise_multiple: m,
+            ante_win: per_unit(Some(rules.ante_win), 1)?,
+            raise_win,
+        })
+    }
+
+    /// Ante plus raise.
+    fn wagered(&self) -> i128 {
+        1 + self.raise_multiple
+    }
+
+    /// Σ over the completions of the net result of raising, in antes.
+    pub fn raise_net(&self, player: Category, c: &Counts) -> i128 {
+        let w = self.wagered();
+        i128::from(c.not_qualifying) * (self.ante_win + self.raise_multiple - w)
+            + i128::from(c.player_higher) * (self.ante_win + self.raise_win[player as usize] - w)
+            - i128::from(c.dealer_higher) * w
+    }
+
+    /// Σ over the completions of the net result of folding, in antes.
+    pub fn fold_net(&self) -> i128 {
+        -i128::from(COMPLETIONS)
+    }
+
+    /// The optimal decision: raise unless folding is worth strictly more.
+    pub fn decide(&self, player: Category, c: &Counts) -> Decision {
+        if self.raise_net(player, c) >= self.fold_net() {
+            Decision::Raise
+        } else {
+            Decision::Fold
+        }
+    }
+}
+
+/// Where the dealer completions of this player hand and up card fall, by plain enumeration of all
+/// 163 185 of them (about a millisecond).
+pub fn dealer_counts(player: &[Card; 5], up: Card) -> Counts {
+    let p = poker5::evaluate_unchecked(player);
+    let used = player
+        .iter()
+        .fold(1u64 << up.index(), |m, c| m | 1 << c.index());
+    let rest: Vec<Card> = (0..52u8)
+        .filter(|i| used & 1 << i == 0)
+        .filter_map(Card::from_index)
+        .collect();
+    let mut counts = Counts::default();
+    for a in 0..rest.len() {
+        for b in a + 1..rest.len() {
+            for c in b + 1..rest.len() {
+                for d in c + 1..rest.len() {
+                    let dealer =
+                        poker5::evaluate_unchecked(&[up, rest[a], rest[b], rest[c], rest[d]]);
+                    let slot = if !dealer_qualifies(dealer) {
+                        &mut counts.not_qualifying
+                    } else if p > dealer {
+                        &mut counts.player_higher
+                    } else if p == dealer {
+                        &mut counts.stand_off
+                    } else {
+                        &mut counts.dealer_higher
+                    };
+                    *slot += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// The optimal decision for this player hand against this up card.
+pub fn advise(rules: &CaribbeanRules, player: &[Card; 5], up: Card) -> Result<Decision, String> {
+    let payouts = Payouts::of(rules)?;
+    let category = poker5::evaluate_unchecked(player).category();
+    Ok(payouts.decide(category, &dealer_counts(player, up)))
+}
+
+/// Every five-card hand, sorted by value: (value, card indices ascending).
+pub struct SortedHands(Vec<(u32, [u8; 5])>);
+
+impl SortedHands {
+    /// All 2 598 960 hands, evaluated and sorted (a fraction of a second).
+    pub fn build() -> SortedHands {
+        let cards: Vec<Card> = (0..52).filter_map(Card::from_index).collect();
+        let mut hands = Vec::with_capacity(2_598_960);
+        for a in 0..52u8 {
+            for b in a + 1..52 {
+                for c in b + 1..52 {
+                    for d in c + 1..52 {
+                        for e in d + 1..52 {
+                            let set = [a, b, c, d, e];
+                            let value =
+                                poker5::evaluate_unchecked(&set.map(|i| cards[usize::from(i)]));
+                            hands.push((value.raw(), set));
+                        }
+                    }
+                }
+            }
+        }
+        hands.sort_unstable_by_key(|h| h.0);
+        SortedHands(hands)
+    }
+}
+
+/// Subsets of at most four of the 51 cards other than the up card, numbered: all sizes in one
+/// array, each size from its offset by the colexicographic rank.
+const OFFSETS: [u32; 5] = [0, 1, 52, 52 + 1_275, 52 + 1_275 + 20_825];
+const SUBSETS: usize = 52 + 1_275 + 20_825 + 249_900;
+
+/// The 31 subsets of a five-card set with at most four cards (and the 16 of a four-card set):
+/// for each bit mask, its size, its highest element and the mask without it.
+struct Subsets {
+    binom: [[u32; 5]; 51],
+    size: [u8; 32],
+    high: [u8; 32],
+}
+
+impl Subsets {
+    fn new() -> Subsets {
+        // Pascal's triangle: C(n, k) for n < 51, k ≤ 4 (C(n, k) = 0 for k > n).
+        let mut binom = [[0u32; 5]; 51];
+        for n in 0..51 {
+            binom[n][0] = 1;
+            for k in 1..5 {
+                binom[n][k] = if n == 0 {
+                    0
+                } else {
+                    binom[n - 1][k - 1] + binom[n - 1][k]
+                };
+            }
+        }
+        let mut size = [0u8; 32];
+        let mut high = [0u8; 32];
+        for m in 1..32usize {
+            size[m] = m.count_ones() as u8;
+            high[m] = (31 - (m as u32).leading_zeros()) as u8;
+        }
+        Subsets { binom, size, high }
+    }
+
+    /// The numbers of the subsets of `set` (ascending, 4 or 5 cards) with at most four cards,
+    /// indexed by bit mask over `set`'s positions; returns how many masks are filled.
+    fn numbers(&self, set: &[u8], out: &mut [u32; 32]) -> usize {
+        let masks = if set.len() == 5 { 31 } else { 16 };
+        let mut colex = [0u32; 32];
+        out[0] = 0;
+        for m in 1..masks {
+            let high = self.high[m];
+            let size = self.size[m];
+            colex[m] = colex[m & !(1 << high)]
+                + self.binom[usize::from(set[usize::from(high)])][usize::from(size)];
+            out[m] = OFFSETS[usize::from(size)] + colex[m];
+        }
+        masks
+    }
+
+    /// How many counted four-card sets avoid every card of the player's set: inclusion–exclusion.
+    fn avoiding(&self, counts: &[u32], numbers: &[u32; 32]) -> u64 {
+        let mut total: i64 = 0;
+        for m in 0..31 {
+            let c = i64::from(counts[numbers[m] as usize]);
+            if self.size[m].is_multiple_of(2) {
+                total += c;
+            } else {
+                total -= c;
+            }
+        }
+        total as u64
+    }
+}
+
+/// The 51 other cards numbered 0..51 with the up card taken out.
+fn without(set: &[u8], up: u8, out: &mut [u8; 5]) -> usize {
+    let mut n = 0;
+    for &c in set {
+        if c != up {
+            out[n] = if c > up { c - 1 } else { c };
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Calls `visit` with every player hand (card indices ascending), its value and where its dealer
+/// completions fall against `up` (a card index), in ascending order of value for the qualifying
+/// hands (the others first, at the threshold).
+pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandValue, Counts)) {
+    let subsets = Subsets::new();
+    let mut counted = vec![0u32; SUBSETS];
+    let mut at_threshold: Option<Vec<u32>> = None;
+    let mut below: Vec<u32> = Vec::new();
+    let mut group: Vec<(u32, [u32; 32], u64, u64)> = Vec::new();
+    let hands = &hands.0;
+    let mut numbers = [0u32; 32];
+    let mut other = [0u8; 5];
+    let mut i = 0;
+    while i < hands.len() {
+        let raw = hands[i].0;
+        let mut j = i;
+        while j < hands.len() && hands[j].0 == raw {
+            j += 1;
+        }
+        let value = value_of(raw);
+        let qualifies = dealer_qualifies(value);
+        if qualifies && at_threshold.is_none() {
+            for &k in &below {
+                let (raw, set) = hands[k as usize];
+                without(&set, up, &mut other);
+                subsets.numbers(&other, &mut numbers);
+                let not_qualifying = subsets.avoiding(&counted, &numbers);
+                visit(
+                    &set,
+                    value_of(raw),
+                    Counts {
+                        not_qualifying,
+                        dealer_higher: COMPLETIONS - not_qualifying,
+                        ..Counts::default()
+                    },
+                );
+            }
+            below = Vec::new();
+            at_threshold = Some(counted.clone());
+        }
+        group.clear();
+        for (k, (_, set)) in hands.iter().enumerate().take(j).skip(i) {
+            if set.contains(&up) {
+                continue;
+            }
+            if let Some(threshold) = &at_threshold {
+                without(set, up, &mut other);
+                subsets.numbers(&other, &mut numbers);
+                let not_qualifying = subsets.avoiding(threshold, &numbers);
+                let lower = subsets.avoiding(&counted, &numbers);
+                group.push((k as u32, numbers, not_qualifying, lower));
+            } else {
+                below.push(k as u32);
+            }
+        }
+        for (_, set) in &hands[i..j] {
+            if set.contains(&up) {
+                let n = without(set, up, &mut other);
+                let filled = subsets.numbers(&other[..n], &mut numbers);
+                for &number in &numbers[..filled] {
+                    counted[number as usize] += 1;
+                }
+            }
+        }
+        for (k, numbers, not_qualifying, lower) in &group {
+            let at_most = subsets.avoiding(&counted, numbers);
+            visit(
+                &hands[*k as usize].1,
+                value,
+                Counts {
+                    not_qualifying: *not_qualifying,
+                    player_higher: lower - not_qualifying,
+                    stand_off: at_most - lower,
+                    dealer_higher: COMPLETIONS - at_most,
+                },
+            );
+        }
+        i = j;
+    }
+}
+
+/// The sorted list holds values the evaluator produced, so they need no re-evaluation.
+fn value_of(raw: u32) -> HandValue {
+    HandValue::from_raw(raw)
+}
+
+/// Totals of the exact analysis, in antes (weights: deals, i.e. situations × completions).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Folded deals.
+    pub fold: u128,
+    /// Raised deals where the dealer did not qualify.
+    pub not_qualifying: u128,
+    /// Raised deals won, by the player's category.
+    pub player_higher: [u128; 10],
+    /// Raised deals tied.
+    pub stand_off: u128,
+    /// Raised deals lost.
+    pub dealer_higher: u128,
+    /// (player hand, up card) situations raised, by the player's category; and folded.
+    pub raised_situations: [u128; 10],
+    /// Situations folded.
+    pub folded_situations: u128,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.fold += other.fold;
+        self.not_qualifying += other.not_qualifying;
+        self.stand_off += other.stand_off;
+        self.dealer_higher += other.dealer_higher;
+        self.folded_situations += other.folded_situations;
+        for k in 0..10 {
+            self.player_higher[k] += other.player_higher[k];
+            self.raised_situations[k] += other.raised_situations[k];
+        }
+    }
+
+    fn scaled(mut self, by: u128) -> Tally {
+        self.fold *= by;
+        self.not_qualifying *= by;
+        self.stand_off *= by;
+        self.dealer_higher *= by;
+        self.folded_situations *= by;
+        for k in 0..10 {
+            self.player_higher[k] *= by;
+            self.raised_situations[k] *= by;
+        }
+        self
+    }
+}
+
+/// The optimal decision of every (player hand, up card), one bit each (4 MB): built by the same
+/// sweep as the analysis, read in constant time (for simulation of millions of hands).
+pub struct DecisionTable {
+    /// Per up-card rank (the up card taken in the first suit), a bit per player hand numbered by
+    /// its colexicographic rank among all five-card sets: set means raise.
+    raise: Vec<Vec<u64>>,
+}
+
+/// The colexicographic rank of an ascending five-card set among all C(52,5).
+fn colex5(set: &[u8; 5]) -> usize {
+    let binom = |n: usize, k: usize| -> usize {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
+    };
+    set.iter()
+        .enumerate()
+        .map(|(i, &c)| binom(usize::from(c), i + 1))
+        .sum()
+}
+
+impl DecisionTable {
+    /// The optimal decision for this player hand and up card.
+    pub fn decide(&self, player: &[Card; 5], up: Card) -> Decision {
+        // Swap the up card's suit with the first suit, in the player's hand too (suits are symmetric).
+        let suit = up.index() % 4;
+        let swap = |c: Card| -> u8 {
+            let i = c.index();
+            let s = i % 4;
+            let t = if s == suit {
+                0
+            } else if s == 0 {
+                suit
+            } else {
+                s
+            };
+            i - s + t
+        };
+        let mut set = player.map(swap);
+        set.sort_unstable();
+        let rank = usize::from(up.index() / 4);
+        let n = colex5(&set);
+        match self.raise.get(rank).and_then(|bits| bits.get(n / 64)) {
+            Some(word) if word >> (n % 64) & 1 == 1 => Decision::Raise,
+            _ => Decision::Fold,
+        }
+    }
+}
+
+/// One up-card rank's decision bits.
+type RankBits = (usize, Vec<u64>);
+
+/// The optimal strategy's totals over every deal, on `threads` threads (up cards shared out), and
+/// its decision table.
+pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, DecisionTable), String> {
+    let payouts = Payouts::of(rules)?;
+    let hands = SortedHands::build();
+    let next = AtomicUsize::new(0);
+    let partials: Vec<(Tally, Vec<RankBits>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, 13))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut tally = Tally::default();
+                    let mut tables = Vec::new();
+                    loop {
+                        let rank = next.fetch_add(1, Ordering::Relaxed);
+                        if rank >= 13 {
+                            break (tally, tables);
+                        }
+                        let mut bits = vec![0u64; 2_598_960usize.div_ceil(64)];
+                        // The up card of this rank in the first suit; the other suits are symmetric.
+                        sweep(&hands, 4 * rank as u8, |set, value, counts| {
+                            let category = value.category();
+                            match payouts.decide(category, &counts) {
+                                Decision::Fold => {
+                                    tally.fold += u128::from(COMPLETIONS);
+                                    tally.folded_situations += 1;
+                                }
+                                Decision::Raise => {
+                                    let n = colex5(set);
+                                    bits[n / 64] |= 1 << (n % 64);
+                                    tally.not_qualifying += u128::from(counts.not_qualifying);
+                                    tally.player_higher[category as usize] +=
+                                        u128::from(counts.player_higher);
+                                    tally.stand_off += u128::from(counts.stand_off);
+                                    tally.dealer_higher += u128::from(counts.dealer_higher);
+                                    tally.raised_situations[category as usize] += 1;
+                                }
+                            }
+                        });
+                        tables.push((rank, bits));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let mut total = Tally::default();
+    let mut raise = vec![Vec::new(); 13];
+    for (partial, tables) in partials {
+        total.add(&partial);
+        for (rank, bits) in tables {
+            raise[rank] = bits;
+        }
+    }
+    Ok((total.scaled(4), DecisionTable { raise }))
+}
+
+/// The PAR sheets of a Caribbean Stud configuration: the ante and raise under the optimal
+/// strategy, and the bonus (paid on the hands that raise).
+pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
+    let rules: &CaribbeanRules = config.rules_of()?;
+    let payouts = Payouts::of(rules)?;
+    let (tally, _) = analyse(rules, threads)?;
+    let w = payouts.wagered() as u128;
+    let ante_win = payouts.ante_win as u128;
+    let m = payouts.raise_multiple as u128;
+    let mut rows = vec![
+        ParRow {
+            row: "fold".into(),
+            count: tally.fold,
+            wagered: tally.fold,
+            returned: 0,
+        },
+        ParRow {
+            row: "dealer_not_qualifying".into(),
+            count: tally.not_qualifying,
+            wagered: tally.not_qualifying * w,
+            returned: tally.not_qualifying * (ante_win + m),
+        },
+    ];
+    for category in Category::ALL.iter().rev() {
+        let count = tally.player_higher[*category as usize];
+        rows.push(ParRow {
+            row: format!("player_higher_{}", category.id()),
+            count,
+            wagered: count * w,
+            returned: count * (ante_win + payouts.raise_win[*category as usize] as u128),
+        });
+    }
+    rows.push(ParRow {
+        row: "stand_off".into(),
+        count: tally.stand_off,
+        wagered: tally.stand_off * w,
+        returned: tally.stand_off * w,
+    });
+    rows.push(ParRow {
+        row: "dealer_higher".into(),
+        count: tally.dealer_higher,
+        wagered: tally.dealer_higher * w,
+        returned: 0,
+    });
+    let raised: u128 = tally.raised_situations.iter().sum();
+    let main = ParSheet {
+        title: "caribbean_stud / ante and raise, optimal strategy".into(),
+        bets: "main".into(),
+        optimal_play: true,
+        config_id: config.id().to_string(),
+        rows,
+        denominator: u128::from(PLAYER_SITUATIONS) * u128::from(COMPLETIONS),
+        notes: vec![
+            "exact: every player hand, dealer up card and dealer hand (52 × C(51,5) × C(46,4) deals), by counting".into(),
+            format!(
+                "the optimal strategy raises in {raised} of {PLAYER_SITUATIONS} (hand, up card) situations ({:.4} %); ties raise",
+                raised as f64 * 100.0 / PLAYER_SITUATIONS as f64
+            ),
+            "amounts in antes; the house edge is per ante, the element of risk per total wagered".into(),
+        ],
+    };
+    // The bonus: a fixed stake, paid on the player's hand unless the player folded.
+    let stake = rules.bonus_stake;
+    let digits = config.currency.minor_digits;
+    let mut bonus_rows = Vec::new();
+    let mut losing = tally.folded_situations;
+    for category in Category::ALL.iter().rev() {
+        let raised = tally.raised_situations[*category as usize];
+        match row_for(&rules.bonus_paytable, *category) {
+            Some(row) => {
+                let payout = row.pay.payout(stake).map_err(|e| e.to_string())?;
+                if stake.0 == 0 || payout.0 % stake.0 != 0 {
+                    return Err(format!(
+                        "bonus row {} pays {} for a stake of {}: not a whole multiple",
+                        category.id(),
+                        payout.display(digits),
+                        stake.display(digits)
+                    ));
+                }
+                bonus_rows.push(ParRow::single(
+                    category.id(),
+                    raised,
+                    u128::from(payout.0 / stake.0),
+                ));
+            }
+            None => losing += raised,
+        }
+    }
+    bonus_rows.push(ParRow::single("loses_or_folded", losing, 0));
+    let bonus = ParSheet {
+        title: "caribbean_stud / bonus".into(),
+        bets: "bonus".into(),
+        optimal_play: true,
+        config_id: config.id().to_string(),
+        rows: bonus_rows,
+        denominator: u128::from(PLAYER_SITUATIONS),
+        notes: vec![format!(
+            "exact: every player hand and up card, the bonus lost where the optimal strategy folds; amounts per {} {} staked",
+            stake.display(digits),
+            config.currency.code
+        )],
+    };
+    Ok(vec![main, bonus])
+}

@@ -1,0 +1,86 @@
+//! The certification lab: exact theoretical returns (PAR sheets) computed from the engine's own
+//! rules and configurations, and raw RNG output for statistical testing. It uses the engine and
+//! never touches the ledger.
+//!
+//! Exact PAR sheets: the Nutz boxes (a Markov chain over the hold rule), the Fortune bonus (all
+//! C(53,7) hands), Mississippi Stud's and Caribbean Stud's optimal strategies and bonuses; the Pai
+//! Gow main bet under the house way by simulation with its confidence interval. Simulation of
+//! whole hands through the engine's own commands (`simulate`), and vendor transcripts checked
+//! against the engine's rules (`transcript`).
+
+pub mod advice;
+pub mod budget;
+pub mod caribbean;
+pub mod fortune;
+pub mod mississippi;
+pub mod nutz;
+pub mod pai_gow;
+pub mod par;
+pub mod rng_output;
+pub mod simulate;
+pub mod transcript;
+
+pub use par::{ParRow, ParSheet};
+
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
+
+/// A long computation's progress, and whether whoever asked for it still wants it: the loops of
+/// simulations check [`Run::stopped`] every few thousand hands and give up with [`STOPPED`] once it
+/// is set (a client gone, a deadline passed, the server stopping).
+#[derive(Debug, Default)]
+pub struct Run {
+    /// Hands or rounds done so far (for a progress bar).
+    pub done: std::sync::atomic::AtomicU64,
+    stop: std::sync::atomic::AtomicBool,
+    /// A second reason to stop, shared by many runs (the server shutting down).
+    also: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// What a stopped computation answers.
+pub const STOPPED: &str = "stopped before the end: nobody waits for the result any more";
+
+impl Run {
+    /// A run that also stops when `also` is set.
+    pub fn stopping_with(also: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Run {
+        Run {
+            also: Some(also),
+            ..Run::default()
+        }
+    }
+
+    /// Asks the computation to stop.
+    pub fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether it should stop.
+    pub fn stopped(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.stop.load(Relaxed) || self.also.as_ref().is_some_and(|a| a.load(Relaxed))
+    }
+}
+
+/// How often (in hands or rounds) a simulation's loop looks at [`Run::stopped`].
+const CHECK_EVERY: u64 = 4_096;
+
+/// The threads the lab's computations use: the machine's cores.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Every exact PAR sheet of a configuration, on `threads` threads: Mississippi Stud's ante and
+/// streets (optimal play) and bonus; Caribbean Stud's ante and raise (optimal play) and bonus; the
+/// Fortune bonus; the seven Nutz boxes. (The Pai Gow main bet is simulated: [`pai_gow`].)
+pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
+    budget::check(config, threads).map_err(|e| e.to_string())?;
+    match config.game {
+        GameId::MississippiStud => Ok(vec![
+            mississippi::main_sheet(config)?,
+            mississippi::bonus_sheet(config)?,
+        ]),
+        GameId::CaribbeanStud => caribbean::par_sheets(config, threads),
+        GameId::FortunePaiGow => Ok(vec![fortune::par_sheet(config, threads)?]),
+        GameId::Nutz => nutz::par_sheets(config),
+    }
+}

@@ -1,0 +1,439 @@
+//! Mississippi Stud, exactly: the optimal strategy by backward induction over every card sequence,
+//! and its return per ante and per total amount wagered; and the 3-card bonus over all 22 100
+//! community hands. From the engine's evaluators and the configuration's paytables.
+//!
+//! Optimal play maximises the expected return per ante at every decision; where betting and
+//! folding are worth exactly the same it bets (GAMES.md), and among bets of equal worth it takes
+//! the smallest. All values are exact integers over a common denominator (48 at 5th street,
+//! 48 × 49 at 4th, 48 × 49 × 50 at 3rd), so ties are exact.
+//!
+//! The value of a decision depends only on the set of cards seen (player and community cards are
+//! interchangeable in the final hand) and on the total already staked, in antes.
+
+use std::collections::HashMap;
+
+use pitboss_engine::card::Card;
+use pitboss_engine::config::{GameConfig, MississippiRules};
+use pitboss_engine::games::mississippi_hand;
+use pitboss_engine::hand::{poker5, three_card};
+use pitboss_engine::money::Money;
+use pitboss_engine::paytable::{row_for, Pay};
+
+use super::par::{ParRow, ParSheet};
+
+/// Net result per unit staked on the ante or a street bet (winnings; 0 for a push; −1 for a loss).
+fn net_of(rules: &MississippiRules, cards: &[Card; 5]) -> i64 {
+    let value = poker5::evaluate_unchecked(cards);
+    match mississippi_hand(value)
+        .and_then(|h| row_for(&rules.paytable, h))
+        .map(|r| r.pay)
+    {
+        Some(Pay::Odds(x)) => i64::from(x),
+        Some(Pay::Push) => 0,
+        Some(Pay::Fixed(m)) => m.0 as i64 - 1,
+        None => -1,
+    }
+}
+
+fn mask(cards: &[Card]) -> u64 {
+    cards.iter().fold(0, |m, c| m | 1 << c.index())
+}
+
+fn deck() -> Vec<Card> {
+    (0..52).filter_map(Card::from_index).collect()
+}
+
+/// The exact analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// Σ over all starting pairs of the optimal value, in antes, over `denominator`.
+    pub value: i128,
+    /// Σ over all starting pairs of the expected total wagered, in antes, over `denominator`.
+    pub wagered: i128,
+    /// 1 326 × 48 × 49 × 50.
+    pub denominator: i128,
+    /// How often each street decision is a fold, per starting pair (for the report).
+    pub folds_at_third: u32,
+}
+
+impl Analysis {
+    /// Expected result per ante (negative: the house edge per ante).
+    pub fn per_ante(&self) -> f64 {
+        self.value as f64 / self.denominator as f64
+    }
+
+    /// Expected total wagered per hand, in antes.
+    pub fn average_wager(&self) -> f64 {
+        self.wagered as f64 / self.denominator as f64
+    }
+
+    /// Return per total amount wagered: 1 + value / wagered.
+    pub fn return_per_wagered(&self) -> f64 {
+        1.0 + self.value as f64 / self.wagered as f64
+    }
+}
+
+/// The best decision among folding (value and wager `fold`) and betting each multiple (`bets`, in
+/// the order of the configuration's multiples); ties go to betting, then to the smaller multiple.
+/// Returns the chosen (value, wager) and the index of the chosen multiple (`None`: fold).
+fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> Decided {
+    let mut choice = (fold, None);
+    for (k, &option) in bets.iter().enumerate() {
+        if option.0 > choice.0 .0 || (choice.1.is_none() && option.0 == choice.0 .0) {
+            choice = (option, Some(k));
+        }
+    }
+    choice
+}
+
+/// A decision's (value, wager) and the index of the multiple it bets (`None`: fold).
+type Decided = ((i128, i128), Option<usize>);
+
+/// The optimal strategy's tables: the 5th-street sums for every four-card set, and the 4th-street
+/// values for every three-card set and amount staked.
+pub struct Strategy {
+    multiples: Vec<i128>,
+    fifth: HashMap<u64, i64>,
+    fourth: HashMap<(u64, i128), Decided>,
+    /// The decision on 3rd street for each starting pair.
+    third: HashMap<u64, Option<usize>>,
+}
+
+impl Strategy {
+    /// Builds the tables (about half a second).
+    pub fn build(rules: &MississippiRules) -> Strategy {
+        let cards = deck();
+        let multiples: Vec<i128> = rules
+            .street_multiples
+            .iter()
+            .map(|&m| i128::from(m))
+            .collect();
+        // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit.
+        let mut fifth: HashMap<u64, i64> = HashMap::with_capacity(270_725);
+        each_four_card_set(&cards, |four, m| {
+            let sum: i64 = cards
+                .iter()
+                .filter(|e| m & 1 << e.index() == 0)
+                .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
+                .sum();
+            fifth.insert(m, sum);
+        });
+        let mut strategy = Strategy {
+            multiples,
+            fifth,
+            fourth: HashMap::new(),
+            third: HashMap::new(),
+        };
+        let max_multiple = strategy.multiples.iter().copied().max().unwrap_or(1);
+        let mut fourth = HashMap::with_capacity(22_100 * max_multiple as usize);
+        for a in 0..52 {
+            for b in a + 1..52 {
+                for c in b + 1..52 {
+                    let m3 = mask(&[cards[a], cards[b], cards[c]]);
+                    for staked in 2..=1 + max_multiple {
+                        fourth.insert((m3, staked), strategy.at_fourth(m3, staked));
+                    }
+                }
+            }
+        }
+        strategy.fourth = fourth;
+        // 3rd street decisions for every starting pair, so that advice is one lookup per street.
+        let mut third = HashMap::with_capacity(1326);
+        for a in 0..52u8 {
+            for b in a + 1..52 {
+                let m2 = 1u64 << a | 1 << b;
+                third.insert(m2, strategy.at_third(m2).1);
+            }
+        }
+        strategy.third = third;
+        strategy
+    }
+
+    /// 5th street, four cards seen, `staked` antes down; values over 48.
+    fn at_fifth(&self, m4: u64, staked: i128) -> Decided {
+        let a = i128::from(self.fifth.get(&m4).copied().unwrap_or(0));
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| (a * (staked + k), (staked + k) * 48))
+            .collect();
+        choose((-staked * 48, staked * 48), &bets)
+    }
+
+    /// 4th street, three cards seen; values over 48·49.
+    fn at_fourth(&self, m3: u64, staked: i128) -> Decided {
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| {
+                unseen(m3).fold((0, 0), |acc, e| {
+                    let (v, w) = self.at_fifth(m3 | 1 << e, staked + k).0;
+                    (acc.0 + v, acc.1 + w)
+                })
+            })
+            .collect();
+        choose((-staked * 48 * 49, staked * 48 * 49), &bets)
+    }
+
+    /// 3rd street, two cards seen (one ante down); values over 48·49·50.
+    fn at_third(&self, m2: u64) -> Decided {
+        let bets: Vec<(i128, i128)> = self
+            .multiples
+            .iter()
+            .map(|&k| {
+                unseen(m2).fold((0, 0), |acc, e| {
+                    let (v, w) = self
+                        .fourth
+                        .get(&(m2 | 1 << e, 1 + k))
+                        .map_or((0, 0), |f| f.0);
+                    (acc.0 + v, acc.1 + w)
+                })
+            })
+            .collect();
+        let d3 = 48 * 49 * 50;
+        choose((-d3, d3), &bets)
+    }
+
+    /// The optimal decision with these cards seen (the player's two and the community cards shown,
+    /// two to four in all) and `staked` antes already down (1 on 3rd street): the multiple to bet,
+    /// or `None` to fold.
+    pub fn advise(&self, seen: &[Card], staked: u32) -> Option<Option<u32>> {
+        let choice = self.choice(mask(seen), seen.len(), i128::from(staked))?;
+        Some(choice.map(|k| self.multiples[k] as u32))
+    }
+
+    /// The index of the multiple to bet (`None`: fold) with the cards of mask `m` (`seen` of them)
+    /// seen and `staked` antes down. The tables hold every decision the induction took; computing
+    /// afresh is the fallback for a stake they do not cover.
+    fn choice(&self, m: u64, seen: usize, staked: i128) -> Option<Option<usize>> {
+        Some(match seen {
+            2 => match self.third.get(&m) {
+                Some(&choice) => choice,
+                None => self.at_third(m).1,
+            },
+            3 => match self.fourth.get(&(m, staked)) {
+                Some(&(_, choice)) => choice,
+                None => self.at_fourth(m, staked).1,
+            },
+            4 => self.at_fifth(m, staked).1,
+            _ => return None,
+        })
+    }
+}
+
+/// Calls `f` with every four-card set of `cards` and its mask.
+fn each_four_card_set(cards: &[Card], mut f: impl FnMut([Card; 4], u64)) {
+    let n = cards.len();
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                for d in c + 1..n {
+                    let four = [cards[a], cards[b], cards[c], cards[d]];
+                    f(four, mask(&four));
+                }
+            }
+        }
+    }
+}
+
+/// Indices of the cards not in the mask.
+fn unseen(m: u64) -> impl Iterator<Item = u8> {
+    (0..52u8).filter(move |i| m & 1 << i == 0)
+}
+
+/// Backward induction over every card sequence.
+pub fn analyse(rules: &MississippiRules) -> Analysis {
+    let strategy = Strategy::build(rules);
+    let mut value = 0;
+    let mut wagered = 0;
+    let mut folds = 0;
+    for a in 0..52u8 {
+        for b in a + 1..52 {
+            let ((v, w), bet) = strategy.at_third(1 << a | 1 << b);
+            folds += u32::from(bet.is_none());
+            value += v;
+            wagered += w;
+        }
+    }
+    Analysis {
+        value,
+        wagered,
+        denominator: 1326 * 48 * 49 * 50,
+        folds_at_third: folds,
+    }
+}
+
+/// The paytable row index of five cards (`rules.paytable.len()` for a losing hand).
+fn row_index(rules: &MississippiRules, cards: &[Card; 5]) -> usize {
+    let value = poker5::evaluate_unchecked(cards);
+    mississippi_hand(value)
+        .and_then(|h| rules.paytable.iter().position(|r| r.hand == h))
+        .unwrap_or(rules.paytable.len())
+}
+
+/// The ante and street bets under the optimal strategy, row by row: a forward pass over every
+/// card sequence following [`Strategy::advise`]'s choices, counting where each sequence ends (a
+/// fold on some street, or a paytable row at showdown) and what was wagered and paid back there,
+/// in antes. Its totals equal [`analyse`]'s backward-induction values exactly (a test holds them
+/// together).
+pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
+    let rules: &MississippiRules = config.rules_of()?;
+    let strategy = Strategy::build(rules);
+    let cards = deck();
+    let rows = rules.paytable.len() + 1;
+    // For every four-card set, how many of the 48 last cards end in each row.
+    let mut histograms: HashMap<u64, Vec<u8>> = HashMap::with_capacity(270_725);
+    each_four_card_set(&cards, |four, m| {
+        let mut histogram = vec![0u8; rows];
+        for e in cards.iter().filter(|e| m & 1 << e.index() == 0) {
+            histogram[row_index(rules, &[four[0], four[1], four[2], four[3], *e])] += 1;
+        }
+        histograms.insert(m, histogram);
+    });
+    // Per paytable row (then the loss): count, wagered, returned; then the three folds.
+    let mut showdown = vec![(0u128, 0u128, 0u128); rows];
+    let mut folds = [(0u128, 0u128); 3];
+    let multiple = |k: Option<usize>| k.map(|k| strategy.multiples[k]);
+    for a in 0..52u8 {
+        for b in a + 1..52 {
+            let m2 = 1u64 << a | 1 << b;
+            let Some(k3) = multiple(strategy.choice(m2, 2, 1).flatten()) else {
+                folds[0].0 += 50 * 49 * 48;
+                folds[0].1 += 50 * 49 * 48;
+                continue;
+            };
+            let staked3 = 1 + k3;
+            for c in unseen(m2) {
+                let m3 = m2 | 1 << c;
+                let Some(k4) = multiple(strategy.choice(m3, 3, staked3).flatten()) else {
+                    folds[1].0 += 49 * 48;
+                    folds[1].1 += 49 * 48 * staked3 as u128;
+                    continue;
+                };
+                let staked4 = staked3 + k4;
+                for d in unseen(m3) {
+                    let m4 = m3 | 1 << d;
+                    let Some(k5) = multiple(strategy.choice(m4, 4, staked4).flatten()) else {
+                        folds[2].0 += 48;
+                        folds[2].1 += 48 * staked4 as u128;
+                        continue;
+                    };
+                    let staked = (staked4 + k5) as u128;
+                    for (row, &n) in histograms.get(&m4).into_iter().flatten().enumerate() {
+                        let n = u128::from(n);
+                        showdown[row].0 += n;
+                        showdown[row].1 += n * staked;
+                    }
+                }
+            }
+        }
+    }
+    let mut sheet_rows = Vec::with_capacity(rows + 3);
+    for (i, (count, wagered, _)) in showdown.iter().enumerate() {
+        let (row, per_unit) = match rules.paytable.get(i) {
+            Some(r) => (
+                pitboss_engine::id_of(&r.hand),
+                match r.pay {
+                    Pay::Odds(x) => u128::from(x) + 1,
+                    Pay::Push => 1,
+                    Pay::Fixed(_) => {
+                        return Err(
+                            "fixed-amount rows on the ante and streets are not analysed".into()
+                        )
+                    }
+                },
+            ),
+            None => ("loses".to_string(), 0),
+        };
+        sheet_rows.push(ParRow {
+            row,
+            count: *count,
+            wagered: *wagered,
+            returned: wagered * per_unit,
+        });
+    }
+    for (street, (count, wagered)) in ["third", "fourth", "fifth"].iter().zip(folds) {
+        sheet_rows.push(ParRow {
+            row: format!("fold_on_{street}_street"),
+            count,
+            wagered,
+            returned: 0,
+        });
+    }
+    Ok(ParSheet {
+        title: "mississippi_stud / ante and street bets, optimal strategy".into(),
+        bets: "main".into(),
+        optimal_play: true,
+        config_id: config.id().to_string(),
+        rows: sheet_rows,
+        denominator: 1326 * 50 * 49 * 48,
+        notes: vec![
+            "exact: every sequence of two player and three community cards, played by the optimal strategy (backward induction; ties bet, then the smaller bet)".into(),
+            "amounts in antes; the house edge is per ante, the element of risk per total wagered".into(),
+        ],
+    })
+}
+
+/// The 3-card bonus over all 22 100 community hands.
+pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
+    let rules: &MississippiRules = config.rules_of()?;
+    let cards = deck();
+    let mut counts: HashMap<three_card::Category, u128> = HashMap::new();
+    for a in 0..52 {
+        for b in a + 1..52 {
+            for c in b + 1..52 {
+                let category =
+                    three_card::evaluate_unchecked(&[cards[a], cards[b], cards[c]]).category();
+                *counts.entry(category).or_default() += 1;
+            }
+        }
+    }
+    let rows = three_card::Category::ALL
+        .iter()
+        .rev()
+        .map(|&category| {
+            ParRow::single(
+                category.id(),
+                counts.get(&category).copied().unwrap_or(0),
+                row_for(&rules.bonus_paytable, category)
+                    .and_then(|r| r.pay.payout(Money(1)).ok())
+                    .map_or(0, |m| u128::from(m.0)),
+            )
+        })
+        .collect();
+    Ok(ParSheet {
+        title: "mississippi_stud / bonus".into(),
+        bets: "bonus".into(),
+        optimal_play: false,
+        config_id: config.id().to_string(),
+        rows,
+        denominator: 22_100,
+        notes: vec!["exact: all 22 100 three-card community hands".into()],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pitboss_engine::card::parse_cards;
+    use pitboss_engine::game::GameId;
+
+    #[test]
+    fn advice_follows_the_well_known_strategy() {
+        let config = GameConfig::default_for(GameId::MississippiStud);
+        let rules: &MississippiRules = config.rules_of().unwrap();
+        let s = Strategy::build(rules);
+        let advise = |cards: &str, staked| s.advise(&parse_cards(cards).unwrap(), staked).unwrap();
+        assert_eq!(advise("As Ad", 1), Some(3), "any pair: 3x on 3rd street");
+        assert_eq!(advise("2c 7d", 1), None, "2-7 offsuit folds");
+        assert_eq!(advise("Kc Qd", 1), Some(1), "two high cards: 1x");
+        assert_eq!(advise("Kc Kd 7h 7s", 4), Some(3), "two pair made: 3x");
+        assert_eq!(advise("2c 7d 9h", 2), None);
+        assert_eq!(advise("6c 6d", 1), Some(3), "a low pair: 3x too");
+        assert_eq!(
+            s.advise(&parse_cards("2c").unwrap(), 1),
+            None,
+            "no decision with one card seen"
+        );
+    }
+}

@@ -1,0 +1,716 @@
+//! Simulation through the real engine: whole hands opened, decided and settled by the engine's own
+//! [`Hand::decide`]/[`Hand::evolve`] and settlement (not a separate model of the game), each from
+//! its own seed, on all cores. The result per bet group: the return with its 95 % interval, how
+//! often every row hit, and — where the lab has the exact PAR sheet for the strategy played — a
+//! chi-square test of the row frequencies against it, with its p-value.
+//!
+//! Hand `i` of a run is dealt from `SHA-256("pitboss simulate" ‖ seed ‖ i)`, so a run is the same
+//! whatever the number of threads. Money is summed in integer minor units; only the statistics are
+//! floating point.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use pitboss_engine::config::{GameConfig, Rules};
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, BetLine, Wager};
+
+use super::advice::StrategyTables;
+use super::par::ParSheet;
+
+/// How the simulated player decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The lab's optimal strategy (Mississippi and Caribbean Stud), the house way (Pai Gow), plain
+    /// shaking (Nutz, which has no choice to make).
+    Optimal,
+    /// Never fold: bet the smallest multiple on every street (Mississippi Stud), always raise
+    /// (Caribbean Stud).
+    Always,
+}
+
+impl FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Strategy, String> {
+        match s {
+            "optimal" => Ok(Strategy::Optimal),
+            "always" => Ok(Strategy::Always),
+            other => Err(format!(
+                "unknown strategy {other:?}: optimal, or always (never fold)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Strategy::Optimal => "optimal",
+            Strategy::Always => "always",
+        })
+    }
+}
+
+/// Whether a game can be played with a strategy (Pai Gow and Nutz have only the optimal one).
+pub fn supports(game: GameId, strategy: Strategy) -> bool {
+    strategy == Strategy::Optimal || matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
+}
+
+/// What a run is asked to do.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The configuration played.
+    pub config: GameConfig,
+    /// How many hands.
+    pub hands: u64,
+    /// The player's strategy.
+    pub strategy: Strategy,
+    /// The run's seed.
+    pub seed: Seed,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// One group of bets reported together ("main": the ante and what follows it; "bonus"; a Nutz box).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupTally {
+    /// Hands counted.
+    pub hands: u64,
+    /// Σ wagered per hand, minor units.
+    pub wagered: u128,
+    /// Σ paid back per hand (stakes included), minor units.
+    pub returned: u128,
+    /// Σ of the squares of the per-hand wagers (for the interval).
+    pub wagered_sq: u128,
+    /// Σ of the squares of the per-hand returns.
+    pub returned_sq: u128,
+    /// Σ of wagered × returned per hand.
+    pub cross: u128,
+    /// Hits per row id.
+    pub rows: BTreeMap<String, u64>,
+}
+
+impl GroupTally {
+    fn add(&mut self, wagered: u64, returned: u64, row: String) {
+        let (w, r) = (u128::from(wagered), u128::from(returned));
+        self.hands += 1;
+        self.wagered += w;
+        self.returned += r;
+        self.wagered_sq += w * w;
+        self.returned_sq += r * r;
+        self.cross += w * r;
+        *self.rows.entry(row).or_default() += 1;
+    }
+
+    fn merge(&mut self, other: &GroupTally) {
+        self.hands += other.hands;
+        self.wagered += other.wagered;
+        self.returned += other.returned;
+        self.wagered_sq += other.wagered_sq;
+        self.returned_sq += other.returned_sq;
+        self.cross += other.cross;
+        for (row, n) in &other.rows {
+            *self.rows.entry(row.clone()).or_default() += n;
+        }
+    }
+
+    /// Return per total wagered.
+    pub fn return_rate(&self) -> f64 {
+        self.returned as f64 / self.wagered as f64
+    }
+
+    /// The 95 % interval of the return per total wagered (a ratio of means: the delta method).
+    pub fn interval(&self) -> (f64, f64) {
+        let n = self.hands as f64;
+        let rate = self.return_rate();
+        let mean_w = self.wagered as f64 / n;
+        // Var(r − R·w) = E[r²] − 2R·E[rw] + R²·E[w²] − (E[r] − R·E[w])², the last term zero at R.
+        let variance = (self.returned_sq as f64 - 2.0 * rate * self.cross as f64
+            + rate * rate * self.wagered_sq as f64)
+            / n;
+        let half = 1.959_964 * (variance.max(0.0) / n).sqrt() / mean_w;
+        (rate - half, rate + half)
+    }
+}
+
+/// The chi-square test of a group's row frequencies against an exact PAR sheet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChiSquare {
+    /// The statistic.
+    pub statistic: f64,
+    /// Degrees of freedom (bins − 1, after pooling bins expected fewer than 5 times).
+    pub degrees_of_freedom: u32,
+    /// P(χ² ≥ statistic) under the exact probabilities.
+    pub p_value: f64,
+    /// Rows the simulation hit that the exact sheet does not have (always a failure).
+    pub unknown_rows: Vec<String>,
+}
+
+/// One group's report.
+#[derive(Clone, Debug)]
+pub struct GroupReport {
+    /// "main", "bonus", or a Nutz box.
+    pub name: String,
+    /// The simulated totals.
+    pub tally: GroupTally,
+    /// The exact sheet held against it, when the strategy is the one the sheet assumes.
+    pub exact: Option<ParSheet>,
+    /// The test against it.
+    pub chi_square: Option<ChiSquare>,
+}
+
+/// A whole run's report.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The game.
+    pub game: GameId,
+    /// Its configuration id.
+    pub config_id: String,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The run's seed.
+    pub seed: Seed,
+    /// Hands played.
+    pub hands: u64,
+    /// Per bet group.
+    pub groups: Vec<GroupReport>,
+    /// Wall-clock seconds of the hands themselves (not the strategy's tables nor the exact sheets).
+    pub seconds: f64,
+}
+
+/// A decision maker for one game and strategy, shared by the threads.
+enum Player {
+    /// The lab's strategy, with the tables it needs built once.
+    Optimal(StrategyTables),
+    /// Never fold.
+    Always,
+}
+
+impl Player {
+    fn new(config: &GameConfig, strategy: Strategy, threads: usize) -> Result<Player, String> {
+        if !supports(config.game, strategy) {
+            return Err(format!(
+                "{} has one way to play (the house way, or shaking): strategy {strategy} does not apply",
+                config.game
+            ));
+        }
+        Ok(match strategy {
+            Strategy::Always => Player::Always,
+            Strategy::Optimal => Player::Optimal(StrategyTables::build(config, threads)?),
+        })
+    }
+
+    fn choose(&self, hand: &Hand) -> Result<Action, String> {
+        let legal = hand.legal_actions();
+        let action = match self {
+            Player::Optimal(tables) => tables
+                .advisor()
+                .advise(hand)?
+                .ok_or("the strategy has no decision for this hand")?,
+            // The smallest bet (Mississippi Stud), else a raise (Caribbean Stud).
+            Player::Always => legal
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Bet { multiple } => Some(*multiple),
+                    _ => None,
+                })
+                .min()
+                .map_or(Action::Raise, |multiple| Action::Bet { multiple }),
+        };
+        if legal.contains(&action) {
+            Ok(action)
+        } else {
+            Err(format!(
+                "the strategy chose {action:?}, not legal now ({legal:?})"
+            ))
+        }
+    }
+}
+
+/// The wagers every simulated hand places: the smallest stake of each bet the game has (all
+/// seven Nutz boxes; the Caribbean bonus at its fixed stake).
+pub fn reference_wagers(config: &GameConfig) -> Vec<Wager> {
+    let w = |bet, amount: Money| Wager { bet, amount };
+    match &config.rules {
+        Rules::MississippiStud(r) => vec![w(BetId::Ante, r.ante.min), w(BetId::Bonus, r.bonus.min)],
+        Rules::FortunePaiGow(r) => {
+            vec![
+                w(BetId::Main, r.main.min),
+                w(BetId::FortuneBonus, r.bonus.min),
+            ]
+        }
+        Rules::Nutz(r) => BetId::NUTZ_BOXES
+            .iter()
+            .map(|&b| w(b, r.box_limit.min))
+            .collect(),
+        Rules::CaribbeanStud(r) => vec![w(BetId::Ante, r.ante.min), w(BetId::Bonus, r.bonus_stake)],
+    }
+}
+
+/// The bet groups of a game: a name and the bets in it.
+fn groups(game: GameId) -> Vec<(String, Vec<BetId>)> {
+    match game {
+        GameId::MississippiStud => vec![
+            (
+                "main".into(),
+                vec![BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5],
+            ),
+            ("bonus".into(), vec![BetId::Bonus]),
+        ],
+        GameId::CaribbeanStud => vec![
+            ("main".into(), vec![BetId::Ante, BetId::Raise]),
+            ("bonus".into(), vec![BetId::Bonus]),
+        ],
+        GameId::FortunePaiGow => vec![
+            ("main".into(), vec![BetId::Main]),
+            ("fortune_bonus".into(), vec![BetId::FortuneBonus]),
+        ],
+        GameId::Nutz => BetId::NUTZ_BOXES
+            .iter()
+            .map(|b| (b.to_string(), vec![*b]))
+            .collect(),
+    }
+}
+
+/// The row a group's first line ended in, named as the exact PAR sheet names it.
+fn row_of(game: GameId, group: &str, hand: &Hand, line: &BetLine) -> String {
+    let lost = line.pay.is_none();
+    match (game, group) {
+        (GameId::MississippiStud, "main") if line.rule == "fold" => {
+            let streets = hand
+                .stakes()
+                .iter()
+                .filter(|w| matches!(w.bet, BetId::Street3 | BetId::Street4 | BetId::Street5))
+                .count();
+            let street = ["third", "fourth", "fifth"]
+                .get(streets)
+                .unwrap_or(&"fifth");
+            format!("fold_on_{street}_street")
+        }
+        (GameId::MississippiStud, "main") | (GameId::Nutz, _) if lost => "loses".into(),
+        (GameId::CaribbeanStud, "bonus") if lost => "loses_or_folded".into(),
+        _ => line.rule.clone(),
+    }
+}
+
+/// One hand from its seed to its settlement, through the engine's commands.
+fn play(
+    seed: Seed,
+    config: &Arc<GameConfig>,
+    wagers: &[Wager],
+    player: &Player,
+) -> Result<Hand, String> {
+    let mut hand = Hand::new(seed, config.clone());
+    let mut command = Command::Open(OpenHand {
+        table: "lab".into(),
+        player: "simulation".into(),
+        wagers: wagers.to_vec(),
+        at: Timestamp(0),
+        rebet_of: None,
+    });
+    loop {
+        for event in hand.decide(&command).map_err(|e| e.to_string())? {
+            hand = hand.evolve(&event).map_err(|e| e.to_string())?;
+        }
+        if hand.status() != Status::InProgress {
+            return Ok(hand);
+        }
+        command = Command::Act {
+            action: player.choose(&hand)?,
+            at: Timestamp(0),
+        };
+    }
+}
+
+/// The seed of hand `i` of a run.
+pub fn hand_seed(run: &Seed, i: u64) -> Seed {
+    let mut h = Sha256::new();
+    h.update(b"pitboss simulate");
+    h.update(run.as_bytes());
+    h.update(i.to_le_bytes());
+    Seed::from_bytes(h.finalize().into())
+}
+
+/// Runs the simulation; `run` counts hands played as they finish (for a progress bar) and stops it
+/// early when asked ([`super::STOPPED`]).
+pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
+    let progress = &run.done;
+    let config = Arc::new(request.config.clone());
+    let game = config.game;
+    let player = Player::new(&config, request.strategy, request.threads)?;
+    let started = std::time::Instant::now();
+    let wagers = reference_wagers(&config);
+    let groups = groups(game);
+    let threads = request.threads.max(1) as u64;
+    let per_thread = request.hands.div_ceil(threads);
+    let partials: Vec<Result<Vec<GroupTally>, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (config, wagers, groups, player) = (&config, &wagers, &groups, &player);
+                scope.spawn(move || {
+                    let mut tallies = vec![GroupTally::default(); groups.len()];
+                    let end = ((t + 1) * per_thread).min(request.hands);
+                    for i in t * per_thread..end {
+                        if i % super::CHECK_EVERY == 0 && run.stopped() {
+                            return Err(super::STOPPED.to_string());
+                        }
+                        let hand = play(hand_seed(&request.seed, i), config, wagers, player)?;
+                        let settlement = hand
+                            .settlement()
+                            .ok_or_else(|| format!("hand {i} ended unsettled"))?;
+                        for ((name, bets), tally) in groups.iter().zip(tallies.iter_mut()) {
+                            let lines: Vec<&BetLine> = settlement
+                                .lines
+                                .iter()
+                                .filter(|l| bets.contains(&l.bet))
+                                .collect();
+                            let Some(first) = lines.first() else {
+                                continue;
+                            };
+                            let wagered = lines.iter().map(|l| l.stake.0).sum();
+                            let returned = lines.iter().map(|l| l.payout.0).sum();
+                            tally.add(wagered, returned, row_of(game, name, &hand, first));
+                        }
+                        progress.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(tallies)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .collect()
+    });
+    let mut totals = vec![GroupTally::default(); groups.len()];
+    for partial in partials {
+        for (total, part) in totals.iter_mut().zip(partial?) {
+            total.merge(&part);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let sheets = exact_sheets(&config, request.strategy, request.threads)?;
+    let reports = groups
+        .iter()
+        .zip(totals)
+        .map(|((name, _), tally)| {
+            let exact = sheets.get(name).cloned();
+            let chi_square = exact.as_ref().map(|sheet| chi_square(&tally, sheet));
+            GroupReport {
+                name: name.clone(),
+                tally,
+                exact,
+                chi_square,
+            }
+        })
+        .collect();
+    Ok(Report {
+        game,
+        config_id: config.id().to_string(),
+        strategy: request.strategy,
+        seed: request.seed,
+        hands: request.hands,
+        groups: reports,
+        seconds,
+    })
+}
+
+/// The exact sheets the groups are held against, by group name: those that assume a strategy
+/// only when that strategy is played (the Pai Gow main bet has no exact sheet).
+fn exact_sheets(
+    config: &GameConfig,
+    strategy: Strategy,
+    threads: usize,
+) -> Result<BTreeMap<String, ParSheet>, String> {
+    Ok(super::exact_par_sheets(config, threads)?
+        .into_iter()
+        .filter(|sheet| strategy == Strategy::Optimal || !sheet.optimal_play)
+        .map(|sheet| (sheet.bets.clone(), sheet))
+        .collect())
+}
+
+/// Pearson's chi-square of the simulated row counts against the sheet's exact probabilities;
+/// bins expected fewer than 5 times are pooled (and a pool still under 5 joins the smallest bin).
+pub fn chi_square(tally: &GroupTally, sheet: &ParSheet) -> ChiSquare {
+    let n = tally.hands as f64;
+    let unknown_rows: Vec<String> = tally
+        .rows
+        .keys()
+        .filter(|row| sheet.row(row).is_none())
+        .cloned()
+        .collect();
+    let mut bins: Vec<(f64, f64)> = Vec::new();
+    let mut pool = (0.0, 0.0);
+    for row in &sheet.rows {
+        let expected = n * row.count as f64 / sheet.denominator as f64;
+        let observed = tally.rows.get(&row.row).copied().unwrap_or(0) as f64;
+        if expected < 5.0 {
+            pool.0 += observed;
+            pool.1 += expected;
+        } else {
+            bins.push((observed, expected));
+        }
+    }
+    if pool.1 > 0.0 || pool.0 > 0.0 {
+        if pool.1 >= 5.0 || bins.is_empty() {
+            bins.push(pool);
+        } else if let Some(smallest) = bins
+            .iter_mut()
+            .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+        {
+            smallest.0 += pool.0;
+            smallest.1 += pool.1;
+        }
+    }
+    let statistic: f64 = bins
+        .iter()
+        .map(|&(o, e)| {
+            if e > 0.0 {
+                (o - e) * (o - e) / e
+            } else {
+                f64::INFINITY
+            }
+        })
+        .sum();
+    let degrees_of_freedom = bins.len().saturating_sub(1) as u32;
+    let p_value = if unknown_rows.is_empty() {
+        chi_square_survival(statistic, degrees_of_freedom)
+    } else {
+        0.0
+    };
+    ChiSquare {
+        statistic,
+        degrees_of_freedom,
+        p_value,
+        unknown_rows,
+    }
+}
+
+/// P(χ²_k ≥ x): the regularized upper incomplete gamma function Q(k/2, x/2), by its series below
+/// a + 1 and its continued fraction above (Lentz's method).
+pub fn chi_square_survival(x: f64, k: u32) -> f64 {
+    if k == 0 {
+        return if x > 0.0 { 0.0 } else { 1.0 };
+    }
+    if !x.is_finite() {
+        return 0.0;
+    }
+    let a = f64::from(k) / 2.0;
+    let x = x / 2.0;
+    if x <= 0.0 {
+        return 1.0;
+    }
+    let log_prefix = a * x.ln() - x - ln_gamma(a);
+    if x < a + 1.0 {
+        let (mut sum, mut term, mut ap) = (1.0 / a, 1.0 / a, a);
+        for _ in 0..10_000 {
+            ap += 1.0;
+            term *= x / ap;
+            sum += term;
+            if term.abs() < sum.abs() * 1e-15 {
+                break;
+            }
+        }
+        (1.0 - sum * log_prefix.exp()).clamp(0.0, 1.0)
+    } else {
+        let tiny = 1e-300;
+        let mut b = x + 1.0 - a;
+        let mut c = 1.0 / tiny;
+        let mut d = 1.0 / b;
+        let mut h = d;
+        for i in 1..10_000 {
+            let an = -f64::from(i) * (f64::from(i) - a);
+            b += 2.0;
+            d = an * d + b;
+            if d.abs() < tiny {
+                d = tiny;
+            }
+            c = b + an / c;
+            if c.abs() < tiny {
+                c = tiny;
+            }
+            d = 1.0 / d;
+            let delta = d * c;
+            h *= delta;
+            if (delta - 1.0).abs() < 1e-15 {
+                break;
+            }
+        }
+        (log_prefix.exp() * h).clamp(0.0, 1.0)
+    }
+}
+
+/// ln Γ(a) for a > 0 (Lanczos, g = 7, 9 terms; about 15 significant digits).
+fn ln_gamma(a: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if a < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * a).sin()).ln() - ln_gamma(1.0 - a);
+    }
+    let a = a - 1.0;
+    let t = a + 7.5;
+    let sum = G
+        .iter()
+        .enumerate()
+        .skip(1)
+        .fold(G[0], |s, (i, g)| s + g / (a + i as f64));
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (a + 0.5) * t.ln() - t + sum.ln()
+}
+
+impl GroupReport {
+    /// Every row seen or expected: (row, hits, simulated frequency, exact probability if known).
+    pub fn rows(&self) -> Vec<(String, u64, f64, Option<f64>)> {
+        let n = self.tally.hands.max(1) as f64;
+        let mut ids: Vec<String> = self
+            .exact
+            .iter()
+            .flat_map(|s| s.rows.iter().map(|r| r.row.clone()))
+            .collect();
+        for row in self.tally.rows.keys() {
+            if !ids.contains(row) {
+                ids.push(row.clone());
+            }
+        }
+        ids.into_iter()
+            .map(|id| {
+                let hits = self.tally.rows.get(&id).copied().unwrap_or(0);
+                let exact = self
+                    .exact
+                    .as_ref()
+                    .and_then(|s| s.row(&id).map(|r| r.count as f64 / s.denominator as f64));
+                (id, hits, hits as f64 / n, exact)
+            })
+            .collect()
+    }
+}
+
+impl Report {
+    /// Hands per second.
+    pub fn rate(&self) -> f64 {
+        self.hands as f64 / self.seconds.max(1e-9)
+    }
+
+    /// As JSON (money sums as exact strings).
+    pub fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        json!({
+            "game": self.game.to_string(),
+            "config_id": self.config_id,
+            "strategy": self.strategy.to_string(),
+            "seed": self.seed.to_hex(),
+            "hands": self.hands,
+            "seconds": self.seconds,
+            "hands_per_second": self.rate(),
+            "groups": self.groups.iter().map(|g| {
+                let (low, high) = g.tally.interval();
+                json!({
+                    "name": g.name,
+                    "wagered_minor": g.tally.wagered.to_string(),
+                    "returned_minor": g.tally.returned.to_string(),
+                    "return": g.tally.return_rate(),
+                    "interval_95": [low, high],
+                    "exact_return": g.exact.as_ref().map(ParSheet::return_rate),
+                    "rows": g.rows().into_iter().map(|(row, hits, frequency, exact)| json!({
+                        "row": row, "hits": hits, "frequency": frequency, "exact_probability": exact,
+                    })).collect::<Vec<_>>(),
+                    "chi_square": g.chi_square.as_ref().map(|c| json!({
+                        "statistic": c.statistic,
+                        "degrees_of_freedom": c.degrees_of_freedom,
+                        "p_value": c.p_value,
+                        "unknown_rows": c.unknown_rows,
+                    })),
+                })
+            }).collect::<Vec<_>>(),
+        })
+    }
+
+    /// As Markdown.
+    pub fn markdown(&self) -> String {
+        let mut out = format!(
+            "# {} simulated, strategy {}: {} hands in {:.1} s ({:.0} hands/s)\n\nconfiguration `{}`, seed `{}`\n",
+            self.game,
+            self.strategy,
+            self.hands,
+            self.seconds,
+            self.rate(),
+            self.config_id,
+            self.seed.to_hex()
+        );
+        for g in &self.groups {
+            let (low, high) = g.tally.interval();
+            out += &format!(
+                "\n## {}\n\nreturn **{:.4} %** of the total wagered, 95 % interval {:.4} – {:.4} %",
+                g.name,
+                g.tally.return_rate() * 100.0,
+                low * 100.0,
+                high * 100.0
+            );
+            if let Some(exact) = &g.exact {
+                let inside = (low..=high).contains(&exact.return_rate());
+                out += &format!(
+                    "; exact {:.4} % ({})",
+                    exact.return_rate() * 100.0,
+                    if inside { "inside" } else { "OUTSIDE" }
+                );
+            }
+            out += "\n\n| row | hits | frequency | exact |\n| --- | ---: | ---: | ---: |\n";
+            for (row, hits, frequency, exact) in g.rows() {
+                out += &format!(
+                    "| {row} | {hits} | {frequency:.8} | {} |\n",
+                    exact.map_or("–".to_string(), |p| format!("{p:.8}"))
+                );
+            }
+            match &g.chi_square {
+                Some(c) => {
+                    out += &format!(
+                        "\nchi-square {:.2} on {} degrees of freedom: p = {:.4}",
+                        c.statistic, c.degrees_of_freedom, c.p_value
+                    );
+                    if !c.unknown_rows.is_empty() {
+                        out += &format!(
+                            " — rows the exact sheet does not have: {}",
+                            c.unknown_rows.join(", ")
+                        );
+                    }
+                    out += "\n";
+                }
+                None => out += "\nno exact sheet for this strategy: no chi-square\n",
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chi_square_survival_matches_known_quantiles() {
+        // Table values: P(χ²_1 ≥ 3.841) = 0.05, P(χ²_10 ≥ 18.307) = 0.05, P(χ²_2 ≥ x) = e^(−x/2).
+        assert!((chi_square_survival(3.841_459, 1) - 0.05).abs() < 1e-6);
+        assert!((chi_square_survival(18.307_04, 10) - 0.05).abs() < 1e-6);
+        assert!((chi_square_survival(23.209_25, 10) - 0.01).abs() < 1e-6);
+        for x in [0.1, 1.0, 5.0, 30.0] {
+            assert!((chi_square_survival(x, 2) - (-x / 2.0f64).exp()).abs() < 1e-12);
+        }
+        assert_eq!(chi_square_survival(f64::INFINITY, 4), 0.0);
+    }
+}

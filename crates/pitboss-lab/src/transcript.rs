@@ -1,0 +1,485 @@
+//! Vendor transcripts: a hand played by another system — its game and configuration, either a seed
+//! (dealt by our derivation) or the cards and dice exactly as the other system dealt them, the
+//! wagers, the decisions, and optionally the payouts it claimed — run through the engine's own
+//! commands and settlement. The result is the deal and the settlement as JSON, and the list of
+//! differences from the claimed payouts. A transcript that breaks the rules (an illegal decision, a
+//! stake off limits, a wrong number of cards or dice) is refused with the reason.
+//!
+//! The format is in `docs/transcripts.md`. Money is integer minor units throughout. Pure: the
+//! caller reads the files and prints.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use pitboss_engine::card::{Card, Deck};
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::{GameId, Material};
+use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Shaker, Status, Timestamp};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Settlement, Wager};
+
+/// A transcript as written by the other system.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transcript {
+    /// The other system's reference for the hand (echoed in the report).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The game.
+    pub game: GameId,
+    /// The configuration as JSON (`docs/games.md`); the game's default when absent.
+    #[serde(default)]
+    pub config: Option<Value>,
+    /// A 64-hex-digit seed, dealt by our derivation (`docs/rng.md`).
+    #[serde(default)]
+    pub seed: Option<String>,
+    /// The cards as the other system dealt them, by seat (`player`, `dealer`, `community`), each
+    /// seat's cards in deal order.
+    #[serde(default)]
+    pub cards: Option<BTreeMap<String, Vec<String>>>,
+    /// Nutz: the dice each shake rolled, in order (five on the first shake, then only the dice not
+    /// held, in position order).
+    #[serde(default)]
+    pub dice: Option<Vec<Vec<u8>>>,
+    /// Stakes by bet id, in minor units.
+    pub wagers: BTreeMap<String, u64>,
+    /// The player's decisions in order: `bet 1|2|3`, `max_bet_all`, `fold`, `raise`,
+    /// `set_hand As Kd` (the two low cards), `auto_set`, `shake`, `shake dealer`.
+    #[serde(default)]
+    pub decisions: Vec<String>,
+    /// What the other system paid.
+    #[serde(default)]
+    pub claimed: Option<Claimed>,
+}
+
+/// The payouts another system claims for a hand (stake included where returned).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claimed {
+    /// Payout by bet id, in minor units.
+    #[serde(default)]
+    pub payouts: BTreeMap<String, u64>,
+    /// The hand's total payout, in minor units.
+    #[serde(default)]
+    pub total_paid: Option<u64>,
+}
+
+/// Why a transcript cannot be checked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("not a transcript: {0}")]
+    Format(String),
+    #[error("config: {0}")]
+    Config(String),
+    #[error("{0}")]
+    Material(String),
+    #[error("wagers: {0}")]
+    Wagers(String),
+    #[error("the opening is refused: {0}")]
+    Open(String),
+    #[error("decision {index} ({text:?}): {why}")]
+    Decision {
+        index: usize,
+        text: String,
+        why: String,
+    },
+    #[error("the decisions end before the hand does; legal next: {0}")]
+    Unfinished(String),
+    #[error("dice: {0}")]
+    Dice(String),
+}
+
+/// One difference between the claimed payouts and ours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The bet, or `total_paid`.
+    pub what: String,
+    /// What the other system claimed (`None`: it claimed nothing for a line that pays).
+    pub claimed: Option<u64>,
+    /// What our settlement pays (`None`: no such line).
+    pub ours: Option<u64>,
+}
+
+/// The result of checking one transcript.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The transcript's id.
+    pub id: Option<String>,
+    /// The hand as our engine played it.
+    pub hand: Hand,
+    /// Our settlement.
+    pub settlement: Settlement,
+    /// Every event of the hand, in order.
+    pub events: Vec<Event>,
+    /// Differences from the claimed payouts (empty: none, or nothing claimed).
+    pub differences: Vec<Difference>,
+    /// Whether payouts were claimed at all.
+    pub claimed: bool,
+}
+
+/// Parses one transcript.
+pub fn parse(text: &str) -> Result<Transcript, Refusal> {
+    serde_json::from_str(text).map_err(|e| Refusal::Format(e.to_string()))
+}
+
+fn parse_action(text: &str) -> Result<Action, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    Ok(match words.as_slice() {
+        ["bet", multiple] => Action::Bet {
+            multiple: multiple
+                .parse()
+                .map_err(|_| format!("`{multiple}` is not a multiple"))?,
+        },
+        ["max_bet_all"] => Action::MaxBetAll,
+        ["fold"] => Action::Fold,
+        ["raise"] => Action::Raise,
+        ["auto_set"] => Action::AutoSet,
+        ["set_hand", a, b] => Action::SetHand {
+            low: [
+                a.parse().map_err(|e| format!("{e}"))?,
+                b.parse().map_err(|e| format!("{e}"))?,
+            ],
+        },
+        ["shake"] | ["shake", "player"] => Action::Shake { by: Shaker::Player },
+        ["shake", "dealer"] => Action::Shake { by: Shaker::Dealer },
+        _ => {
+            return Err(
+                "not a decision: bet N, max_bet_all, fold, raise, set_hand C1 C2, auto_set, shake [dealer]"
+                    .into(),
+            )
+        }
+    })
+}
+
+/// A decision in the transcript grammar (the inverse of `parse_action`).
+fn action_text(action: &Action) -> String {
+    match action {
+        Action::Bet { multiple } => format!("bet {multiple}"),
+        Action::SetHand { low } => format!("set_hand {} {}", low[0], low[1]),
+        Action::Shake { by: Shaker::Dealer } => "shake dealer".into(),
+        other => other.name().into(),
+    }
+}
+
+/// The deck positions of the given cards: each seat of the game's layout must be given in full.
+fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Card>, Refusal> {
+    let bad = |m: String| Err(Refusal::Material(m));
+    let Material::Cards(kind) = game.material() else {
+        return bad(format!("cards: {game} is played with dice"));
+    };
+    let layout = game.layout();
+    for seat in seats.keys() {
+        if !layout.iter().any(|l| l.seat.id() == seat) {
+            let known: Vec<&str> = layout.iter().map(|l| l.seat.id()).collect();
+            return bad(format!(
+                "cards.{seat}: {game} has no such seat (its seats: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    let size = kind.len();
+    let mut deck: Vec<Option<Card>> = vec![None; size];
+    let mut used = std::collections::HashSet::new();
+    for l in layout {
+        let seat = l.seat.id();
+        let given = seats.get(seat).map_or(&[][..], Vec::as_slice);
+        if given.len() != l.positions.len() {
+            return bad(format!(
+                "cards.{seat}: {} cards given, {game} deals {} there",
+                given.len(),
+                l.positions.len()
+            ));
+        }
+        for (position, text) in l.positions.clone().zip(given) {
+            let card: Card = text
+                .parse()
+                .map_err(|e| Refusal::Material(format!("cards.{seat}: {e}")))?;
+            if card.is_joker() && kind == Deck::Standard52 {
+                return bad(format!("cards.{seat}: {game} is played without the joker"));
+            }
+            if !used.insert(card) {
+                return bad(format!("cards.{seat}: {card} is dealt twice"));
+            }
+            deck[position] = Some(card);
+        }
+    }
+    // The cards no seat received fill the other positions in the canonical order.
+    let mut rest = (0..size as u8)
+        .filter_map(Card::from_index)
+        .filter(|c| !used.contains(c));
+    Ok(deck
+        .into_iter()
+        .map(|slot| slot.or_else(|| rest.next()))
+        .collect::<Option<Vec<Card>>>()
+        .unwrap_or_default())
+}
+
+/// Runs a transcript through the engine.
+pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
+    let config = match &t.config {
+        Some(value) => {
+            let config = GameConfig::from_json(value.to_string().as_bytes())
+                .map_err(|e| Refusal::Config(e.to_string()))?;
+            config
+                .check_limits()
+                .map_err(|e| Refusal::Config(e.to_string()))?;
+            config
+        }
+        None => GameConfig::default_for(t.game),
+    };
+    if config.game != t.game {
+        return Err(Refusal::Config(format!(
+            "the configuration is for {}, not {}",
+            config.game, t.game
+        )));
+    }
+    let config = Arc::new(config);
+    let dice_game = matches!(t.game.material(), Material::Dice { .. });
+    let mut hand = match (&t.seed, &t.cards, &t.dice) {
+        (Some(hex), None, None) => Hand::new(
+            Seed::from_hex(hex).map_err(|e| Refusal::Material(format!("seed: {e}")))?,
+            config,
+        ),
+        (None, Some(cards), None) if !dice_game => {
+            Hand::with_material(config, deck_of(t.game, cards)?, Vec::new())
+        }
+        (None, None, Some(shakes)) if dice_game => {
+            for (k, shake) in shakes.iter().enumerate() {
+                if let Some(face) = shake.iter().find(|f| !(1..=6).contains(*f)) {
+                    return Err(Refusal::Dice(format!(
+                        "shake {}: {face} is not a die face (1 to 6)",
+                        k + 1
+                    )));
+                }
+            }
+            Hand::with_material(config, Vec::new(), shakes.concat())
+        }
+        _ => {
+            return Err(Refusal::Material(if dice_game {
+                "give exactly one of seed or dice".into()
+            } else {
+                "give exactly one of seed or cards".into()
+            }))
+        }
+    };
+    let mut wagers = Vec::new();
+    for (bet, &amount) in &t.wagers {
+        let bet: BetId = bet.parse().map_err(Refusal::Wagers)?;
+        wagers.push(Wager {
+            bet,
+            amount: Money(amount),
+        });
+    }
+    let mut events = Vec::new();
+    let mut apply = |hand: Hand, command: &Command| -> Result<Hand, String> {
+        let mut hand = hand;
+        for event in hand.decide(command).map_err(|e| e.to_string())? {
+            hand = hand.evolve(&event).map_err(|e| e.to_string())?;
+            events.push(event);
+        }
+        Ok(hand)
+    };
+    hand = apply(
+        hand,
+        &Command::Open(OpenHand {
+            table: "transcript".into(),
+            player: "transcript".into(),
+            wagers,
+            at: Timestamp(0),
+            rebet_of: None,
+        }),
+    )
+    .map_err(Refusal::Open)?;
+    for (index, text) in t.decisions.iter().enumerate() {
+        let refuse = |why: String| Refusal::Decision {
+            index: index + 1,
+            text: text.clone(),
+            why,
+        };
+        let action = parse_action(text).map_err(refuse)?;
+        hand = apply(
+            hand,
+            &Command::Act {
+                action,
+                at: Timestamp(0),
+            },
+        )
+        .map_err(refuse)?;
+    }
+    if hand.status() != Status::Settled {
+        let legal: Vec<String> = hand
+            .legal_actions()
+            .iter()
+            .filter(|a| !matches!(a, Action::SetHand { .. }))
+            .map(action_text)
+            .collect();
+        return Err(Refusal::Unfinished(legal.join(", ")));
+    }
+    if let Some(shakes) = &t.dice {
+        check_dice(&hand, &events, shakes)?;
+    }
+    let settlement = hand
+        .settlement()
+        .cloned()
+        .ok_or_else(|| Refusal::Unfinished("the hand has no settlement".into()))?;
+    let differences = t
+        .claimed
+        .as_ref()
+        .map(|c| differences(c, &settlement))
+        .unwrap_or_default();
+    Ok(Checked {
+        id: t.id.clone(),
+        hand,
+        settlement,
+        events,
+        differences,
+        claimed: t.claimed.is_some(),
+    })
+}
+
+/// Every given die was used, each shake rolling as many as the transcript says.
+fn check_dice(hand: &Hand, events: &[Event], shakes: &[Vec<u8>]) -> Result<(), Refusal> {
+    let rolled: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::DiceShaken { rolled, .. } => Some(rolled.len()),
+            _ => None,
+        })
+        .collect();
+    if rolled.len() != shakes.len() {
+        return Err(Refusal::Dice(format!(
+            "{} shakes given, the round took {}",
+            shakes.len(),
+            rolled.len()
+        )));
+    }
+    for (k, (given, used)) in shakes.iter().zip(&rolled).enumerate() {
+        if given.len() != *used {
+            return Err(Refusal::Dice(format!(
+                "shake {}: {} dice given, {used} rolled (the others were held)",
+                k + 1,
+                given.len()
+            )));
+        }
+    }
+    debug_assert_eq!(hand.given_dice_used(), rolled.iter().sum::<usize>());
+    Ok(())
+}
+
+fn differences(claimed: &Claimed, settlement: &Settlement) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for (bet, &amount) in &claimed.payouts {
+        let ours = settlement
+            .lines
+            .iter()
+            .find(|l| l.bet.id() == bet)
+            .map(|l| l.payout.0);
+        if ours != Some(amount) {
+            out.push(Difference {
+                what: bet.clone(),
+                claimed: Some(amount),
+                ours,
+            });
+        }
+    }
+    for line in &settlement.lines {
+        if line.payout.0 > 0 && !claimed.payouts.contains_key(line.bet.id()) {
+            out.push(Difference {
+                what: line.bet.id().to_string(),
+                claimed: None,
+                ours: Some(line.payout.0),
+            });
+        }
+    }
+    if let Some(total) = claimed.total_paid {
+        if total != settlement.total_paid.0 {
+            out.push(Difference {
+                what: "total_paid".into(),
+                claimed: Some(total),
+                ours: Some(settlement.total_paid.0),
+            });
+        }
+    }
+    out
+}
+
+impl Checked {
+    /// The deal (cards by seat, or the dice of each shake), the settlement line by line, the cap
+    /// line and totals, and the differences, as JSON. Money in integer minor units.
+    pub fn json(&self) -> Value {
+        let deal = match self.hand.game().material() {
+            Material::Cards(_) => {
+                let seats: serde_json::Map<String, Value> = self
+                    .hand
+                    .game()
+                    .layout()
+                    .iter()
+                    .map(|l| {
+                        let cards: Vec<String> = self
+                            .hand
+                            .seat_cards(l.seat)
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect();
+                        (l.seat.id().to_string(), json!(cards))
+                    })
+                    .collect();
+                json!({ "cards": seats })
+            }
+            Material::Dice { .. } => {
+                let shakes: Vec<Value> = self
+                    .events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::DiceShaken {
+                            shake,
+                            rolled,
+                            faces,
+                            held,
+                            ..
+                        } => Some(json!({
+                            "shake": shake, "rolled_positions": rolled, "faces": faces, "held_after": held,
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                json!({ "shakes": shakes })
+            }
+        };
+        let s = &self.settlement;
+        json!({
+            "id": self.id,
+            "game": self.hand.game().to_string(),
+            "config_id": self.hand.config().id().to_string(),
+            "deal": deal,
+            "settlement": {
+                "lines": s.lines.iter().map(|l| json!({
+                    "bet": l.bet.id(),
+                    "stake": l.stake.0,
+                    "judged_on": l.judged_on,
+                    "rule": l.rule,
+                    "outcome": pitboss_engine::id_of(&l.outcome),
+                    "uncapped": l.uncapped.0,
+                    "cap": l.cap.map(|c| c.0),
+                    "cut": l.cut.0,
+                    "payout": l.payout.0,
+                })).collect::<Vec<_>>(),
+                "game_cap": s.game_cap.map(|c| json!({
+                    "total_before": c.total_before.0, "cap": c.cap.0, "cut": c.cut.0,
+                })),
+                "total_staked": s.total_staked.0,
+                "total_paid": s.total_paid.0,
+                "net": i64::try_from(s.net()).map_or_else(|_| json!(s.net().to_string()), |n| json!(n)),
+            },
+            "claimed": self.claimed,
+            "differences": self.differences.iter().map(|d| json!({
+                "what": d.what, "claimed": d.claimed, "ours": d.ours,
+            })).collect::<Vec<_>>(),
+            "agrees": self.differences.is_empty(),
+        })
+    }
+}

@@ -1,0 +1,589 @@
+//! The ledger: every event an Ed25519-signed, SHA-256-chained entry in RocksDB, durable before it
+//! is acknowledged, and verifiable by anyone with the data files and a public key
+//! (`docs/log-format.md`). It knows no game rule: it stores encoded payloads in named streams.
+//!
+//! - `entry`: the envelope's bytes, hash and signature.
+//! - `keys`: the signing key file, key ids, rotation signatures.
+//! - `store`: the RocksDB column families and reads.
+//! - `writer`: the single writer with group commit, anchoring every acknowledged head.
+//! - `requests`: request records (an id bound to a fingerprint of its request) for idempotent
+//!   retries.
+//! - `anchor`: the file recording the last acknowledged head, beside the database.
+//! - `wal`: the write-ahead log files read independently, to name where they are damaged.
+//! - `integrity`: the checks a data directory passes before it is served or called good.
+//! - `recovery`: the explicit, recorded repair of a damaged directory.
+//! - `verify`: walking the log and naming the first bad entry.
+
+pub mod anchor;
+pub mod checkpoint;
+pub mod entry;
+pub mod integrity;
+pub mod keys;
+pub mod merkle;
+mod proofs;
+pub mod proto;
+pub mod recovery;
+mod requests;
+pub mod store;
+#[cfg(feature = "tamper")]
+pub mod tamper;
+pub mod verify;
+pub mod wal;
+pub mod writer;
+
+use std::path::Path;
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+pub use entry::{Entry, Hash};
+pub use integrity::Refused;
+pub use keys::KeyId;
+pub use proofs::{root_from_store, InclusionProof};
+pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
+pub use store::{Store, StoreError};
+pub use verify::{verify, Problem, ProblemKind, VerifyReport};
+pub use writer::AppendRequest;
+
+
+
+/// The actor of what the server and its tools do on their own (the default configurations, key
+/// entries, a recorded repair): no principal asked for it.
+pub const SERVER_ACTOR: &str = "pitboss";
+
+/// The version a stream must have for an append to go ahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// Whatever it is.
+    Any,
+    /// Exactly this many entries (0: the stream must not exist yet).
+    Version(u64),
+}
+
+/// An append's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// The first entry's global sequence number.
+    pub first_sequence: u64,
+    /// How many entries.
+    pub count: u64,
+    /// The stream's version after the append.
+    pub stream_version: u64,
+    /// True when this is a retry of an earlier request id: nothing was written now.
+    pub duplicate: bool,
+}
+
+/// Why an append or read failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LedgerError {
+    #[error("stream {stream} is at version {actual}, not the expected {expected}")]
+    VersionConflict {
+        stream: String,
+        expected: u64,
+        actual: u64,
+    },
+    #[error("an append needs at least one entry")]
+    Empty,
+    #[error("`{0}` is not a stream name")]
+    BadStream(String),
+    /// The store failed a read or a write; its error is kept.
+    #[error("storage failed: {0}")]
+    Store(#[source] Shared<StoreError>),
+    /// The writer's thread could not be started.
+    #[error("cannot start the writer: {0}")]
+    StartWriter(#[source] Shared<std::io::Error>),
+    /// A request id's stored record does not decode.
+    #[error("request record `{id}` is damaged")]
+    DamagedRequestRecord { id: String },
+    /// An earlier group failed to be written, so this one (chained onto it) was not written.
+    #[error("an earlier write failed; this group was not written")]
+    EarlierWriteFailed,
+    /// The anchor file could not be written: nothing more can be acknowledged.
+    #[error(
+        "the anchor {} cannot be written ({source}): nothing more can be acknowledged; the ledger \
+         stopped (restart it: opening checks the log and anchors it)",
+        path.display()
+    )]
+    Anchor {
+        path: std::path::PathBuf,
+        #[source]
+        source: Shared<std::io::Error>,
+    },
+    /// The signer gave a group another number of signatures than entries (a bug): not written.
+    #[error("{entries} entries but {signatures} signatures: the group is not written")]
+    SignatureCount { entries: usize, signatures: usize },
+    /// The ledger stopped earlier because its anchor could not be written.
+    #[error("the ledger stopped: the anchor could not be written (restart it)")]
+    AnchorStopped,
+    #[error("entry {sequence} is damaged: {problem}")]
+    Corrupt { sequence: u64, problem: String },
+    #[error("signing key: {0}")]
+    Key(String),
+    #[error("the ledger's writer has stopped")]
+    Stopped,
+    #[error("a tree of {asked} entries was asked for; the log holds {size}")]
+    TreeSize { asked: u64, size: u64 },
+    #[error("entry {sequence} is not in a tree of {size} entries")]
+    NotInTree { sequence: u64, size: u64 },
+    #[error("{}", requests::reused_message(.id))]
+    RequestReused { id: String },
+}
+
+/// Why a ledger could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The data directory cannot be trusted (every reason, each naming what and where).
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// The ledger could not start on it.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
+
+impl From<StoreError> for LedgerError {
+    fn from(e: StoreError) -> LedgerError {
+        LedgerError::Store(Shared::new(e))
+    }
+}
+
+/// An error kept, shared, inside a [`LedgerError`], which is cloned to every caller of a failed
+/// group: its source stays reachable. Two are equal when they say the same.
+#[derive(Debug)]
+pub struct Shared<E>(Arc<E>);
+
+impl<E> Shared<E> {
+    /// Keeps `error`.
+    pub fn new(error: E) -> Shared<E> {
+        Shared(Arc::new(error))
+    }
+
+    /// The error kept.
+    pub fn get(&self) -> &E {
+        &self.0
+    }
+}
+
+impl<E> Clone for Shared<E> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<E: std::fmt::Display> PartialEq for Shared<E> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl<E: std::fmt::Display> Eq for Shared<E> {}
+
+impl<E: std::fmt::Display> std::fmt::Display for Shared<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for Shared<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
+/// The open ledger. Cheap to share behind an `Arc`; appends from many tasks are grouped.
+pub struct Ledger {
+    store: Arc<Store>,
+    jobs: Mutex<Option<mpsc::Sender<writer::Job>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    key_id: Mutex<KeyId>,
+    head: tokio::sync::watch::Receiver<u64>,
+    /// Roots of complete blocks of the Merkle tree, filled as proofs need them.
+    merkle: Mutex<merkle::MerkleCache>,
+    /// Places in the writer's queue: an append waits (asynchronously) for one before it is queued
+    /// and holds it until answered, so the queue never holds more than [`MAX_QUEUED`] appends
+    /// however many callers there are.
+    queued: tokio::sync::Semaphore,
+}
+
+/// The most appends queued for the writer or being written at once (a group commit takes them
+/// all; the server's own limit on calls in flight is of the same size).
+pub const MAX_QUEUED: usize = 4096;
+
+impl Ledger {
+    /// Opens (or creates) the ledger in `dir` after every check of `integrity.rs`: the store, its
+    /// write-ahead log and tables, the chain, the anchor and the signing key (created only for an
+    /// empty log, and published as its first entry). Resumes at the chain head (the last durable
+    /// entry, after a crash too). A directory that cannot be trusted is refused with every reason.
+    pub fn open(dir: &Path, now_ms: u64) -> Result<Ledger, OpenError> {
+        let opened = integrity::open_for_writing(dir, store::WalRecovery::Strict, false)?;
+        for note in &opened.notes {
+            tracing::warn!(data = %dir.display(), "{note}");
+        }
+        let (ledger, _) = Ledger::start(opened, now_ms, None)?;
+        Ok(ledger)
+    }
+
+    /// Starts the writer on a checked directory: publishes the key of an empty log, and appends
+    /// `first` (a recovery's record) before anything else; returns its result.
+    fn start(
+        opened: integrity::Opened,
+        now_ms: u64,
+        first: Option<AppendRequest>,
+    ) -> Result<(Ledger, Option<Appended>), LedgerError> {
+        let integrity::Opened {
+            store,
+            key,
+            next_sequence,
+            last_hash,
+            origin,
+            anchor,
+            anchored,
+            publish_key,
+            ..
+        } = opened;
+        let anchorer = writer::Anchorer::new(anchor, store.clone(), anchored, next_sequence);
+        let mut w = writer::Writer::new(
+            store.clone(),
+            key,
+            next_sequence,
+            last_hash,
+            origin,
+            anchorer,
+        );
+        let key_id = w.key_id();
+        if publish_key {
+            // Publish the key before anything else is written, on this thread (no runtime needed).
+            let (reply, mut answer) = oneshot::channel();
+            w.commit(vec![writer::Job::PublishKey(now_ms, reply)]);
+            answer.try_recv().map_err(|_| LedgerError::Stopped)??;
+        }
+        let first = match first {
+            None => None,
+            Some(request) => {
+                let (reply, mut answer) = oneshot::channel();
+                w.commit(vec![writer::Job::Append(request, reply)]);
+                Some(answer.try_recv().map_err(|_| LedgerError::Stopped)??)
+            }
+        };
+        let head = w.subscribe();
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("ledger-writer".into())
+            .spawn(move || w.run(rx))
+            .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
+        let ledger = Ledger {
+            store,
+            jobs: Mutex::new(Some(tx)),
+            thread: Mutex::new(Some(thread)),
+            key_id: Mutex::new(key_id),
+            head,
+            merkle: Mutex::new(merkle::MerkleCache::default()),
+            queued: tokio::sync::Semaphore::new(MAX_QUEUED),
+        };
+        Ok((ledger, first))
+    }
+
+    fn send(&self, job: writer::Job) -> Result<(), LedgerError> {
+        let guard = self.jobs.lock().map_err(|_| LedgerError::Stopped)?;
+        guard
+            .as_ref()
+            .ok_or(LedgerError::Stopped)?
+            .send(job)
+            .map_err(|_| LedgerError::Stopped)
+    }
+
+    /// Appends, returning once the entries are durable (or refused).
+    pub async fn append(&self, request: AppendRequest) -> Result<Appended, LedgerError> {
+        let _place = self
+            .queued
+            .acquire()
+            .await
+            .map_err(|_| LedgerError::Stopped)?;
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Append(request, reply))?;
+        answer.await.map_err(|_| LedgerError::Stopped)?
+    }
+
+    /// [`Ledger::append`] for callers outside an async runtime.
+    pub fn append_blocking(&self, request: AppendRequest) -> Result<Appended, LedgerError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Append(request, reply))?;
+        answer.blocking_recv().map_err(|_| LedgerError::Stopped)?
+    }
+
+    /// Rotates the signing key: a new key, recorded by an entry signed by the new key and carrying
+    /// the old key's signature over it. Later entries are signed by the new key; older ones still
+    /// verify with the old public key, which the log keeps.
+    pub fn rotate_key_blocking(&self, now_ms: u64, actor: &str) -> Result<KeyId, LedgerError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Rotate(now_ms, actor.to_string(), reply))?;
+        let id = answer.blocking_recv().map_err(|_| LedgerError::Stopped)??;
+        self.rotated(id);
+        Ok(id)
+    }
+
+    /// [`Ledger::rotate_key_blocking`], for a running server: `actor` is the principal who asked.
+    pub async fn rotate_key(&self, now_ms: u64, actor: &str) -> Result<KeyId, LedgerError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(writer::Job::Rotate(now_ms, actor.to_string(), reply))?;
+        let id = answer.await.map_err(|_| LedgerError::Stopped)??;
+        self.rotated(id);
+        Ok(id)
+    }
+
+    fn rotated(&self, id: KeyId) {
+        if let Ok(mut key_id) = self.key_id.lock() {
+            *key_id = id;
+        }
+    }
+
+    /// Watches the next sequence number: it changes after every durable append.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.head.clone()
+    }
+
+    /// Completes when the writer has stopped (closed, or dead): from then on every append fails
+    /// with [`LedgerError::Stopped`]. The server stops reporting itself healthy.
+    pub async fn stopped(&self) {
+        let mut head = self.head.clone();
+        while head.changed().await.is_ok() {}
+    }
+
+    /// Makes the writer thread panic: for the tests of what a dead writer means to its callers.
+    #[cfg(any(test, feature = "tamper"))]
+    pub fn crash_writer(&self) {
+        let _ = self.send(writer::Job::Crash);
+    }
+
+    /// The id of the key signing new entries.
+    pub fn key_id(&self) -> Option<KeyId> {
+        self.key_id.lock().ok().map(|k| *k)
+    }
+
+    /// The store, for the crate's own reads.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The secret an append stored under `key` ([`AppendRequest::secrets`]), if any. Secrets are
+    /// outside the log: not hashed, not signed, never in a proof.
+    pub fn secret(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LedgerError> {
+        Ok(self.store.get(store::cf::SECRETS, key)?)
+    }
+
+    /// A stream's version: how many entries it holds (0: none).
+    pub fn stream_version(&self, stream: &str) -> Result<u64, LedgerError> {
+        Ok(self.store.stream_version(stream)?)
+    }
+
+    /// One page of the index `name` ([`AppendRequest::indexes`]): keys from `from` on, in byte
+    /// order, while they start with `prefix`, at most `limit`, each with the sequence of the
+    /// entry that wrote it.
+    pub fn index_page(
+        &self,
+        name: &str,
+        prefix: &[u8],
+        from: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, u64)>, LedgerError> {
+        Ok(self.store.index_scan(name, prefix, from, limit)?)
+    }
+
+    /// The public key the log published under `id`, if any.
+    pub fn public_key(&self, id: KeyId) -> Result<Option<Vec<u8>>, LedgerError> {
+        Ok(self.store.get(store::cf::KEYS, &id.0)?)
+    }
+
+    /// Every public key the log published, by id.
+    pub fn known_keys(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LedgerError> {
+        Ok(self.store.known_keys()?)
+    }
+
+    /// Verifies entries `from ..= to` (to the end when `to` is `None`), with the keys the log
+    /// published before `from`.
+    pub fn verify_range(&self, from: u64, to: Option<u64>) -> VerifyReport {
+        verify(&self.store, from, to)
+    }
+
+    /// The record of a request id, if the id was used by a durable append.
+    pub fn request(&self, id: &str) -> Result<Option<RequestRecord>, LedgerError> {
+        match self.store.get(store::cf::REQUESTS, id.as_bytes())? {
+            None => Ok(None),
+            Some(bytes) => RequestRecord::decode(&bytes)
+                .map(Some)
+                .ok_or_else(|| LedgerError::DamagedRequestRecord { id: id.to_string() }),
+        }
+    }
+
+    /// The entries of a stream, from `position` on.
+    pub fn read_stream(&self, stream: &str, position: u64) -> Result<Vec<Entry>, LedgerError> {
+        self.store
+            .stream_sequences(stream, position)?
+            .into_iter()
+            .map(|seq| {
+                self.entry(seq)?.ok_or(LedgerError::Corrupt {
+                    sequence: seq,
+                    problem: "indexed but missing".into(),
+                })
+            })
+            .collect()
+    }
+
+    /// One entry by sequence number.
+    pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, LedgerError> {
+        match self.store.get(store::cf::EVENTS, &sequence.to_be_bytes())? {
+            None => Ok(None),
+            Some(bytes) => Entry::decode(&bytes)
+                .map(Some)
+                .map_err(|e| LedgerError::Corrupt {
+                    sequence,
+                    problem: e.to_string(),
+                }),
+        }
+    }
+
+    /// The chain head: the last entry's sequence and hash.
+    pub fn head(&self) -> Result<Option<(u64, Hash)>, LedgerError> {
+        match writer::load_head(&self.store)? {
+            (0, _) => Ok(None),
+            (next, hash) => Ok(Some((next - 1, hash))),
+        }
+    }
+
+    /// Verifies the whole log.
+    pub fn verify(&self) -> VerifyReport {
+        verify(&self.store, 0, None)
+    }
+
+    /// Verifies the whole log one signature at a time: the reference the batched verification's
+    /// speed is measured against (`benches/ledger.rs`). The number of entries checked.
+    pub fn verify_one_by_one(&self) -> Result<u64, Problem> {
+        verify::verify_one_by_one(&self.store)
+    }
+
+    /// Stops the writer after the jobs already sent.
+    pub fn close(&self) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.take();
+        }
+        if let Ok(mut thread) = self.thread.lock() {
+            if let Some(handle) = thread.take() {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+impl Drop for Ledger {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(stream: &str) -> AppendRequest {
+        AppendRequest {
+            stream: stream.into(),
+            expected: Expected::Any,
+            payloads: vec![vec![1, 2, 3]],
+            request: None,
+            indexes: Vec::new(),
+            secrets: Vec::new(),
+            unindex: Vec::new(),
+            recorded_at_ms: 0,
+            actor: String::new(),
+        }
+    }
+
+    /// A writer thread that dies (a panic) does not leave appends waiting: they fail with
+    /// `Stopped` (the service's UNAVAILABLE), and `stopped()` completes so the server can stop
+    /// reporting itself healthy.
+    #[tokio::test]
+    async fn a_dead_writer_fails_appends_and_is_noticed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Arc::new(Ledger::open(dir.path(), 0).unwrap());
+        ledger.append(append("s")).await.unwrap();
+        let watcher = {
+            let ledger = ledger.clone();
+            tokio::spawn(async move { ledger.stopped().await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!watcher.is_finished(), "the writer is alive");
+        ledger.crash_writer();
+        tokio::time::timeout(std::time::Duration::from_secs(10), watcher)
+            .await
+            .expect("stopped() completes once the writer is dead")
+            .unwrap();
+        let result = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            ledger.append(append("s")),
+        )
+        .await
+        .expect("an append to a dead writer does not hang");
+        assert_eq!(result, Err(LedgerError::Stopped));
+        assert_eq!(ledger.read_stream("s", 0).unwrap().len(), 1);
+    }
+
+    /// The same id with another fingerprint is refused, durable or in flight; a record of the
+    /// previous release (no fingerprint) still answers a retry.
+    #[tokio::test]
+    async fn a_request_id_is_bound_to_its_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(dir.path(), 0).unwrap();
+        let keyed = |stream: &str, id: &str, fingerprint: u8| AppendRequest {
+            request: Some(RequestKey {
+                id: id.into(),
+                fingerprint: Fingerprint([fingerprint; 32]),
+            }),
+            ..append(stream)
+        };
+        // Two at once: the second is staged while the first is in flight.
+        let (first, reused) = tokio::join!(
+            ledger.append(keyed("a", "r1", 1)),
+            ledger.append(keyed("b", "r1", 2))
+        );
+        let first = first.unwrap();
+        assert!(!first.duplicate);
+        assert_eq!(reused, Err(LedgerError::RequestReused { id: "r1".into() }));
+        // Durable now: a retry answers with the first result, another fingerprint is refused.
+        let retry = ledger.append(keyed("a", "r1", 1)).await.unwrap();
+        assert_eq!(
+            retry,
+            Appended {
+                duplicate: true,
+                ..first.clone()
+            }
+        );
+        assert_eq!(
+            ledger.append(keyed("a", "r1", 3)).await,
+            Err(LedgerError::RequestReused { id: "r1".into() })
+        );
+        assert_eq!(ledger.read_stream("a", 0).unwrap().len(), 1);
+        assert!(ledger.read_stream("b", 0).unwrap().is_empty());
+        let record = ledger.request("r1").unwrap().unwrap();
+        assert_eq!(record.fingerprint, Some(Fingerprint([1; 32])));
+        // An earlier release's record: 24 bytes, no fingerprint.
+        let old = Appended {
+            first_sequence: first.first_sequence,
+            count: 1,
+            stream_version: 1,
+            duplicate: false,
+        };
+        let bytes = RequestRecord::encode(&old, &Fingerprint([0; 32]));
+        let requests = ledger.store().cf(store::cf::REQUESTS).unwrap();
+        ledger
+            .store()
+            .db()
+            .put_cf(requests, b"old", &bytes[..24])
+            .unwrap();
+        let legacy = ledger.request("old").unwrap().unwrap();
+        assert_eq!(legacy.fingerprint, None);
+        let answered = ledger.append(keyed("a", "old", 7)).await.unwrap();
+        assert!(answered.duplicate);
+        assert_eq!(answered.first_sequence, first.first_sequence);
+        assert_eq!(ledger.read_stream("a", 0).unwrap().len(), 1);
+    }
+}

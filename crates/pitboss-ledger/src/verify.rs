@@ -1,0 +1,433 @@
+//! Verification: walks the log (or a range) and checks every entry's place, bytes, link, key and
+//! signature; reports the first bad sequence number and what is wrong. Never panics, also not on a
+//! damaged or half-written store: every read and decode failure is a reported problem.
+//!
+//! Trust: the log's first entry must publish the key that signs it (the anchor); a later key is
+//! trusted only through a `KeyRotated` entry carrying the previous key's signature over it. A range
+//! that starts after 0 takes the keys the store's `keys` family lists and the link from the entry
+//! before the range.
+//!
+//! Signatures are checked in batches (`ed25519_dalek::verify_batch`); a failing batch is re-checked
+//! one by one to name the first bad entry.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+
+use super::entry::{entry_hash, Entry, Hash, GENESIS};
+use super::keys::{rotation_message, KeyId};
+use super::store::{be_u64, Store};
+use crate::proto::LedgerKind as Kind;
+use crate::proto::LogRecovered;
+
+/// What is wrong with an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The entry with this sequence number is missing (the next one found is `found`).
+    Gap { found: u64 },
+    /// The entry stored here says it is another sequence number (entries swapped or moved).
+    Misplaced { says: u64 },
+    /// The stored bytes do not hash to the stored hash: they were altered.
+    AlteredBytes,
+    /// The entry's previous-hash is not the previous entry's hash.
+    BrokenLink,
+    /// The signing key is not one the log has established.
+    UnknownKey(String),
+    /// The signature does not verify.
+    BadSignature,
+    /// A key published or rotated without the trust the rules require.
+    UntrustedKey(String),
+    /// The stored record or envelope does not decode.
+    Undecodable(String),
+    /// The store could not be read.
+    Unreadable(String),
+}
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProblemKind::Gap { found } => write!(f, "missing (gap: the next entry stored is {found})"),
+            ProblemKind::Misplaced { says } => write!(f, "stored out of place: the envelope says sequence {says} (entries reordered or swapped)"),
+            ProblemKind::AlteredBytes => f.write_str("altered bytes: the envelope no longer hashes to its recorded hash"),
+            ProblemKind::BrokenLink => f.write_str("broken link: its previous-hash is not the previous entry's hash"),
+            ProblemKind::UnknownKey(id) => write!(f, "signed by an unknown key {id}"),
+            ProblemKind::BadSignature => f.write_str("bad signature"),
+            ProblemKind::UntrustedKey(why) => write!(f, "untrusted key: {why}"),
+            ProblemKind::Undecodable(why) => write!(f, "does not decode: {why}"),
+            ProblemKind::Unreadable(why) => write!(f, "cannot be read: {why}"),
+        }
+    }
+}
+
+/// The first bad entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Its sequence number.
+    pub sequence: u64,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entry {}: {}", self.sequence, self.kind)
+    }
+}
+
+/// The outcome of a verification.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Entries checked and found good.
+    pub verified: u64,
+    /// The last good entry's sequence and hash.
+    pub head: Option<(u64, Hash)>,
+    /// The first problem, if any (verification stops there).
+    pub problem: Option<Problem>,
+}
+
+impl VerifyReport {
+    /// True when every entry checked is good.
+    pub fn ok(&self) -> bool {
+        self.problem.is_none()
+    }
+}
+
+/// An entry whose signature awaits the batch check.
+struct Signed {
+    sequence: u64,
+    hash: Hash,
+    signature: Signature,
+    key: VerifyingKey,
+    key_id: KeyId,
+    /// False below [`WalkOptions::signatures_from`].
+    check_signature: bool,
+    /// The entry records a recovery.
+    recovery: Option<LogRecovered>,
+}
+
+const BATCH: usize = 1024;
+
+/// What a walk covers and gathers, besides every entry's place, bytes, link and key.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// First sequence number (keys and the link come from the entry before it).
+    pub from: u64,
+    /// Last sequence number, inclusive (`None`: the end of the log).
+    pub to: Option<u64>,
+    /// Signatures of entries below this sequence are not checked (0: all are). For opening a
+    /// ledger whose signed anchor names a later head: the chain binds every entry before it.
+    pub signatures_from: u64,
+}
+
+/// What a walk found.
+#[derive(Clone, Debug)]
+pub struct Walk {
+    /// The verification's outcome.
+    pub report: VerifyReport,
+    /// The keys established by the log so far (by `KeyPublished` at entry 0, then rotations).
+    pub keys: HashMap<KeyId, VerifyingKey>,
+    /// The key that signed the last good entry.
+    pub last_key: Option<KeyId>,
+    /// Entry 0's hash, which names the log (a walk from 0).
+    pub origin: Option<Hash>,
+    /// The recoveries the log records (`LogRecovered`), with their sequence numbers.
+    pub recoveries: Vec<(u64, LogRecovered)>,
+}
+
+/// Verifies entries from `from` to `to` (inclusive; `None` for the end of the log).
+pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
+    walk(
+        store,
+        &WalkOptions {
+            from,
+            to,
+            ..WalkOptions::default()
+        },
+    )
+    .report
+}
+
+/// Walks the log as `options` say.
+pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
+    let from = options.from;
+    let mut walk = Walk {
+        report: VerifyReport {
+            verified: 0,
+            head: None,
+            problem: None,
+        },
+        keys: HashMap::new(),
+        last_key: None,
+        origin: None,
+        recoveries: Vec::new(),
+    };
+    let mut prev: Hash = GENESIS;
+    if from > 0 {
+        match preload(store, from) {
+            Ok((k, p)) => {
+                walk.keys = k;
+                prev = p;
+            }
+            Err(kind) => {
+                walk.report.problem = Some(Problem {
+                    sequence: from - 1,
+                    kind,
+                });
+                return walk;
+            }
+        }
+    }
+    let iter = match store.entries_from(from) {
+        Ok(iter) => iter,
+        Err(e) => {
+            walk.report.problem = Some(Problem {
+                sequence: from,
+                kind: ProblemKind::Unreadable(e.to_string()),
+            });
+            return walk;
+        }
+    };
+    let mut expected = from;
+    let mut batch: Vec<Signed> = Vec::with_capacity(BATCH);
+    let mut structural: Option<Problem> = None;
+    for item in iter {
+        let (key, value) = match item {
+            Ok(kv) => kv,
+            Err(e) => {
+                structural = Some(Problem {
+                    sequence: expected,
+                    kind: ProblemKind::Unreadable(e.to_string()),
+                });
+                break;
+            }
+        };
+        let Some(sequence) = be_u64(&key).filter(|_| key.len() == 8) else {
+            structural = Some(Problem {
+                sequence: expected,
+                kind: ProblemKind::Undecodable(format!(
+                    "a stored key {} is not a sequence number",
+                    hex::encode(&key)
+                )),
+            });
+            break;
+        };
+        if options.to.is_some_and(|to| sequence > to) {
+            break;
+        }
+        match check(sequence, expected, &value, &prev, &mut walk.keys) {
+            Ok(mut signed) => {
+                signed.check_signature = sequence >= options.signatures_from;
+                if sequence == 0 {
+                    walk.origin = Some(signed.hash);
+                }
+                prev = signed.hash;
+                batch.push(signed);
+                expected = sequence + 1;
+            }
+            Err(kind) => {
+                structural = Some(Problem {
+                    sequence: expected.min(sequence),
+                    kind,
+                });
+                break;
+            }
+        }
+        if batch.len() == BATCH && !settle(&mut batch, &mut walk) {
+            return walk;
+        }
+    }
+    if !settle(&mut batch, &mut walk) {
+        return walk;
+    }
+    walk.report.problem = structural;
+    walk
+}
+
+/// Checks a batch's signatures and moves it into the walk's outcome; false at a bad signature
+/// (recorded as the walk's problem).
+fn settle(batch: &mut Vec<Signed>, walk: &mut Walk) -> bool {
+    if let Some(problem) = check_signatures(batch) {
+        walk.report.problem = Some(problem);
+        return false;
+    }
+    walk.report.verified += batch.len() as u64;
+    if let Some(last) = batch.last() {
+        walk.report.head = Some((last.sequence, last.hash));
+        walk.last_key = Some(last.key_id);
+    }
+    for signed in batch.iter_mut() {
+        if let Some(recovery) = signed.recovery.take() {
+            walk.recoveries.push((signed.sequence, recovery));
+        }
+    }
+    batch.clear();
+    true
+}
+
+/// Keys from the store and the link from the entry before `from`.
+fn preload(store: &Store, from: u64) -> Result<(HashMap<KeyId, VerifyingKey>, Hash), ProblemKind> {
+    let mut keys = HashMap::new();
+    for (id, public) in store
+        .known_keys()
+        .map_err(|e| ProblemKind::Unreadable(e.to_string()))?
+    {
+        let (Some(id), Ok(public)) = (
+            KeyId::from_slice(&id),
+            <[u8; 32]>::try_from(public.as_slice()),
+        ) else {
+            return Err(ProblemKind::Undecodable("a damaged key record".into()));
+        };
+        let key = VerifyingKey::from_bytes(&public)
+            .map_err(|e| ProblemKind::Undecodable(e.to_string()))?;
+        keys.insert(id, key);
+    }
+    let bytes = store
+        .get(super::store::cf::EVENTS, &(from - 1).to_be_bytes())
+        .map_err(|e| ProblemKind::Unreadable(e.to_string()))?
+        .ok_or(ProblemKind::Gap { found: from })?;
+    let entry = Entry::decode(&bytes).map_err(|e| ProblemKind::Undecodable(e.to_string()))?;
+    Ok((keys, entry.hash))
+}
+
+/// Everything but the signature, which is batched.
+fn check(
+    sequence: u64,
+    expected: u64,
+    stored: &[u8],
+    prev: &Hash,
+    keys: &mut HashMap<KeyId, VerifyingKey>,
+) -> Result<Signed, ProblemKind> {
+    if sequence != expected {
+        return Err(ProblemKind::Gap { found: sequence });
+    }
+    let entry = Entry::decode(stored).map_err(|e| ProblemKind::Undecodable(e.to_string()))?;
+    if entry.envelope.sequence != sequence {
+        return Err(ProblemKind::Misplaced {
+            says: entry.envelope.sequence,
+        });
+    }
+    let hash = entry_hash(&entry.envelope_bytes);
+    if hash != entry.hash {
+        return Err(ProblemKind::AlteredBytes);
+    }
+    if entry.envelope.prev_hash.as_slice() != prev {
+        return Err(ProblemKind::BrokenLink);
+    }
+    let key_id = KeyId::from_slice(&entry.envelope.key_id)
+        .ok_or_else(|| ProblemKind::Undecodable("a key id that is not 16 bytes".into()))?;
+    // Key entries establish keys before their own signature is checked.
+    let mut recovery = None;
+    match entry.ledger_payload().map(|p| p.kind) {
+        Ok(Some(Kind::KeyPublished(k))) => {
+            let public = verifying_key(&k.public_key)?;
+            if KeyId::of(&public) != key_id || k.key_id != key_id.0 {
+                return Err(ProblemKind::UntrustedKey(
+                    "a published key that does not sign its own entry".into(),
+                ));
+            }
+            if keys.is_empty() {
+                keys.insert(key_id, public);
+            } else if keys.get(&key_id) != Some(&public) {
+                return Err(ProblemKind::UntrustedKey(format!(
+                    "key {key_id} published without a rotation from a trusted key"
+                )));
+            }
+        }
+        Ok(Some(Kind::KeyRotated(r))) => {
+            let old_id = KeyId::from_slice(&r.old_key_id)
+                .ok_or_else(|| ProblemKind::Undecodable("old key id".into()))?;
+            let old = *keys.get(&old_id).ok_or_else(|| {
+                ProblemKind::UntrustedKey(format!("rotation from unknown key {old_id}"))
+            })?;
+            let next = verifying_key(&r.new_public_key)?;
+            let next_id = KeyId::of(&next);
+            let signature = Signature::from_slice(&r.old_key_signature).map_err(|_| {
+                ProblemKind::UntrustedKey("a rotation signature that is not 64 bytes".into())
+            })?;
+            if next_id != key_id
+                || r.new_key_id != next_id.0
+                || old
+                    .verify(&rotation_message(next_id, &next), &signature)
+                    .is_err()
+            {
+                return Err(ProblemKind::UntrustedKey(format!(
+                    "rotation to {next_id} not signed by {old_id}"
+                )));
+            }
+            keys.insert(next_id, next);
+        }
+        Ok(Some(Kind::LogRecovered(r))) => recovery = Some(r),
+        Ok(_) => {}
+        Err(e) => return Err(ProblemKind::Undecodable(e.to_string())),
+    }
+    let key = *keys
+        .get(&key_id)
+        .ok_or_else(|| ProblemKind::UnknownKey(key_id.to_string()))?;
+    Ok(Signed {
+        sequence,
+        hash,
+        signature: Signature::from_bytes(&entry.signature),
+        key,
+        key_id,
+        check_signature: true,
+        recovery,
+    })
+}
+
+fn verifying_key(bytes: &[u8]) -> Result<VerifyingKey, ProblemKind> {
+    let bytes: [u8; 32] = bytes
+        .try_into()
+        .map_err(|_| ProblemKind::Undecodable("a public key that is not 32 bytes".into()))?;
+    VerifyingKey::from_bytes(&bytes).map_err(|e| ProblemKind::Undecodable(e.to_string()))
+}
+
+/// The first entry of the batch whose signature fails, if any.
+fn check_signatures(batch: &[Signed]) -> Option<Problem> {
+    let batch: Vec<&Signed> = batch.iter().filter(|s| s.check_signature).collect();
+    if batch.is_empty() {
+        return None;
+    }
+    let messages: Vec<&[u8]> = batch.iter().map(|s| s.hash.as_slice()).collect();
+    let signatures: Vec<Signature> = batch.iter().map(|s| s.signature).collect();
+    let keys: Vec<VerifyingKey> = batch.iter().map(|s| s.key).collect();
+    if ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok() {
+        return None;
+    }
+    batch
+        .iter()
+        .find(|s| s.key.verify(&s.hash, &s.signature).is_err())
+        .map(|s| Problem {
+            sequence: s.sequence,
+            kind: ProblemKind::BadSignature,
+        })
+}
+
+/// Verifies signatures one by one (no batching), for comparison in benchmarks.
+pub fn verify_one_by_one(store: &Store) -> Result<u64, Problem> {
+    let mut keys = HashMap::new();
+    let mut prev = GENESIS;
+    let mut n = 0;
+    let iter = store.entries_from(0).map_err(|e| Problem {
+        sequence: 0,
+        kind: ProblemKind::Unreadable(e.to_string()),
+    })?;
+    for item in iter {
+        let (key, value) = item.map_err(|e| Problem {
+            sequence: n,
+            kind: ProblemKind::Unreadable(e.to_string()),
+        })?;
+        let sequence = be_u64(&key).unwrap_or(u64::MAX);
+        let signed = check(sequence, n, &value, &prev, &mut keys)
+            .map_err(|kind| Problem { sequence, kind })?;
+        if signed.key.verify(&signed.hash, &signed.signature).is_err() {
+            return Err(Problem {
+                sequence,
+                kind: ProblemKind::BadSignature,
+            });
+        }
+        prev = signed.hash;
+        n += 1;
+    }
+    Ok(n)
+}

@@ -1,0 +1,1163 @@
+//! The single writer: it takes append requests from any number of callers, groups whatever is
+//! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, and
+//! hands the batch to the syncer thread, which writes it with a synced WAL and passes it to the
+//! anchor thread, which records the new head in the anchor file (`anchor.rs`, one `pwrite` and
+//! `fdatasync`, once for every group waiting) and only then answers each caller. So an
+//! acknowledged entry is durable and covered by the anchor (a log later found shorter than the
+//! anchor is refused, never served), a batch is all or nothing, durability costs two syncs per
+//! group, not per entry, and three groups are in flight at once (a pipeline: build and sign, write
+//! the WAL, write the anchor). A failed write refuses every group built on top of it; the writer
+//! then starts again from the store's head. A failed anchor write stops the ledger: nothing more
+//! can be acknowledged until it is reopened (and checked).
+//!
+//! Per request it checks the stream's expected version (against the store and earlier requests of
+//! the same group) and the request id (`requests.rs`): a retry with the same fingerprint returns
+//! the first result and writes nothing, whether the first is durable or still in flight (then the
+//! retry is answered after it, in a later group of the same pipeline, so never before the first
+//! is durable); the same id with another fingerprint is refused.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use prost::Message;
+use rocksdb::{WriteBatch, WriteOptions};
+use tokio::sync::oneshot;
+
+use super::anchor::AnchorWriter;
+use super::entry::{entry_hash, Entry, Hash};
+use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
+use super::requests::{Fingerprint, RequestKey, RequestRecord};
+use super::store::{cf, index_key, stream_key, Store};
+use super::{Appended, Expected, LedgerError};
+use crate::proto;
+
+/// An append: entries for one stream, written together or not at all.
+#[derive(Clone, Debug)]
+pub struct AppendRequest {
+    /// The stream (`hand/<id>`, `config/<hex>`, `key/<hex>`).
+    pub stream: String,
+    /// The stream version the caller expects.
+    pub expected: Expected,
+    /// Encoded `pitboss.v1.Payload`s, in order.
+    pub payloads: Vec<Vec<u8>>,
+    /// The request's id and fingerprint: a retry (same id, same fingerprint) returns the first
+    /// result and writes nothing; the same id with another fingerprint is refused.
+    pub request: Option<RequestKey>,
+    /// Secondary index entries to write with the entries: (index name, key).
+    pub indexes: Vec<(String, Vec<u8>)>,
+    /// Index entries to remove in the same batch (an index of what is still open): (name, key).
+    pub unindex: Vec<(String, Vec<u8>)>,
+    /// Values kept beside the log, outside the chain, written in the same batch (a hand's seed
+    /// until the hand reveals it): (key, value) in the `secrets` family.
+    pub secrets: Vec<(Vec<u8>, Vec<u8>)>,
+    /// When the ledger records it (ms since the Unix epoch); the caller's clock.
+    pub recorded_at_ms: u64,
+    /// Who caused it: the authenticated principal of the call, or [`super::SERVER_ACTOR`] for
+    /// what the server and its tools do on their own. Recorded in every entry's envelope.
+    pub actor: String,
+}
+
+impl AppendRequest {
+    /// An append of `payloads` to `stream` and nothing else: no request id, no index entries, no
+    /// secrets (set those fields for an append that has them).
+    pub fn entries(
+        stream: String,
+        expected: Expected,
+        payloads: Vec<Vec<u8>>,
+        recorded_at_ms: u64,
+        actor: &str,
+    ) -> AppendRequest {
+        AppendRequest {
+            stream,
+            expected,
+            payloads,
+            request: None,
+            indexes: Vec::new(),
+            unindex: Vec::new(),
+            secrets: Vec::new(),
+            recorded_at_ms,
+            actor: actor.to_string(),
+        }
+    }
+}
+
+pub(super) enum Job {
+    Append(
+        AppendRequest,
+        oneshot::Sender<Result<Appended, LedgerError>>,
+    ),
+    /// Rotate the signing key at this time, by this actor.
+    Rotate(u64, String, oneshot::Sender<Result<KeyId, LedgerError>>),
+    PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
+    /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
+    Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
+    /// Makes the writer thread panic: how the tests show that a dead writer fails appends
+    /// (`Stopped`) instead of leaving them waiting.
+    #[cfg(any(test, feature = "tamper"))]
+    Crash,
+}
+
+/// A signature and the public key that made it.
+pub(super) type SignedBy = (ed25519_dalek::VerifyingKey, [u8; 64]);
+
+/// A reply channel and the answer to send on it once the group is durable.
+type Answer<T> = (
+    oneshot::Sender<Result<T, LedgerError>>,
+    Result<T, LedgerError>,
+);
+
+/// The writer's state: the chain head, the signing key, and the stream versions and request ids of
+/// the last groups (bounded: see [`RECENT_GROUPS`]).
+pub(super) struct Writer {
+    store: Arc<Store>,
+    key: Arc<Keypair>,
+    next_sequence: u64,
+    last_hash: Hash,
+    /// Entry 0's hash, once there is an entry 0 (the anchor names the log by it).
+    origin: Option<Hash>,
+    /// The last stage: the anchor, then the answers. Moved to its thread by `run`.
+    anchorer: Option<Anchorer>,
+    /// Set when the anchor cannot be written: the ledger refuses everything from then on.
+    stopped: Arc<AtomicBool>,
+    /// The version of each stream written in the last groups (two generations, like `recent`):
+    /// the groups not yet in the store are among them, so a stream not found here is read from
+    /// the store, where it is durable. At most `2 × RECENT_GROUPS × max_group` streams.
+    versions: [HashMap<String, u64>; 2],
+    max_group: usize,
+    /// Announces the next sequence number after each durable group (for live event streams).
+    head: tokio::sync::watch::Sender<u64>,
+    /// Groups are built in epochs; a failed write ends its epoch (see `Syncer`).
+    epoch: u64,
+    /// The highest epoch in which a write failed (0: none).
+    failed_through: Arc<AtomicU64>,
+    /// Request ids of the last groups, which may not be durable yet (two generations).
+    recent: [HashMap<String, InFlight>; 2],
+    groups: u64,
+}
+
+/// A request staged in a recent group: its result and fingerprint.
+type InFlight = (Appended, Fingerprint);
+
+/// How many groups a generation of `recent` request ids and of `versions` spans: far more than can
+/// be built but not yet written (the one being built, two queued, one being synced).
+const RECENT_GROUPS: u64 = 64;
+
+/// A group built and signed, ready to be written.
+pub(super) struct Prepared {
+    epoch: u64,
+    batch: WriteBatch,
+    appends: Vec<Answer<Appended>>,
+    rotations: Vec<Answer<KeyId>>,
+    rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
+    next_sequence: u64,
+    /// The chain head after the group, the log's origin, and the key signing from then on: what
+    /// the anchor records.
+    last_hash: Hash,
+    origin: Option<Hash>,
+    key: Arc<Keypair>,
+}
+
+/// A group whose batch is durable in the WAL, waiting for the anchor before its answers go out.
+pub(super) struct Durable {
+    appends: Vec<Answer<Appended>>,
+    rotations: Vec<Answer<KeyId>>,
+    rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
+    next_sequence: u64,
+    last_hash: Hash,
+    origin: Option<Hash>,
+    key: Arc<Keypair>,
+}
+
+/// Writes prepared groups in order, each with a synced WAL, and passes them on to the anchor.
+/// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
+/// and the writer starts a new epoch from what the store holds.
+struct Syncer {
+    store: Arc<Store>,
+    failed_through: Arc<AtomicU64>,
+}
+
+impl Syncer {
+    fn run(self, groups: mpsc::Receiver<Prepared>, anchor: &mpsc::SyncSender<Durable>) {
+        while let Ok(prepared) = groups.recv() {
+            if let Some(durable) = self.apply(prepared) {
+                if let Err(mpsc::SendError(durable)) = anchor.send(durable) {
+                    Anchorer::fail(durable, &LedgerError::Stopped);
+                }
+            }
+        }
+    }
+
+    fn fail(prepared: Prepared, error: LedgerError) {
+        for (reply, result) in prepared.appends {
+            let _ = reply.send(result.and(Err(error.clone())));
+        }
+        for (reply, _) in prepared.rotations {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    /// Writes one group with a synced WAL; `None` when it was refused (its callers answered).
+    fn apply(&self, prepared: Prepared) -> Option<Durable> {
+        if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
+            Syncer::fail(
+                prepared,
+                LedgerError::EarlierWriteFailed,
+            );
+            return None;
+        }
+        let mut options = WriteOptions::default();
+        options.set_sync(true);
+        let Prepared {
+            epoch,
+            batch,
+            appends,
+            rotations,
+            rotated,
+            next_sequence,
+            last_hash,
+            origin,
+            key,
+        } = prepared;
+        let written = if batch.is_empty() {
+            Ok(())
+        } else {
+            self.store
+                .db()
+                .write_opt(batch, &options)
+                .map_err(|e| LedgerError::from(self.store.rocks(e)))
+        };
+        match written {
+            Ok(()) => Some(Durable {
+                appends,
+                rotations,
+                rotated,
+                next_sequence,
+                last_hash,
+                origin,
+                key,
+            }),
+            Err(e) => {
+                self.failed_through.fetch_max(epoch, Ordering::SeqCst);
+                Syncer::fail(
+                    Prepared {
+                        epoch,
+                        batch: WriteBatch::default(),
+                        appends,
+                        rotations,
+                        rotated: None,
+                        next_sequence,
+                        last_hash,
+                        origin,
+                        key,
+                    },
+                    e,
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The last stage: records the head of the groups the WAL holds in the anchor file, once for all
+/// the groups waiting, and only then answers their callers, announces the new head and finishes a
+/// key rotation's files. If the anchor cannot be written, the groups are refused and the ledger
+/// stops (`stopped`): what the WAL holds beyond the anchor was never acknowledged, and the next
+/// open checks it and anchors it.
+pub(super) struct Anchorer {
+    file: AnchorWriter,
+    store: Arc<Store>,
+    head: tokio::sync::watch::Sender<u64>,
+    /// The size the anchor records.
+    anchored: u64,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Anchorer {
+    /// `anchored`: the size the file records now (0 for a file to be replaced); `next_sequence`:
+    /// the log's size, announced as the head.
+    pub(super) fn new(
+        file: AnchorWriter,
+        store: Arc<Store>,
+        anchored: u64,
+        next_sequence: u64,
+    ) -> Anchorer {
+        Anchorer {
+            file,
+            store,
+            head: tokio::sync::watch::Sender::new(next_sequence),
+            anchored,
+            stopped: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn run(mut self, groups: mpsc::Receiver<Durable>) {
+        while let Ok(first) = groups.recv() {
+            let mut waiting = vec![first];
+            while let Ok(more) = groups.try_recv() {
+                waiting.push(more);
+            }
+            self.finish(waiting);
+        }
+    }
+
+    fn fail(durable: Durable, error: &LedgerError) {
+        for (reply, result) in durable.appends {
+            let _ = reply.send(result.and(Err(error.clone())));
+        }
+        for (reply, _) in durable.rotations {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    /// Anchors the last of `groups` (they are in order) and answers them all.
+    fn finish(&mut self, groups: Vec<Durable>) {
+        let Some(last) = groups.last() else {
+            return;
+        };
+        let (size, head, origin, key) = (
+            last.next_sequence,
+            last.last_hash,
+            last.origin.unwrap_or(super::entry::GENESIS),
+            last.key.clone(),
+        );
+        if self.stopped.load(Ordering::SeqCst) {
+            let error = LedgerError::AnchorStopped;
+            groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+            return;
+        }
+        if size > self.anchored {
+            if let Err(e) = self.file.write(size, head, origin, &key) {
+                self.stopped.store(true, Ordering::SeqCst);
+                tracing::error!(anchor = %self.file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
+                let error = LedgerError::Anchor {
+                    path: self.file.path().to_path_buf(),
+                    source: super::Shared::new(e),
+                };
+                groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+                return;
+            }
+            self.anchored = size;
+            self.head.send_replace(size);
+        }
+        for group in groups {
+            let rotation_done = match &group.rotated {
+                // The rotation is durable and anchored: make the new key the key file.
+                Some((old, _)) => finish_rotation(self.store.path(), Some(old)).map_err(|e| {
+                    tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
+                    LedgerError::Key(format!(
+                        "the rotation is recorded in the log, but the key file could not be \
+                         replaced ({e}); the next start finishes it from {KEY_FILE}.next"
+                    ))
+                }),
+                None => Ok(()),
+            };
+            for (reply, result) in group.appends {
+                let _ = reply.send(result);
+            }
+            for (reply, result) in group.rotations {
+                let _ = reply.send(rotation_done.clone().and(result));
+            }
+        }
+    }
+}
+
+/// The group being built: its batch, the stream versions and request ids it has staged, its
+/// entries, and where the chain stands after them.
+struct Group {
+    batch: WriteBatch,
+    overlay: HashMap<String, u64>,
+    requests: HashMap<String, InFlight>,
+    pending: Vec<Pending>,
+    sequence: u64,
+    prev: Hash,
+}
+
+/// One entry being built in a group.
+struct Pending {
+    sequence: u64,
+    bytes: Vec<u8>,
+    hash: Hash,
+    signer: Arc<Keypair>,
+}
+
+impl Writer {
+    /// A writer continuing the chain at `next_sequence` after `last_hash` (`origin`: entry 0's
+    /// hash, if there is one), anchoring through `anchorer`.
+    pub(super) fn new(
+        store: Arc<Store>,
+        key: Keypair,
+        next_sequence: u64,
+        last_hash: Hash,
+        origin: Option<Hash>,
+        anchorer: Anchorer,
+    ) -> Writer {
+        Writer {
+            store,
+            key: Arc::new(key),
+            next_sequence,
+            last_hash,
+            origin,
+            head: anchorer.head.clone(),
+            stopped: anchorer.stopped.clone(),
+            anchorer: Some(anchorer),
+            versions: [HashMap::new(), HashMap::new()],
+            max_group: 4096,
+            epoch: 1,
+            failed_through: Arc::new(AtomicU64::new(0)),
+            recent: [HashMap::new(), HashMap::new()],
+            groups: 0,
+        }
+    }
+
+    /// A receiver of the next sequence number, updated after each durable group.
+    pub(super) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.head.subscribe()
+    }
+
+    pub(super) fn key_id(&self) -> KeyId {
+        self.key.id()
+    }
+
+    /// Runs until every sender is gone. Three stages overlap: this thread builds, chains and signs
+    /// group n+2 while the syncer thread writes group n+1 with a synced WAL and the anchor thread
+    /// records group n's head in the anchor and answers its callers.
+    pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
+        let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
+        let (to_anchorer, from_syncer) = mpsc::sync_channel::<Durable>(4);
+        let syncer = Syncer {
+            store: self.store.clone(),
+            failed_through: self.failed_through.clone(),
+        };
+        let Some(anchorer) = self.anchorer.take() else {
+            tracing::error!("the ledger's writer has no anchor: refusing everything");
+            self.stopped.store(true, Ordering::SeqCst);
+            return;
+        };
+        std::thread::scope(|scope| {
+            let anchor_thread = std::thread::Builder::new()
+                .name("ledger-anchor".into())
+                .spawn_scoped(scope, move || anchorer.run(from_syncer));
+            let sync_thread = match &anchor_thread {
+                Ok(_) => std::thread::Builder::new()
+                    .name("ledger-sync".into())
+                    .spawn_scoped(scope, move || syncer.run(from_writer, &to_anchorer))
+                    .is_ok(),
+                Err(_) => false,
+            };
+            if !sync_thread {
+                tracing::error!("cannot start the ledger's sync and anchor threads");
+                self.stopped.store(true, Ordering::SeqCst);
+            }
+            while let Ok(first) = jobs.recv() {
+                let mut group = vec![first];
+                while group.len() < self.max_group {
+                    match jobs.try_recv() {
+                        Ok(job) => group.push(job),
+                        Err(_) => break,
+                    }
+                }
+                let prepared = self.prepare(group);
+                if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
+                    Syncer::fail(prepared, LedgerError::Stopped);
+                }
+            }
+            drop(to_syncer);
+        });
+    }
+
+    fn version(
+        &mut self,
+        overlay: &HashMap<String, u64>,
+        stream: &str,
+    ) -> Result<u64, LedgerError> {
+        if let Some(&v) = overlay.get(stream) {
+            return Ok(v);
+        }
+        if let Some(&v) = self
+            .versions
+            .iter()
+            .find_map(|generation| generation.get(stream))
+        {
+            return Ok(v);
+        }
+        // Not written in the last groups: what the store holds is current.
+        Ok(self.store.stream_version(stream)?)
+    }
+
+    /// Builds, signs, writes and anchors one group on this thread; answers every job. (Opening
+    /// uses this to publish the key, or record a recovery, before the threads start.)
+    pub(super) fn commit(&mut self, group: Vec<Job>) {
+        let prepared = self.prepare(group);
+        let durable = Syncer {
+            store: self.store.clone(),
+            failed_through: self.failed_through.clone(),
+        }
+        .apply(prepared);
+        if let Some(durable) = durable {
+            match self.anchorer.as_mut() {
+                Some(anchorer) => anchorer.finish(vec![durable]),
+                None => Anchorer::fail(durable, &LedgerError::Stopped),
+            }
+        }
+    }
+
+    /// After a failed write, everything built on top of it was refused: start again from what the
+    /// store holds.
+    fn resync_if_failed(&mut self) {
+        let failed = self.failed_through.load(Ordering::SeqCst);
+        if failed < self.epoch {
+            return;
+        }
+        self.epoch = failed + 1;
+        self.versions = [HashMap::new(), HashMap::new()];
+        self.recent = [HashMap::new(), HashMap::new()];
+        match load_head(&self.store) {
+            Ok((next, hash)) => {
+                self.next_sequence = next;
+                self.last_hash = hash;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot reload the chain head after a failed write")
+            }
+        }
+        match Keypair::load(self.store.path()) {
+            Ok(key) => self.key = Arc::new(key),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot reload the signing key after a failed write")
+            }
+        }
+    }
+
+    /// Builds, chains and signs one group, advancing the chain head as if it will be written; the
+    /// syncer writes it (or refuses it, if an earlier write failed).
+    fn prepare(&mut self, jobs: Vec<Job>) -> Prepared {
+        self.resync_if_failed();
+        let jobs = if self.stopped.load(Ordering::SeqCst) {
+            refuse_all(jobs);
+            Vec::new()
+        } else {
+            jobs
+        };
+        let mut group = Group {
+            batch: WriteBatch::default(),
+            overlay: HashMap::new(),
+            requests: HashMap::new(),
+            pending: Vec::new(),
+            sequence: self.next_sequence,
+            prev: self.last_hash,
+        };
+        let mut signer = self.key.clone();
+        let mut rotated: Option<(Arc<Keypair>, Arc<Keypair>)> = None;
+        let mut appends: Vec<Answer<Appended>> = Vec::new();
+        let mut rotations: Vec<Answer<KeyId>> = Vec::new();
+
+        for job in jobs {
+            match job {
+                Job::Append(request, reply) => {
+                    let result = self.stage(&request, &mut group, &signer);
+                    appends.push((reply, result));
+                }
+                Job::PublishKey(at, reply) => {
+                    let result = self.stage_publish(at, &mut group, &signer);
+                    rotations.push((reply, result.map(|()| signer.id())));
+                }
+                Job::Sign(message, reply) => {
+                    let _ = reply.send(Ok((signer.public(), signer.sign_message(&message))));
+                }
+                #[cfg(any(test, feature = "tamper"))]
+                Job::Crash => panic!("the writer was told to crash"),
+                Job::Rotate(at, actor, reply) => {
+                    match self.stage_rotation(at, &actor, &mut group, &signer) {
+                        Ok(next) => {
+                            rotated = Some((signer.clone(), next.clone()));
+                            rotations.push((reply, Ok(next.id())));
+                            signer = next;
+                        }
+                        Err(e) => rotations.push((reply, Err(e))),
+                    }
+                }
+            }
+        }
+        let Group {
+            mut batch,
+            overlay,
+            requests,
+            pending,
+            ..
+        } = group;
+
+        // Sign: the hashes are chained already; signatures are independent of each other, so a
+        // large group is signed on two threads.
+        let sign = |p: &Pending| p.signer.sign(&p.hash);
+        let signatures: Vec<[u8; 64]> = if pending.len() >= 64 {
+            let (left, right) = pending.split_at(pending.len() / 2);
+            std::thread::scope(|s| {
+                let handle = s.spawn(|| right.iter().map(sign).collect::<Vec<_>>());
+                let mut out: Vec<[u8; 64]> = left.iter().map(sign).collect();
+                // A panic while signing is a bug: it stops the writer (every waiting append is
+                // answered `Stopped`), never a group written with signatures missing.
+                match handle.join() {
+                    Ok(right) => out.extend(right),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+                out
+            })
+        } else {
+            pending.iter().map(sign).collect()
+        };
+        let stored = self.add_entries(&mut batch, &pending, &signatures);
+
+        // Advance optimistically: the next group chains onto this one.
+        if let Some(first) = pending.first().filter(|p| p.sequence == 0) {
+            self.origin = Some(first.hash);
+        }
+        if let Some(last) = pending.last() {
+            self.next_sequence = last.sequence + 1;
+            self.last_hash = last.hash;
+        }
+        self.versions[0].extend(overlay);
+        if let Some((_, next)) = &rotated {
+            self.key = next.clone();
+        }
+        self.groups += 1;
+        if self.groups.is_multiple_of(RECENT_GROUPS) {
+            self.recent.swap(0, 1);
+            self.recent[0].clear();
+            self.versions.swap(0, 1);
+            self.versions[0].clear();
+        }
+        self.recent[0].extend(requests);
+        let appends = match stored {
+            Ok(()) => appends,
+            Err(e) => appends
+                .into_iter()
+                .map(|(reply, result)| (reply, result.and(Err(e.clone()))))
+                .collect(),
+        };
+        Prepared {
+            epoch: self.epoch,
+            batch,
+            appends,
+            rotations,
+            rotated,
+            next_sequence: self.next_sequence,
+            last_hash: self.last_hash,
+            origin: self.origin,
+            key: self.key.clone(),
+        }
+    }
+
+    fn add_entries(
+        &self,
+        batch: &mut WriteBatch,
+        pending: &[Pending],
+        signatures: &[[u8; 64]],
+    ) -> Result<(), LedgerError> {
+        let events = self.store.cf(cf::EVENTS)?;
+        if pending.len() != signatures.len() {
+            return Err(LedgerError::SignatureCount {
+                entries: pending.len(),
+                signatures: signatures.len(),
+            });
+        }
+        for (p, signature) in pending.iter().zip(signatures) {
+            let entry = proto::StoredEntry {
+                envelope: p.bytes.clone(),
+                hash: p.hash.to_vec(),
+                signature: signature.to_vec(),
+            };
+            batch.put_cf(events, p.sequence.to_be_bytes(), entry.encode_to_vec());
+        }
+        Ok(())
+    }
+
+    fn stage(
+        &mut self,
+        request: &AppendRequest,
+        group: &mut Group,
+        signer: &Arc<Keypair>,
+    ) -> Result<Appended, LedgerError> {
+        let Group {
+            batch,
+            overlay,
+            requests,
+            pending,
+            sequence,
+            prev,
+        } = group;
+        if let Some(key) = &request.request {
+            if let Some(first) = self.recorded(key, requests)? {
+                return Ok(first);
+            }
+        }
+        if request.payloads.is_empty() {
+            return Err(LedgerError::Empty);
+        }
+        if request.stream.is_empty() || request.stream.contains('\0') {
+            return Err(LedgerError::BadStream(request.stream.clone()));
+        }
+        let current = self.version(overlay, &request.stream)?;
+        if let Expected::Version(expected) = request.expected {
+            if expected != current {
+                return Err(LedgerError::VersionConflict {
+                    stream: request.stream.clone(),
+                    expected,
+                    actual: current,
+                });
+            }
+        }
+        let first_sequence = *sequence;
+        let streams = self.store.cf(cf::STREAMS)?;
+        for (i, payload) in request.payloads.iter().enumerate() {
+            let position = current + i as u64;
+            let envelope = proto::Envelope {
+                sequence: *sequence,
+                prev_hash: prev.to_vec(),
+                stream: request.stream.clone(),
+                stream_position: position,
+                recorded_at_ms: request.recorded_at_ms,
+                key_id: signer.id().0.to_vec(),
+                payload: payload.clone(),
+                actor: request.actor.clone(),
+            };
+            let bytes = envelope.encode_to_vec();
+            let hash = entry_hash(&bytes);
+            batch.put_cf(
+                streams,
+                stream_key(&request.stream, position),
+                sequence.to_be_bytes(),
+            );
+            pending.push(Pending {
+                sequence: *sequence,
+                bytes,
+                hash,
+                signer: signer.clone(),
+            });
+            *prev = hash;
+            *sequence += 1;
+        }
+        let version = current + request.payloads.len() as u64;
+        overlay.insert(request.stream.clone(), version);
+        batch.put_cf(
+            self.store.cf(cf::HEADS)?,
+            request.stream.as_bytes(),
+            version.to_be_bytes(),
+        );
+        let indexes = self.store.cf(cf::INDEXES)?;
+        for (name, key) in &request.indexes {
+            batch.put_cf(indexes, index_key(name, key), first_sequence.to_be_bytes());
+        }
+        for (name, key) in &request.unindex {
+            batch.delete_cf(indexes, index_key(name, key));
+        }
+        let secrets = self.store.cf(cf::SECRETS)?;
+        for (key, value) in &request.secrets {
+            batch.put_cf(secrets, key, value);
+        }
+        let appended = Appended {
+            first_sequence,
+            count: request.payloads.len() as u64,
+            stream_version: version,
+            duplicate: false,
+        };
+        if let Some(key) = &request.request {
+            batch.put_cf(
+                self.store.cf(cf::REQUESTS)?,
+                key.id.as_bytes(),
+                RequestRecord::encode(&appended, &key.fingerprint),
+            );
+            requests.insert(key.id.clone(), (appended.clone(), key.fingerprint));
+        }
+        Ok(appended)
+    }
+
+    /// The first result of a request id already used, staged in this group, in a recent one (maybe
+    /// not durable yet) or stored: a retry if the fingerprints agree, refused if they differ. A
+    /// stored record without a fingerprint (an earlier release's) is answered as a retry; the
+    /// caller checks what it can.
+    fn recorded(
+        &self,
+        key: &RequestKey,
+        group: &HashMap<String, InFlight>,
+    ) -> Result<Option<Appended>, LedgerError> {
+        let in_flight = group
+            .get(&key.id)
+            .or_else(|| self.recent.iter().find_map(|r| r.get(&key.id)));
+        let record = match in_flight {
+            Some((appended, fingerprint)) => RequestRecord {
+                appended: appended.clone(),
+                fingerprint: Some(*fingerprint),
+            },
+            None => match self.store.get(cf::REQUESTS, key.id.as_bytes())? {
+                None => return Ok(None),
+                Some(bytes) => RequestRecord::decode(&bytes).ok_or_else(|| {
+                    LedgerError::DamagedRequestRecord { id: key.id.clone() }
+                })?,
+            },
+        };
+        match record.fingerprint {
+            Some(bound) if bound != key.fingerprint => {
+                Err(LedgerError::RequestReused { id: key.id.clone() })
+            }
+            _ => Ok(Some(Appended {
+                duplicate: true,
+                ..record.appended
+            })),
+        }
+    }
+
+    /// Stages a `KeyRotated` entry signed by a new key, with the old key's signature inside, and
+    /// writes the new key to `signing.key.next` first, so a crash in between loses nothing.
+    fn stage_rotation(
+        &mut self,
+        at: u64,
+        actor: &str,
+        group: &mut Group,
+        old: &Arc<Keypair>,
+    ) -> Result<Arc<Keypair>, LedgerError> {
+        let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
+        next.write_to(&self.store.path().join(format!("{KEY_FILE}.next")))
+            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        let rotated = proto::LedgerKind::KeyRotated(proto::KeyRotated {
+            old_key_id: old.id().0.to_vec(),
+            new_key_id: next.id().0.to_vec(),
+            new_public_key: next.public().as_bytes().to_vec(),
+            old_key_signature: old.sign_successor(&next).to_vec(),
+        });
+        self.stage_key_entry(at, actor, group, &next, rotated, Expected::Version(0))?;
+        Ok(next)
+    }
+
+    /// Stages the `KeyPublished` entry of the current key, signed by itself.
+    fn stage_publish(
+        &mut self,
+        at: u64,
+        group: &mut Group,
+        key: &Arc<Keypair>,
+    ) -> Result<(), LedgerError> {
+        let published = proto::LedgerKind::KeyPublished(proto::KeyPublished {
+            key_id: key.id().0.to_vec(),
+            public_key: key.public().as_bytes().to_vec(),
+        });
+        self.stage_key_entry(
+            at,
+            super::SERVER_ACTOR,
+            group,
+            key,
+            published,
+            Expected::Any,
+        )
+    }
+
+    /// Stages a key's entry in its stream `key/<id>`, signed by that key, and records the public
+    /// key in the `keys` family in the same batch.
+    fn stage_key_entry(
+        &mut self,
+        at: u64,
+        actor: &str,
+        group: &mut Group,
+        key: &Arc<Keypair>,
+        kind: proto::LedgerKind,
+        expected: Expected,
+    ) -> Result<(), LedgerError> {
+        let request = AppendRequest {
+            stream: format!("key/{}", key.id()),
+            expected,
+            payloads: vec![proto::LedgerPayload { kind: Some(kind) }.encode_to_vec()],
+            request: None,
+            indexes: Vec::new(),
+            secrets: Vec::new(),
+            unindex: Vec::new(),
+            recorded_at_ms: at,
+            actor: actor.to_string(),
+        };
+        self.stage(&request, group, key)?;
+        group.batch.put_cf(
+            self.store.cf(cf::KEYS)?,
+            key.id().0,
+            key.public().as_bytes(),
+        );
+        Ok(())
+    }
+}
+
+/// Answers every job with the ledger's stop.
+fn refuse_all(jobs: Vec<Job>) {
+    let error = LedgerError::AnchorStopped;
+    for job in jobs {
+        match job {
+            Job::Append(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            Job::Rotate(_, _, reply) | Job::PublishKey(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            Job::Sign(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            #[cfg(any(test, feature = "tamper"))]
+            Job::Crash => {}
+        }
+    }
+}
+
+/// Replaces the key file with the new key (`signing.key.next`, written before the rotation entry)
+/// and keeps the old one, if there is one, under `retired-keys/`; syncs the directory.
+pub(super) fn finish_rotation(
+    dir: &std::path::Path,
+    old: Option<&Keypair>,
+) -> Result<(), LedgerError> {
+    let key = |e: std::io::Error| LedgerError::Key(e.to_string());
+    if let Some(old) = old {
+        let retired = dir.join(RETIRED_DIR);
+        std::fs::create_dir_all(&retired).map_err(key)?;
+        old.write_to(&retired.join(format!("{}.key", old.id())))
+            .map_err(|e| LedgerError::Key(e.to_string()))?;
+    }
+    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE)).map_err(key)?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(key)
+}
+
+/// The chain head recorded in the store: next sequence and last hash.
+pub(super) fn load_head(store: &Store) -> Result<(u64, Hash), LedgerError> {
+    match store.last_entry()? {
+        None => Ok((0, super::entry::GENESIS)),
+        Some((sequence, bytes)) => {
+            let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
+                sequence,
+                problem: e.to_string(),
+            })?;
+            Ok((sequence + 1, entry.hash))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(stream: &str, n: u8) -> (Job, oneshot::Receiver<Result<Appended, LedgerError>>) {
+        let (reply, answer) = oneshot::channel();
+        let request = AppendRequest {
+            stream: stream.into(),
+            expected: Expected::Any,
+            payloads: vec![vec![n; 32]],
+            request: Some(RequestKey {
+                id: format!("req-{n}"),
+                fingerprint: Fingerprint([n; 32]),
+            }),
+            indexes: Vec::new(),
+            secrets: Vec::new(),
+            unindex: Vec::new(),
+            recorded_at_ms: 0,
+            actor: String::new(),
+        };
+        (Job::Append(request, reply), answer)
+    }
+
+    /// A writer on a fresh store in `dir`, anchoring to `anchor_path`.
+    fn writer_in(dir: &std::path::Path, anchor_path: &std::path::Path) -> (Arc<Store>, Writer) {
+        let store = Arc::new(Store::open(dir).unwrap());
+        let (key, _) = Keypair::load_or_create(dir).unwrap();
+        let file = AnchorWriter::create(
+            &super::super::anchor::path_in(dir),
+            0,
+            super::super::entry::GENESIS,
+            super::super::entry::GENESIS,
+            &key,
+        )
+        .unwrap();
+        let file = if anchor_path == super::super::anchor::path_in(dir) {
+            file
+        } else {
+            AnchorWriter::open(anchor_path, 1).unwrap()
+        };
+        let anchorer = Anchorer::new(file, store.clone(), 0, 0);
+        let writer = Writer::new(
+            store.clone(),
+            key,
+            0,
+            super::super::entry::GENESIS,
+            None,
+            anchorer,
+        );
+        (store, writer)
+    }
+
+    /// Writes a prepared group with `syncer` and anchors it with the writer's anchorer.
+    fn land(writer: &mut Writer, syncer: &Syncer, prepared: Prepared) {
+        if let Some(durable) = syncer.apply(prepared) {
+            writer.anchorer.as_mut().unwrap().finish(vec![durable]);
+        }
+    }
+
+    /// A failed write refuses the groups built on top of it, and the writer starts again from what
+    /// the store holds: nothing acknowledged, nothing lost, the chain intact; every answer comes
+    /// after the anchor records the group.
+    #[test]
+    fn a_failed_write_refuses_later_groups_and_the_writer_resyncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor_path = super::super::anchor::path_in(dir.path());
+        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
+        // A syncer whose store cannot write (opened read-only), sharing the writer's failure flag.
+        let failing = Syncer {
+            store: Arc::new(Store::open_read_only(dir.path()).unwrap()),
+            failed_through: writer.failed_through.clone(),
+        };
+        let working = Syncer {
+            store: store.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        // The key's entry first (sequence 0), written.
+        let (reply, mut published) = oneshot::channel();
+        let prepared = writer.prepare(vec![Job::PublishKey(0, reply)]);
+        land(&mut writer, &working, prepared);
+        assert!(published.try_recv().unwrap().is_ok());
+        let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
+        assert_eq!(anchored.newer.size, 1);
+        let first =
+            Entry::decode(&store.get(cf::EVENTS, &0u64.to_be_bytes()).unwrap().unwrap()).unwrap();
+        assert_eq!(
+            (anchored.newer.head, anchored.newer.origin),
+            (first.hash, first.hash)
+        );
+        let (a, mut answer_a) = append("s", 1);
+        let (b, mut answer_b) = append("s", 2);
+        let prepared_a = writer.prepare(vec![a]);
+        let prepared_b = writer.prepare(vec![b]);
+        assert_eq!(
+            writer.next_sequence, 3,
+            "b was chained onto a before a was written"
+        );
+        land(&mut writer, &failing, prepared_a);
+        land(&mut writer, &failing, prepared_b);
+        assert!(matches!(
+            answer_a.try_recv().unwrap(),
+            Err(LedgerError::Store(_))
+        ));
+        assert!(
+            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::EarlierWriteFailed))
+        );
+        assert_eq!(
+            super::super::anchor::read(&anchor_path)
+                .unwrap()
+                .unwrap()
+                .newer
+                .size,
+            1,
+            "nothing refused is anchored"
+        );
+
+        let (c, mut answer_c) = append("s", 3);
+        let prepared_c = writer.prepare(vec![c]);
+        assert_eq!(writer.epoch, 2, "a new epoch after the failure");
+        land(&mut writer, &working, prepared_c);
+        let appended = answer_c.try_recv().unwrap().unwrap();
+        assert_eq!(
+            (appended.first_sequence, appended.stream_version),
+            (1, 1),
+            "nothing of a or b was kept"
+        );
+        // A retry of a's request id is not mistaken for a recorded request.
+        let (again, mut answer_again) = append("s", 1);
+        let prepared = writer.prepare(vec![again]);
+        land(&mut writer, &working, prepared);
+        let again = answer_again.try_recv().unwrap().unwrap();
+        assert!(!again.duplicate);
+        assert_eq!(again.first_sequence, 2);
+        let report = super::super::verify(&store, 0, None);
+        assert!(report.ok(), "{:?}", report.problem);
+        assert_eq!(report.verified, 3);
+        let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
+        assert_eq!(
+            (anchored.newer.size, Some(anchored.newer.head)),
+            (3, report.head.map(|h| h.1))
+        );
+    }
+
+    /// The writer remembers the stream versions of its last groups only (bounded whatever the
+    /// number of hands), yet a stream written long ago continues at its next position (read back
+    /// from the store), and one still in flight (built, not yet written) at the position after
+    /// its staged entry.
+    #[test]
+    fn the_writer_remembers_only_recent_streams_and_still_counts_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor_path = super::super::anchor::path_in(dir.path());
+        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
+        let syncer = Syncer {
+            store: store.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        let run = |writer: &mut Writer, job| {
+            let prepared = writer.prepare(vec![job]);
+            land(writer, &syncer, prepared);
+        };
+        let (reply, _published) = oneshot::channel();
+        run(&mut writer, Job::PublishKey(0, reply));
+        let (old, mut answer) = append("old", 0);
+        run(&mut writer, old);
+        assert_eq!(answer.try_recv().unwrap().unwrap().stream_version, 1);
+        let groups = 2 * RECENT_GROUPS as u8 + 2;
+        for n in 1..=groups {
+            let (job, _) = append(&format!("s{n}"), n);
+            run(&mut writer, job);
+        }
+        let remembered: usize = writer.versions.iter().map(HashMap::len).sum();
+        assert!(remembered <= 2 * RECENT_GROUPS as usize, "{remembered}");
+        assert!(writer.versions.iter().all(|g| !g.contains_key("old")));
+        // Long ago: read from the store.
+        let (again, mut answer) = append("old", groups + 1);
+        run(&mut writer, again);
+        assert_eq!(answer.try_recv().unwrap().unwrap().stream_version, 2);
+        // In flight: the second group is built before the first is written.
+        let (first, mut first_answer) = append("new", groups + 2);
+        let (second, mut second_answer) = append("new", groups + 3);
+        let first = writer.prepare(vec![first]);
+        let second = writer.prepare(vec![second]);
+        land(&mut writer, &syncer, first);
+        land(&mut writer, &syncer, second);
+        assert_eq!(first_answer.try_recv().unwrap().unwrap().stream_version, 1);
+        assert_eq!(second_answer.try_recv().unwrap().unwrap().stream_version, 2);
+        let report = super::super::verify(&store, 0, None);
+        assert!(report.ok(), "{:?}", report.problem);
+        assert_eq!(report.verified, 1 + 1 + u64::from(groups) + 1 + 2);
+    }
+
+    /// An anchor that cannot be written refuses the group (durable in the WAL, never
+    /// acknowledged) and stops the ledger: everything after it is refused too.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_anchor_that_cannot_be_written_stops_the_ledger() {
+        let dir = tempfile::tempdir().unwrap();
+        // Writes to /dev/full fail with "no space left on device".
+        let (store, mut writer) = writer_in(dir.path(), std::path::Path::new("/dev/full"));
+        let working = Syncer {
+            store: store.clone(),
+            failed_through: writer.failed_through.clone(),
+        };
+        let (a, mut answer_a) = append("s", 1);
+        let prepared = writer.prepare(vec![a]);
+        land(&mut writer, &working, prepared);
+        let refused = answer_a.try_recv().unwrap().unwrap_err();
+        assert!(
+            matches!(&refused, LedgerError::Anchor { path, .. } if path.starts_with("/dev/full")),
+            "{refused}"
+        );
+        assert!(writer.stopped.load(Ordering::SeqCst));
+        let (b, mut answer_b) = append("s", 2);
+        let prepared = writer.prepare(vec![b]);
+        land(&mut writer, &working, prepared);
+        assert!(
+            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::AnchorStopped))
+        );
+        assert_eq!(
+            store.last_entry().unwrap().map(|(s, _)| s),
+            Some(0),
+            "b was not written"
+        );
+    }
+}
