@@ -11,21 +11,22 @@ use pitboss_engine::games::view::player_view;
 use pitboss_engine::games::{Action, Hand, Shaker, Status};
 use pitboss_engine::settlement::BetId;
 
+use super::error::LabError;
 use super::{caribbean, mississippi};
 
 /// What the advice is computed with.
 #[derive(Clone, Copy, Default)]
 pub struct Advisor<'a> {
     /// Mississippi Stud's tables (its hands get no advice without them).
-    pub mississippi: Option<&'a mississippi::Strategy>,
+    pub(crate) mississippi: Option<&'a mississippi::Strategy>,
     /// Caribbean Stud's decision table; without it each decision enumerates the 163 185 dealer
     /// completions (about a millisecond).
-    pub caribbean: Option<&'a caribbean::DecisionTable>,
+    pub(crate) caribbean: Option<&'a caribbean::DecisionTable>,
 }
 
 impl Advisor<'_> {
     /// The decision the strategy takes now (`None` when the hand awaits none it advises).
-    pub fn advise(&self, hand: &Hand) -> Result<Option<Action>, String> {
+    pub fn advise(&self, hand: &Hand) -> Result<Option<Action>, LabError> {
         if hand.status() != Status::InProgress {
             return Ok(None);
         }
@@ -86,8 +87,8 @@ pub struct StrategyTables {
 impl StrategyTables {
     /// Builds the tables of a configuration on `threads` threads; refused, before any work, when
     /// they would not fit the lab's budget ([`super::budget`]).
-    pub fn build(config: &GameConfig, threads: usize) -> Result<StrategyTables, String> {
-        super::budget::check(config, threads).map_err(|e| e.to_string())?;
+    pub fn build(config: &GameConfig, threads: usize) -> Result<StrategyTables, LabError> {
+        super::budget::check(config, threads)?;
         Ok(match &config.rules {
             Rules::MississippiStud(rules) => StrategyTables {
                 mississippi: Some(mississippi::Strategy::build(rules)),
@@ -111,7 +112,7 @@ impl StrategyTables {
 }
 
 /// The stakes on `bet`, or on every bet but the side bonus (`None`), in minor units.
-pub fn staked(hand: &Hand, bet: Option<BetId>) -> u64 {
+pub(crate) fn staked(hand: &Hand, bet: Option<BetId>) -> u64 {
     hand.stakes()
         .iter()
         .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))

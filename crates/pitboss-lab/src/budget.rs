@@ -9,10 +9,10 @@
 use pitboss_engine::config::{ConfigError, GameConfig, Rules};
 
 /// The most memory one configuration's tables may take: 64 MiB.
-pub const TABLES_BUDGET_BYTES: u64 = 64 << 20;
+pub(crate) const TABLES_BUDGET_BYTES: u64 = 64 << 20;
 
 /// The most steps (one value of one decision) building one configuration's tables may take.
-pub const TABLES_BUDGET_STEPS: u64 = 1_000_000_000;
+pub(crate) const TABLES_BUDGET_STEPS: u64 = 1_000_000_000;
 
 /// Four-card sets of 52 cards, the 5th-street table's entries.
 const FOUR_CARD_SETS: u64 = 270_725;
@@ -37,7 +37,7 @@ pub struct Footprint {
 }
 
 /// The cost of `config`'s strategy tables, built on up to `threads` threads.
-pub fn footprint(config: &GameConfig, threads: usize) -> Footprint {
+pub(crate) fn footprint(config: &GameConfig, threads: usize) -> Footprint {
     match &config.rules {
         Rules::MississippiStud(r) => {
             let multiples = r.street_multiples.len() as u64;

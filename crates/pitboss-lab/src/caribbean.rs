@@ -21,17 +21,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{CaribbeanRules, GameConfig};
+use pitboss_engine::game::GameId;
 use pitboss_engine::games::dealer_qualifies;
 use pitboss_engine::hand::poker5::{self, Category, HandValue};
 use pitboss_engine::paytable::{row_for, Pay};
 
+use super::error::{rules_of, LabError};
 use super::par::{ParRow, ParSheet};
 
 /// How many dealer hands complete one player hand and up card: C(46,4).
 pub const COMPLETIONS: u64 = 163_185;
 
 /// 52 × C(51,5): the (player hand, up card) pairs, equally likely.
-pub const PLAYER_SITUATIONS: u64 = 122_151_120;
+pub(crate) const PLAYER_SITUATIONS: u64 = 122_151_120;
 
 /// Where the dealer completions of one player hand and up card fall.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,28 +65,31 @@ pub struct Payouts {
     raise_win: [i128; 10],
 }
 
-fn per_unit(pay: Option<Pay>, units: i128) -> Result<i128, String> {
+/// What `units` staked on a row paying `pay` return, stake included; `row` names it in the error.
+fn per_unit(pay: Option<Pay>, units: i128, row: &str) -> Result<i128, LabError> {
     match pay {
         Some(Pay::Odds(x)) => Ok(units * (i128::from(x) + 1)),
         Some(Pay::Push) => Ok(units),
-        Some(Pay::Fixed(_)) => {
-            Err("fixed-amount rows on the ante or raise are not analysed (the return would depend on the stake)".into())
-        }
+        Some(Pay::Fixed(_)) => Err(LabError::FixedAmountRow {
+            game: GameId::CaribbeanStud,
+            row: row.to_string(),
+        }),
         None => Ok(0),
     }
 }
 
 impl Payouts {
     /// From a Caribbean Stud configuration's rules.
-    pub fn of(rules: &CaribbeanRules) -> Result<Payouts, String> {
+    pub fn of(rules: &CaribbeanRules) -> Result<Payouts, LabError> {
         let m = i128::from(rules.raise_multiple);
         let mut raise_win = [0; 10];
         for (slot, category) in raise_win.iter_mut().zip(Category::ALL) {
-            *slot = per_unit(row_for(&rules.raise_paytable, category).map(|r| r.pay), m)?;
+            let pay = row_for(&rules.raise_paytable, category).map(|r| r.pay);
+            *slot = per_unit(pay, m, category.id())?;
         }
         Ok(Payouts {
             raise_multiple: m,
-            ante_win: per_unit(Some(rules.ante_win), 1)?,
+            ante_win: per_unit(Some(rules.ante_win), 1, "ante")?,
             raise_win,
         })
     }
@@ -153,7 +158,7 @@ pub fn dealer_counts(player: &[Card; 5], up: Card) -> Counts {
 }
 
 /// The optimal decision for this player hand against this up card.
-pub fn advise(rules: &CaribbeanRules, player: &[Card; 5], up: Card) -> Result<Decision, String> {
+pub fn advise(rules: &CaribbeanRules, player: &[Card; 5], up: Card) -> Result<Decision, LabError> {
     let payouts = Payouts::of(rules)?;
     let category = poker5::evaluate_unchecked(player).category();
     Ok(payouts.decide(category, &dealer_counts(player, up)))
@@ -452,7 +457,7 @@ type RankBits = (usize, Vec<u64>);
 
 /// The optimal strategy's totals over every deal, on `threads` threads (up cards shared out), and
 /// its decision table.
-pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, DecisionTable), String> {
+pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, DecisionTable), LabError> {
     let payouts = Payouts::of(rules)?;
     let hands = SortedHands::build();
     let next = AtomicUsize::new(0);
@@ -511,8 +516,8 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, Decisio
 
 /// The PAR sheets of a Caribbean Stud configuration: the ante and raise under the optimal
 /// strategy, and the bonus (paid on the hands that raise).
-pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
-    let rules: &CaribbeanRules = config.rules_of()?;
+pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, LabError> {
+    let rules: &CaribbeanRules = rules_of(config)?;
     let payouts = Payouts::of(rules)?;
     let (tally, _) = analyse(rules, threads)?;
     let w = payouts.wagered() as u128;
@@ -579,14 +584,14 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
         let raised = tally.raised_situations[*category as usize];
         match row_for(&rules.bonus_paytable, *category) {
             Some(row) => {
-                let payout = row.pay.payout(stake).map_err(|e| e.to_string())?;
+                let payout = row.pay.payout(stake)?;
                 if stake.0 == 0 || payout.0 % stake.0 != 0 {
-                    return Err(format!(
-                        "bonus row {} pays {} for a stake of {}: not a whole multiple",
-                        category.id(),
-                        payout.display(digits),
-                        stake.display(digits)
-                    ));
+                    return Err(LabError::BonusNotWholeMultiple {
+                        row: category.id().to_string(),
+                        payout,
+                        stake,
+                        minor_digits: digits,
+                    });
                 }
                 bonus_rows.push(ParRow::single(
                     category.id(),

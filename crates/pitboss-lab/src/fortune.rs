@@ -9,10 +9,11 @@ use pitboss_engine::hand::fortune::{classify_masks, FortuneCategory, SuitMasks};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::row_for;
 
+use super::error::{rules_of, LabError};
 use super::par::{ParRow, ParSheet};
 
 /// C(53,7).
-pub const HANDS: u64 = 154_143_080;
+pub(crate) const HANDS: u64 = 154_143_080;
 
 /// How many of the C(53,7) hands fall in each category (indexed by `FortuneCategory as usize`).
 pub fn category_counts(threads: usize) -> [u64; 12] {
@@ -73,8 +74,8 @@ pub fn category_counts(threads: usize) -> [u64; 12] {
 }
 
 /// The Fortune bonus PAR sheet of a Fortune Pai Gow configuration.
-pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, String> {
-    let rules: &FortunePaiGowRules = config.rules_of()?;
+pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, LabError> {
+    let rules: &FortunePaiGowRules = rules_of(config)?;
     let counts = category_counts(threads);
     let rows = FortuneCategory::ALL
         .iter()

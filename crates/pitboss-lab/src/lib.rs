@@ -11,6 +11,7 @@
 pub mod advice;
 pub mod budget;
 pub mod caribbean;
+pub mod error;
 pub mod fortune;
 pub mod mississippi;
 pub mod nutz;
@@ -20,14 +21,15 @@ pub mod rng_output;
 pub mod simulate;
 pub mod transcript;
 
+pub use error::LabError;
 pub use par::{ParRow, ParSheet};
 
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::game::GameId;
 
 /// A long computation's progress, and whether whoever asked for it still wants it: the loops of
-/// simulations check [`Run::stopped`] every few thousand hands and give up with [`STOPPED`] once it
-/// is set (a client gone, a deadline passed, the server stopping).
+/// simulations check [`Run::stopped`] every few thousand hands and give up with
+/// [`LabError::Stopped`] once it is set (a client gone, a deadline passed, the server stopping).
 #[derive(Debug, Default)]
 pub struct Run {
     /// Hands or rounds done so far (for a progress bar).
@@ -37,7 +39,8 @@ pub struct Run {
     also: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-/// What a stopped computation answers.
+/// What a stopped computation answers: [`LabError::Stopped`]'s message (also the server's, for its
+/// own long jobs that stop).
 pub const STOPPED: &str = "stopped before the end: nobody waits for the result any more";
 
 impl Run {
@@ -72,8 +75,8 @@ pub fn threads() -> usize {
 /// Every exact PAR sheet of a configuration, on `threads` threads: Mississippi Stud's ante and
 /// streets (optimal play) and bonus; Caribbean Stud's ante and raise (optimal play) and bonus; the
 /// Fortune bonus; the seven Nutz boxes. (The Pai Gow main bet is simulated: [`pai_gow`].)
-pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, String> {
-    budget::check(config, threads).map_err(|e| e.to_string())?;
+pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, LabError> {
+    budget::check(config, threads)?;
     match config.game {
         GameId::MississippiStud => Ok(vec![
             mississippi::main_sheet(config)?,
@@ -82,5 +85,44 @@ pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSh
         GameId::CaribbeanStud => caribbean::par_sheets(config, threads),
         GameId::FortunePaiGow => Ok(vec![fortune::par_sheet(config, threads)?]),
         GameId::Nutz => nutz::par_sheets(config),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pitboss_engine::rng::Seed;
+
+    /// A run asked to stop before it starts answers the `Stopped` variant, not a message to
+    /// compare: the Pai Gow simulation and the simulation of whole hands alike.
+    #[test]
+    fn a_stopped_run_reports_the_stopped_variant() {
+        let run = Run::default();
+        run.stop();
+        let config = GameConfig::default_for(GameId::FortunePaiGow);
+        let seed = Seed::from_bytes([3; 32]);
+        let stopped = pai_gow::simulate_main(&config, 10_000, &seed, 2, &run).unwrap_err();
+        assert_eq!(stopped, LabError::Stopped);
+        assert_eq!(stopped.to_string(), STOPPED);
+        let request = simulate::Request {
+            config: GameConfig::default_for(GameId::Nutz),
+            hands: 10_000,
+            strategy: simulate::Strategy::Optimal,
+            seed,
+            threads: 2,
+        };
+        assert!(matches!(
+            simulate::run(&request, &run),
+            Err(LabError::Stopped)
+        ));
+        // Stopped by the shared flag (the server stopping) as well as by its own.
+        let also = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let shared = Run::stopping_with(also);
+        assert!(matches!(
+            simulate::run(&request, &shared),
+            Err(LabError::Stopped)
+        ));
+        // Not stopped: the same request runs to the end.
+        assert!(simulate::run(&request, &Run::default()).is_ok());
     }
 }

@@ -14,11 +14,13 @@ use std::collections::HashMap;
 
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{GameConfig, MississippiRules};
+use pitboss_engine::game::GameId;
 use pitboss_engine::games::mississippi_hand;
 use pitboss_engine::hand::{poker5, three_card};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay};
 
+use super::error::{rules_of, LabError};
 use super::par::{ParRow, ParSheet};
 
 /// Net result per unit staked on the ante or a street bet (winnings; 0 for a push; −1 for a loss).
@@ -91,7 +93,7 @@ type Decided = ((i128, i128), Option<usize>);
 
 /// The optimal strategy's tables: the 5th-street sums for every four-card set, and the 4th-street
 /// values for every three-card set and amount staked.
-pub struct Strategy {
+pub(crate) struct Strategy {
     multiples: Vec<i128>,
     fifth: HashMap<u64, i64>,
     fourth: HashMap<(u64, i128), Decided>,
@@ -101,7 +103,7 @@ pub struct Strategy {
 
 impl Strategy {
     /// Builds the tables (about half a second).
-    pub fn build(rules: &MississippiRules) -> Strategy {
+    pub(crate) fn build(rules: &MississippiRules) -> Strategy {
         let cards = deck();
         let multiples: Vec<i128> = rules
             .street_multiples
@@ -197,7 +199,7 @@ impl Strategy {
     /// The optimal decision with these cards seen (the player's two and the community cards shown,
     /// two to four in all) and `staked` antes already down (1 on 3rd street): the multiple to bet,
     /// or `None` to fold.
-    pub fn advise(&self, seen: &[Card], staked: u32) -> Option<Option<u32>> {
+    pub(crate) fn advise(&self, seen: &[Card], staked: u32) -> Option<Option<u32>> {
         let choice = self.choice(mask(seen), seen.len(), i128::from(staked))?;
         Some(choice.map(|k| self.multiples[k] as u32))
     }
@@ -276,8 +278,8 @@ fn row_index(rules: &MississippiRules, cards: &[Card; 5]) -> usize {
 /// fold on some street, or a paytable row at showdown) and what was wagered and paid back there,
 /// in antes. Its totals equal [`analyse`]'s backward-induction values exactly (a test holds them
 /// together).
-pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
-    let rules: &MississippiRules = config.rules_of()?;
+pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
+    let rules: &MississippiRules = rules_of(config)?;
     let strategy = Strategy::build(rules);
     let cards = deck();
     let rows = rules.paytable.len() + 1;
@@ -331,18 +333,20 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
     let mut sheet_rows = Vec::with_capacity(rows + 3);
     for (i, (count, wagered, _)) in showdown.iter().enumerate() {
         let (row, per_unit) = match rules.paytable.get(i) {
-            Some(r) => (
-                pitboss_engine::id_of(&r.hand),
-                match r.pay {
+            Some(r) => {
+                let row = pitboss_engine::id_of(&r.hand);
+                let per_unit = match r.pay {
                     Pay::Odds(x) => u128::from(x) + 1,
                     Pay::Push => 1,
                     Pay::Fixed(_) => {
-                        return Err(
-                            "fixed-amount rows on the ante and streets are not analysed".into()
-                        )
+                        return Err(LabError::FixedAmountRow {
+                            game: GameId::MississippiStud,
+                            row,
+                        })
                     }
-                },
-            ),
+                };
+                (row, per_unit)
+            }
             None => ("loses".to_string(), 0),
         };
         sheet_rows.push(ParRow {
@@ -375,8 +379,8 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, String> {
 }
 
 /// The 3-card bonus over all 22 100 community hands.
-pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, String> {
-    let rules: &MississippiRules = config.rules_of()?;
+pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
+    let rules: &MississippiRules = rules_of(config)?;
     let cards = deck();
     let mut counts: HashMap<three_card::Category, u128> = HashMap::new();
     for a in 0..52 {

@@ -12,6 +12,8 @@ use pitboss_engine::house_way::{house_way_unchecked, Edition};
 use pitboss_engine::paytable::Pay;
 use pitboss_engine::rng::Seed;
 
+use super::error::{rules_of, LabError};
+
 /// Totals of a simulation, in units of the main bet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Simulation {
@@ -82,17 +84,17 @@ fn round(rules: &FortunePaiGowRules, edition: Edition, deck: &[Card], out: &mut 
 
 /// Simulates `rounds` rounds on `threads` threads. Each thread shuffles with its own stream of the
 /// RNG.md derivation, keyed by `SHA-256(seed ‖ thread)`, so a run is reproducible. Stops early
-/// when `run` asks ([`super::STOPPED`]).
+/// when `run` asks ([`LabError::Stopped`]).
 pub fn simulate_main(
     config: &GameConfig,
     rounds: u64,
     seed: &Seed,
     threads: usize,
     run: &super::Run,
-) -> Result<Simulation, String> {
-    let rules: &FortunePaiGowRules = config.rules_of()?;
+) -> Result<Simulation, LabError> {
+    let rules: &FortunePaiGowRules = rules_of(config)?;
     let edition = Edition::from_name(&rules.house_way)
-        .ok_or_else(|| format!("unknown house way `{}`", rules.house_way))?;
+        .ok_or_else(|| LabError::UnknownHouseWay(rules.house_way.clone()))?;
     let threads = threads.clamp(1, 64) as u64;
     let parts: Vec<Option<Simulation>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -122,7 +124,7 @@ pub fn simulate_main(
     });
     let mut total = Simulation::default();
     for part in &parts {
-        total.add(part.as_ref().ok_or(super::STOPPED)?);
+        total.add(part.as_ref().ok_or(LabError::Stopped)?);
     }
     Ok(total)
 }

@@ -26,7 +26,7 @@ pub struct ParRow {
 
 impl ParRow {
     /// A row of a single bet: one unit staked, `pays_per_unit` paid back (stake included).
-    pub fn single(row: impl Into<String>, count: u128, pays_per_unit: u128) -> ParRow {
+    pub(crate) fn single(row: impl Into<String>, count: u128, pays_per_unit: u128) -> ParRow {
         ParRow {
             row: row.into(),
             count,
@@ -36,7 +36,7 @@ impl ParRow {
     }
 
     /// What one unit wagered on this row pays back, stake included (0 for a row never reached).
-    pub fn pays_per_wagered(&self) -> f64 {
+    pub(crate) fn pays_per_wagered(&self) -> f64 {
         if self.wagered == 0 {
             0.0
         } else {

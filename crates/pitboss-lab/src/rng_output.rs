@@ -34,7 +34,7 @@ pub fn write_words(
 }
 
 /// Decks per `write` call of [`write_shuffles`] (a write never splits a deck).
-pub const DECKS_PER_WRITE: u64 = 1_000;
+pub(crate) const DECKS_PER_WRITE: u64 = 1_000;
 
 /// Writes `shuffles` decks, each shuffled from a fresh seed exactly as a hand's deck is: one byte
 /// per card (its index, `4 × rank + suit`; 52 is the joker), deck after deck, each `write` call

@@ -23,6 +23,7 @@ use pitboss_engine::rng::Seed;
 use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
 use super::advice::StrategyTables;
+use super::error::LabError;
 use super::par::ParSheet;
 
 /// How the simulated player decides.
@@ -37,14 +38,12 @@ pub enum Strategy {
 }
 
 impl FromStr for Strategy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Strategy, String> {
+    type Err = LabError;
+    fn from_str(s: &str) -> Result<Strategy, LabError> {
         match s {
             "optimal" => Ok(Strategy::Optimal),
             "always" => Ok(Strategy::Always),
-            other => Err(format!(
-                "unknown strategy {other:?}: optimal, or always (never fold)"
-            )),
+            other => Err(LabError::UnknownStrategy(other.to_string())),
         }
     }
 }
@@ -194,12 +193,12 @@ enum Player {
 }
 
 impl Player {
-    fn new(config: &GameConfig, strategy: Strategy, threads: usize) -> Result<Player, String> {
+    fn new(config: &GameConfig, strategy: Strategy, threads: usize) -> Result<Player, LabError> {
         if !supports(config.game, strategy) {
-            return Err(format!(
-                "{} has one way to play (the house way, or shaking): strategy {strategy} does not apply",
-                config.game
-            ));
+            return Err(LabError::UnsupportedStrategy {
+                game: config.game,
+                strategy,
+            });
         }
         Ok(match strategy {
             Strategy::Always => Player::Always,
@@ -207,13 +206,10 @@ impl Player {
         })
     }
 
-    fn choose(&self, hand: &Hand) -> Result<Action, String> {
+    fn choose(&self, hand: &Hand) -> Result<Action, LabError> {
         let legal = hand.legal_actions();
         let action = match self {
-            Player::Optimal(tables) => tables
-                .advisor()
-                .advise(hand)?
-                .ok_or("the strategy has no decision for this hand")?,
+            Player::Optimal(tables) => tables.advisor().advise(hand)?.ok_or(LabError::NoAdvice)?,
             // The smallest bet (Mississippi Stud), else a raise (Caribbean Stud).
             Player::Always => legal
                 .iter()
@@ -227,16 +223,14 @@ impl Player {
         if legal.contains(&action) {
             Ok(action)
         } else {
-            Err(format!(
-                "the strategy chose {action:?}, not legal now ({legal:?})"
-            ))
+            Err(LabError::IllegalChoice { action, legal })
         }
     }
 }
 
 /// The wagers every simulated hand places: the smallest stake of each bet the game has (all
 /// seven Nutz boxes; the Caribbean bonus at its fixed stake).
-pub fn reference_wagers(config: &GameConfig) -> Vec<Wager> {
+pub(crate) fn reference_wagers(config: &GameConfig) -> Vec<Wager> {
     let w = |bet, amount: Money| Wager { bet, amount };
     match &config.rules {
         Rules::MississippiStud(r) => vec![w(BetId::Ante, r.ante.min), w(BetId::Bonus, r.bonus.min)],
@@ -300,13 +294,18 @@ fn row_of(game: GameId, group: &str, hand: &Hand, line: &BetLine) -> String {
     }
 }
 
-/// One hand from its seed to its settlement, through the engine's commands.
+/// Hand `number` of a run from its seed to its settlement, through the engine's commands.
 fn play(
+    number: u64,
     seed: Seed,
     config: &Arc<GameConfig>,
     wagers: &[Wager],
     player: &Player,
-) -> Result<Hand, String> {
+) -> Result<Hand, LabError> {
+    let refused = |source| LabError::Rule {
+        hand: number,
+        source,
+    };
     let mut hand = Hand::new(seed, config.clone());
     let mut command = Command::Open(OpenHand {
         table: "lab".into(),
@@ -316,8 +315,8 @@ fn play(
         rebet_of: None,
     });
     loop {
-        for event in hand.decide(&command).map_err(|e| e.to_string())? {
-            hand = hand.evolve(&event).map_err(|e| e.to_string())?;
+        for event in hand.decide(&command).map_err(refused)? {
+            hand = hand.evolve(&event).map_err(refused)?;
         }
         if hand.status() != Status::InProgress {
             return Ok(hand);
@@ -330,7 +329,7 @@ fn play(
 }
 
 /// The seed of hand `i` of a run.
-pub fn hand_seed(run: &Seed, i: u64) -> Seed {
+pub(crate) fn hand_seed(run: &Seed, i: u64) -> Seed {
     let mut h = Sha256::new();
     h.update(b"pitboss simulate");
     h.update(run.as_bytes());
@@ -339,8 +338,8 @@ pub fn hand_seed(run: &Seed, i: u64) -> Seed {
 }
 
 /// Runs the simulation; `run` counts hands played as they finish (for a progress bar) and stops it
-/// early when asked ([`super::STOPPED`]).
-pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
+/// early when asked ([`LabError::Stopped`]).
+pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
     let progress = &run.done;
     let config = Arc::new(request.config.clone());
     let game = config.game;
@@ -350,7 +349,7 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
     let groups = groups(game);
     let threads = request.threads.max(1) as u64;
     let per_thread = request.hands.div_ceil(threads);
-    let partials: Vec<Result<Vec<GroupTally>, String>> = std::thread::scope(|scope| {
+    let partials: Vec<Result<Vec<GroupTally>, LabError>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let (config, wagers, groups, player) = (&config, &wagers, &groups, &player);
@@ -359,12 +358,11 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
                     let end = ((t + 1) * per_thread).min(request.hands);
                     for i in t * per_thread..end {
                         if i % super::CHECK_EVERY == 0 && run.stopped() {
-                            return Err(super::STOPPED.to_string());
+                            return Err(LabError::Stopped);
                         }
-                        let hand = play(hand_seed(&request.seed, i), config, wagers, player)?;
-                        let settlement = hand
-                            .settlement()
-                            .ok_or_else(|| format!("hand {i} ended unsettled"))?;
+                        let hand = play(i, hand_seed(&request.seed, i), config, wagers, player)?;
+                        let settlement =
+                            hand.settlement().ok_or(LabError::Unsettled { hand: i })?;
                         for ((name, bets), tally) in groups.iter().zip(tallies.iter_mut()) {
                             let lines: Vec<&BetLine> = settlement
                                 .lines
@@ -386,7 +384,7 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, String> {
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .map(|w| w.join().unwrap_or(Err(LabError::WorkerPanicked)))
             .collect()
     });
     let mut totals = vec![GroupTally::default(); groups.len()];
@@ -428,7 +426,7 @@ fn exact_sheets(
     config: &GameConfig,
     strategy: Strategy,
     threads: usize,
-) -> Result<BTreeMap<String, ParSheet>, String> {
+) -> Result<BTreeMap<String, ParSheet>, LabError> {
     Ok(super::exact_par_sheets(config, threads)?
         .into_iter()
         .filter(|sheet| strategy == Strategy::Optimal || !sheet.optimal_play)
@@ -495,7 +493,7 @@ pub fn chi_square(tally: &GroupTally, sheet: &ParSheet) -> ChiSquare {
 
 /// P(χ²_k ≥ x): the regularized upper incomplete gamma function Q(k/2, x/2), by its series below
 /// a + 1 and its continued fraction above (Lentz's method).
-pub fn chi_square_survival(x: f64, k: u32) -> f64 {
+pub(crate) fn chi_square_survival(x: f64, k: u32) -> f64 {
     if k == 0 {
         return if x > 0.0 { 0.0 } else { 1.0 };
     }

@@ -14,10 +14,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use pitboss_engine::card::{Card, Deck};
+use pitboss_engine::card::{Card, CardParseError, Deck};
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::game::{GameId, Material};
-use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Shaker, Status, Timestamp};
+use pitboss_engine::games::{
+    Action, Command, Event, Hand, OpenHand, RuleError, Shaker, Status, Timestamp,
+};
 use pitboss_engine::money::Money;
 use pitboss_engine::rng::Seed;
 use pitboss_engine::settlement::{BetId, Settlement, Wager};
@@ -126,32 +128,37 @@ pub fn parse(text: &str) -> Result<Transcript, Refusal> {
     serde_json::from_str(text).map_err(|e| Refusal::Format(e.to_string()))
 }
 
-fn parse_action(text: &str) -> Result<Action, String> {
+/// Why a decision's text is not a decision (the `why` of [`Refusal::Decision`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum UnreadableDecision {
+    #[error("`{0}` is not a multiple")]
+    Multiple(String),
+    #[error(transparent)]
+    Card(#[from] CardParseError),
+    #[error(
+        "not a decision: bet N, max_bet_all, fold, raise, set_hand C1 C2, auto_set, shake [dealer]"
+    )]
+    Unknown,
+}
+
+fn parse_action(text: &str) -> Result<Action, UnreadableDecision> {
     let words: Vec<&str> = text.split_whitespace().collect();
     Ok(match words.as_slice() {
         ["bet", multiple] => Action::Bet {
             multiple: multiple
                 .parse()
-                .map_err(|_| format!("`{multiple}` is not a multiple"))?,
+                .map_err(|_| UnreadableDecision::Multiple(multiple.to_string()))?,
         },
         ["max_bet_all"] => Action::MaxBetAll,
         ["fold"] => Action::Fold,
         ["raise"] => Action::Raise,
         ["auto_set"] => Action::AutoSet,
         ["set_hand", a, b] => Action::SetHand {
-            low: [
-                a.parse().map_err(|e| format!("{e}"))?,
-                b.parse().map_err(|e| format!("{e}"))?,
-            ],
+            low: [a.parse()?, b.parse()?],
         },
         ["shake"] | ["shake", "player"] => Action::Shake { by: Shaker::Player },
         ["shake", "dealer"] => Action::Shake { by: Shaker::Dealer },
-        _ => {
-            return Err(
-                "not a decision: bet N, max_bet_all, fold, raise, set_hand C1 C2, auto_set, shake [dealer]"
-                    .into(),
-            )
-        }
+        _ => return Err(UnreadableDecision::Unknown),
     })
 }
 
@@ -275,10 +282,10 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
         });
     }
     let mut events = Vec::new();
-    let mut apply = |hand: Hand, command: &Command| -> Result<Hand, String> {
+    let mut apply = |hand: Hand, command: &Command| -> Result<Hand, RuleError> {
         let mut hand = hand;
-        for event in hand.decide(command).map_err(|e| e.to_string())? {
-            hand = hand.evolve(&event).map_err(|e| e.to_string())?;
+        for event in hand.decide(command)? {
+            hand = hand.evolve(&event)?;
             events.push(event);
         }
         Ok(hand)
@@ -293,14 +300,14 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
             rebet_of: None,
         }),
     )
-    .map_err(Refusal::Open)?;
+    .map_err(|e| Refusal::Open(e.to_string()))?;
     for (index, text) in t.decisions.iter().enumerate() {
         let refuse = |why: String| Refusal::Decision {
             index: index + 1,
             text: text.clone(),
             why,
         };
-        let action = parse_action(text).map_err(refuse)?;
+        let action = parse_action(text).map_err(|e| refuse(e.to_string()))?;
         hand = apply(
             hand,
             &Command::Act {
@@ -308,7 +315,7 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
                 at: Timestamp(0),
             },
         )
-        .map_err(refuse)?;
+        .map_err(|e| refuse(e.to_string()))?;
     }
     if hand.status() != Status::Settled {
         let legal: Vec<String> = hand
@@ -481,5 +488,25 @@ impl Checked {
             })).collect::<Vec<_>>(),
             "agrees": self.differences.is_empty(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_decisions_say_why_as_before() {
+        let why = |text: &str| parse_action(text).unwrap_err().to_string();
+        assert_eq!(why("bet x"), "`x` is not a multiple");
+        assert_eq!(
+            why("set_hand As Zz"),
+            "Zz".parse::<Card>().unwrap_err().to_string()
+        );
+        assert_eq!(
+            why("dance"),
+            "not a decision: bet N, max_bet_all, fold, raise, set_hand C1 C2, auto_set, shake [dealer]"
+        );
+        assert_eq!(parse_action("bet 2"), Ok(Action::Bet { multiple: 2 }));
     }
 }
