@@ -99,19 +99,7 @@ fn documented_matrix() -> BTreeMap<String, Vec<String>> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_role_matrix_holds_for_every_rpc() {
     // The table names every RPC of the descriptor, once.
-    let set = prost_types::FileDescriptorSet::decode(pitboss::proto::FILE_DESCRIPTOR_SET).unwrap();
-    let mut rpcs: Vec<String> = set
-        .file
-        .iter()
-        .filter(|f| f.package() == "pitboss.v1")
-        .flat_map(|f| f.service.iter())
-        .flat_map(|s| {
-            s.method
-                .iter()
-                .map(move |m| format!("/pitboss.v1.{}/{}", s.name(), m.name()))
-        })
-        .collect();
-    rpcs.sort();
+    let rpcs: Vec<String> = common::rpcs::every_rpc().into_iter().collect();
     let mut table: Vec<String> = METHODS.iter().map(|(m, _)| m.to_string()).collect();
     table.sort();
     assert_eq!(table, rpcs, "the role table and the services' RPCs differ");

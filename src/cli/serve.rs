@@ -5,6 +5,11 @@
 //! the first start makes one for a local administrator whose token it writes beside it (mode
 //! 0600): the CLI finds it there. Beyond loopback it serves TLS, or plain HTTP/2 only when told so
 //! with `--insecure-no-tls`, which is recorded in the log at every start.
+//!
+//! The log goes to standard error. Standard output carries one line, for programs that start the
+//! server (tests, supervisors): once it accepts connections, a JSON object whose `listening` is the
+//! bound address (`--listen 127.0.0.1:0` picks a free port), with `tls`, `data`, `key_id` and
+//! `head`. Nothing else is written there.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -133,7 +138,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
@@ -178,11 +184,27 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
         );
+        ready(&serde_json::json!({
+            "listening": address.to_string(),
+            "tls": tls.is_some(),
+            "data": args.data.display().to_string(),
+            "key_id": floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
+            "head": head.map(|(seq, _)| seq),
+        }))?;
         let serving = pitboss::service::Serving { access, tls };
         pitboss::service::serve(listener, floor, serving, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })
+}
+
+/// Writes the ready line on standard output, and flushes it.
+fn ready(line: &serde_json::Value) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")
+        .and_then(|()| out.flush())
+        .context("cannot write the ready line on standard output")
 }
 
 /// Completes on Ctrl-C or SIGTERM.

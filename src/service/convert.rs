@@ -98,7 +98,9 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             message.clone(),
             ErrorDetails::with_resource_info(what, id, "", message),
         ),
-        F::Invalid { field, problem } => invalid_argument(&field, problem),
+        F::Invalid { field, problem } | F::Script { field, problem } => {
+            invalid_argument(&field, problem)
+        }
         F::Rule(rule) => rule_status(rule.kind(), None, message),
         F::Decision { index, source } => {
             rule_status(source.kind(), Some(format!("decisions[{index}]")), message)

@@ -88,7 +88,7 @@ impl LabService {
     /// caller goes away.
     async fn compute<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&pitboss_lab::Run) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&pitboss_lab::Run) -> Result<T, pitboss_lab::LabError> + Send + 'static,
     ) -> Result<T, Status> {
         self.pool
             .run(move |run| work(run).map_err(lab_status))

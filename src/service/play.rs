@@ -53,7 +53,7 @@ impl PlayService {
             if let Some(action) = tables
                 .advisor()
                 .advise(&snapshot.hand)
-                .map_err(Status::internal)?
+                .map_err(|e| Status::internal(e.to_string()))?
             {
                 view.advice = Some(codec::action_to(&action));
             }
@@ -92,7 +92,7 @@ impl PlayService {
                 pool.run(move |_| {
                     StrategyTables::build(&config, pitboss_lab::threads())
                         .map(Arc::new)
-                        .map_err(Status::internal)
+                        .map_err(|e| Status::internal(e.to_string()))
                 })
                 .await
             })
@@ -198,9 +198,9 @@ impl Play for PlayService {
             .floor
             .play_hand(open, &script, |hand| match &tables {
                 Some(tables) => tables.advisor().advise(hand).map_err(|problem| {
-                    crate::floor::FloorError::Invalid {
+                    crate::floor::FloorError::Script {
                         field: "follow_advice".into(),
-                        problem,
+                        problem: problem.to_string(),
                     }
                 }),
                 None => Ok(None),
@@ -209,11 +209,8 @@ impl Play for PlayService {
             .map_err(|e| {
                 use crate::floor::FloorError as F;
                 match e {
-                    F::Invalid { ref field, .. }
-                        if field.starts_with("decisions[") || field == "follow_advice" =>
-                    {
-                        status(e)
-                    }
+                    // The script's own problems are named from the request's top.
+                    F::Script { .. } | F::Decision { .. } => status(e),
                     // The opening's own checks, named as the client wrote them: `open.table`...
                     e @ (F::Invalid { .. } | F::Rule(_) | F::RequestReused { .. }) => {
                         convert::status_in(e, "open")

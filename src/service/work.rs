@@ -15,7 +15,7 @@ use std::sync::Arc;
 use tokio::sync::{Notify, Semaphore};
 use tonic::Status;
 
-use pitboss_lab::{Run, STOPPED};
+use pitboss_lab::{LabError, Run};
 
 /// The server's shutdown, as heavy work and streams see it: a flag that blocking loops read and a
 /// notification that async tasks wait for.
@@ -120,17 +120,17 @@ impl Pool {
 
 /// A lab computation's error as a status: `CANCELLED` when it stopped because nobody waited any
 /// more, `INTERNAL` otherwise.
-pub fn lab_status(error: String) -> Status {
-    if error == STOPPED {
-        Status::cancelled(error)
-    } else {
-        Status::internal(error)
+pub fn lab_status(error: LabError) -> Status {
+    match error {
+        LabError::Stopped => Status::cancelled(error.to_string()),
+        other => Status::internal(other.to_string()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pitboss_lab::STOPPED;
     use std::time::Duration;
 
     /// A job whose caller goes away is told to stop, and keeps its worker until it has; the next

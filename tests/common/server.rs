@@ -100,22 +100,37 @@ impl Server {
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn pitboss serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let address = loop {
-            let line = lines
-                .next()
-                .expect("serve exited before listening")
-                .expect("read log line");
-            if let Some(rest) = line.split("address=").nth(1) {
-                break rest.split_whitespace().next().expect("address").to_string();
-            }
-        };
-        // Keep draining the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        // Keep draining the log so the server never blocks on a full pipe; keep its end for the
+        // message of a server that stops before it is ready.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        {
+            let log = log.clone();
+            let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+            std::thread::spawn(move || {
+                for line in stderr.lines().map_while(Result::ok) {
+                    let mut log = log.lock().unwrap();
+                    if log.len() == 50 {
+                        log.remove(0);
+                    }
+                    log.push(line);
+                }
+            });
+        }
+        // The ready line: the only thing `serve` writes on standard output.
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read the ready line");
+        let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| {
+            let _ = child.wait();
+            panic!(
+                "serve stopped before it was ready ({line:?}); its log ends:\n{}",
+                log.lock().unwrap().join("\n")
+            )
+        });
+        let address = ready["listening"].as_str().expect("listening").to_string();
         Server {
             child,
             address: format!("http://{address}"),
@@ -149,7 +164,7 @@ impl Server {
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(
-            !out.status.success() && !stdout.contains("address="),
+            !out.status.success() && !stdout.contains("listening"),
             "serve started on a directory it must refuse:\n{stdout}\n{stderr}"
         );
         stderr

@@ -10,9 +10,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use pitboss::proto;
-use prost::Message;
 use tonic::{Code, Status};
 
+use crate::common::rpcs;
 use crate::common::server::Server;
 use crate::support::{bet, opening, resident_kib, violation, Clients};
 
@@ -359,19 +359,12 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases
 }
 
-/// The pitboss services and their methods, from the descriptor set the server reflects.
+/// The pitboss services and their methods (`Service/Method`), from the descriptor set the server
+/// reflects.
 fn methods() -> BTreeSet<String> {
-    let set = prost_types::FileDescriptorSet::decode(pitboss::proto::FILE_DESCRIPTOR_SET)
-        .expect("the descriptor set");
-    set.file
+    rpcs::every_rpc()
         .iter()
-        .filter(|f| f.package() == "pitboss.v1")
-        .flat_map(|f| f.service.iter())
-        .flat_map(|s| {
-            s.method
-                .iter()
-                .map(move |m| format!("{}/{}", s.name(), m.name()))
-        })
+        .map(|full| rpcs::short_name(full).to_string())
         .collect()
 }
 
@@ -539,12 +532,11 @@ async fn refused_calls_do_not_grow_the_server() {
 fn every_field_is_documented_in_docs_limits() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/limits.md"))
         .expect("docs/limits.md");
-    let set = prost_types::FileDescriptorSet::decode(pitboss::proto::FILE_DESCRIPTOR_SET)
-        .expect("the descriptor set");
+    let set = rpcs::descriptor_set();
     let messages: std::collections::HashMap<String, &prost_types::DescriptorProto> = set
         .file
         .iter()
-        .filter(|f| f.package() == "pitboss.v1")
+        .filter(|f| f.package() == rpcs::PACKAGE)
         .flat_map(|f| f.message_type.iter())
         .map(|m| (format!(".pitboss.v1.{}", m.name()), m))
         .collect();
@@ -569,7 +561,7 @@ fn every_field_is_documented_in_docs_limits() {
         }
     }
     let mut missing = Vec::new();
-    for file in set.file.iter().filter(|f| f.package() == "pitboss.v1") {
+    for file in set.file.iter().filter(|f| f.package() == rpcs::PACKAGE) {
         for service in &file.service {
             for method in &service.method {
                 let heading = format!("### {}\n", method.name());

@@ -87,10 +87,31 @@ pub enum AnchorError {
     Slot {
         path: PathBuf,
         slot: usize,
-        problem: String,
+        problem: SlotProblem,
     },
     #[error("the anchor {path} does not hold two consecutive anchors of one log: {problem}")]
     Inconsistent { path: PathBuf, problem: String },
+}
+
+/// What is wrong with one slot of the anchor file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SlotProblem {
+    #[error("{0} bytes, not {SLOT}")]
+    Length(usize),
+    #[error("no anchor magic")]
+    Magic,
+    #[error("slot format {0}, this build reads {SLOT_FORMAT}")]
+    Format(u32),
+    #[error("checksum mismatch: altered or torn bytes")]
+    Checksum,
+    #[error("non-zero bytes where the format has zeros")]
+    Padding,
+    #[error("the public key is not an Ed25519 key")]
+    PublicKey,
+    #[error("the key id is not that of the public key")]
+    KeyId,
+    #[error("the signature does not verify")]
+    Signature,
 }
 
 impl Anchor {
@@ -113,38 +134,36 @@ impl Anchor {
     }
 
     /// Reads and checks one slot: framing, checksum, key id and signature.
-    fn decode(bytes: &[u8]) -> Result<Anchor, String> {
+    fn decode(bytes: &[u8]) -> Result<Anchor, SlotProblem> {
         if bytes.len() != SLOT {
-            return Err(format!("{} bytes, not {SLOT}", bytes.len()));
+            return Err(SlotProblem::Length(bytes.len()));
         }
         if &bytes[0..8] != MAGIC {
-            return Err("no anchor magic".into());
+            return Err(SlotProblem::Magic);
         }
         let format = u32::from_be_bytes(array(&bytes[8..12]));
         if format != SLOT_FORMAT {
-            return Err(format!(
-                "slot format {format}, this build reads {SLOT_FORMAT}"
-            ));
+            return Err(SlotProblem::Format(format));
         }
         let sum: [u8; 32] = Sha256::digest(&bytes[..SUMMED]).into();
         if sum[..] != bytes[208..240] {
-            return Err("checksum mismatch: altered or torn bytes".into());
+            return Err(SlotProblem::Checksum);
         }
         if bytes[12..16].iter().chain(&bytes[240..]).any(|&b| b != 0) {
-            return Err("non-zero bytes where the format has zeros".into());
+            return Err(SlotProblem::Padding);
         }
         let public = VerifyingKey::from_bytes(&array(&bytes[112..144]))
-            .map_err(|_| "the public key is not an Ed25519 key".to_string())?;
+            .map_err(|_| SlotProblem::PublicKey)?;
         let key_id = KeyId(array(&bytes[96..112]));
         if KeyId::of(&public) != key_id {
-            return Err("the key id is not that of the public key".into());
+            return Err(SlotProblem::KeyId);
         }
         public
             .verify(
                 &signed_message(&bytes[..SIGNED]),
                 &Signature::from_bytes(&array(&bytes[144..208])),
             )
-            .map_err(|_| "the signature does not verify".to_string())?;
+            .map_err(|_| SlotProblem::Signature)?;
         Ok(Anchor {
             counter: u64::from_be_bytes(array(&bytes[16..24])),
             size: u64::from_be_bytes(array(&bytes[24..32])),

@@ -13,6 +13,24 @@
 //! - `integrity`: the checks a data directory passes before it is served or called good.
 //! - `recovery`: the explicit, recorded repair of a damaged directory.
 //! - `verify`: walking the log and naming the first bad entry.
+//! - `tamper` (feature `tamper`, tests only): writes around the writer, to damage a directory.
+//!
+//! # Contract
+//!
+//! The API is [`Ledger`]'s methods (and, offline, [`integrity`], [`recovery`] and a read-only
+//! [`Store`]); column families and record layouts stay inside this crate. A second storage engine
+//! keeps the same promises:
+//!
+//! - [`Ledger::append`] MUST NOT return `Ok` before the entries, their stream positions, index
+//!   keys, secrets and request record are durable together and the anchor records the new head; on
+//!   `Err` nothing of the append is written. Sequence numbers are gapless, each entry's hash chains
+//!   the one before, and a stream's entries are in its positions' order.
+//! - An append with [`Expected::Version`] goes ahead only if the stream holds exactly that many
+//!   entries. A request id is bound to its fingerprint: a retry is answered with the first result
+//!   (`duplicate`), writes nothing, and another fingerprint is [`LedgerError::RequestReused`].
+//! - Reads see every acknowledged append and never part of one. A read during an append sees the
+//!   log before it.
+//! - Payloads are opaque: the ledger decodes only its own kinds ([`proto::LedgerPayload`]).
 
 pub mod anchor;
 pub mod checkpoint;
@@ -27,9 +45,9 @@ mod requests;
 pub mod store;
 #[cfg(feature = "tamper")]
 pub mod tamper;
-pub mod verify;
-pub mod wal;
-pub mod writer;
+mod verify;
+mod wal;
+mod writer;
 
 use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};

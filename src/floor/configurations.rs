@@ -1,0 +1,165 @@
+//! The configurations room: the published configurations, loaded from the log at start, the
+//! defaults published when missing, and a new configuration's publication (checked whole first).
+//!
+//! Owns the registry of configurations; must not open or change hands.
+
+use super::*;
+
+impl Floor {
+    pub(super) fn load_configs(&self) -> Result<(), FloorError> {
+        let mut from = Vec::new();
+        loop {
+            let page = self.ledger.index_page(index::CONFIG, &[], &from, 256)?;
+            let Some((last, _)) = page.last().cloned() else {
+                break;
+            };
+            for (_, sequence) in &page {
+                let entry = self.ledger.entry(*sequence)?.ok_or_else(|| {
+                    FloorError::Corrupt(format!("entry {sequence}"), "missing".into())
+                })?;
+                let payload = entry
+                    .payload()
+                    .map_err(|e| FloorError::Corrupt(format!("entry {sequence}"), e.to_string()))?;
+                if let Some(config) = codec::payload_to_config(&payload)
+                    .map_err(|e| FloorError::Corrupt(format!("entry {sequence}"), e.to_string()))?
+                {
+                    self.insert_config(config);
+                }
+            }
+            from = last;
+            from.push(0);
+        }
+        Ok(())
+    }
+
+    pub(super) fn insert_config(&self, config: GameConfig) -> ConfigId {
+        let id = config.id();
+        self.configs
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::new(config));
+        id
+    }
+
+    /// A published configuration.
+    pub fn config(&self, id: &ConfigId) -> Option<Arc<GameConfig>> {
+        self.configs
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+
+    /// Every published configuration, by id.
+    pub fn configs(&self) -> Vec<Arc<GameConfig>> {
+        self.configs
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// The default configuration's id of a game.
+    pub fn default_config(&self, game: GameId) -> Option<ConfigId> {
+        self.defaults.get(&game).copied()
+    }
+
+    /// Publishes a configuration, checked: its structure, its bounds (every hand under it settles
+    /// without overflow), the current rules version, and the lab's budget for its strategy tables.
+    /// Returns its id and whether it was already published. With a request id, a retry returns
+    /// the first answer; the id is bound when the publication writes (publishing a configuration
+    /// already published writes nothing and binds nothing: it is idempotent by its content).
+    pub async fn publish(
+        &self,
+        config: GameConfig,
+        request_id: Option<&str>,
+        actor: &str,
+    ) -> Result<(ConfigId, bool), FloorError> {
+        Floor::check_publishable(&config)?;
+        let id = config.id();
+        let stream = format!("config/{id}");
+        let key = request_id.map(|r| requests::publish(r, &id, actor));
+        if let Some(key) = &key {
+            if let Some(first) = self.bound_record(key, &Target::Stream(stream.clone()))? {
+                return Ok((id, first.appended.stream_version > 1));
+            }
+        }
+        if self.config(&id).is_some() {
+            return Ok((id, true));
+        }
+        let request = AppendRequest {
+            request: key,
+            indexes: vec![(index::CONFIG.to_string(), id.0.to_vec())],
+            ..AppendRequest::entries(
+                stream,
+                Expected::Any,
+                vec![codec::config_to_payload(&config).encode_to_vec()],
+                self.now(),
+                actor,
+            )
+        };
+        let appended = self.ledger.append(request).await?;
+        self.insert_config(config);
+        Ok((id, appended.stream_version > 1))
+    }
+
+    /// What publishing a configuration checks (its structure, bounds, the current rules version,
+    /// the lab's budget), also before it is proposed.
+    pub fn check_publishable(config: &GameConfig) -> Result<(), FloorError> {
+        config.check_current()?;
+        pitboss_lab::budget::check(config, pitboss_lab::threads())?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{floor_in, log_size};
+    use super::*;
+
+    /// The defaults are published once, on the first start; a second start loads every
+    /// configuration back from the log and writes nothing.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn configurations_are_loaded_back_from_the_log_and_published_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let ids: Vec<ConfigId> = floor.configs().iter().map(|c| c.id()).collect();
+        assert_eq!(ids.len(), 4, "one default per game");
+        let size = log_size(&floor);
+        assert!(size > 4, "the key's entry and one per default");
+        floor.ledger().close();
+        drop(floor);
+        let (again, _) = floor_in(dir.path()).await;
+        let loaded: Vec<ConfigId> = again.configs().iter().map(|c| c.id()).collect();
+        assert_eq!(loaded, ids);
+        assert_eq!(log_size(&again), size, "nothing published again");
+        for game in [
+            GameId::MississippiStud,
+            GameId::FortunePaiGow,
+            GameId::Nutz,
+            GameId::CaribbeanStud,
+        ] {
+            let id = again.default_config(game).expect("a default");
+            assert_eq!(again.config(&id).map(|c| c.game), Some(game));
+        }
+    }
+
+    /// A configuration refused by its checks writes nothing; publishing one already published is
+    /// answered without a second entry.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_refused_configuration_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let size = log_size(&floor);
+        let mut broken = GameConfig::default_for(GameId::Nutz);
+        broken.incomplete_void_days = 0;
+        let refused = floor.publish(broken, None, "tester").await;
+        assert!(refused.is_err(), "{refused:?}");
+        assert_eq!(log_size(&floor), size);
+        let default = GameConfig::default_for(GameId::Nutz);
+        let (id, _) = floor.publish(default, None, "tester").await.unwrap();
+        assert_eq!(Some(id), floor.default_config(GameId::Nutz));
+        assert_eq!(log_size(&floor), size, "already in the log");
+    }
+}

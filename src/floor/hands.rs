@@ -1,0 +1,495 @@
+//! The hands room: opening a hand (its seed drawn from the operating system, kept secret beside the
+//! log until the hand ends), taking its decisions through the engine, one at a time per hand
+//! (per-hand locks), and loading a hand from its stream (through the cache of hands in progress).
+//!
+//! Owns the per-hand locks and the cache; must not decide a rule itself (the engine does) nor touch
+//! the ledger's storage but through its methods. Retries are answered by `retries.rs`.
+
+use super::*;
+
+/// A hand and its id, as an operation left it.
+#[derive(Clone, Debug)]
+pub struct HandSnapshot {
+    /// The hand id.
+    pub id: String,
+    /// The hand.
+    pub hand: Hand,
+    /// True when the operation was a retry of an earlier request id and wrote nothing.
+    pub duplicate: bool,
+}
+
+/// What opening a hand needs.
+#[derive(Clone, Debug, Default)]
+pub struct OpenRequest {
+    /// Idempotency key.
+    pub request_id: Option<String>,
+    /// The game.
+    pub game: Option<GameId>,
+    /// A published configuration, or the game's default.
+    pub config_id: Option<ConfigId>,
+    /// Table reference.
+    pub table: String,
+    /// Player reference.
+    pub player: String,
+    /// Wagers placed before the deal.
+    pub wagers: Vec<Wager>,
+    /// Rebet of this earlier hand.
+    pub rebet_of: Option<String>,
+    /// Who opens it: the authenticated principal, recorded as the entries' actor.
+    pub actor: String,
+}
+
+/// The stream of a hand.
+pub fn hand_stream(id: &str) -> String {
+    format!("hand/{id}")
+}
+
+/// A hand's place in the floor's per-hand locks; leaving it removes the hand's lock when nobody
+/// else holds or waits for it, so the map holds only hands being worked on.
+pub(super) struct HandLock<'a> {
+    locks: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    hand_id: &'a str,
+    mutex: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for HandLock<'_> {
+    fn drop(&mut self) {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's reference and this one only: nobody else holds or waits for it (clones are
+        // made under the map's lock, which is held here).
+        if Arc::strong_count(&self.mutex) == 2
+            && locks
+                .get(self.hand_id)
+                .is_some_and(|m| Arc::ptr_eq(m, &self.mutex))
+        {
+            locks.remove(self.hand_id);
+        }
+    }
+}
+
+impl Floor {
+    /// The hand's place in the per-hand locks (its `mutex` serialises the hand's commands).
+    pub(super) fn hand_lock<'a>(&'a self, hand_id: &'a str) -> HandLock<'a> {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mutex = locks.entry(hand_id.to_string()).or_default().clone();
+        HandLock {
+            locks: &self.locks,
+            hand_id,
+            mutex,
+        }
+    }
+
+    /// How many hands have a lock now (those being worked on).
+    pub fn hands_locked(&self) -> usize {
+        self.locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Loads a hand from the log (its first `upto` events, or all).
+    pub fn load(&self, hand_id: &str, upto: Option<u64>) -> Result<Hand, FloorError> {
+        if upto.is_none() {
+            if let Some(hand) = self.cache.get(hand_id) {
+                return Ok(hand);
+            }
+        }
+        let not_found = || FloorError::NotFound {
+            what: "hand",
+            id: hand_id.to_string(),
+        };
+        if hand_id.is_empty() || !hand_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(not_found());
+        }
+        let entries = self.ledger.read_stream(&hand_stream(hand_id), 0)?;
+        if entries.is_empty() {
+            return Err(not_found());
+        }
+        let corrupt = |e: String| FloorError::Corrupt(format!("hand {hand_id}"), e);
+        let mut events = Vec::new();
+        for entry in &entries {
+            let payload = entry.payload().map_err(|e| corrupt(e.to_string()))?;
+            if let Some(event) =
+                codec::payload_to_event(&payload).map_err(|e| corrupt(e.to_string()))?
+            {
+                events.push(event);
+            }
+        }
+        let Some(pitboss_engine::games::Event::Opened(opened)) = events.first() else {
+            return Err(corrupt("the first event is not the opening".into()));
+        };
+        let config = self
+            .config(&opened.config_id)
+            .ok_or_else(|| corrupt(format!("unknown configuration {}", opened.config_id)))?;
+        let seed = self.seed_of(hand_id)?;
+        let mut hand = Hand::new(seed, config);
+        let limit = upto.map_or(events.len(), |u| (u as usize).min(events.len()));
+        for event in &events[..limit] {
+            hand = hand.evolve(event).map_err(|e| corrupt(e.to_string()))?;
+        }
+        if upto.is_none() {
+            self.cache.put(hand_id, &hand);
+        }
+        Ok(hand)
+    }
+
+    pub(super) fn seed_of(&self, hand_id: &str) -> Result<Seed, FloorError> {
+        let bytes = self
+            .ledger
+            .secret(hand_id.as_bytes())?
+            .ok_or_else(|| {
+                FloorError::Corrupt(format!("hand {hand_id}"), "its seed is missing".into())
+            })?;
+        Seed::from_slice(&bytes)
+            .map_err(|e| FloorError::Corrupt(format!("hand {hand_id}"), e.to_string()))
+    }
+
+    /// Opens a hand.
+    pub async fn open_hand(&self, request: OpenRequest) -> Result<HandSnapshot, FloorError> {
+        self.open_and_play(request, Method::OpenHand, &Script::default(), |_| Ok(None))
+            .await
+    }
+
+    /// Opens a hand and plays its `script` at once, recording everything in one append: the listed
+    /// decisions in order, then, with `follow_advice`, what `advise` answers for the hand as it
+    /// stands (`None`: stop), until the hand ends. A refused decision refuses the whole request and
+    /// records nothing. (A laboratory playing complete hands by the million, or a client replaying
+    /// a script, needs one call per hand, not one per decision.)
+    pub async fn play_hand(
+        &self,
+        request: OpenRequest,
+        script: &Script,
+        advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
+    ) -> Result<HandSnapshot, FloorError> {
+        self.open_and_play(request, Method::PlayHand, script, advise)
+            .await
+    }
+
+    pub(super) async fn open_and_play(
+        &self,
+        request: OpenRequest,
+        method: Method,
+        script: &Script,
+        advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
+    ) -> Result<HandSnapshot, FloorError> {
+        let game = request.game.ok_or_else(|| invalid("game", "required"))?;
+        actor_given(&request.actor)?;
+        if request.table.trim().is_empty() {
+            return Err(invalid("table", "required"));
+        }
+        if request.player.trim().is_empty() {
+            return Err(invalid("player", "required"));
+        }
+        for (field, value) in [("table", &request.table), ("player", &request.player)] {
+            if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
+                return Err(invalid(
+                    field,
+                    format!("at most {MAX_NAME_CHARS} characters, no control characters"),
+                ));
+            }
+        }
+        let config_id = match request.config_id {
+            Some(id) => id,
+            None => self
+                .default_config(game)
+                .ok_or_else(|| invalid("game", "no default configuration"))?,
+        };
+        let config = self
+            .config(&config_id)
+            .ok_or_else(|| FloorError::NotFound {
+                what: "configuration",
+                id: config_id.to_string(),
+            })?;
+        if config.game != game {
+            return Err(invalid(
+                "config_id",
+                format!(
+                    "configuration {config_id} is for {}, not {game}",
+                    config.game
+                ),
+            ));
+        }
+        let key = requests::open(method, &request, script);
+        if let Some(key) = &key {
+            if let Some(first) = self.answered(key, &Target::NewHand)? {
+                return Ok(first);
+            }
+        }
+        // Recorded by an earlier release, a configuration may be of a retired rules version, or
+        // outside today's bounds: its hands replay, but no new one opens under it.
+        config
+            .check_current()
+            .map_err(|problem| FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem,
+            })?;
+        let mut wagers = request.wagers.clone();
+        if let Some(earlier) = &request.rebet_of {
+            if !is_hand_id(earlier) {
+                return Err(invalid("rebet_of", format!("hand {earlier} not found")));
+            }
+            let before = self.load(earlier, None).map_err(|e| match e {
+                FloorError::NotFound { .. } => {
+                    invalid("rebet_of", format!("hand {earlier} not found"))
+                }
+                other => other,
+            })?;
+            let opened = before
+                .opened()
+                .ok_or_else(|| invalid("rebet_of", "not an opened hand"))?;
+            if opened.player != request.player || before.game() != game {
+                return Err(invalid(
+                    "rebet_of",
+                    "a rebet repeats an earlier hand of the same player and game",
+                ));
+            }
+            if wagers.is_empty() {
+                wagers = opened.wagers.clone();
+            }
+        }
+        let mut id_bytes = [0u8; 16];
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut id_bytes)
+            .and_then(|()| getrandom::fill(&mut seed))
+            .map_err(FloorError::Randomness)?;
+        let hand_id = hex::encode(id_bytes);
+        let seed = Seed::from_bytes(seed);
+        let at = self.now();
+        let mut hand = Hand::new(seed, config);
+        let mut events = hand.decide(&Command::Open(OpenHand {
+            table: request.table.clone(),
+            player: request.player.clone(),
+            wagers,
+            at: Timestamp(at),
+            rebet_of: request.rebet_of.clone(),
+        }))?;
+        for event in &events {
+            hand = hand.evolve(event)?;
+        }
+        let next = |hand: &Hand, n: usize| match script.decisions.get(n) {
+            Some(action) => Ok(Some(*action)),
+            None if script.follow_advice => advise(hand),
+            None => Ok(None),
+        };
+        let mut index = 0;
+        while hand.status() == Status::InProgress {
+            let Some(action) = next(&hand, index)? else {
+                break;
+            };
+            let more = hand
+                .decide(&Command::Act {
+                    action,
+                    at: Timestamp(at),
+                })
+                .map_err(|source| FloorError::Decision { index, source })?;
+            for event in &more {
+                hand = hand.evolve(event)?;
+            }
+            events.extend(more);
+            index += 1;
+        }
+        if index < script.decisions.len() {
+            return Err(FloorError::Script {
+                field: format!("decisions[{index}]"),
+                problem: "the hand has already ended".into(),
+            });
+        }
+        let mut indexes = index::for_opened_hand(&hand_id, &request.table, &request.player, at);
+        if hand.status() != Status::InProgress {
+            // Ended in the same append: never in the index of open hands.
+            let open = index::open_hand_entry(&hand_id, at);
+            indexes.retain(|entry| *entry != open);
+        }
+        let appended = self
+            .ledger
+            .append(AppendRequest {
+                stream: hand_stream(&hand_id),
+                expected: Expected::Version(0),
+                payloads: events
+                    .iter()
+                    .map(|e| codec::event_to_payload(e).encode_to_vec())
+                    .collect(),
+                request: key.clone(),
+                indexes,
+                secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
+                unindex: Vec::new(),
+                recorded_at_ms: at,
+                actor: request.actor.clone(),
+            })
+            .await?;
+        if appended.duplicate {
+            // Another call with the same id and request was first (it was in flight when this one
+            // checked): answer with that hand, from the log; this one's hand never existed.
+            return self.answered_after_append(key.as_ref(), &Target::NewHand);
+        }
+        self.cache_put(&hand_id, &hand);
+        Ok(HandSnapshot {
+            id: hand_id,
+            hand,
+            duplicate: false,
+        })
+    }
+
+    pub(super) fn cache_put(&self, id: &str, hand: &Hand) {
+        self.cache.put(id, hand);
+    }
+
+    /// How many hands in progress are kept in memory (at most 10 000, the cache's capacity).
+    pub fn hands_cached(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Applies a decision or a void to a hand, records it, and returns the hand after it. A
+    /// request id already used answers with its first result (read from the log) before anything
+    /// else is checked. The command is made from the hand as it stands under the hand's lock (so
+    /// that a time taken from the clock is never earlier than the hand's last event).
+    pub(super) async fn command(
+        &self,
+        hand_id: &str,
+        command: impl FnOnce(&Hand) -> Result<Command, FloorError>,
+        request: Option<RequestKey>,
+        expected_version: Option<u64>,
+        actor: &str,
+    ) -> Result<HandSnapshot, FloorError> {
+        if !is_hand_id(hand_id) {
+            return Err(FloorError::NotFound {
+                what: "hand",
+                id: hand_id.to_string(),
+            });
+        }
+        actor_given(actor)?;
+        let place = self.hand_lock(hand_id);
+        let _guard = place.mutex.lock().await;
+        let target = Target::OnHand(hand_stream(hand_id));
+        if let Some(key) = &request {
+            if let Some(first) = self.answered(key, &target)? {
+                return Ok(first);
+            }
+        }
+        let hand = self.load(hand_id, None)?;
+        if let Some(expected) = expected_version {
+            if expected != hand.version() {
+                return Err(FloorError::Conflict {
+                    hand: hand_id.to_string(),
+                    expected,
+                    actual: hand.version(),
+                });
+            }
+        }
+        let events = hand.decide(&command(&hand)?)?;
+        // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
+        let ends = events.iter().any(|e| {
+            matches!(
+                e,
+                pitboss_engine::games::Event::Settled(_) | pitboss_engine::games::Event::Voided(_)
+            )
+        });
+        let unindex = match hand.opened() {
+            Some(opened) if ends && hand.status() == Status::InProgress => {
+                vec![index::open_hand_entry(hand_id, opened.at.0)]
+            }
+            _ => Vec::new(),
+        };
+        let appended: Appended = self
+            .ledger
+            .append(AppendRequest {
+                stream: hand_stream(hand_id),
+                expected: Expected::Version(hand.version()),
+                payloads: events
+                    .iter()
+                    .map(|e| codec::event_to_payload(e).encode_to_vec())
+                    .collect(),
+                request: request.clone(),
+                indexes: Vec::new(),
+                secrets: Vec::new(),
+                unindex,
+                recorded_at_ms: self.now(),
+                actor: actor.to_string(),
+            })
+            .await
+            .map_err(|e| match e {
+                LedgerError::VersionConflict {
+                    expected, actual, ..
+                } => FloorError::Conflict {
+                    hand: hand_id.to_string(),
+                    expected,
+                    actual,
+                },
+                other => FloorError::from(other),
+            })?;
+        if appended.duplicate {
+            // The same request was recorded first (in flight when this one checked): its answer,
+            // from the log; nothing of this one is kept or cached.
+            return self.answered_after_append(request.as_ref(), &target);
+        }
+        let mut hand = hand;
+        for event in &events {
+            hand = hand.evolve(event)?;
+        }
+        debug_assert_eq!(hand.version(), appended.stream_version);
+        self.cache_put(hand_id, &hand);
+        Ok(HandSnapshot {
+            id: hand_id.to_string(),
+            hand,
+            duplicate: false,
+        })
+    }
+
+    /// A decision. With a request id, a retry returns the first answer.
+    pub async fn act(
+        &self,
+        hand_id: &str,
+        action: pitboss_engine::games::Action,
+        request_id: Option<String>,
+        expected_version: Option<u64>,
+        actor: &str,
+    ) -> Result<HandSnapshot, FloorError> {
+        let key =
+            request_id.map(|id| requests::act(&id, hand_id, &action, expected_version, actor));
+        let command = |hand: &Hand| {
+            Ok(Command::Act {
+                action,
+                at: self.now_for(hand),
+            })
+        };
+        self.command(hand_id, command, key, expected_version, actor)
+            .await
+    }
+
+    /// Now by the floor's clock, but never before the hand's last recorded event (a clock stepped
+    /// back must not make a command look backdated).
+    pub(super) fn now_for(&self, hand: &Hand) -> Timestamp {
+        Timestamp(self.now()).max(hand.last_at())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{floor_in, log_size, mississippi};
+    use super::*;
+    use pitboss_engine::games::Action;
+
+    /// A hand opens, takes a decision under its lock, and leaves no lock behind; its seed stays
+    /// beside the log until the hand ends, and a reload from the log is the same hand.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_hand_opens_and_acts_and_reloads_from_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let opened = floor.open_hand(mississippi("T1", "P1", None)).await.unwrap();
+        assert!(is_hand_id(&opened.id));
+        assert!(!opened.duplicate);
+        let acted = floor
+            .act(&opened.id, Action::Bet { multiple: 1 }, None, None, "tester")
+            .await
+            .unwrap();
+        assert_eq!(acted.hand.version(), opened.hand.version() + 2, "the bet and the card it shows");
+        assert_eq!(floor.hands_locked(), 0);
+        assert!(floor.seed_of(&opened.id).is_ok(), "the seed is kept beside the log");
+        let reloaded = floor.load(&opened.id, None).unwrap();
+        // The whole state, as it prints (`Hand` has no equality of its own).
+        assert_eq!(format!("{reloaded:?}"), format!("{:?}", acted.hand));
+        let unknown = floor.load(&"0".repeat(HAND_ID_LEN), None);
+        assert!(matches!(unknown, Err(FloorError::NotFound { .. })), "{unknown:?}");
+        assert!(log_size(&floor) > 0);
+    }
+}

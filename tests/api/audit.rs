@@ -1,0 +1,197 @@
+//! Audit: a tampered event named by the server refusing to start and by `pitboss verify`, the
+//! event stream (catch-up, then live), and the Merkle tree's checkpoints and proofs.
+
+use crate::common::server::Server;
+use crate::support::{clients, head, open, play_to_end, wager};
+use pitboss::proto;
+use tonic::Code;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let hand = play_to_end(&mut c, proto::Game::CaribbeanStud, "T-3", "p").await;
+    let events = c
+        .audit
+        .get_hand_events(proto::GetHandEventsRequest {
+            hand_id: hand.hand_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    let target = events[3].sequence;
+    let data_dir = server.kill();
+    {
+        // Flip one byte of the stored entry through the raw RocksDB handle.
+        let store = pitboss_ledger::tamper::Tamper::open(&data_dir).unwrap();
+        let mut value = store.entry(target).unwrap().unwrap();
+        let last = value.len() - 70; // inside the envelope, before the hash and signature
+        value[last] ^= 0x20;
+        store.put_entry(target, &value).unwrap();
+    }
+    // The server refuses to serve the altered log, naming the entry; so does verification.
+    let refusal = Server::refuses(&data_dir);
+    assert!(
+        refusal.contains(&format!("entry {target}: altered bytes")),
+        "{refusal}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--data"])
+        .arg(&data_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("FAILED at entry {target}: altered bytes")),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_events_catches_up_then_follows_live() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let (head_before, _) = head(&mut c).await;
+    let head_before = head_before.unwrap();
+    let mut stream = c
+        .audit
+        .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    // Catch-up: everything recorded so far (the key and the default configurations), in order.
+    for expected in 0..=head_before {
+        let event = stream.message().await.unwrap().expect("an entry");
+        assert_eq!(event.sequence, expected);
+    }
+    // Live: a hand played now arrives as it is recorded.
+    let hand = play_to_end(&mut c, proto::Game::CaribbeanStud, "T-8", "p").await;
+    let mut kinds = Vec::new();
+    while kinds.len() < usize::try_from(hand.version).unwrap() {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), stream.message())
+            .await
+            .expect("live entries arrive")
+            .unwrap()
+            .expect("an entry");
+        assert_eq!(event.sequence, head_before + 1 + kinds.len() as u64);
+        kinds.push(event.payload.unwrap().kind.unwrap());
+    }
+    assert!(matches!(
+        kinds.first(),
+        Some(proto::payload::Kind::HandOpened(_))
+    ));
+    assert!(matches!(
+        kinds.last(),
+        Some(proto::payload::Kind::SeedRevealed(_))
+    ));
+}
+
+/// The Merkle tree over gRPC: a checkpoint's root is what the inclusion proofs of its entries
+/// lead to; sizes beyond the log are refused as OUT_OF_RANGE, naming the sizes.
+#[tokio::test(flavor = "multi_thread")]
+async fn checkpoints_and_proofs_over_grpc() {
+    use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    for _ in 0..3 {
+        c.play
+            .play_hand(proto::PlayHandRequest {
+                open: Some(open(
+                    proto::Game::Nutz,
+                    "T-30",
+                    "p30",
+                    vec![wager("box_nutz", 100)],
+                )),
+                decisions: vec![],
+                follow_advice: true,
+            })
+            .await
+            .unwrap();
+    }
+    let checkpoint = c
+        .audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let parsed = pitboss_ledger::checkpoint::Checkpoint::parse(&checkpoint.note).unwrap();
+    let key =
+        ed25519_dalek::VerifyingKey::from_bytes(&checkpoint.public_key.clone().try_into().unwrap())
+            .unwrap();
+    parsed.verify(&key).unwrap();
+    assert_eq!(parsed.root.to_vec(), checkpoint.root_hash);
+    for sequence in 0..checkpoint.tree_size {
+        let p = c
+            .audit
+            .get_inclusion_proof(proto::GetInclusionProofRequest {
+                sequence,
+                tree_size: checkpoint.tree_size,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let hashes: Vec<[u8; 32]> = p
+            .hashes
+            .iter()
+            .map(|h| h.clone().try_into().unwrap())
+            .collect();
+        let leaf = leaf_hash(&p.entry_hash.clone().try_into().unwrap());
+        assert!(verify_inclusion(
+            sequence,
+            checkpoint.tree_size,
+            &leaf,
+            &hashes,
+            &parsed.root
+        ));
+    }
+    for (e, field) in [
+        (
+            c.audit
+                .get_inclusion_proof(proto::GetInclusionProofRequest {
+                    sequence: checkpoint.tree_size,
+                    tree_size: checkpoint.tree_size,
+                })
+                .await
+                .unwrap_err(),
+            "sequence",
+        ),
+        (
+            c.audit
+                .get_checkpoint(proto::GetCheckpointRequest {
+                    tree_size: checkpoint.tree_size + 100,
+                })
+                .await
+                .unwrap_err(),
+            "tree_size",
+        ),
+        (
+            c.audit
+                .get_consistency_proof(proto::GetConsistencyProofRequest {
+                    first_size: 5,
+                    second_size: checkpoint.tree_size + 1,
+                })
+                .await
+                .unwrap_err(),
+            "second_size",
+        ),
+    ] {
+        use tonic_types::StatusExt;
+        assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+        let violation = &e
+            .get_details_bad_request()
+            .expect("a BadRequest")
+            .field_violations[0];
+        assert_eq!(violation.field, field, "{e:?}");
+        assert!(
+            e.message().contains("beyond the log") || e.message().contains("not in a tree of"),
+            "{}",
+            e.message()
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! The service end to end over real gRPC on loopback, the server as in production (the `pitboss`
+//! binary), one module per concern:
+//!
+//! - `play.rs`: every game played and replayed, a restart in the middle of a hand, many clients on
+//!   one hand, the strategy's advice in the view, and `PlayHand` (a whole hand in one call);
+//! - `audit.rs`: tampering named by the server and by verification, the event stream (catch-up
+//!   then live), checkpoints and inclusion proofs;
+//! - `operations.rs`: a table malfunction over a time range, and retries of operations answering
+//!   the first result;
+//! - `refusals.rs`: bad input on every write refused with the right code and nothing written, one
+//!   test per RPC or group of RPCs (`OpenHand`, `Act`, `VoidHand`, `PublishConfig`, malfunctions
+//!   and sweeps, `PlayHand`);
+//! - `lab.rs`: the Lab service — PAR sheets, simulations, RNG words and shuffles, bad requests;
+//! - `support.rs`: the helpers they share (clients, request builders, playing a hand to its end,
+//!   replaying it, the log's head).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod support;
+
+mod audit;
+mod lab;
+mod operations;
+mod play;
+mod refusals;

@@ -1,0 +1,160 @@
+//! The helpers every module of the suite shares: the clients of one server (two administrators'
+//! operations, so proposals can be approved), request builders, playing a hand to its end,
+//! replaying it, and the log's head (verified) to show that a refused request wrote nothing.
+
+use crate::common;
+use common::server::Server;
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::operations_client::OperationsClient;
+use pitboss::proto::play_client::PlayClient;
+use pitboss::service::client::Authorized as Channel;
+
+/// The clients of one server.
+pub(crate) struct Clients {
+    pub(crate) play: PlayClient<Channel>,
+    pub(crate) audit: AuditClient<Channel>,
+    pub(crate) ops: OperationsClient<Channel>,
+    /// Operations as the second administrator, who approves the first one's proposals.
+    pub(crate) second: OperationsClient<Channel>,
+}
+
+impl Clients {
+    /// The second administrator approves `proposal`: what it did.
+    pub(crate) async fn approve(
+        &mut self,
+        proposal: &Option<proto::Proposal>,
+    ) -> proto::ApproveProposalResponse {
+        let id = proposal.as_ref().expect("a proposal").proposal_id.clone();
+        self.second
+            .approve_proposal(proto::ApproveProposalRequest { proposal_id: id })
+            .await
+            .expect("approved")
+            .into_inner()
+    }
+}
+
+pub(crate) async fn clients(server: &Server) -> Clients {
+    let channel = server.channel().await;
+    Clients {
+        play: PlayClient::new(channel.clone()),
+        audit: AuditClient::new(channel.clone()),
+        ops: OperationsClient::new(channel),
+        second: OperationsClient::new(server.channel_as(Some(common::server::SECOND_TOKEN)).await),
+    }
+}
+
+pub(crate) fn wager(bet: &str, amount: u64) -> proto::Wager {
+    proto::Wager {
+        bet: bet.into(),
+        amount,
+    }
+}
+
+pub(crate) fn action(kind: &str) -> proto::Action {
+    proto::Action {
+        kind: kind.into(),
+        ..Default::default()
+    }
+}
+
+pub(crate) fn bet(multiple: u32) -> proto::Action {
+    proto::Action {
+        kind: "bet".into(),
+        multiple,
+        ..Default::default()
+    }
+}
+
+pub(crate) fn open(
+    game: proto::Game,
+    table: &str,
+    player: &str,
+    wagers: Vec<proto::Wager>,
+) -> proto::OpenHandRequest {
+    proto::OpenHandRequest {
+        game: game as i32,
+        table: table.into(),
+        player: player.into(),
+        wagers,
+        ..Default::default()
+    }
+}
+
+pub(crate) async fn act(c: &mut Clients, hand: &str, a: proto::Action) -> proto::HandView {
+    c.play
+        .act(proto::ActRequest {
+            hand_id: hand.into(),
+            action: Some(a),
+            ..Default::default()
+        })
+        .await
+        .expect("a legal decision")
+        .into_inner()
+        .hand
+        .expect("hand")
+}
+
+/// Plays a hand of `game` to its end with the first legal decision each time (Pai Gow: auto-set).
+pub(crate) async fn play_to_end(
+    c: &mut Clients,
+    game: proto::Game,
+    table: &str,
+    player: &str,
+) -> proto::HandView {
+    let wagers = match game {
+        proto::Game::MississippiStud => vec![wager("ante", 500), wager("bonus", 100)],
+        proto::Game::FortunePaiGow => vec![wager("main", 1000), wager("fortune_bonus", 300)],
+        proto::Game::Nutz => vec![wager("box_one_pair", 200), wager("box_nutz", 100)],
+        _ => vec![wager("ante", 1000), wager("bonus", 100)],
+    };
+    let mut hand = c
+        .play
+        .open_hand(open(game, table, player, wagers))
+        .await
+        .expect("open")
+        .into_inner()
+        .hand
+        .expect("hand");
+    while hand.status == "in_progress" {
+        let next = match game {
+            proto::Game::MississippiStud => bet(1),
+            proto::Game::FortunePaiGow => action("auto_set"),
+            proto::Game::Nutz => proto::Action {
+                kind: "shake".into(),
+                by: "player".into(),
+                ..Default::default()
+            },
+            _ => action("raise"),
+        };
+        assert!(
+            hand.legal_actions.iter().any(|a| a.kind == next.kind),
+            "{} not legal: {:?}",
+            next.kind,
+            hand.legal_actions
+        );
+        hand = act(c, &hand.hand_id.clone(), next).await;
+    }
+    hand
+}
+
+pub(crate) async fn replay(c: &mut Clients, hand: &str) -> proto::ReplayHandResponse {
+    c.audit
+        .replay_hand(proto::ReplayHandRequest {
+            hand_id: hand.into(),
+        })
+        .await
+        .expect("replay")
+        .into_inner()
+}
+
+pub(crate) async fn head(c: &mut Clients) -> (Option<u64>, String) {
+    let v = c
+        .audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await
+        .expect("verify")
+        .into_inner();
+    assert!(v.ok, "{}", v.problem);
+    (v.head_sequence, v.head_hash)
+}
