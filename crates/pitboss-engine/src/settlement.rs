@@ -105,14 +105,19 @@ impl fmt::Display for BetId {
     }
 }
 
-impl std::str::FromStr for BetId {
-    type Err = String;
+/// A bet id that is not one of [`BetId::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown bet `{0}`")]
+pub struct UnknownBet(pub String);
 
-    fn from_str(text: &str) -> Result<BetId, String> {
+impl std::str::FromStr for BetId {
+    type Err = UnknownBet;
+
+    fn from_str(text: &str) -> Result<BetId, UnknownBet> {
         BetId::ALL
             .into_iter()
             .find(|b| b.id() == text)
-            .ok_or_else(|| format!("unknown bet `{text}`"))
+            .ok_or_else(|| UnknownBet(text.to_string()))
     }
 }
 

@@ -338,6 +338,18 @@ impl ConfigError {
     }
 }
 
+/// A configuration read as the rules of a game it is not for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("configuration {config} is for {found}, not {expected}")]
+pub struct WrongRules {
+    /// The configuration's id.
+    pub config: ConfigId,
+    /// The game it is for.
+    pub found: GameId,
+    /// The game whose rules were asked for.
+    pub expected: GameId,
+}
+
 /// A [`ConfigError`] on `field`.
 pub(crate) fn refuse(field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
     ConfigError::Field {
@@ -363,15 +375,12 @@ impl GameConfig {
         ConfigId(Sha256::digest(self.canonical_bytes()).into())
     }
 
-    /// The rules of game `R`, or a message naming the configuration if it is another game's.
-    pub fn rules_of<R: GameRules>(&self) -> Result<&R, String> {
-        R::of(&self.rules).ok_or_else(|| {
-            format!(
-                "configuration {} is for {}, not {}",
-                self.id(),
-                self.game,
-                R::GAME
-            )
+    /// The rules of game `R`, or [`WrongRules`] naming the configuration if it is another game's.
+    pub fn rules_of<R: GameRules>(&self) -> Result<&R, WrongRules> {
+        R::of(&self.rules).ok_or_else(|| WrongRules {
+            config: self.id(),
+            found: self.game,
+            expected: R::GAME,
         })
     }
 

@@ -10,8 +10,10 @@
 //! (ranks only, suits never) return both. The bonus pays fixed amounts on the player's hand whatever
 //! the dealer holds, unless the player folded.
 
+use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
-    judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
+    judged, only_bets, row_id, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand,
+    RuleError, Timestamp,
 };
 use crate::config::CaribbeanRules;
 use crate::game::{GameId, Seat};
@@ -32,22 +34,6 @@ fn rules(hand: &Hand) -> Result<&CaribbeanRules, RuleError> {
     super::rules_of(hand)
 }
 
-pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
-    let r = rules(hand)?;
-    only_bets(GameId::CaribbeanStud, wagers, &[BetId::Ante, BetId::Bonus])?;
-    let ante = wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
-    within(hand, BetId::Ante, ante, r.ante)?;
-    match wager_on(wagers, BetId::Bonus) {
-        Some(amount) if amount != r.bonus_stake => Err(RuleError::FixedStake {
-            bet: BetId::Bonus,
-            amount,
-            required: r.bonus_stake,
-            minor_digits: hand.config().currency.minor_digits,
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// Whether a dealer hand qualifies: A-K high or better (any pair, or no pair with an ace and a king).
 pub fn dealer_qualifies(value: HandValue) -> bool {
     const KING: u32 = 1 << 11;
@@ -55,8 +41,73 @@ pub fn dealer_qualifies(value: HandValue) -> bool {
     value.category() >= Category::Pair || (primary & u32::from(ACE) != 0 && primary & KING != 0)
 }
 
-impl State {
-    pub(super) fn apply(&mut self, event: &Event) -> Result<(), RuleError> {
+impl Game for State {
+    /// The ante (required, within its limit) and the bonus (optional, exactly the fixed stake).
+    fn check_wagers(&self, hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+        let r = rules(hand)?;
+        only_bets(GameId::CaribbeanStud, wagers, &[BetId::Ante, BetId::Bonus])?;
+        let ante =
+            wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+        within(hand, BetId::Ante, ante, r.ante)?;
+        match wager_on(wagers, BetId::Bonus) {
+            Some(amount) if amount != r.bonus_stake => Err(RuleError::FixedStake {
+                bet: BetId::Bonus,
+                amount,
+                required: r.bonus_stake,
+                minor_digits: hand.config().currency.minor_digits,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The player's five cards and the dealer's last card (position 9), face up.
+    fn deal(&self, out: &mut Emitter) -> Result<(), RuleError> {
+        out.show(Seat::Player)?;
+        out.show_one(Seat::Dealer, 9)
+    }
+
+    /// Raise or fold.
+    fn legal(&self, _: &Hand) -> Vec<Action> {
+        vec![Action::Raise, Action::Fold]
+    }
+
+    /// A raise stakes the raise and shows the dealer's cards; either decision settles.
+    fn act(&self, out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+        let r = rules(&out.hand)?.clone();
+        match action {
+            Action::Raise => {
+                let ante = out
+                    .hand
+                    .stake(BetId::Ante)
+                    .ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+                let amount = ante.checked_mul(u64::from(r.raise_multiple))?;
+                out.emit(Event::Acted {
+                    action,
+                    at,
+                    stakes: vec![Wager {
+                        bet: BetId::Raise,
+                        amount,
+                    }],
+                })?;
+                out.show(Seat::Dealer)?;
+                out.finish()
+            }
+            Action::Fold => {
+                out.emit(Event::Acted {
+                    action,
+                    at,
+                    stakes: Vec::new(),
+                })?;
+                out.finish()
+            }
+            other => Err(RuleError::ActionNotInGame {
+                game: GameId::CaribbeanStud,
+                action: other.name(),
+            }),
+        }
+    }
+
+    fn apply(&mut self, event: &Event, _: Dealt<'_>) -> Result<(), RuleError> {
         if let Event::Completed(_) = event {
             if self.decision.is_some() {
                 return Err(RuleError::Inconsistent(
@@ -78,16 +129,20 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+    fn view(&self, _: &Hand) -> GameView {
+        GameView::default()
+    }
+
+    fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
         let r = rules(hand)?;
         let player: [_; 5] = hand
             .seat_cards(Seat::Player)
             .try_into()
-            .map_err(|_| RuleError::Config("player cards".into()))?;
+            .map_err(|_| ConfigMisfit::NotFiveCards(Seat::Player))?;
         let dealer: [_; 5] = hand
             .seat_cards(Seat::Dealer)
             .try_into()
-            .map_err(|_| RuleError::Config("dealer cards".into()))?;
+            .map_err(|_| ConfigMisfit::NotFiveCards(Seat::Dealer))?;
         let p = poker5::evaluate_unchecked(&player);
         let d = poker5::evaluate_unchecked(&dealer);
         let ante = hand
@@ -157,45 +212,16 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
-}
 
-/// The incomplete-game rule's fold (rules version 2): after the `Completed` event, which folded the
-/// hand, the settlement.
-pub(super) fn complete(out: &mut Emitter) -> Result<(), RuleError> {
-    out.finish()
-}
+    fn incomplete_rule(&self) -> IncompleteRule {
+        IncompleteRule::Complete {
+            how: "completed by a fold and settled: the ante and the bonus are lost",
+        }
+    }
 
-pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
-    let r = rules(&out.hand)?.clone();
-    match action {
-        Action::Raise => {
-            let ante = out
-                .hand
-                .stake(BetId::Ante)
-                .ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
-            let amount = ante.checked_mul(u64::from(r.raise_multiple))?;
-            out.emit(Event::Acted {
-                action,
-                at,
-                stakes: vec![Wager {
-                    bet: BetId::Raise,
-                    amount,
-                }],
-            })?;
-            out.show(Seat::Dealer)?;
-            out.finish()
-        }
-        Action::Fold => {
-            out.emit(Event::Acted {
-                action,
-                at,
-                stakes: Vec::new(),
-            })?;
-            out.finish()
-        }
-        other => Err(RuleError::ActionNotInGame {
-            game: GameId::CaribbeanStud,
-            action: other.name(),
-        }),
+    /// The incomplete-game rule's fold (rules version 2): after the `Completed` event, which folded
+    /// the hand, the settlement.
+    fn complete(&self, out: &mut Emitter, _: Timestamp) -> Result<(), RuleError> {
+        out.finish()
     }
 }

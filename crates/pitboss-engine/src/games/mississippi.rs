@@ -10,6 +10,7 @@
 //! per-game cap. Ante and street bets pay by the five-card hand, the bonus by the three-card hand
 //! of the community cards.
 
+use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
     judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
@@ -45,23 +46,53 @@ fn rules(hand: &Hand) -> Result<&MississippiRules, RuleError> {
     super::rules_of(hand)
 }
 
-pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
-    let r = rules(hand)?;
-    only_bets(
-        GameId::MississippiStud,
-        wagers,
-        &[BetId::Ante, BetId::Bonus],
-    )?;
-    let ante = wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
-    within(hand, BetId::Ante, ante, r.ante)?;
-    if let Some(bonus) = wager_on(wagers, BetId::Bonus) {
-        within(hand, BetId::Bonus, bonus, r.bonus)?;
+impl Game for State {
+    /// The ante (required) and the bonus (optional), each within its limit.
+    fn check_wagers(&self, hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+        let r = rules(hand)?;
+        only_bets(
+            GameId::MississippiStud,
+            wagers,
+            &[BetId::Ante, BetId::Bonus],
+        )?;
+        let ante =
+            wager_on(wagers, BetId::Ante).ok_or(RuleError::MissingWager { bet: BetId::Ante })?;
+        within(hand, BetId::Ante, ante, r.ante)?;
+        if let Some(bonus) = wager_on(wagers, BetId::Bonus) {
+            within(hand, BetId::Bonus, bonus, r.bonus)?;
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-impl State {
-    pub(super) fn apply(&mut self, event: &Event) -> Result<(), RuleError> {
+    /// The player's two cards, face up.
+    fn deal(&self, out: &mut Emitter) -> Result<(), RuleError> {
+        out.show(Seat::Player)
+    }
+
+    fn legal(&self, hand: &Hand) -> Vec<Action> {
+        let Ok(r) = rules(hand) else {
+            return Vec::new();
+        };
+        if self.street > 5 {
+            return Vec::new();
+        }
+        let mut legal = vec![Action::Fold];
+        legal.extend(
+            r.street_multiples
+                .iter()
+                .map(|&multiple| Action::Bet { multiple }),
+        );
+        if self.street < 5 {
+            legal.push(Action::MaxBetAll);
+        }
+        legal
+    }
+
+    fn act(&self, out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+        act_on_street(out, self.street, action, at)
+    }
+
+    fn apply(&mut self, event: &Event, _: Dealt<'_>) -> Result<(), RuleError> {
         if let Event::Acted { action, .. } = event {
             match action {
                 Action::Bet { .. } => self.street += 1,
@@ -81,26 +112,11 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn legal(&self, hand: &Hand) -> Vec<Action> {
-        let Ok(r) = rules(hand) else {
-            return Vec::new();
-        };
-        if self.street > 5 {
-            return Vec::new();
-        }
-        let mut legal = vec![Action::Fold];
-        legal.extend(
-            r.street_multiples
-                .iter()
-                .map(|&multiple| Action::Bet { multiple }),
-        );
-        if self.street < 5 {
-            legal.push(Action::MaxBetAll);
-        }
-        legal
+    fn view(&self, _: &Hand) -> GameView {
+        GameView::default()
     }
 
-    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+    fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
         let r = rules(hand)?;
         let player = hand.seat_cards(Seat::Player);
         let community = hand.seat_cards(Seat::Community);
@@ -157,6 +173,10 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
+
+    fn incomplete_rule(&self) -> IncompleteRule {
+        IncompleteRule::Refund
+    }
 }
 
 /// The Mississippi paytable hand a five-card value falls in, if any.
@@ -180,12 +200,14 @@ pub fn mississippi_hand(value: HandValue) -> Option<MississippiHand> {
     })
 }
 
-pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+/// A decision on `street`.
+fn act_on_street(
+    out: &mut Emitter,
+    street: u8,
+    action: Action,
+    at: Timestamp,
+) -> Result<(), RuleError> {
     let r = rules(&out.hand)?.clone();
-    let street = match &out.hand.play {
-        super::Play::Mississippi(state) => state.street,
-        _ => return Err(RuleError::Config("not a Mississippi Stud hand".into())),
-    };
     let ante = out
         .hand
         .stake(BetId::Ante)
@@ -218,7 +240,7 @@ pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<()
             if street >= 5 {
                 return Err(RuleError::NotLegalNow {
                     action: "max_bet_all",
-                    why: "max bet all is offered on 3rd and 4th street only; bet 3x instead".into(),
+                    why: "max bet all is offered on 3rd and 4th street only; bet 3x instead",
                 });
             }
             let max = r.street_multiples.iter().copied().max().unwrap_or(1);

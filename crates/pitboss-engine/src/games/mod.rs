@@ -9,10 +9,13 @@
 //! Everything random comes from the hand's seed through the `spec/RNG.md` stream held in the state;
 //! times arrive in commands and are recorded in events. No I/O, no clock, no async.
 //!
-//! The game rules are in one module each (`mississippi`, `pai_gow`, `nutz`, `caribbean`); the void
-//! rules, common to all, in `void`; what the player may see in `view`.
+//! The game rules are in one module each (`mississippi`, `pai_gow`, `nutz`, `caribbean`), each
+//! implementing what `game` says a game provides; the void rules, common to all, in `void`; what the
+//! player may see in `view`; why a command is refused in `error`.
 
 mod caribbean;
+mod error;
+mod game;
 mod mississippi;
 mod nutz;
 pub mod pai_gow;
@@ -32,13 +35,17 @@ use super::rng::{Commitment, Seed, WordStream};
 use super::settlement::{BetId, Settlement, Wager};
 
 pub use caribbean::dealer_qualifies;
+pub use error::{ConfigMisfit, RefusalKind, RuleError};
 pub use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
-pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder};
+pub use pai_gow::SettingRefused;
+pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder, VoidRefusal};
+
+use game::{Dealt, Play};
 
 /// A hand's rules for game `R`, or an internal error if its configuration holds another game's.
 fn rules_of<R: super::config::GameRules>(hand: &Hand) -> Result<&R, RuleError> {
-    hand.config().rules_of().map_err(RuleError::Config)
+    Ok(hand.config().rules_of()?)
 }
 
 /// Milliseconds since the Unix epoch, UTC. Times come from commands, never from a clock.
@@ -229,132 +236,6 @@ pub enum Status {
     Voided,
 }
 
-/// Why a command was refused. The hand is unchanged.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RuleError {
-    #[error("the hand has not been opened")]
-    NotOpened,
-    #[error("the hand is already open")]
-    AlreadyOpened,
-    #[error("the hand has ended ({0:?}): no further decision is taken")]
-    Ended(Status),
-    #[error("wagers.{bet}: {bet} is not a bet of {game}")]
-    NotThisGame { game: GameId, bet: BetId },
-    #[error("wagers: the {bet} wager is required")]
-    MissingWager { bet: BetId },
-    #[error("wagers.{bet}: placed more than once")]
-    DuplicateWager { bet: BetId },
-    #[error(
-        "wagers.{bet}: {} is outside the table limit {} to {}",
-        amount.display(*minor_digits),
-        min.display(*minor_digits),
-        max.display(*minor_digits)
-    )]
-    OutsideLimit {
-        bet: BetId,
-        amount: Money,
-        min: Money,
-        max: Money,
-        /// The currency's minor digits, to show the amounts.
-        minor_digits: u8,
-    },
-    #[error(
-        "wagers.{bet}: must be exactly {} or absent, got {}",
-        required.display(*minor_digits),
-        amount.display(*minor_digits)
-    )]
-    FixedStake {
-        bet: BetId,
-        amount: Money,
-        required: Money,
-        /// The currency's minor digits, to show the amounts.
-        minor_digits: u8,
-    },
-    #[error("wagers: at least one bet box must be staked")]
-    NoWager,
-    #[error("action: {action} is not a decision of {game}")]
-    ActionNotInGame { game: GameId, action: &'static str },
-    #[error("action: {action} is not legal now: {why}")]
-    NotLegalNow { action: &'static str, why: String },
-    #[error("action.bet.multiple: {multiple} is not allowed; allowed multiples of the ante are {allowed:?}")]
-    BadMultiple { multiple: u32, allowed: Vec<u32> },
-    #[error("action.set_hand.low: {0}")]
-    BadSetting(String),
-    #[error("void: {0}")]
-    VoidRefused(String),
-    #[error("{0}: required")]
-    MissingField(&'static str),
-    #[error("void: the hand opened at {opened} ms is not incomplete at {at} ms: its period ends at {deadline} ms, and it is incomplete only after that")]
-    TooEarly { opened: u64, deadline: u64, at: u64 },
-    #[error("the hand opened at {opened} ms is incomplete since {deadline} ms: it takes no decision at {at} ms, and ends by the incomplete-game rule")]
-    Expired { opened: u64, deadline: u64, at: u64 },
-    #[error("at: {at} ms is earlier than the hand's last recorded event, at {last} ms")]
-    BeforeLastEvent { at: u64, last: u64 },
-    #[error("the configuration does not fit this game: {0}")]
-    Config(String),
-    #[error("an amount overflowed")]
-    Overflow,
-    #[error("event does not follow from the hand: {0}")]
-    Inconsistent(String),
-    #[error("dice: the {given} dice given are used up; the round needs more")]
-    DiceUsedUp { given: usize },
-}
-
-impl From<MoneyOverflow> for RuleError {
-    fn from(_: MoneyOverflow) -> RuleError {
-        RuleError::Overflow
-    }
-}
-
-/// The broad kind of a refusal, for mapping to API status codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RefusalKind {
-    /// The command itself is malformed or out of limits (`INVALID_ARGUMENT`).
-    InvalidArgument,
-    /// The command is well-formed but not allowed at this point (`FAILED_PRECONDITION`).
-    FailedPrecondition,
-    /// Our own fault (`INTERNAL`).
-    Internal,
-}
-
-impl RuleError {
-    /// The broad kind of this refusal.
-    pub fn kind(&self) -> RefusalKind {
-        use RuleError as E;
-        match self {
-            E::NotThisGame { .. }
-            | E::MissingWager { .. }
-            | E::DuplicateWager { .. }
-            | E::OutsideLimit { .. }
-            | E::FixedStake { .. }
-            | E::NoWager
-            | E::ActionNotInGame { .. }
-            | E::BadMultiple { .. }
-            | E::BadSetting(_)
-            | E::MissingField(_)
-            | E::DiceUsedUp { .. } => RefusalKind::InvalidArgument,
-            E::NotOpened
-            | E::AlreadyOpened
-            | E::Ended(_)
-            | E::NotLegalNow { .. }
-            | E::VoidRefused(_)
-            | E::TooEarly { .. }
-            | E::Expired { .. }
-            | E::BeforeLastEvent { .. } => RefusalKind::FailedPrecondition,
-            E::Config(_) | E::Overflow | E::Inconsistent(_) => RefusalKind::Internal,
-        }
-    }
-}
-
-/// The game-specific part of a hand's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Play {
-    Mississippi(mississippi::State),
-    PaiGow(pai_gow::State),
-    Nutz(nutz::State),
-    Caribbean(caribbean::State),
-}
-
 /// Where a hand's dice come from: its seed's word stream (live play and replay), or the faces
 /// another system rolled, in the order rolled (a vendor transcript checked against our rules).
 // The stream is the live case and stays inline: boxing it would cost every hand an allocation.
@@ -418,12 +299,7 @@ impl Hand {
             Material::Cards(deck) => stream.shuffle(deck),
             Material::Dice { .. } => Vec::new(),
         };
-        let play = match config.game {
-            GameId::MississippiStud => Play::Mississippi(mississippi::State::default()),
-            GameId::FortunePaiGow => Play::PaiGow(pai_gow::State::default()),
-            GameId::Nutz => Play::Nutz(nutz::State::default()),
-            GameId::CaribbeanStud => Play::Caribbean(caribbean::State::default()),
-        };
+        let play = Play::new(config.game);
         Hand {
             seed,
             config_id: config.id(),
@@ -667,8 +543,10 @@ impl Hand {
                 self.last_at = self.last_at.max(*at);
             }
             Event::Completed(completion) => {
-                let completes = matches!(self.game(), GameId::Nutz | GameId::CaribbeanStud)
-                    && self.rules_version() >= RulesVersion(2);
+                let completes = matches!(
+                    self.play.game().incomplete_rule(),
+                    game::IncompleteRule::Complete { .. }
+                ) && self.rules_version() >= RulesVersion(2);
                 if !completes {
                     return wrong("the incomplete-game rule completes only Nutz and Caribbean Stud hands (rules version 2)");
                 }
@@ -704,14 +582,14 @@ impl Hand {
             }
             Event::HandSet { .. } => {}
         }
-        match &mut self.play {
-            Play::Mississippi(state) => state.apply(event)?,
-            Play::PaiGow(state) => {
-                state.apply(event, &self.deck, pai_gow::edition(&self.config)?)?
-            }
-            Play::Nutz(state) => state.apply(event, &mut self.dice)?,
-            Play::Caribbean(state) => state.apply(event)?,
-        }
+        self.play.game_mut().apply(
+            event,
+            Dealt {
+                deck: &self.deck,
+                config: &self.config,
+                dice: &mut self.dice,
+            },
+        )?;
         self.version += 1;
         Ok(())
     }
@@ -748,15 +626,7 @@ impl Hand {
         if self.status != Status::InProgress {
             return Vec::new();
         }
-        match &self.play {
-            Play::Mississippi(state) => state.legal(self),
-            Play::PaiGow(_) => pai_gow::legal(self),
-            Play::Nutz(_) => vec![
-                Action::Shake { by: Shaker::Player },
-                Action::Shake { by: Shaker::Dealer },
-            ],
-            Play::Caribbean(_) => vec![Action::Raise, Action::Fold],
-        }
+        self.play.game().legal(self)
     }
 }
 
@@ -785,12 +655,10 @@ impl Emitter {
             }
             seen.push(wager.bet);
         }
-        match &self.hand.play {
-            Play::Mississippi(_) => mississippi::check_wagers(&self.hand, &open.wagers)?,
-            Play::PaiGow(_) => pai_gow::check_wagers(&self.hand, &open.wagers)?,
-            Play::Nutz(_) => nutz::check_wagers(&self.hand, &open.wagers)?,
-            Play::Caribbean(_) => caribbean::check_wagers(&self.hand, &open.wagers)?,
-        }
+        self.hand
+            .play
+            .game()
+            .check_wagers(&self.hand, &open.wagers)?;
         self.emit(Event::Opened(Opened {
             game,
             config_id: self.hand.config_id,
@@ -801,15 +669,7 @@ impl Emitter {
             at: open.at,
             rebet_of: open.rebet_of.clone(),
         }))?;
-        match game {
-            GameId::MississippiStud | GameId::FortunePaiGow => self.show(Seat::Player)?,
-            GameId::CaribbeanStud => {
-                self.show(Seat::Player)?;
-                self.show_one(Seat::Dealer, 9)?;
-            }
-            GameId::Nutz => {}
-        }
-        Ok(())
+        self.hand.play.clone().game().deal(self)
     }
 
     fn act(&mut self, action: Action, at: Timestamp) -> Result<(), RuleError> {
@@ -818,12 +678,14 @@ impl Emitter {
             Status::Pending => return Err(RuleError::NotOpened),
             ended => return Err(RuleError::Ended(ended)),
         }
-        match &self.hand.play {
-            Play::Mississippi(_) => mississippi::act(self, action, at),
-            Play::PaiGow(_) => pai_gow::act(self, action, at),
-            Play::Nutz(_) => nutz::act(self, action, at),
-            Play::Caribbean(_) => caribbean::act(self, action, at),
-        }
+        // The game decides on its state as the command found it; the emitter's copy moves on with
+        // each event emitted.
+        self.hand.play.clone().game().act(self, action, at)
+    }
+
+    /// After the `Completed` event, the game's completion of the hand (rules version 2).
+    fn complete(&mut self, at: Timestamp) -> Result<(), RuleError> {
+        self.hand.play.clone().game().complete(self, at)
     }
 
     /// Shows every hidden card of a seat.
@@ -855,12 +717,7 @@ impl Emitter {
 
     /// Settles the hand by its game's rules and reveals the seed.
     fn finish(&mut self) -> Result<(), RuleError> {
-        let settlement = match &self.hand.play {
-            Play::Mississippi(state) => state.settle(&self.hand)?,
-            Play::PaiGow(state) => state.settle(&self.hand)?,
-            Play::Nutz(state) => state.settle(&self.hand)?,
-            Play::Caribbean(state) => state.settle(&self.hand)?,
-        };
+        let settlement = self.hand.play.game().settle(&self.hand)?;
         self.emit(Event::Settled(settlement))?;
         self.emit(Event::SeedRevealed {
             seed: self.hand.seed,

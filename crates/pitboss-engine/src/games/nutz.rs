@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::game::{Dealt, Game, GameView, IncompleteRule};
+use super::view::DiceView;
 use super::{
     only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Shaker, Status,
     Timestamp,
@@ -115,18 +117,6 @@ fn rules(hand: &Hand) -> Result<&NutzRules, RuleError> {
     super::rules_of(hand)
 }
 
-pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
-    let r = rules(hand)?;
-    only_bets(GameId::Nutz, wagers, &BOXES)?;
-    if wagers.is_empty() {
-        return Err(RuleError::NoWager);
-    }
-    for w in wagers {
-        within(hand, w.bet, w.amount, r.box_limit)?;
-    }
-    Ok(())
-}
-
 /// The shake that would come next: which dice roll, and the faces after it.
 fn next_shake(state: &State, dice: &mut DiceSource) -> Result<(Vec<u8>, [u8; 5]), RuleError> {
     let rolled: Vec<u8> = (0..5u8).filter(|p| !state.held.contains(p)).collect();
@@ -137,13 +127,68 @@ fn next_shake(state: &State, dice: &mut DiceSource) -> Result<(Vec<u8>, [u8; 5])
     Ok((rolled, faces))
 }
 
-impl State {
-    /// The current faces (all zero before the first shake), the held positions, the shakes so far.
-    pub(super) fn dice(&self) -> ([u8; 5], &[u8], u8) {
-        (self.faces, &self.held, self.shakes)
+impl Game for State {
+    /// At least one box, each within the box limit.
+    fn check_wagers(&self, hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+        let r = rules(hand)?;
+        only_bets(GameId::Nutz, wagers, &BOXES)?;
+        if wagers.is_empty() {
+            return Err(RuleError::NoWager);
+        }
+        for w in wagers {
+            within(hand, w.bet, w.amount, r.box_limit)?;
+        }
+        Ok(())
     }
 
-    pub(super) fn apply(&mut self, event: &Event, dice: &mut DiceSource) -> Result<(), RuleError> {
+    /// Nothing: the dice are shaken by decisions.
+    fn deal(&self, _: &mut Emitter) -> Result<(), RuleError> {
+        Ok(())
+    }
+
+    /// A shake, by the player or by the dealer for them.
+    fn legal(&self, _: &Hand) -> Vec<Action> {
+        vec![
+            Action::Shake { by: Shaker::Player },
+            Action::Shake { by: Shaker::Dealer },
+        ]
+    }
+
+    fn act(&self, out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+        let Action::Shake { by } = action else {
+            return Err(RuleError::ActionNotInGame {
+                game: GameId::Nutz,
+                action: action.name(),
+            });
+        };
+        let max_shakes = rules(&out.hand)?.max_shakes;
+        if self.over {
+            return Err(RuleError::NotLegalNow {
+                action: "shake",
+                why: "the round is over",
+            });
+        }
+        let shake = self.shakes + 1;
+        let mut dice = out.hand.dice.clone();
+        let (rolled, faces) = next_shake(self, &mut dice)?;
+        let last = round_over(shake, nutz_hand(faces), max_shakes);
+        out.emit(Event::DiceShaken {
+            shake,
+            by,
+            at,
+            rolled,
+            faces,
+            held: held_positions(faces),
+            last,
+        })?;
+        if last {
+            out.finish()?;
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, event: &Event, dealt: Dealt<'_>) -> Result<(), RuleError> {
+        let dice = dealt.dice;
         let wrong = |what: String| Err(RuleError::Inconsistent(what));
         match event {
             Event::DiceShaken {
@@ -182,7 +227,19 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+    /// The dice after the last shake, once shaken.
+    fn view(&self, _: &Hand) -> GameView {
+        GameView {
+            dice: (self.shakes > 0).then(|| DiceView {
+                faces: self.faces,
+                held: self.held.clone(),
+                shakes: self.shakes,
+            }),
+            suggested_low: None,
+        }
+    }
+
+    fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
         let r = rules(hand)?;
         let final_hand = nutz_hand(self.faces);
         let words = format!(
@@ -211,51 +268,21 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
-}
 
-/// The incomplete-game rule's completion (rules version 2): the dealer shakes until the round is
-/// over (at most the configured shakes), then the hand settles.
-pub(super) fn complete(out: &mut Emitter, at: Timestamp) -> Result<(), RuleError> {
-    while out.hand.status == Status::InProgress {
-        act(out, Action::Shake { by: Shaker::Dealer }, at)?;
+    fn incomplete_rule(&self) -> IncompleteRule {
+        IncompleteRule::Complete {
+            how: "completed by dealer shakes and settled (le croupier agitera les dés pour compléter la main)",
+        }
     }
-    Ok(())
-}
 
-pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
-    let Action::Shake { by } = action else {
-        return Err(RuleError::ActionNotInGame {
-            game: GameId::Nutz,
-            action: action.name(),
-        });
-    };
-    let max_shakes = rules(&out.hand)?.max_shakes;
-    let super::Play::Nutz(state) = &out.hand.play else {
-        return Err(RuleError::Config("not a Nutz hand".into()));
-    };
-    if state.over {
-        return Err(RuleError::NotLegalNow {
-            action: "shake",
-            why: "the round is over".into(),
-        });
+    /// The incomplete-game rule's completion (rules version 2): the dealer shakes until the round
+    /// is over (at most the configured shakes), then the hand settles.
+    fn complete(&self, out: &mut Emitter, at: Timestamp) -> Result<(), RuleError> {
+        while out.hand.status == Status::InProgress {
+            out.act(Action::Shake { by: Shaker::Dealer }, at)?;
+        }
+        Ok(())
     }
-    let shake = state.shakes + 1;
-    let mut dice = out.hand.dice.clone();
-    let (rolled, faces) = next_shake(state, &mut dice)?;
-    let last = round_over(shake, nutz_hand(faces), max_shakes);
-    out.emit(Event::DiceShaken {
-        shake,
-        by,
-        at,
-        rolled,
-        faces,
-        held: held_positions(faces),
-        last,
-    })?;
-    if last {
-        out.finish()?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

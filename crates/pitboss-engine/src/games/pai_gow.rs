@@ -12,14 +12,16 @@
 //! by the configuration's 9-high rule. The bonus pays on the player's seven cards, whatever the
 //! setting.
 
+use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
-    judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
+    judged, only_bets, row_id, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand,
+    RuleError, Status, Timestamp,
 };
 use crate::card::{format_cards, Card, Rank};
 use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
 use crate::game::{GameId, Seat};
 use crate::hand::fortune;
-use crate::house_way::{house_way_unchecked, Edition, Setting};
+use crate::house_way::{house_way_unchecked, Edition, Setting, SettingError};
 use crate::paytable::{row_for, Pay};
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
@@ -34,32 +36,33 @@ fn rules(hand: &Hand) -> Result<&FortunePaiGowRules, RuleError> {
     super::rules_of(hand)
 }
 
-/// The house way edition a configuration names (a validated one names a known edition).
-pub(super) fn edition(config: &GameConfig) -> Result<Edition, RuleError> {
-    let r: &FortunePaiGowRules = config.rules_of().map_err(RuleError::Config)?;
-    Edition::from_name(&r.house_way)
-        .ok_or_else(|| RuleError::Config(format!("unknown house way `{}`", r.house_way)))
+/// Why the player's low hand is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingRefused {
+    /// A low card is not one of the player's (or is named twice).
+    #[error(transparent)]
+    NotTheHand(#[from] SettingError),
+    /// The setting fouls: the high hand does not outrank the low hand.
+    #[error(
+        "{} low against {} high fouls: the high hand must outrank the low hand",
+        format_cards(low),
+        format_cards(high)
+    )]
+    Fouls { low: [Card; 2], high: [Card; 5] },
 }
 
-pub(super) fn check_wagers(hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
-    let r = rules(hand)?;
-    only_bets(
-        GameId::FortunePaiGow,
-        wagers,
-        &[BetId::Main, BetId::FortuneBonus],
-    )?;
-    let main = wager_on(wagers, BetId::Main).ok_or(RuleError::MissingWager { bet: BetId::Main })?;
-    within(hand, BetId::Main, main, r.main)?;
-    if let Some(bonus) = wager_on(wagers, BetId::FortuneBonus) {
-        within(hand, BetId::FortuneBonus, bonus, r.bonus)?;
-    }
-    Ok(())
+/// The house way edition a configuration names (a validated one names a known edition).
+fn edition(config: &GameConfig) -> Result<Edition, RuleError> {
+    let r: &FortunePaiGowRules = config.rules_of()?;
+    Ok(Edition::from_name(&r.house_way)
+        .ok_or_else(|| ConfigMisfit::UnknownHouseWay(r.house_way.clone()))?)
 }
 
 fn seven(hand: &Hand, seat: Seat) -> Result<[Card; 7], RuleError> {
-    hand.seat_cards(seat)
+    Ok(hand
+        .seat_cards(seat)
         .try_into()
-        .map_err(|_| RuleError::Config(format!("{} has not seven cards", seat.id())))
+        .map_err(|_| ConfigMisfit::NotSevenCards(seat))?)
 }
 
 /// True if the setting uses exactly these seven cards.
@@ -71,40 +74,63 @@ fn uses_exactly(setting: &Setting, cards: &[Card; 7]) -> bool {
     used == all
 }
 
-/// The player's legal decisions: auto-set, or any legal low hand.
-pub(super) fn legal(hand: &Hand) -> Vec<Action> {
-    let Ok(cards) = seven(hand, Seat::Player) else {
-        return Vec::new();
-    };
-    let mut sorted = cards;
-    sorted.sort_unstable();
-    let mut legal = vec![Action::AutoSet];
-    for a in 0..7 {
-        for b in a + 1..7 {
-            let low = [sorted[a], sorted[b]];
-            if Setting::from_low(&cards, low).is_ok_and(|s| s.is_legal()) {
-                legal.push(Action::SetHand { low });
-            }
-        }
-    }
-    legal
-}
-
 /// The house way's low hand for the player's cards (the suggestion shown to the player).
-pub(super) fn suggested_low(hand: &Hand) -> Option<[Card; 2]> {
+fn suggested_low(hand: &Hand) -> Option<[Card; 2]> {
     let edition = edition(hand.config()).ok()?;
     seven(hand, Seat::Player)
         .ok()
         .map(|cards| house_way_unchecked(&cards, edition).setting.low)
 }
 
-impl State {
-    pub(super) fn apply(
-        &mut self,
-        event: &Event,
-        deck: &[Card],
-        edition: Edition,
-    ) -> Result<(), RuleError> {
+impl Game for State {
+    /// The main bet (required) and the Fortune bonus (optional), each within its limit.
+    fn check_wagers(&self, hand: &Hand, wagers: &[Wager]) -> Result<(), RuleError> {
+        let r = rules(hand)?;
+        only_bets(
+            GameId::FortunePaiGow,
+            wagers,
+            &[BetId::Main, BetId::FortuneBonus],
+        )?;
+        let main =
+            wager_on(wagers, BetId::Main).ok_or(RuleError::MissingWager { bet: BetId::Main })?;
+        within(hand, BetId::Main, main, r.main)?;
+        if let Some(bonus) = wager_on(wagers, BetId::FortuneBonus) {
+            within(hand, BetId::FortuneBonus, bonus, r.bonus)?;
+        }
+        Ok(())
+    }
+
+    /// The player's seven cards, face up.
+    fn deal(&self, out: &mut Emitter) -> Result<(), RuleError> {
+        out.show(Seat::Player)
+    }
+
+    /// Auto-set, or any legal low hand.
+    fn legal(&self, hand: &Hand) -> Vec<Action> {
+        let Ok(cards) = seven(hand, Seat::Player) else {
+            return Vec::new();
+        };
+        let mut sorted = cards;
+        sorted.sort_unstable();
+        let mut legal = vec![Action::AutoSet];
+        for a in 0..7 {
+            for b in a + 1..7 {
+                let low = [sorted[a], sorted[b]];
+                if Setting::from_low(&cards, low).is_ok_and(|s| s.is_legal()) {
+                    legal.push(Action::SetHand { low });
+                }
+            }
+        }
+        legal
+    }
+
+    fn act(&self, out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+        set_hands(out, action, at)
+    }
+
+    fn apply(&mut self, event: &Event, dealt: Dealt<'_>) -> Result<(), RuleError> {
+        let edition = edition(dealt.config)?;
+        let deck = dealt.deck;
         let wrong = |what: &str| Err(RuleError::Inconsistent(what.to_string()));
         match event {
             Event::HandSet {
@@ -146,7 +172,17 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
+    /// The house way's suggestion, while the player has not set.
+    fn view(&self, hand: &Hand) -> GameView {
+        GameView {
+            dice: None,
+            suggested_low: (hand.status == Status::InProgress)
+                .then(|| suggested_low(hand))
+                .flatten(),
+        }
+    }
+
+    fn settle(&self, hand: &Hand) -> Result<Settlement, RuleError> {
         let r = rules(hand)?;
         let (Some(player), Some(dealer)) = (self.player, self.dealer) else {
             return Err(RuleError::Inconsistent(
@@ -181,6 +217,10 @@ impl State {
         }
         Ok(lines.finish(r.game_cap)?)
     }
+
+    fn incomplete_rule(&self) -> IncompleteRule {
+        IncompleteRule::Refund
+    }
 }
 
 /// What the main bet pays (`None`: it loses) and the rule that decided it, for two settings: high
@@ -207,19 +247,19 @@ pub fn main_bet(
     }
 }
 
-pub(super) fn act(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
+/// The player's setting (or auto-set), then the dealer's by the house way, then the settlement.
+fn set_hands(out: &mut Emitter, action: Action, at: Timestamp) -> Result<(), RuleError> {
     let cards = seven(&out.hand, Seat::Player)?;
     let edition = edition(out.hand.config())?;
     let (setting, rule) = match action {
         Action::SetHand { low } => {
-            let setting =
-                Setting::from_low(&cards, low).map_err(|e| RuleError::BadSetting(e.to_string()))?;
+            let setting = Setting::from_low(&cards, low)
+                .map_err(|e| RuleError::BadSetting(SettingRefused::NotTheHand(e)))?;
             if !setting.is_legal() {
-                return Err(RuleError::BadSetting(format!(
-                    "{} low against {} high fouls: the high hand must outrank the low hand",
-                    format_cards(&setting.low),
-                    format_cards(&setting.high)
-                )));
+                return Err(RuleError::BadSetting(SettingRefused::Fouls {
+                    low: setting.low,
+                    high: setting.high,
+                }));
             }
             (setting, None)
         }

@@ -2,7 +2,7 @@
 //! hand has ended. Also the decisions legal now, and for Fortune Pai Gow the house way's suggested
 //! low hand.
 
-use super::{Action, Hand, Play, Status};
+use super::{Action, Hand, Status};
 use crate::card::Card;
 use crate::game::{GameId, Seat};
 use crate::rng::{Commitment, Seed};
@@ -77,30 +77,16 @@ pub fn player_view(hand: &Hand) -> PlayerView {
             })
             .collect()
     };
-    let dice = match &hand.play {
-        Play::Nutz(state) => {
-            let (faces, held, shakes) = state.dice();
-            (shakes > 0).then(|| DiceView {
-                faces,
-                held: held.to_vec(),
-                shakes,
-            })
-        }
-        _ => None,
-    };
-    let suggested_low = match &hand.play {
-        Play::PaiGow(_) if hand.status == Status::InProgress => super::pai_gow::suggested_low(hand),
-        _ => None,
-    };
+    let game = hand.play.game().view(hand);
     PlayerView {
         game: hand.game(),
         status: hand.status,
         stakes: hand.stakes.clone(),
         commitment: hand.opened.as_ref().map(|o| o.commitment),
         seats,
-        dice,
+        dice: game.dice,
         legal: hand.legal_actions(),
-        suggested_low,
+        suggested_low: game.suggested_low,
         settlement: hand.settlement.clone(),
         void: hand.void.clone(),
         seed: hand.revealed_seed(),

@@ -20,8 +20,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{caribbean, nutz, Emitter, Event, RuleError, Status, Timestamp};
+use super::game::IncompleteRule;
+use super::{Emitter, Event, RuleError, Status, Timestamp};
 use crate::config::RulesVersion;
+use crate::field::FieldPath;
 use crate::game::GameId;
 use crate::money::{difference, Money, SignedMinor};
 use crate::settlement::{BetId, GameCapLine};
@@ -50,6 +52,23 @@ pub struct VoidOrder {
     pub approved_by: Option<String>,
     /// When.
     pub at: Timestamp,
+}
+
+/// Why a void order is refused for this hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VoidRefusal {
+    /// A malfunction void of a hand neither in progress nor settled.
+    #[error("a malfunction void needs a hand in progress or settled; this one is {0:?}")]
+    MalfunctionNotInPlay(Status),
+    /// An incomplete-game void of a hand not in progress.
+    #[error("only a hand in progress is void as incomplete; this one is {0:?}")]
+    IncompleteNotInProgress(Status),
+    /// A conduct forfeit in a game other than Caribbean Stud.
+    #[error("a conduct forfeit applies to Caribbean Stud only")]
+    ForfeitNotThisGame(GameId),
+    /// A conduct forfeit of a hand not in progress.
+    #[error("a conduct forfeit applies to a hand in progress; this one is {0:?}")]
+    ForfeitNotInProgress(Status),
 }
 
 /// One bet's void line.
@@ -109,13 +128,15 @@ impl Void {
 
 pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleError> {
     if order.reason.trim().is_empty() {
-        return Err(RuleError::MissingField("void.reason"));
+        return Err(RuleError::MissingField(FieldPath::dotted("void.reason")));
     }
     if order.recorded_by.trim().is_empty() {
-        return Err(RuleError::MissingField("void.recorded_by"));
+        return Err(RuleError::MissingField(FieldPath::dotted(
+            "void.recorded_by",
+        )));
     }
     let hand = &out.hand;
-    let refused = |why: String| Err(RuleError::VoidRefused(why));
+    let refused = |why: VoidRefusal| Err(RuleError::VoidRefused(why));
     let status = hand.status;
     let opened = hand.opened.as_ref().ok_or(RuleError::NotOpened)?;
     let second = hand.rules_version() >= RulesVersion(2);
@@ -125,11 +146,11 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             Status::Settled => {
                 "malfunction voids all pays and plays: the settlement is reversed and every stake refunded".to_string()
             }
-            _ => return refused(format!("a malfunction void needs a hand in progress or settled; this one is {status:?}")),
+            _ => return refused(VoidRefusal::MalfunctionNotInPlay(status)),
         },
         VoidKind::Incomplete => {
             if status != Status::InProgress {
-                return refused(format!("only a hand in progress is void as incomplete; this one is {status:?}"));
+                return refused(VoidRefusal::IncompleteNotInProgress(status));
             }
             let deadline = hand.incomplete_deadline().ok_or(RuleError::Overflow)?;
             if !hand.is_incomplete_at(order.at) {
@@ -141,27 +162,27 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             }
             let days = hand.config.incomplete_void_days;
             let elapsed = order.at.0 - opened.at.0;
+            let rule = hand.play.game().incomplete_rule();
             let how = if !second {
                 format!("in progress {elapsed} ms after opening, at least {days} days ({} ms): void, every stake refunded", deadline.0 - opened.at.0)
             } else {
-                let ending = match hand.game() {
-                    GameId::Nutz => "completed by dealer shakes and settled (le croupier agitera les dés pour compléter la main)",
-                    GameId::CaribbeanStud => "completed by a fold and settled: the ante and the bonus are lost",
-                    GameId::MississippiStud | GameId::FortunePaiGow => "void, every stake refunded",
+                let ending = match rule {
+                    IncompleteRule::Complete { how } => how,
+                    IncompleteRule::Refund => "void, every stake refunded",
                 };
                 format!("in progress {elapsed} ms after opening, more than {days} days ({} ms): {ending}", deadline.0 - opened.at.0)
             };
-            if second && matches!(hand.game(), GameId::Nutz | GameId::CaribbeanStud) {
+            if second && matches!(rule, IncompleteRule::Complete { .. }) {
                 return complete(out, order, how);
             }
             how
         }
         VoidKind::ConductForfeit => {
             if hand.game() != GameId::CaribbeanStud {
-                return refused("a conduct forfeit applies to Caribbean Stud only".into());
+                return refused(VoidRefusal::ForfeitNotThisGame(hand.game()));
             }
             if status != Status::InProgress {
-                return refused(format!("a conduct forfeit applies to a hand in progress; this one is {status:?}"));
+                return refused(VoidRefusal::ForfeitNotInProgress(status));
             }
             if second {
                 "conduct rule broken: the hand is dead, as after a fold: the ante, the raise if placed and the bonus are lost".to_string()
@@ -216,11 +237,5 @@ fn complete(
         order: order.clone(),
         allowed_because,
     }))?;
-    match out.hand.game() {
-        GameId::Nutz => nutz::complete(out, order.at),
-        GameId::CaribbeanStud => caribbean::complete(out),
-        game => Err(RuleError::Config(format!(
-            "the incomplete-game rule does not complete a {game} hand"
-        ))),
-    }
+    out.complete(order.at)
 }
