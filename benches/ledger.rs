@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pitboss_ledger::{AppendRequest, Expected, Ledger};
 use pitboss::proto;
+use pitboss_ledger::{AppendRequest, Expected, Ledger};
 
 fn payload() -> Vec<u8> {
     // About the size of a hand event (a settlement line is larger, a card shown smaller).

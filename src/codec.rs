@@ -7,7 +7,8 @@
 
 use serde::de::DeserializeOwned;
 
-
+use crate::proto;
+use crate::proto::payload::Kind;
 use pitboss_engine::card::Card;
 use pitboss_engine::config::ConfigId;
 use pitboss_engine::game::{GameId, Seat};
@@ -19,8 +20,6 @@ use pitboss_engine::money::Money;
 use pitboss_engine::paytable::Pay;
 use pitboss_engine::rng::{Commitment, Seed};
 use pitboss_engine::settlement::{BetId, BetLine, GameCapLine, Settlement, Wager};
-use crate::proto;
-use crate::proto::payload::Kind;
 
 /// A payload that does not map to an engine event.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -105,7 +104,7 @@ pub fn wagers_from(field: &str, wagers: &[proto::Wager]) -> Result<Vec<Wager>, C
                 bet: w
                     .bet
                     .parse::<BetId>()
-                    .map_err(|e| bad(&format!("{field}[{i}].bet"), e))?,
+                    .map_err(|e| bad(&format!("{field}[{i}].bet"), e.to_string()))?,
                 amount: Money(w.amount),
             })
         })
@@ -226,7 +225,12 @@ fn settlement_from(s: &proto::Settled) -> Result<Settlement, CodecError> {
         .iter()
         .map(|l| {
             Ok(BetLine {
-                bet: l.bet.parse().map_err(|e| bad("settled.lines.bet", e))?,
+                bet: l
+                    .bet
+                    .parse()
+                    .map_err(|e: pitboss_engine::settlement::UnknownBet| {
+                        bad("settled.lines.bet", e.to_string())
+                    })?,
                 stake: Money(l.stake),
                 judged_on: l.judged_on.clone(),
                 rule: l.rule.clone(),
@@ -328,7 +332,12 @@ fn void_from(v: &proto::Voided) -> Result<Void, CodecError> {
             .iter()
             .map(|l| {
                 Ok(VoidLine {
-                    bet: l.bet.parse().map_err(|e| bad("voided.lines.bet", e))?,
+                    bet: l
+                        .bet
+                        .parse()
+                        .map_err(|e: pitboss_engine::settlement::UnknownBet| {
+                            bad("voided.lines.bet", e.to_string())
+                        })?,
                     stake: Money(l.stake),
                     paid_before: Money(l.paid_before),
                     paid_now: Money(l.paid_now),

@@ -6,11 +6,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use pitboss::floor::{Floor, FloorError, OpenRequest, Script};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, RuleError, Shaker, Status, DAY_MS};
 use pitboss_engine::money::Money;
 use pitboss_engine::settlement::{BetId, Wager};
-use pitboss::floor::{Floor, FloorError, OpenRequest, Script};
 use pitboss_ledger::Ledger;
 
 const T0: u64 = 1_790_000_000_000;

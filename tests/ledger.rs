@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ed25519_dalek::{Signer, SigningKey};
+use pitboss::proto;
 use pitboss_ledger::entry::entry_hash;
 use pitboss_ledger::tamper::Tamper;
 use pitboss_ledger::{
-    AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind,
-    RequestKey, Store,
+    AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind, RequestKey,
+    Store,
 };
-use pitboss::proto;
 use prost::Message;
 
 fn payload(n: u64) -> Vec<u8> {

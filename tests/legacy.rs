@@ -9,11 +9,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use pitboss::floor::{Floor, FloorError, OpenRequest};
 use pitboss_engine::config::{GameConfig, RulesVersion, RULES_VERSION};
 use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, VoidKind, DAY_MS};
 use pitboss_engine::money::Money;
 use pitboss_engine::settlement::BetId;
-use pitboss::floor::{Floor, FloorError, OpenRequest};
 use pitboss_ledger::Ledger;
 use serde_json::Value;
 

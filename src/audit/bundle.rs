@@ -64,6 +64,19 @@ pub struct StreamEnd {
     pub last: u64,
 }
 
+/// Why a checkpoint's extension lines state no stream end.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StreamEndError {
+    #[error("the checkpoint does not state, exactly once, where the hand's stream ends")]
+    NotOnce,
+    #[error("the stream statement's count {0:?} is not a number")]
+    Count(String),
+    #[error("the stream statement's last {0:?} is not a number")]
+    Last(String),
+    #[error("the stream statement {0:?} is not `stream NAME COUNT LAST`")]
+    Shape(String),
+}
+
 impl StreamEnd {
     /// The extension line.
     pub fn line(&self) -> String {
@@ -71,29 +84,25 @@ impl StreamEnd {
     }
 
     /// Reads the statement from a checkpoint's extension lines: exactly one line must be one.
-    pub fn from_extensions(lines: &[String]) -> Result<StreamEnd, String> {
+    pub fn from_extensions(lines: &[String]) -> Result<StreamEnd, StreamEndError> {
         let mut found = lines
             .iter()
             .filter(|l| l.split(' ').next() == Some(STREAM_LINE));
         let (Some(line), None) = (found.next(), found.next()) else {
-            return Err(
-                "the checkpoint does not state, exactly once, where the hand's stream ends".into(),
-            );
+            return Err(StreamEndError::NotOnce);
         };
         let words: Vec<&str> = line.split(' ').collect();
         match words[..] {
             [_, stream, count, last] => Ok(StreamEnd {
                 stream: stream.to_string(),
-                count: count.parse().map_err(|_| {
-                    format!("the stream statement's count {count:?} is not a number")
-                })?,
+                count: count
+                    .parse()
+                    .map_err(|_| StreamEndError::Count(count.into()))?,
                 last: last
                     .parse()
-                    .map_err(|_| format!("the stream statement's last {last:?} is not a number"))?,
+                    .map_err(|_| StreamEndError::Last(last.into()))?,
             }),
-            _ => Err(format!(
-                "the stream statement {line:?} is not `stream NAME COUNT LAST`"
-            )),
+            _ => Err(StreamEndError::Shape(line.clone())),
         }
     }
 }
@@ -268,7 +277,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
     let end = match StreamEnd::from_extensions(&checkpoint.extensions) {
         Ok(end) => end,
         Err(problem) => {
-            out.problems.push(problem);
+            out.problems.push(problem.to_string());
             return out;
         }
     };

@@ -9,10 +9,10 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::client::{block_on, refused, ServerArgs};
-use pitboss_ledger::checkpoint::Checkpoint;
-use pitboss_ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
+use pitboss_ledger::checkpoint::Checkpoint;
+use pitboss_ledger::merkle::{leaf_hash, verify_consistency, verify_inclusion};
 
 #[derive(Debug, Args)]
 pub struct CheckpointArgs {

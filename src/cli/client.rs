@@ -106,7 +106,7 @@ impl ServerArgs {
             .connect()
             .await
             .with_context(|| format!("cannot reach {}", self.server))?;
-        authorized(channel, token.as_deref()).map_err(anyhow::Error::msg)
+        Ok(authorized(channel, token.as_deref())?)
     }
 }
 

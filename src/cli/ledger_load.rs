@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use pitboss_ledger::{AppendRequest, Expected, Ledger};
 use pitboss::proto;
+use pitboss_ledger::{AppendRequest, Expected, Ledger};
 
 #[derive(Debug, Args)]
 pub struct LedgerLoadArgs {

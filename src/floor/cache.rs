@@ -8,8 +8,8 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use pitboss_engine::games::{Hand, Status};
 use crate::lru::Lru;
+use pitboss_engine::games::{Hand, Status};
 
 /// The most hands kept (a hand in progress takes about 2 KiB: 20 MiB in all).
 pub const CAPACITY: usize = 10_000;

@@ -134,12 +134,9 @@ impl Floor {
     }
 
     pub(super) fn seed_of(&self, hand_id: &str) -> Result<Seed, FloorError> {
-        let bytes = self
-            .ledger
-            .secret(hand_id.as_bytes())?
-            .ok_or_else(|| {
-                FloorError::Corrupt(format!("hand {hand_id}"), "its seed is missing".into())
-            })?;
+        let bytes = self.ledger.secret(hand_id.as_bytes())?.ok_or_else(|| {
+            FloorError::Corrupt(format!("hand {hand_id}"), "its seed is missing".into())
+        })?;
         Seed::from_slice(&bytes)
             .map_err(|e| FloorError::Corrupt(format!("hand {hand_id}"), e.to_string()))
     }
@@ -475,21 +472,40 @@ mod tests {
     async fn a_hand_opens_and_acts_and_reloads_from_the_log() {
         let dir = tempfile::tempdir().unwrap();
         let (floor, _) = floor_in(dir.path()).await;
-        let opened = floor.open_hand(mississippi("T1", "P1", None)).await.unwrap();
+        let opened = floor
+            .open_hand(mississippi("T1", "P1", None))
+            .await
+            .unwrap();
         assert!(is_hand_id(&opened.id));
         assert!(!opened.duplicate);
         let acted = floor
-            .act(&opened.id, Action::Bet { multiple: 1 }, None, None, "tester")
+            .act(
+                &opened.id,
+                Action::Bet { multiple: 1 },
+                None,
+                None,
+                "tester",
+            )
             .await
             .unwrap();
-        assert_eq!(acted.hand.version(), opened.hand.version() + 2, "the bet and the card it shows");
+        assert_eq!(
+            acted.hand.version(),
+            opened.hand.version() + 2,
+            "the bet and the card it shows"
+        );
         assert_eq!(floor.hands_locked(), 0);
-        assert!(floor.seed_of(&opened.id).is_ok(), "the seed is kept beside the log");
+        assert!(
+            floor.seed_of(&opened.id).is_ok(),
+            "the seed is kept beside the log"
+        );
         let reloaded = floor.load(&opened.id, None).unwrap();
         // The whole state, as it prints (`Hand` has no equality of its own).
         assert_eq!(format!("{reloaded:?}"), format!("{:?}", acted.hand));
         let unknown = floor.load(&"0".repeat(HAND_ID_LEN), None);
-        assert!(matches!(unknown, Err(FloorError::NotFound { .. })), "{unknown:?}");
+        assert!(
+            matches!(unknown, Err(FloorError::NotFound { .. })),
+            "{unknown:?}"
+        );
         assert!(log_size(&floor) > 0);
     }
 }

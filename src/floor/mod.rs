@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use prost::Message;
 
 use crate::codec;
+use crate::proto;
 use pitboss_engine::config::{ConfigError, ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{
@@ -40,17 +41,16 @@ use pitboss_engine::settlement::Wager;
 use pitboss_ledger::{
     AppendRequest, Appended, Expected, Ledger, LedgerError, RequestKey, RequestRecord,
 };
-use crate::proto;
 
 use cache::HandCache;
+use error::invalid;
+pub use error::{FloorError, ProposalProblem};
+pub use hands::{hand_stream, HandSnapshot, OpenRequest};
 pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
+use operations::operation_stream;
+pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_HANDS};
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
-pub use error::{FloorError, ProposalProblem};
-use error::invalid;
-use operations::operation_stream;
-pub use hands::{hand_stream, HandSnapshot, OpenRequest};
-pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_HANDS};
 pub use requests::Script;
 use requests::{Method, Target};
 

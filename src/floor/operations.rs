@@ -345,15 +345,31 @@ mod tests {
     async fn a_table_malfunction_voids_its_range_and_a_retry_reads_the_result() {
         let dir = tempfile::tempdir().unwrap();
         let (floor, clock) = floor_in(dir.path()).await;
-        let early = floor.open_hand(mississippi("T1", "P1", None)).await.unwrap();
-        let t1 = clock.fetch_add(60_000, Ordering::SeqCst) + 60_000;
-        let inside = floor.open_hand(mississippi("T1", "P2", None)).await.unwrap();
-        let other_table = floor.open_hand(mississippi("T2", "P3", None)).await.unwrap();
-        let who = Attribution::by("supervisor");
-        let result = floor
-            .void_table("T1", t1, t1 + 1_000, "shoe jammed", who, Some("malfunction-1"))
+        let early = floor
+            .open_hand(mississippi("T1", "P1", None))
             .await
             .unwrap();
+        let t1 = clock.fetch_add(60_000, Ordering::SeqCst) + 60_000;
+        let inside = floor
+            .open_hand(mississippi("T1", "P2", None))
+            .await
+            .unwrap();
+        let other_table = floor
+            .open_hand(mississippi("T2", "P3", None))
+            .await
+            .unwrap();
+        let who = Attribution::by("supervisor");
+        let malfunction = || {
+            floor.void_table(
+                "T1",
+                t1,
+                t1 + 1_000,
+                "shoe jammed",
+                who,
+                Some("malfunction-1"),
+            )
+        };
+        let result = malfunction().await.unwrap();
         assert_eq!(result.voided, vec![inside.id.clone()]);
         assert_eq!(result.counts.voided, 1);
         assert!(!result.duplicate);
@@ -365,12 +381,15 @@ mod tests {
             assert_eq!(floor.load(id, None).unwrap().status(), status, "{id}");
         }
         let size = log_size(&floor);
-        let retry = floor
-            .void_table("T1", t1, t1 + 1_000, "shoe jammed", who, Some("malfunction-1"))
-            .await
-            .unwrap();
+        let retry = malfunction().await.unwrap();
         assert!(retry.duplicate);
-        assert_eq!(OperationResult { duplicate: false, ..retry }, result);
+        assert_eq!(
+            OperationResult {
+                duplicate: false,
+                ..retry
+            },
+            result
+        );
         assert_eq!(log_size(&floor), size);
     }
 }

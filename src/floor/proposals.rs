@@ -15,10 +15,10 @@ use sha2::{Digest, Sha256};
 
 use super::requests;
 use super::{Attribution, Floor, FloorError, HandSnapshot, OperationResult, ProposalProblem};
+use crate::proto;
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::games::VoidKind;
 use pitboss_ledger::{AppendRequest, Expected, LedgerError};
-use crate::proto;
 
 /// How long a proposal waits for its approval: a day.
 pub const PROPOSAL_TTL_MS: u64 = 24 * 60 * 60 * 1000;

@@ -40,9 +40,18 @@ mod tests {
         let mut opened = Vec::new();
         for player in ["P1", "P2", "P3"] {
             clock.fetch_add(1_000, Ordering::SeqCst);
-            opened.push(floor.open_hand(mississippi("T1", player, None)).await.unwrap().id);
+            opened.push(
+                floor
+                    .open_hand(mississippi("T1", player, None))
+                    .await
+                    .unwrap()
+                    .id,
+            );
         }
-        floor.open_hand(mississippi("T2", "P1", None)).await.unwrap();
+        floor
+            .open_hand(mississippi("T2", "P1", None))
+            .await
+            .unwrap();
         let filter = HandFilter {
             table: Some("T1".into()),
             ..Default::default()
@@ -62,9 +71,14 @@ mod tests {
             }
         }
         opened.reverse();
-        let expected: Vec<(String, String)> =
-            opened.into_iter().map(|id| (id, "T1".to_string())).collect();
+        let expected: Vec<(String, String)> = opened
+            .into_iter()
+            .map(|id| (id, "T1".to_string()))
+            .collect();
         assert_eq!(listed, expected);
-        assert_eq!(floor.hand_entries(&listed[0].0, 0).unwrap().len() as u64, floor.load(&listed[0].0, None).unwrap().version());
+        assert_eq!(
+            floor.hand_entries(&listed[0].0, 0).unwrap().len() as u64,
+            floor.load(&listed[0].0, None).unwrap().version()
+        );
     }
 }

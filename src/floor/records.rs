@@ -6,8 +6,8 @@ use prost::Message;
 
 use super::{Floor, FloorError};
 use crate::access::{Access, AccessChange, AccessFileError};
-use pitboss_ledger::{AppendRequest, Expected};
 use crate::proto;
+use pitboss_ledger::{AppendRequest, Expected};
 
 /// Why a reload of the access file did not happen, or was not recorded.
 #[derive(Debug, thiserror::Error)]

@@ -21,11 +21,11 @@ use super::scope;
 use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::codec;
-use pitboss_engine::deal;
-use pitboss_engine::games::Status as HandStatus;
 use crate::floor::{Floor, HandFilter, Page};
 use crate::proto;
 use crate::proto::audit_server::Audit;
+use pitboss_engine::deal;
+use pitboss_engine::games::Status as HandStatus;
 
 /// The Audit service.
 pub struct AuditService {

@@ -9,17 +9,22 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Status};
 
+/// A token that cannot travel in an HTTP/2 header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a token must be printable ASCII")]
+pub struct UnsendableToken;
+
 /// Adds the bearer token to every call (or nothing, for a client without one).
 #[derive(Clone, Debug)]
 pub struct Bearer(Option<AsciiMetadataValue>);
 
 impl Bearer {
     /// A token's interceptor. A token that is not printable ASCII cannot be sent and is refused.
-    pub fn new(token: Option<&str>) -> Result<Bearer, String> {
+    pub fn new(token: Option<&str>) -> Result<Bearer, UnsendableToken> {
         token
             .map(|t| {
                 AsciiMetadataValue::try_from(format!("Bearer {}", t.trim()))
-                    .map_err(|_| "a token must be printable ASCII".to_string())
+                    .map_err(|_| UnsendableToken)
             })
             .transpose()
             .map(Bearer)
@@ -42,6 +47,6 @@ impl tonic::service::Interceptor for Bearer {
 pub type Authorized = InterceptedService<Channel, Bearer>;
 
 /// `channel` with `token` on every call.
-pub fn authorized(channel: Channel, token: Option<&str>) -> Result<Authorized, String> {
+pub fn authorized(channel: Channel, token: Option<&str>) -> Result<Authorized, UnsendableToken> {
     Ok(InterceptedService::new(channel, Bearer::new(token)?))
 }

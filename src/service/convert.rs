@@ -4,10 +4,12 @@
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::proto;
 use pitboss_engine::deal::Deal;
 use pitboss_engine::game::GameId;
+use pitboss_engine::games::{RefusalKind, RuleError};
 use pitboss_engine::rng::Seed;
-use crate::proto;
+use pitboss_engine::FieldPath;
 
 /// An `INVALID_ARGUMENT` status whose details carry one field violation.
 pub fn invalid_argument(field: &str, description: impl Into<String>) -> Status {
@@ -101,10 +103,12 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         F::Invalid { field, problem } | F::Script { field, problem } => {
             invalid_argument(&field, problem)
         }
-        F::Rule(rule) => rule_status(rule.kind(), None, message),
-        F::Decision { index, source } => {
-            rule_status(source.kind(), Some(format!("decisions[{index}]")), message)
-        }
+        F::Rule(rule) => rule_status(&rule, None, message),
+        F::Decision { index, source } => rule_status(
+            &source,
+            Some(FieldPath::new("decisions").index(index)),
+            message,
+        ),
         F::Conflict {
             hand,
             expected,
@@ -178,7 +182,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
 
 /// [`status`] for an error about a nested message: fields are named under `place`
 /// (`open.table`, `open.wagers.ante`), as clients wrote them.
-pub fn status_in(err: crate::floor::FloorError, place: &str) -> Status {
+pub fn status_in(err: crate::floor::FloorError, place: &'static str) -> Status {
     use crate::floor::FloorError as F;
     match err {
         F::Invalid { field, problem } => invalid_argument(&format!("{place}.{field}"), problem),
@@ -188,45 +192,35 @@ pub fn status_in(err: crate::floor::FloorError, place: &str) -> Status {
         }
         F::Rule(rule) => {
             let message = rule.to_string();
-            rule_status(rule.kind(), Some(place.to_string()), message)
+            rule_status(&rule, Some(FieldPath::dotted(place)), message)
         }
         other => status(other),
     }
 }
 
-/// A refused rule as a status. Rule messages begin with the field they are about
-/// ("wagers.ante: ..."); a decision of a batch is named by its place (`decisions[2].action`).
-fn rule_status(
-    kind: pitboss_engine::games::RefusalKind,
-    place: Option<String>,
-    message: String,
-) -> Status {
-    use pitboss_engine::games::RefusalKind;
-    let inner = place
-        .as_ref()
-        .map_or(message.as_str(), |p| {
-            message.strip_prefix(&format!("{p}: ")).unwrap_or(&message)
-        })
-        .to_string();
-    match kind {
+/// A refused rule as a status: an invalid argument names the field the rule says it is about
+/// ([`RuleError::field`]), under `place` when the rule was about a nested message or one decision
+/// of a batch (`open.wagers.ante`, `decisions[2].action`); a refusal of the hand's state names the
+/// place, or the hand.
+fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> Status {
+    match rule.kind() {
         RefusalKind::InvalidArgument => {
-            let field = inner.split(':').next().unwrap_or("request");
-            let field = match &place {
-                Some(p) => format!("{p}.{field}"),
-                None => field.to_string(),
+            let field = match (rule.field(), place) {
+                (Some(field), Some(place)) => field.prefixed(place),
+                (Some(field), None) => field,
+                (None, Some(place)) => place,
+                (None, None) => FieldPath::new("request"),
             };
-            let description = inner.split_once(": ").map_or(inner.as_str(), |(_, d)| d);
-            invalid_argument(&field, description)
+            invalid_argument(&field.to_string(), rule.description())
         }
-        RefusalKind::FailedPrecondition => Status::with_error_details(
-            Code::FailedPrecondition,
-            message.clone(),
-            ErrorDetails::with_precondition_failure_violation(
-                "RULE",
-                place.as_deref().unwrap_or("hand"),
-                message,
-            ),
-        ),
+        RefusalKind::FailedPrecondition => {
+            let subject = place.map_or_else(|| "hand".to_string(), |p| p.to_string());
+            Status::with_error_details(
+                Code::FailedPrecondition,
+                message.clone(),
+                ErrorDetails::with_precondition_failure_violation("RULE", subject, message),
+            )
+        }
         RefusalKind::Internal => Status::internal(message),
     }
 }

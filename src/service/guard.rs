@@ -33,16 +33,26 @@ pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
+/// A panic caught while polling a future, with the text it was raised with.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Panicked {
+    /// The panic's message ("a panic without a message" when it had none).
+    pub message: String,
+}
+
 /// Runs `future`, turning a panic while polling it into `Err` with the panic's text; the future is
 /// never polled again after a panic, and is dropped (releasing what it held: locks, permits) as
 /// soon as this completes.
-pub async fn catch_panic<F: Future>(future: F) -> Result<F::Output, String> {
+pub async fn catch_panic<F: Future>(future: F) -> Result<F::Output, Panicked> {
     let mut future = std::pin::pin!(future);
     std::future::poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(payload) => Poll::Ready(Err(panic_text(&*payload))),
+            Err(payload) => Poll::Ready(Err(Panicked {
+                message: panic_text(&*payload),
+            })),
         }
     })
     .await
@@ -134,7 +144,7 @@ where
             let _permit = permit;
             match tokio::time::timeout(deadline, catch_panic(inner)).await {
                 Ok(Ok(answer)) => answer,
-                Ok(Err(text)) => Ok(panicked(&method, &text)),
+                Ok(Err(caught)) => Ok(panicked(&method, &caught.message)),
                 Err(_) => {
                     tracing::warn!(method, ?deadline, "a call outlived its deadline");
                     Ok(Status::deadline_exceeded(format!(
@@ -242,6 +252,11 @@ mod tests {
             }
         })
         .await;
-        assert_eq!(caught, Err("boom 1".to_string()));
+        assert_eq!(
+            caught,
+            Err(Panicked {
+                message: "boom 1".to_string()
+            })
+        );
     }
 }

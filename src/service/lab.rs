@@ -20,16 +20,16 @@ use super::convert;
 use super::guard;
 use super::limits::{self, Bounded};
 use super::work::{lab_status, Pool, Shutdown};
+use crate::floor::Floor;
+use crate::lru::Lru;
+use crate::proto;
+use crate::proto::lab_server::Lab;
 use pitboss_engine::card::Deck;
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
-use crate::floor::Floor;
 use pitboss_lab::simulate::{self, Strategy};
 use pitboss_lab::{rng_output, ParSheet};
-use crate::lru::Lru;
-use crate::proto;
-use crate::proto::lab_server::Lab;
 
 /// The Lab service.
 pub struct LabService {
@@ -283,8 +283,10 @@ impl Lab for LabService {
             None => {
                 let for_work = config.clone();
                 let sheets = Arc::new(
-                    self.compute(move |_| pitboss_lab::exact_par_sheets(&for_work, pitboss_lab::threads()))
-                        .await?,
+                    self.compute(move |_| {
+                        pitboss_lab::exact_par_sheets(&for_work, pitboss_lab::threads())
+                    })
+                    .await?,
                 );
                 self.sheets
                     .lock()
@@ -298,7 +300,13 @@ impl Lab for LabService {
             let for_work = config.clone();
             let sim = self
                 .compute(move |run| {
-                    pitboss_lab::pai_gow::simulate_main(&for_work, rounds, &seed, pitboss_lab::threads(), run)
+                    pitboss_lab::pai_gow::simulate_main(
+                        &for_work,
+                        rounds,
+                        &seed,
+                        pitboss_lab::threads(),
+                        run,
+                    )
                 })
                 .await?;
             let (low, high) = sim.interval();

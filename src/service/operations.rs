@@ -13,11 +13,11 @@ use super::limits::Bounded;
 use super::scope;
 use crate::access::{Access, Principal, Role};
 use crate::codec;
-use pitboss_engine::config::GameConfig;
-use pitboss_engine::games::VoidKind;
 use crate::floor::{Attribution, Done, Floor, Proposal};
 use crate::proto;
 use crate::proto::operations_server::Operations;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::games::VoidKind;
 
 /// The Operations service.
 pub struct OperationsService {

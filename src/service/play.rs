@@ -11,13 +11,13 @@ use super::scope;
 use super::work::Pool;
 use crate::access::Principal;
 use crate::codec;
-use pitboss_engine::config::ConfigId;
-use pitboss_engine::games::{Action, Status as HandStatus};
 use crate::floor::{Floor, HandSnapshot, OpenRequest, Script};
-use pitboss_lab::advice::StrategyTables;
 use crate::lru::Lru;
 use crate::proto;
 use crate::proto::play_server::Play;
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::games::{Action, Status as HandStatus};
+use pitboss_lab::advice::StrategyTables;
 
 /// One configuration's strategy tables, built once (Mississippi Stud about half a second,
 /// Caribbean Stud about 1.5 s) by whichever call needs them first; later calls wait for that build.

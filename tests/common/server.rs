@@ -119,14 +119,23 @@ impl Server {
                 }
             });
         }
-        // The ready line: the only thing `serve` writes on standard output.
+        // The ready line: the only thing `serve` writes on standard output. A server that neither
+        // writes it nor exits within a minute fails the test rather than hanging it.
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("read the ready line");
+        let (sent, read) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = stdout.read_line(&mut line);
+            let _ = sent.send(line);
+        });
+        let line = read
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_default();
         let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| {
+            let _ = child.kill();
             let _ = child.wait();
             panic!(
-                "serve stopped before it was ready ({line:?}); its log ends:\n{}",
+                "serve was not ready ({line:?}: stopped, or silent for a minute); its log ends:\n{}",
                 log.lock().unwrap().join("\n")
             )
         });

@@ -18,11 +18,11 @@ mod rpc;
 
 use std::time::Instant;
 
-use pitboss_engine::config::GameConfig;
-use pitboss_engine::game::GameId;
 use pitboss::proto;
 use pitboss::proto::audit_server::Audit;
 use pitboss::proto::play_server::Play;
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
 use serde_json::Value;
 
 /// A request as the transport hands it to a handler: with its authenticated principal (here one

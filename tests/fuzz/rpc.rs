@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use pitboss::access::{Access, Caller};
 use pitboss::floor::Floor;
-use pitboss_ledger::Ledger;
 use pitboss::proto;
 use pitboss::proto::audit_server::Audit;
 use pitboss::proto::lab_server::Lab;
@@ -28,6 +27,7 @@ use pitboss::service::lab::LabService;
 use pitboss::service::operations::OperationsService;
 use pitboss::service::play::PlayService;
 use pitboss::service::work::{Pool, Shutdown};
+use pitboss_ledger::Ledger;
 use prost::Message;
 use tokio_stream::StreamExt;
 

@@ -26,7 +26,7 @@ use pitboss_engine::games::dealer_qualifies;
 use pitboss_engine::hand::poker5::{self, Category, HandValue};
 use pitboss_engine::paytable::{row_for, Pay};
 
-use super::error::{rules_of, LabError};
+use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
 /// How many dealer hands complete one player hand and up card: C(46,4).
@@ -517,7 +517,7 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, Decisio
 /// The PAR sheets of a Caribbean Stud configuration: the ante and raise under the optimal
 /// strategy, and the bonus (paid on the hands that raise).
 pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, LabError> {
-    let rules: &CaribbeanRules = rules_of(config)?;
+    let rules: &CaribbeanRules = config.rules_of()?;
     let payouts = Payouts::of(rules)?;
     let (tally, _) = analyse(rules, threads)?;
     let w = payouts.wagered() as u128;

@@ -3,7 +3,7 @@
 //! it, and an error from the engine keeps its own type. Every message is the one the lab has
 //! always written.
 
-use pitboss_engine::config::{ConfigError, ConfigId, GameConfig, GameRules};
+use pitboss_engine::config::ConfigError;
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, RuleError};
 use pitboss_engine::money::{Money, MoneyOverflow};
@@ -17,15 +17,8 @@ pub enum LabError {
     #[error("{}", crate::STOPPED)]
     Stopped,
     /// The configuration is another game's.
-    #[error("configuration {config} is for {game}, not {expected}")]
-    WrongGame {
-        /// The configuration's id.
-        config: ConfigId,
-        /// The game it is for.
-        game: GameId,
-        /// The game the computation needs.
-        expected: GameId,
-    },
+    #[error(transparent)]
+    WrongGame(#[from] pitboss_engine::config::WrongRules),
     /// A Nutz computation was given another game's configuration.
     #[error("not a Nutz configuration")]
     NotNutz {
@@ -104,19 +97,10 @@ fn fixed_amount_row(game: GameId) -> &'static str {
     }
 }
 
-/// The rules of game `R`, or [`LabError::WrongGame`] if the configuration is another game's.
-pub(crate) fn rules_of<R: GameRules>(config: &GameConfig) -> Result<&R, LabError> {
-    R::of(&config.rules).ok_or_else(|| LabError::WrongGame {
-        config: config.id(),
-        game: config.game,
-        expected: R::GAME,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pitboss_engine::config::NutzRules;
+    use pitboss_engine::config::{GameConfig, NutzRules};
 
     #[test]
     fn the_messages_are_the_ones_written_before() {
@@ -126,16 +110,9 @@ mod tests {
         );
         let config = GameConfig::default_for(GameId::MississippiStud);
         let engine = config.rules_of::<NutzRules>().unwrap_err();
-        let ours = rules_of::<NutzRules>(&config).unwrap_err();
-        assert_eq!(ours.to_string(), engine);
-        assert_eq!(
-            ours,
-            LabError::WrongGame {
-                config: config.id(),
-                game: GameId::MississippiStud,
-                expected: GameId::Nutz
-            }
-        );
+        let ours = LabError::from(engine);
+        assert_eq!(ours.to_string(), engine.to_string());
+        assert_eq!(ours, LabError::WrongGame(engine));
         assert_eq!(
             LabError::Overflow(MoneyOverflow).to_string(),
             "money arithmetic overflowed"

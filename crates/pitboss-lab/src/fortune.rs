@@ -9,7 +9,7 @@ use pitboss_engine::hand::fortune::{classify_masks, FortuneCategory, SuitMasks};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::row_for;
 
-use super::error::{rules_of, LabError};
+use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
 /// C(53,7).
@@ -75,7 +75,7 @@ pub fn category_counts(threads: usize) -> [u64; 12] {
 
 /// The Fortune bonus PAR sheet of a Fortune Pai Gow configuration.
 pub fn par_sheet(config: &GameConfig, threads: usize) -> Result<ParSheet, LabError> {
-    let rules: &FortunePaiGowRules = rules_of(config)?;
+    let rules: &FortunePaiGowRules = config.rules_of()?;
     let counts = category_counts(threads);
     let rows = FortuneCategory::ALL
         .iter()

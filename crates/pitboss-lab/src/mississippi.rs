@@ -20,7 +20,7 @@ use pitboss_engine::hand::{poker5, three_card};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay};
 
-use super::error::{rules_of, LabError};
+use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
 /// Net result per unit staked on the ante or a street bet (winnings; 0 for a push; −1 for a loss).
@@ -274,12 +274,12 @@ fn row_index(rules: &MississippiRules, cards: &[Card; 5]) -> usize {
 }
 
 /// The ante and street bets under the optimal strategy, row by row: a forward pass over every
-/// card sequence following [`Strategy::advise`]'s choices, counting where each sequence ends (a
+/// card sequence following `Strategy::advise`'s choices, counting where each sequence ends (a
 /// fold on some street, or a paytable row at showdown) and what was wagered and paid back there,
 /// in antes. Its totals equal [`analyse`]'s backward-induction values exactly (a test holds them
 /// together).
 pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
-    let rules: &MississippiRules = rules_of(config)?;
+    let rules: &MississippiRules = config.rules_of()?;
     let strategy = Strategy::build(rules);
     let cards = deck();
     let rows = rules.paytable.len() + 1;
@@ -380,7 +380,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
 
 /// The 3-card bonus over all 22 100 community hands.
 pub fn bonus_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
-    let rules: &MississippiRules = rules_of(config)?;
+    let rules: &MississippiRules = config.rules_of()?;
     let cards = deck();
     let mut counts: HashMap<three_card::Category, u128> = HashMap::new();
     for a in 0..52 {

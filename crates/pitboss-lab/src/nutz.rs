@@ -11,7 +11,7 @@ use pitboss_engine::games::{held_positions, nutz_hand, paying_row, round_over, N
 use pitboss_engine::paytable::row_for;
 use pitboss_engine::settlement::BetId;
 
-use super::error::{rules_of, LabError};
+use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
 /// Final outcomes: (final hand, the shake the round ended on) → weight.
@@ -77,7 +77,7 @@ fn from_state(
 
 /// One PAR sheet per box, for a Nutz configuration.
 pub fn par_sheets(config: &GameConfig) -> Result<Vec<ParSheet>, LabError> {
-    let rules: &NutzRules = rules_of(config)?;
+    let rules: &NutzRules = config.rules_of()?;
     if config.game != GameId::Nutz {
         return Err(LabError::NotNutz { game: config.game });
     }

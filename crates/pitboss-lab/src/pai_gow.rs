@@ -12,7 +12,7 @@ use pitboss_engine::house_way::{house_way_unchecked, Edition};
 use pitboss_engine::paytable::Pay;
 use pitboss_engine::rng::Seed;
 
-use super::error::{rules_of, LabError};
+use super::error::LabError;
 
 /// Totals of a simulation, in units of the main bet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub fn simulate_main(
     threads: usize,
     run: &super::Run,
 ) -> Result<Simulation, LabError> {
-    let rules: &FortunePaiGowRules = rules_of(config)?;
+    let rules: &FortunePaiGowRules = config.rules_of()?;
     let edition = Edition::from_name(&rules.house_way)
         .ok_or_else(|| LabError::UnknownHouseWay(rules.house_way.clone()))?;
     let threads = threads.clamp(1, 64) as u64;

@@ -275,7 +275,9 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
     };
     let mut wagers = Vec::new();
     for (bet, &amount) in &t.wagers {
-        let bet: BetId = bet.parse().map_err(Refusal::Wagers)?;
+        let bet: BetId = bet
+            .parse()
+            .map_err(|e: pitboss_engine::settlement::UnknownBet| Refusal::Wagers(e.to_string()))?;
         wagers.push(Wager {
             bet,
             amount: Money(amount),

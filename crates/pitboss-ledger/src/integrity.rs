@@ -10,7 +10,7 @@
 //!   of `wal.rs` names the file and offset. A record cut short at the very end (a crash during a
 //!   write, never acknowledged) is only noted.
 //! - **Table files**: every family is read through with block checksums verified (`events` by the
-//!   walk, the others by [`Store::scan_checksums`]); RocksDB's error names the file and offset.
+//!   walk, the others by `Store::scan_checksums`); RocksDB's error names the file and offset.
 //! - **The chain**: every entry's place, bytes and link, and the keys it establishes
 //!   (`verify.rs`). Signatures are checked for every entry the anchor does not cover: the anchor
 //!   is signed by a key the log established and names the head's hash, and the chain binds every

@@ -64,8 +64,6 @@ pub use store::{Store, StoreError};
 pub use verify::{verify, Problem, ProblemKind, VerifyReport};
 pub use writer::AppendRequest;
 
-
-
 /// The actor of what the server and its tools do on their own (the default configurations, key
 /// entries, a recorded repair): no principal asked for it.
 pub const SERVER_ACTOR: &str = "pitboss";
@@ -413,7 +411,7 @@ impl Ledger {
     }
 
     /// Every public key the log published, by id.
-    pub fn known_keys(&self) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LedgerError> {
+    pub fn known_keys(&self) -> Result<Vec<store::KeyValue>, LedgerError> {
         Ok(self.store.known_keys()?)
     }
 

@@ -5,6 +5,13 @@
 //! Every other payload is opaque bytes here: the ledger stores what it is given and must not
 //! decode a game's events.
 
+#![allow(
+    missing_docs,
+    clippy::all,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
+
 include!(concat!(env!("OUT_DIR"), "/pitboss.v1.rs"));
 
 /// The ledger's view of a `pitboss.v1.Payload` (`events.proto`): the kinds it writes itself, with

@@ -22,8 +22,8 @@ use prost::Message;
 
 use super::anchor;
 use super::entry::Hash;
-use super::integrity::{self, AnchorState, Examine, Examined};
-use super::store::{OpenOptions, WalRecovery};
+use super::integrity::{self, AnchorState, Examine, Examined, Refusal};
+use super::store::{OpenOptions, StoreError, WalRecovery};
 use super::{AppendRequest, Expected, Ledger, OpenError};
 use crate::proto;
 
@@ -79,7 +79,20 @@ pub enum RecoveryError {
     #[error("{0}")]
     Open(#[from] OpenError),
     #[error("after the recovery the directory still does not check: {0}")]
-    Afterwards(String),
+    Afterwards(#[from] Afterwards),
+}
+
+/// Why a repaired directory still does not check.
+#[derive(Debug, thiserror::Error)]
+pub enum Afterwards {
+    #[error("the log opened with {opened} entries, the plan kept {kept}")]
+    Kept { opened: u64, kept: u64 },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Problems(Vec<Refusal>),
 }
 
 /// What was done.
@@ -107,7 +120,7 @@ pub fn plan(dir: &Path) -> Plan {
     // What the ordinary checks say.
     let strict = examine(dir, WalRecovery::Strict, false);
     match &strict {
-        Err(refusal) => plan.findings.push(refusal.clone()),
+        Err(refusal) => plan.findings.push(refusal.to_string()),
         Ok(examined) => plan
             .findings
             .extend(examined.problems.iter().map(|p| p.to_string())),
@@ -118,7 +131,7 @@ pub fn plan(dir: &Path) -> Plan {
     // What point-in-time recovery keeps, checked in full.
     let examined = match examine(dir, WalRecovery::PointInTime, true) {
         Err(refusal) => {
-            plan.blocked.push(refusal);
+            plan.blocked.push(refusal.to_string());
             return plan;
         }
         Ok(examined) => examined,
@@ -142,7 +155,7 @@ pub fn plan(dir: &Path) -> Plan {
 
 /// Opens `dir` read-only as `wal` says and examines it in full (every signature, keys included);
 /// `Err` with the reason when it cannot even be opened.
-fn examine(dir: &Path, wal: WalRecovery, recovering: bool) -> Result<Examined, String> {
+fn examine(dir: &Path, wal: WalRecovery, recovering: bool) -> Result<Examined, Refusal> {
     let anchor = anchor::read_settled(&anchor::path_in(dir));
     let store = integrity::open_store(
         dir,
@@ -151,8 +164,7 @@ fn examine(dir: &Path, wal: WalRecovery, recovering: bool) -> Result<Examined, S
             create: false,
             wal,
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut examined = integrity::examine(
         &store,
         anchor,
@@ -219,10 +231,11 @@ pub fn recover(
     let opened = integrity::open_for_writing(dir, WalRecovery::PointInTime, true)
         .map_err(OpenError::from)?;
     if opened.next_sequence != plan.kept_size {
-        return Err(RecoveryError::Afterwards(format!(
-            "the log opened with {} entries, the plan kept {}",
-            opened.next_sequence, plan.kept_size
-        )));
+        return Err(Afterwards::Kept {
+            opened: opened.next_sequence,
+            kept: plan.kept_size,
+        }
+        .into());
     }
     let (acknowledged_size, head, known) = match plan.acknowledged {
         Some((size, head)) => (size, head.to_vec(), true),
@@ -240,37 +253,23 @@ pub fn recover(
             at_ms: now_ms,
         })),
     };
-    let request = AppendRequest {
-        stream: format!("recovery/{}", plan.kept_size),
-        expected: Expected::Version(0),
-        payloads: vec![record.encode_to_vec()],
-        request: None,
-        indexes: Vec::new(),
-        unindex: Vec::new(),
-        secrets: Vec::new(),
-        recorded_at_ms: now_ms,
-        actor: super::SERVER_ACTOR.to_string(),
-    };
+    let request = AppendRequest::entries(
+        format!("recovery/{}", plan.kept_size),
+        Expected::Version(0),
+        vec![record.encode_to_vec()],
+        now_ms,
+        super::SERVER_ACTOR,
+    );
     let (ledger, appended) =
         Ledger::start(opened, now_ms, Some(request)).map_err(OpenError::from)?;
     let sequence = appended.map_or(plan.kept_size, |a| a.first_sequence);
     // The damaged write-ahead log is not needed any more: what it held that checks is in tables.
-    ledger
-        .store()
-        .flush_all()
-        .map_err(|e| RecoveryError::Afterwards(e.to_string()))?;
+    ledger.store().flush_all().map_err(Afterwards::from)?;
     ledger.close();
     drop(ledger);
-    let after = examine(dir, WalRecovery::Strict, false).map_err(RecoveryError::Afterwards)?;
+    let after = examine(dir, WalRecovery::Strict, false).map_err(Afterwards::from)?;
     if !after.problems.is_empty() {
-        return Err(RecoveryError::Afterwards(
-            after
-                .problems
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join("; "),
-        ));
+        return Err(Afterwards::Problems(after.problems).into());
     }
     Ok(Recovered {
         plan,

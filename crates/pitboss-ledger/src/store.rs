@@ -22,7 +22,7 @@
 //! mode would silently keep only the log before it); a record cut short at the very end (a crash in
 //! the middle of a write that was never acknowledged) is dropped. `pitboss recover` opens with
 //! point-in-time recovery, explicitly. Every read verifies block checksums, and
-//! [`Store::scan_checksums`] reads whole families to find damaged table files before serving.
+//! `Store::scan_checksums` reads whole families to find damaged table files before serving.
 //!
 //! Owns the handle and the layout; interprets no payload.
 
@@ -220,8 +220,10 @@ pub fn check_not_in_use(dir: &Path) -> Result<(), StoreError> {
 }
 
 impl Store {
-    /// Opens the database in `dir` for reading and writing, creating it if missing.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+    /// Opens the database in `dir` for reading and writing, creating it if missing (only the
+    /// tests' tampering opens a store for writing but through the integrity checks).
+    #[cfg(any(test, feature = "tamper"))]
+    pub(crate) fn open(dir: &Path) -> Result<Store, StoreError> {
         Store::open_with(
             dir,
             OpenOptions {
@@ -239,7 +241,7 @@ impl Store {
 
     /// Opens the database in `dir` as `how` says. Checks the recorded format version (2 or 3, or
     /// none yet), but writes nothing of its own: the ledger records the format (`integrity.rs`).
-    pub fn open_with(dir: &Path, how: OpenOptions) -> Result<Store, StoreError> {
+    pub(crate) fn open_with(dir: &Path, how: OpenOptions) -> Result<Store, StoreError> {
         if how.write && how.create {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
@@ -361,7 +363,7 @@ impl Store {
     /// Reads every key and value of `family` with block checksums verified, bypassing the block
     /// cache: damaged table files are named (RocksDB's error gives the file and offset). Returns
     /// how many records it read.
-    pub fn scan_checksums(&self, family: &str) -> Result<u64, StoreError> {
+    pub(crate) fn scan_checksums(&self, family: &str) -> Result<u64, StoreError> {
         let mut options = ReadOptions::default();
         options.set_verify_checksums(true);
         options.fill_cache(false);
@@ -379,7 +381,7 @@ impl Store {
 
     /// Writes every family's memtable to table files and waits (so that the write-ahead log is
     /// no longer needed to reopen).
-    pub fn flush_all(&self) -> Result<(), StoreError> {
+    pub(crate) fn flush_all(&self) -> Result<(), StoreError> {
         for family in cf::ALL {
             self.db
                 .flush_cf(self.cf(family)?)
@@ -389,7 +391,7 @@ impl Store {
     }
 
     /// The last stored entry's sequence and stored bytes, if any.
-    pub fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+    pub(crate) fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
         let mut iter = self.db.iterator_cf(self.cf(cf::EVENTS)?, IteratorMode::End);
         match iter.next() {
             None => Ok(None),
@@ -400,7 +402,7 @@ impl Store {
 
     /// Stored entries from `from` on, in key order, as (raw key, stored bytes). Stops at a read
     /// error, which it yields.
-    pub fn entries_from(
+    pub(crate) fn entries_from(
         &self,
         from: u64,
     ) -> Result<impl Iterator<Item = Result<KeyValue, StoreError>> + '_, StoreError> {
@@ -416,7 +418,11 @@ impl Store {
     }
 
     /// The sequences of a stream's entries from `position` on, in order.
-    pub fn stream_sequences(&self, stream: &str, position: u64) -> Result<Vec<u64>, StoreError> {
+    pub(crate) fn stream_sequences(
+        &self,
+        stream: &str,
+        position: u64,
+    ) -> Result<Vec<u64>, StoreError> {
         let start = stream_key(stream, position);
         let mut prefix = stream.as_bytes().to_vec();
         prefix.push(0);
@@ -438,7 +444,7 @@ impl Store {
     }
 
     /// A stream's version: how many entries it has.
-    pub fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
+    pub(crate) fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
         Ok(self
             .get(cf::HEADS, stream.as_bytes())?
             .and_then(|v| be_u64(&v))
@@ -447,7 +453,7 @@ impl Store {
 
     /// Index keys under `name` starting at `from` (a key prefix within the index), in order, with
     /// the sequence that wrote each; at most `limit`, and only while they start with `prefix`.
-    pub fn index_scan(
+    pub(crate) fn index_scan(
         &self,
         name: &str,
         prefix: &[u8],

@@ -201,10 +201,7 @@ impl Syncer {
     /// Writes one group with a synced WAL; `None` when it was refused (its callers answered).
     fn apply(&self, prepared: Prepared) -> Option<Durable> {
         if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
-            Syncer::fail(
-                prepared,
-                LedgerError::EarlierWriteFailed,
-            );
+            Syncer::fail(prepared, LedgerError::EarlierWriteFailed);
             return None;
         }
         let mut options = WriteOptions::default();
@@ -792,9 +789,8 @@ impl Writer {
             },
             None => match self.store.get(cf::REQUESTS, key.id.as_bytes())? {
                 None => return Ok(None),
-                Some(bytes) => RequestRecord::decode(&bytes).ok_or_else(|| {
-                    LedgerError::DamagedRequestRecord { id: key.id.clone() }
-                })?,
+                Some(bytes) => RequestRecord::decode(&bytes)
+                    .ok_or_else(|| LedgerError::DamagedRequestRecord { id: key.id.clone() })?,
             },
         };
         match record.fingerprint {
@@ -862,17 +858,13 @@ impl Writer {
         kind: proto::LedgerKind,
         expected: Expected,
     ) -> Result<(), LedgerError> {
-        let request = AppendRequest {
-            stream: format!("key/{}", key.id()),
+        let request = AppendRequest::entries(
+            format!("key/{}", key.id()),
             expected,
-            payloads: vec![proto::LedgerPayload { kind: Some(kind) }.encode_to_vec()],
-            request: None,
-            indexes: Vec::new(),
-            secrets: Vec::new(),
-            unindex: Vec::new(),
-            recorded_at_ms: at,
-            actor: actor.to_string(),
-        };
+            vec![proto::LedgerPayload { kind: Some(kind) }.encode_to_vec()],
+            at,
+            actor,
+        );
         self.stage(&request, group, key)?;
         group.batch.put_cf(
             self.store.cf(cf::KEYS)?,
@@ -940,12 +932,20 @@ pub(super) fn load_head(store: &Store) -> Result<(u64, Hash), LedgerError> {
 mod tests {
     use super::*;
 
+    /// A payload of a kind the ledger does not read: field 9 of `pitboss.v1.Payload` (a
+    /// published configuration, to the root crate) holding 32 bytes `n`.
+    fn opaque_payload(n: u8) -> Vec<u8> {
+        let mut payload = vec![0x4a, 34, 0x0a, 32];
+        payload.extend([n; 32]);
+        payload
+    }
+
     fn append(stream: &str, n: u8) -> (Job, oneshot::Receiver<Result<Appended, LedgerError>>) {
         let (reply, answer) = oneshot::channel();
         let request = AppendRequest {
             stream: stream.into(),
             expected: Expected::Any,
-            payloads: vec![vec![n; 32]],
+            payloads: vec![opaque_payload(n)],
             request: Some(RequestKey {
                 id: format!("req-{n}"),
                 fingerprint: Fingerprint([n; 32]),
@@ -1039,9 +1039,10 @@ mod tests {
             answer_a.try_recv().unwrap(),
             Err(LedgerError::Store(_))
         ));
-        assert!(
-            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::EarlierWriteFailed))
-        );
+        assert!(matches!(
+            answer_b.try_recv().unwrap(),
+            Err(LedgerError::EarlierWriteFailed)
+        ));
         assert_eq!(
             super::super::anchor::read(&anchor_path)
                 .unwrap()
@@ -1151,9 +1152,10 @@ mod tests {
         let (b, mut answer_b) = append("s", 2);
         let prepared = writer.prepare(vec![b]);
         land(&mut writer, &working, prepared);
-        assert!(
-            matches!(answer_b.try_recv().unwrap(), Err(LedgerError::AnchorStopped))
-        );
+        assert!(matches!(
+            answer_b.try_recv().unwrap(),
+            Err(LedgerError::AnchorStopped)
+        ));
         assert_eq!(
             store.last_entry().unwrap().map(|(s, _)| s),
             Some(0),

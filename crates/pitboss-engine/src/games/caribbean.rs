@@ -12,8 +12,8 @@
 
 use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
-    judged, only_bets, row_id, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand,
-    RuleError, Timestamp,
+    judged, only_bets, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand, RuleError,
+    Timestamp,
 };
 use crate::config::CaribbeanRules;
 use crate::game::{GameId, Seat};
@@ -177,7 +177,7 @@ impl Game for State {
                 (
                     Some(r.ante_win),
                     raise_row.map(|row| row.pay),
-                    format!("player_higher_{}", row_id(&p.category())),
+                    format!("player_higher_{}", crate::id_of(&p.category())),
                 )
             } else if p < d {
                 (None, None, "dealer_higher".to_string())
@@ -204,7 +204,7 @@ impl Game for State {
                     BetId::Bonus,
                     stake,
                     judged(p.category(), &player),
-                    row_id(&p.category()),
+                    crate::id_of(&p.category()),
                     row.map(|row| row.pay),
                     None,
                 )?;

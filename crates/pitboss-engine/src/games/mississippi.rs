@@ -12,7 +12,7 @@
 
 use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
-    judged, only_bets, row_id, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
+    judged, only_bets, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
 use crate::card::Card;
 use crate::card::Rank;
@@ -152,7 +152,10 @@ impl Game for State {
                     bet,
                     stake,
                     five_words.clone(),
-                    row.map_or_else(|| row_id(&value.category()), |row| row_id(&row.hand)),
+                    row.map_or_else(
+                        || crate::id_of(&value.category()),
+                        |row| crate::id_of(&row.hand),
+                    ),
                     row.map(|row| row.pay),
                     cap,
                 )?,
@@ -166,7 +169,7 @@ impl Game for State {
                 BetId::Bonus,
                 stake,
                 judged(category, &three),
-                row_id(&category),
+                crate::id_of(&category),
                 row.map(|row| row.pay),
                 r.bonus_cap,
             )?;

@@ -758,14 +758,6 @@ fn wager_on(wagers: &[Wager], bet: BetId) -> Option<Money> {
     wagers.iter().find(|w| w.bet == bet).map(|w| w.amount)
 }
 
-/// The snake_case id of a paytable hand (its serde name).
-fn row_id<T: Serialize>(hand: &T) -> String {
-    serde_json::to_value(hand)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// "category: cards", how a line says what it was judged on.
 fn judged(category: impl std::fmt::Display, cards: &[Card]) -> String {
     format!("{category}: {}", super::card::format_cards(cards))

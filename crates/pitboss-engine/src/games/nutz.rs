@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::view::DiceView;
 use super::{
-    only_bets, row_id, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Shaker, Status,
+    only_bets, within, Action, DiceSource, Emitter, Event, Hand, RuleError, Shaker, Status,
     Timestamp,
 };
 use crate::config::{NutzRow, NutzRules};
@@ -244,7 +244,7 @@ impl Game for State {
         let final_hand = nutz_hand(self.faces);
         let words = format!(
             "{} after shake {}: {}",
-            row_id(&final_hand).replace('_', " "),
+            crate::id_of(&final_hand).replace('_', " "),
             self.shakes,
             self.faces.map(|f| f.to_string()).join(" ")
         );
@@ -255,8 +255,10 @@ impl Game for State {
             };
             let paying_row = paying_row(bet, final_hand, self.shakes);
             let row = paying_row.and_then(|h| row_for(&r.paytable, h));
-            let rule =
-                paying_row.map_or_else(|| format!("final_{}", row_id(&final_hand)), |h| row_id(&h));
+            let rule = paying_row.map_or_else(
+                || format!("final_{}", crate::id_of(&final_hand)),
+                |h| crate::id_of(&h),
+            );
             lines.line(
                 bet,
                 stake,

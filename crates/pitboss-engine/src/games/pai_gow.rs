@@ -14,8 +14,8 @@
 
 use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
-    judged, only_bets, row_id, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand,
-    RuleError, Status, Timestamp,
+    judged, only_bets, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand, RuleError,
+    Status, Timestamp,
 };
 use crate::card::{format_cards, Card, Rank};
 use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
@@ -210,7 +210,7 @@ impl Game for State {
                 BetId::FortuneBonus,
                 stake,
                 judged(category, &cards),
-                row_id(&category),
+                crate::id_of(&category),
                 row.map(|row| row.pay),
                 None,
             )?;

@@ -354,7 +354,7 @@ fn check(fixture: &Value) {
 
 #[test]
 fn every_scripted_hand_settles_as_worked_out() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hands");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hands");
     let mut names = Vec::new();
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

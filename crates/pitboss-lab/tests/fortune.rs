@@ -6,6 +6,8 @@
 //! The counts are pinned in `fixtures/fortune-counts.json`, which this test writes when run with
 //! `PITBOSS_BLESS=1` and otherwise checks.
 
+// The engine's plain reference implementations, shared rather than copied.
+#[path = "../../pitboss-engine/tests/common/mod.rs"]
 mod common;
 
 use pitboss_engine::card::{format_cards, Card, Rank, Suit};
@@ -64,7 +66,7 @@ fn fortune_bonus_returns_92_23_percent_over_every_hand() {
 
     // Pin the counts: any change to the classifier shows up here by category.
     let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fortune-counts.json");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/fortune-counts.json");
     let json = serde_json::json!({
         "note": "Fortune bonus categories over all C(53,7) hands; written by tests/fortune.rs with PITBOSS_BLESS=1, checked otherwise",
         "hands": HANDS,
