@@ -3,7 +3,16 @@
 //!
 //! Owns the registry of configurations; must not open or change hands.
 
-use super::*;
+use std::sync::{Arc, PoisonError};
+
+use prost::Message;
+
+use crate::codec::{self, EntryPayload};
+use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::game::GameId;
+use pitboss_ledger::{AppendRequest, Expected};
+
+use super::{index, requests, requests::Target, Floor, FloorError};
 
 impl Floor {
     pub(super) fn load_configs(&self) -> Result<(), FloorError> {

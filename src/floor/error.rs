@@ -1,7 +1,9 @@
 //! Why a floor operation failed, as data: each variant carries what the service needs to answer
 //! (the field, the hand, the proposal) without reading the message. Owns no behaviour.
 
-use super::*;
+use pitboss_engine::config::{ConfigError, ConfigId};
+use pitboss_engine::games::RuleError;
+use pitboss_ledger::LedgerError;
 
 /// Why a floor operation failed. Nothing was recorded.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,24 @@
 //! Owns the per-hand locks and the cache; must not decide a rule itself (the engine does) nor touch
 //! the ledger's storage but through its methods. Retries are answered by `retries.rs`.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use prost::Message;
+
+use crate::codec::{self, EntryPayload};
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::Wager;
+use pitboss_ledger::{AppendRequest, Appended, Expected, LedgerError, RequestKey};
+
+use super::{
+    actor_given, index, invalid, is_hand_id, requests,
+    requests::{Method, Script, Target},
+    Floor, FloorError, MAX_NAME_CHARS,
+};
 
 /// A hand and its id, as an operation left it.
 #[derive(Clone, Debug)]
@@ -463,6 +480,7 @@ impl Floor {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{floor_in, log_size, mississippi};
+    use super::super::HAND_ID_LEN;
     use super::*;
     use pitboss_engine::games::Action;
 

@@ -25,22 +25,12 @@ mod testing;
 
 use crate::codec::EntryPayload;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
-use prost::Message;
-
-use crate::codec;
 use crate::proto;
-use pitboss_engine::config::{ConfigError, ConfigId, GameConfig};
+use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::{
-    Action, Command, Hand, OpenHand, RuleError, Status, Timestamp, VoidKind, VoidOrder,
-};
-use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::Wager;
-use pitboss_ledger::{
-    AppendRequest, Appended, Expected, Ledger, LedgerError, RequestKey, RequestRecord,
-};
+use pitboss_ledger::Ledger;
 
 use cache::HandCache;
 use error::invalid;
@@ -52,7 +42,6 @@ pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_H
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
 pub use requests::Script;
-use requests::{Method, Target};
 
 /// A hand id: 16 random bytes as lower-case hex.
 pub const HAND_ID_LEN: usize = 32;

@@ -5,7 +5,13 @@
 //! Owns the attribution of operations and their recorded results; must not apply the two-person
 //! rule itself (`proposals.rs` does, before calling here).
 
-use super::*;
+use prost::Message;
+
+use crate::proto;
+use pitboss_engine::games::{Command, Hand, Status, Timestamp, VoidKind, VoidOrder};
+use pitboss_ledger::{AppendRequest, Expected, RequestKey};
+
+use super::{index, invalid, requests, requests::Target, Floor, FloorError, HandSnapshot};
 
 /// Who records a void: the principal, and the second principal who approved it when one had to
 /// (the two-person rule). The entries are the approver's when there is one.

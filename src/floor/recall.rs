@@ -3,7 +3,7 @@
 //!
 //! Read-only: must not write to the ledger.
 
-use super::*;
+use super::{hand_stream, index, Floor, FloorError, HandFilter, HandSummary, Page};
 
 impl Floor {
     /// Recall: hands by player or table, newest first.

@@ -4,7 +4,9 @@
 //!
 //! Owns the reading of request records; must not write anything.
 
-use super::*;
+use pitboss_ledger::{RequestKey, RequestRecord};
+
+use super::{operation_stream, requests::Target, Floor, FloorError, HandSnapshot};
 
 impl Floor {
     pub(super) fn hand_of_entry(&self, sequence: u64) -> Result<String, FloorError> {
