@@ -47,6 +47,13 @@ pub trait EntryPayload {
     fn payload(&self) -> Result<proto::Payload, prost::DecodeError>;
 }
 
+/// Whether `bytes` decode as a `pitboss.v1.Payload`: the check the ledger holds every payload to
+/// when the server opens or verifies the log ([`pitboss_ledger::Ledger::open_checked`]).
+pub fn check_payload(bytes: &[u8]) -> Result<(), prost::DecodeError> {
+    use prost::Message;
+    proto::Payload::decode(bytes).map(|_| ())
+}
+
 impl EntryPayload for pitboss_ledger::Entry {
     fn payload(&self) -> Result<proto::Payload, prost::DecodeError> {
         use prost::Message;

@@ -203,6 +203,53 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
     assert_eq!(problem_of(dir.path()), (3, ProblemKind::BadSignature));
 }
 
+/// The ledger reads only its own payload kinds; the server holds every payload to
+/// `pitboss.v1.Payload` (`Ledger::open_checked`, `pitboss verify`): a correctly signed entry whose
+/// payload does not decode is named by the server's checks, as before the ledger was a crate.
+#[test]
+fn a_signed_entry_whose_payload_does_not_decode_is_named_by_the_servers_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path(), 0).unwrap();
+    // Field 1 (a hand's opening) holding bytes that are no message: well formed to the ledger.
+    let malformed = vec![0x0a, 0x02, 0xff, 0xff];
+    assert!(pitboss::codec::check_payload(&malformed).is_err());
+    let appended = ledger
+        .append_blocking(AppendRequest::entries(
+            "hand/x".into(),
+            Expected::Any,
+            vec![malformed],
+            0,
+            "test",
+        ))
+        .unwrap();
+    assert!(
+        ledger.verify().ok(),
+        "the ledger alone reads its own kinds only"
+    );
+    ledger.close();
+    drop(ledger);
+    let refused = Ledger::open_checked(dir.path(), 0, pitboss::codec::check_payload)
+        .err()
+        .expect("the server's open refuses it")
+        .to_string();
+    let named = format!("entry {}", appended.first_sequence);
+    assert!(
+        refused.contains(&named) && refused.contains("does not decode"),
+        "{refused}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--data"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("FAILED at {named}: does not decode")),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn garbage_in_the_store_is_reported_not_panicked_on() {
     let dir = filled(5);

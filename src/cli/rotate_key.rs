@@ -21,7 +21,7 @@ pub fn run(args: RotateKeyArgs) -> anyhow::Result<()> {
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
-    let ledger = Ledger::open(&args.data, now_ms)
+    let ledger = Ledger::open_checked(&args.data, now_ms, pitboss::codec::check_payload)
         .with_context(|| format!("cannot open {}", args.data.display()))?;
     let old = ledger.key_id().context("the ledger has no key")?;
     let new = ledger

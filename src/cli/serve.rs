@@ -147,7 +147,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let ledger = std::sync::Arc::new(
-            pitboss_ledger::Ledger::open(&args.data, now_ms)
+            pitboss_ledger::Ledger::open_checked(&args.data, now_ms, pitboss::codec::check_payload)
                 .with_context(|| format!("cannot open the data directory {}", args.data.display()))?,
         );
         let head = ledger.head()?;

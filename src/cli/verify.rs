@@ -91,6 +91,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             to: args.to,
             all_signatures: true,
             recovering: false,
+            payloads: Some(pitboss::codec::check_payload),
         },
     );
     let elapsed = started.elapsed();

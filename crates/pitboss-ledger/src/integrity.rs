@@ -45,7 +45,7 @@ use super::store::{
     cf, check_not_in_use, has_database, OpenOptions, Store, StoreError, WalRecovery,
     FORMAT_VERSION, LEGACY_FORMAT_VERSION,
 };
-use super::verify::{walk, Problem, Walk, WalkOptions};
+use super::verify::{walk, PayloadCheck, Problem, Walk, WalkOptions};
 use super::wal::{self, Finding};
 
 /// One reason a data directory cannot be trusted, with what to do about it.
@@ -346,6 +346,8 @@ pub struct Examine {
     /// For a recovery: accept damage in the write-ahead log (point-in-time recovery read around
     /// it), a log shorter than its anchor, and a missing or damaged anchor, as notes.
     pub recovering: bool,
+    /// Every payload is checked by this too (`None`: only the ledger's own kinds are read).
+    pub payloads: Option<super::verify::PayloadCheck>,
 }
 
 /// Reads a directory's write-ahead log files for damage.
@@ -460,6 +462,7 @@ pub fn examine(
                 from: how.from,
                 to: how.to,
                 signatures_from,
+                payloads: how.payloads,
             },
         );
         let scanned = scan.join().unwrap_or_else(|_| {
@@ -889,6 +892,7 @@ pub(super) fn open_for_writing(
     dir: &Path,
     wal_recovery: WalRecovery,
     recovering: bool,
+    payloads: Option<PayloadCheck>,
 ) -> Result<Opened, Refused> {
     let refused = |problems: Vec<Refusal>| Refused {
         dir: dir.to_path_buf(),
@@ -912,6 +916,7 @@ pub(super) fn open_for_writing(
     let anchor_path = anchor::path_in(dir);
     let how = Examine {
         recovering,
+        payloads,
         ..Examine::default()
     };
     let writable = |create: bool| {

@@ -30,7 +30,8 @@
 //!   (`duplicate`), writes nothing, and another fingerprint is [`LedgerError::RequestReused`].
 //! - Reads see every acknowledged append and never part of one. A read during an append sees the
 //!   log before it.
-//! - Payloads are opaque: the ledger decodes only its own kinds ([`proto::LedgerPayload`]).
+//! - Payloads are opaque: the ledger decodes only its own kinds ([`proto::LedgerPayload`]); a
+//!   caller that knows them may hold every payload to its schema ([`Ledger::open_checked`]).
 
 pub mod anchor;
 pub mod checkpoint;
@@ -61,7 +62,7 @@ pub use keys::KeyId;
 pub use proofs::{root_from_store, InclusionProof};
 pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
 pub use store::{Store, StoreError};
-pub use verify::{verify, Problem, ProblemKind, VerifyReport};
+pub use verify::{verify, PayloadCheck, Problem, ProblemKind, VerifyReport};
 pub use writer::AppendRequest;
 
 /// The actor of what the server and its tools do on their own (the default configurations, key
@@ -219,6 +220,8 @@ pub struct Ledger {
     /// and holds it until answered, so the queue never holds more than [`MAX_QUEUED`] appends
     /// however many callers there are.
     queued: tokio::sync::Semaphore,
+    /// The caller's check of every payload, for verification (`None`: the ledger's kinds only).
+    payloads: Option<PayloadCheck>,
 }
 
 /// The most appends queued for the writer or being written at once (a group commit takes them
@@ -230,12 +233,35 @@ impl Ledger {
     /// write-ahead log and tables, the chain, the anchor and the signing key (created only for an
     /// empty log, and published as its first entry). Resumes at the chain head (the last durable
     /// entry, after a crash too). A directory that cannot be trusted is refused with every reason.
+    ///
+    /// Only the ledger's own payload kinds are read; [`Ledger::open_checked`] holds every payload
+    /// to the caller's schema as well.
     pub fn open(dir: &Path, now_ms: u64) -> Result<Ledger, OpenError> {
-        let opened = integrity::open_for_writing(dir, store::WalRecovery::Strict, false)?;
+        Ledger::open_with(dir, now_ms, None)
+    }
+
+    /// [`Ledger::open`], every payload of the log also held to `payloads` when the directory is
+    /// checked and whenever the log is verified: a signed entry whose payload does not decode is
+    /// named (the server passes its `pitboss.v1.Payload` decoding).
+    pub fn open_checked(
+        dir: &Path,
+        now_ms: u64,
+        payloads: PayloadCheck,
+    ) -> Result<Ledger, OpenError> {
+        Ledger::open_with(dir, now_ms, Some(payloads))
+    }
+
+    fn open_with(
+        dir: &Path,
+        now_ms: u64,
+        payloads: Option<PayloadCheck>,
+    ) -> Result<Ledger, OpenError> {
+        let opened = integrity::open_for_writing(dir, store::WalRecovery::Strict, false, payloads)?;
         for note in &opened.notes {
             tracing::warn!(data = %dir.display(), "{note}");
         }
-        let (ledger, _) = Ledger::start(opened, now_ms, None)?;
+        let (mut ledger, _) = Ledger::start(opened, now_ms, None)?;
+        ledger.payloads = payloads;
         Ok(ledger)
     }
 
@@ -295,6 +321,7 @@ impl Ledger {
             head,
             merkle: Mutex::new(merkle::MerkleCache::default()),
             queued: tokio::sync::Semaphore::new(MAX_QUEUED),
+            payloads: None,
         };
         Ok((ledger, first))
     }
@@ -418,7 +445,7 @@ impl Ledger {
     /// Verifies entries `from ..= to` (to the end when `to` is `None`), with the keys the log
     /// published before `from`.
     pub fn verify_range(&self, from: u64, to: Option<u64>) -> VerifyReport {
-        verify(&self.store, from, to)
+        verify::verify_with(&self.store, from, to, self.payloads)
     }
 
     /// The record of a request id, if the id was used by a durable append.
@@ -468,7 +495,7 @@ impl Ledger {
 
     /// Verifies the whole log.
     pub fn verify(&self) -> VerifyReport {
-        verify(&self.store, 0, None)
+        self.verify_range(0, None)
     }
 
     /// Verifies the whole log one signature at a time: the reference the batched verification's

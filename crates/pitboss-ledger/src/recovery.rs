@@ -228,7 +228,7 @@ pub fn recover(
         });
     }
     let preserved = preserve(dir, now_ms)?;
-    let opened = integrity::open_for_writing(dir, WalRecovery::PointInTime, true)
+    let opened = integrity::open_for_writing(dir, WalRecovery::PointInTime, true, None)
         .map_err(OpenError::from)?;
     if opened.next_sequence != plan.kept_size {
         return Err(Afterwards::Kept {

@@ -108,6 +108,11 @@ struct Signed {
 
 const BATCH: usize = 1024;
 
+/// A check that a payload of a kind the ledger does not read is well formed: given by the crate
+/// that knows the payloads (the root's `pitboss.v1.Payload`), so that a walk reports a signed
+/// entry whose payload does not decode, without the ledger knowing any game.
+pub type PayloadCheck = fn(&[u8]) -> Result<(), prost::DecodeError>;
+
 /// What a walk covers and gathers, besides every entry's place, bytes, link and key.
 #[derive(Clone, Debug, Default)]
 pub struct WalkOptions {
@@ -118,6 +123,8 @@ pub struct WalkOptions {
     /// Signatures of entries below this sequence are not checked (0: all are). For opening a
     /// ledger whose signed anchor names a later head: the chain binds every entry before it.
     pub signatures_from: u64,
+    /// Every payload is checked by this too (`None`: only the ledger's own kinds are read).
+    pub payloads: Option<PayloadCheck>,
 }
 
 /// What a walk found.
@@ -135,13 +142,25 @@ pub struct Walk {
     pub recoveries: Vec<(u64, LogRecovered)>,
 }
 
-/// Verifies entries from `from` to `to` (inclusive; `None` for the end of the log).
+/// Verifies entries from `from` to `to` (inclusive; `None` for the end of the log), reading only
+/// the ledger's own payload kinds (`verify_with` also checks every payload).
 pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
+    verify_with(store, from, to, None)
+}
+
+/// [`verify`], every payload also held to `payloads`.
+pub fn verify_with(
+    store: &Store,
+    from: u64,
+    to: Option<u64>,
+    payloads: Option<PayloadCheck>,
+) -> VerifyReport {
     walk(
         store,
         &WalkOptions {
             from,
             to,
+            payloads,
             ..WalkOptions::default()
         },
     )
@@ -215,7 +234,14 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
         if options.to.is_some_and(|to| sequence > to) {
             break;
         }
-        match check(sequence, expected, &value, &prev, &mut walk.keys) {
+        match check(
+            sequence,
+            expected,
+            &value,
+            &prev,
+            &mut walk.keys,
+            options.payloads,
+        ) {
             Ok(mut signed) => {
                 signed.check_signature = sequence >= options.signatures_from;
                 if sequence == 0 {
@@ -297,6 +323,7 @@ fn check(
     stored: &[u8],
     prev: &Hash,
     keys: &mut HashMap<KeyId, VerifyingKey>,
+    payloads: Option<PayloadCheck>,
 ) -> Result<Signed, ProblemKind> {
     if sequence != expected {
         return Err(ProblemKind::Gap { found: sequence });
@@ -316,6 +343,10 @@ fn check(
     }
     let key_id = KeyId::from_slice(&entry.envelope.key_id)
         .ok_or_else(|| ProblemKind::Undecodable("a key id that is not 16 bytes".into()))?;
+    if let Some(check_payload) = payloads {
+        check_payload(&entry.envelope.payload)
+            .map_err(|e| ProblemKind::Undecodable(e.to_string()))?;
+    }
     // Key entries establish keys before their own signature is checked.
     let mut recovery = None;
     match entry.ledger_payload().map(|p| p.kind) {
@@ -418,7 +449,7 @@ pub fn verify_one_by_one(store: &Store) -> Result<u64, Problem> {
             kind: ProblemKind::Unreadable(e.to_string()),
         })?;
         let sequence = be_u64(&key).unwrap_or(u64::MAX);
-        let signed = check(sequence, n, &value, &prev, &mut keys)
+        let signed = check(sequence, n, &value, &prev, &mut keys, None)
             .map_err(|kind| Problem { sequence, kind })?;
         if signed.key.verify(&signed.hash, &signed.signature).is_err() {
             return Err(Problem {
