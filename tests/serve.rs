@@ -187,3 +187,64 @@ async fn reflection_v1_and_v1alpha_list_every_service() {
         }
     }
 }
+
+/// `serve --config pitboss.toml`: the file's data directory (relative to the file) and address are
+/// used, a flag overrides its key, and a file with an unknown key is refused naming it before
+/// anything starts.
+#[test]
+fn a_settings_file_is_used_and_flags_override_it() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pitboss.toml");
+    std::fs::write(&config, "data = \"from-file\"\nlisten = \"127.0.0.1:0\"\n").unwrap();
+    let ready = |extra: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sent, read) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = stdout.read_line(&mut line);
+            let _ = sent.send(line);
+        });
+        let line = read
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_default();
+        let _ = child.kill();
+        let _ = child.wait();
+        serde_json::from_str::<serde_json::Value>(&line).expect(&line)
+    };
+    let from_file = ready(&[]);
+    assert_eq!(
+        from_file["data"].as_str().unwrap(),
+        dir.path().join("from-file").to_str().unwrap()
+    );
+    assert!(dir.path().join("from-file").join("anchor").exists());
+    let port = from_file["listening"].as_str().unwrap();
+    assert!(
+        port.starts_with("127.0.0.1:") && !port.ends_with(":0"),
+        "{port}"
+    );
+    let flag = dir.path().join("from-flag");
+    let overridden = ready(&["--data", flag.to_str().unwrap()]);
+    assert_eq!(overridden["data"].as_str().unwrap(), flag.to_str().unwrap());
+
+    std::fs::write(&config, "lisen = \"127.0.0.1:0\"\n").unwrap();
+    let reason = Server::refuses_with(
+        &dir.path().join("unused"),
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ],
+    );
+    assert!(reason.contains("lisen"), "{reason}");
+    assert!(!dir.path().join("unused").exists(), "nothing started");
+}

@@ -20,6 +20,7 @@ mod replay;
 mod rng;
 mod rotate_key;
 mod serve;
+mod serve_file;
 mod simulate;
 mod vectors;
 mod verify;

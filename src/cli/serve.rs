@@ -22,28 +22,34 @@ use pitboss::floor::Floor;
 use pitboss_ledger::SERVER_ACTOR;
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
+use super::serve_file::{self, Settings};
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The data directory (RocksDB), created if missing.
-    #[arg(long, default_value = "./pitboss-data")]
-    data: PathBuf,
-    /// The address to listen on.
-    #[arg(long, default_value = "127.0.0.1:50051")]
-    listen: SocketAddr,
+    /// A settings file (`pitboss.toml`: `docs/pitboss.example.toml`); each flag below overrides
+    /// its key.
+    #[arg(long, env = "PITBOSS_CONFIG")]
+    config: Option<PathBuf>,
+    /// The data directory (RocksDB), created if missing. Default: `./pitboss-data`.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// The address to listen on. Default: `127.0.0.1:50051`.
+    #[arg(long)]
+    listen: Option<SocketAddr>,
     /// The access file (TOML: principals, credentials, roles, scopes; `docs/access.example.toml`).
     /// Default: `access.toml` in the data directory, made for a local administrator on the first
     /// start on loopback.
     #[arg(long)]
     access: Option<PathBuf>,
     /// The server's certificate chain (PEM): serve TLS.
-    #[arg(long, requires = "tls_key")]
+    #[arg(long)]
     tls_cert: Option<PathBuf>,
     /// The server certificate's private key (PEM).
-    #[arg(long, requires = "tls_cert")]
+    #[arg(long)]
     tls_key: Option<PathBuf>,
     /// The CA (PEM) that signs client certificates: clients may then authenticate by mutual TLS
     /// (the certificate's subject names the principal); a bearer token still works.
-    #[arg(long, requires = "tls_cert")]
+    #[arg(long)]
     client_ca: Option<PathBuf>,
     /// Serve beyond loopback without TLS (tokens then cross the network in clear). Recorded in
     /// the log at every start.
@@ -51,12 +57,30 @@ pub struct ServeArgs {
     insecure_no_tls: bool,
 }
 
+/// The settings to serve with: the flags over the settings file over the defaults.
+fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
+    let file = match &args.config {
+        Some(path) => serve_file::File::read(path)?,
+        None => serve_file::File::default(),
+    };
+    let flags = serve_file::Flags {
+        data: args.data,
+        listen: args.listen,
+        access: args.access,
+        tls_cert: args.tls_cert,
+        tls_key: args.tls_key,
+        client_ca: args.client_ca,
+        insecure_no_tls: args.insecure_no_tls,
+    };
+    Ok(serve_file::merge(flags, file)?)
+}
+
 fn read(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read the {what} {}", path.display()))
 }
 
 /// The TLS configuration the arguments ask for.
-fn tls(args: &ServeArgs) -> anyhow::Result<Option<ServerTlsConfig>> {
+fn tls(args: &Settings) -> anyhow::Result<Option<ServerTlsConfig>> {
     let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) else {
         return Ok(None);
     };
@@ -74,7 +98,7 @@ fn tls(args: &ServeArgs) -> anyhow::Result<Option<ServerTlsConfig>> {
 
 /// The access in force at start: the file (made for the local administrator on loopback when
 /// the data directory has none), recorded in the log when it differs from the last recorded.
-async fn access(args: &ServeArgs, floor: &Floor, loopback: bool) -> anyhow::Result<Arc<Access>> {
+async fn access(args: &Settings, floor: &Floor, loopback: bool) -> anyhow::Result<Arc<Access>> {
     let path = match &args.access {
         Some(path) => path.clone(),
         None => {
@@ -132,6 +156,7 @@ fn reload_on_hangup(floor: Arc<Floor>, access: Arc<Access>) {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let args = settings(args)?;
     bound_allocator_arenas();
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -1,0 +1,253 @@
+//! `pitboss.toml`: `serve`'s settings in a file (`--config`; `docs/pitboss.example.toml`), each
+//! overridden by its flag. The file is checked whole before anything starts: an unknown key, a
+//! value of the wrong type or a TLS key without its certificate is refused naming the key.
+//! Relative paths in the file are relative to the file's directory.
+//!
+//! Owns the merge of file, flags and defaults; starts nothing.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The largest settings file read (a settings file is a few lines).
+const MAX_FILE_BYTES: u64 = 64 << 10;
+
+/// Where the data lives without a flag or a file.
+pub const DEFAULT_DATA: &str = "./pitboss-data";
+/// Where the server listens without a flag or a file.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:50051";
+
+/// The file's keys, every one optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    /// `data = "./pitboss-data"`
+    pub data: Option<PathBuf>,
+    /// `listen = "127.0.0.1:50051"`
+    pub listen: Option<SocketAddr>,
+    /// `access = "access.toml"`
+    pub access: Option<PathBuf>,
+    /// `insecure_no_tls = false`
+    pub insecure_no_tls: Option<bool>,
+    /// `[tls]`: `cert`, `key`, `client_ca`.
+    pub tls: Option<Tls>,
+}
+
+/// The `[tls]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tls {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub client_ca: Option<PathBuf>,
+}
+
+/// What `serve` was given on its command line (each `None` when not given).
+#[derive(Debug, Default)]
+pub struct Flags {
+    pub data: Option<PathBuf>,
+    pub listen: Option<SocketAddr>,
+    pub access: Option<PathBuf>,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    pub client_ca: Option<PathBuf>,
+    pub insecure_no_tls: bool,
+}
+
+/// The settings `serve` runs with: flag, else file, else default.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub data: PathBuf,
+    pub listen: SocketAddr,
+    pub access: Option<PathBuf>,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    pub client_ca: Option<PathBuf>,
+    pub insecure_no_tls: bool,
+}
+
+/// Why the settings file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read the settings file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the settings file {path} is over {MAX_FILE_BYTES} bytes")]
+    TooLarge { path: PathBuf },
+    #[error("the settings file {path}: {problem}")]
+    Invalid { path: PathBuf, problem: String },
+    #[error("{field}: {problem}")]
+    Incomplete {
+        field: &'static str,
+        problem: &'static str,
+    },
+}
+
+impl File {
+    /// Reads and checks `path`; relative paths in it become relative to its directory.
+    pub fn read(path: &Path) -> Result<File, FileError> {
+        use std::io::Read;
+        let read = |source| FileError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .map_err(read)?
+            .take(MAX_FILE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(read)?;
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(FileError::TooLarge {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut file: File = toml::from_str(&text).map_err(|e| FileError::Invalid {
+            path: path.to_path_buf(),
+            problem: e.message().to_string()
+                + &e.span()
+                    .map(|s| format!(" (at byte {})", s.start))
+                    .unwrap_or_default(),
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let under = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        file.data.as_mut().map(under);
+        file.access.as_mut().map(under);
+        if let Some(tls) = file.tls.as_mut() {
+            under(&mut tls.cert);
+            under(&mut tls.key);
+            tls.client_ca.as_mut().map(under);
+        }
+        Ok(file)
+    }
+}
+
+/// Flag, else file, else default. A certificate and its key come together (both from flags, or
+/// both from the file); a client CA needs a certificate.
+pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
+    let (file_cert, file_key, file_ca) = match file.tls {
+        Some(tls) => (Some(tls.cert), Some(tls.key), tls.client_ca),
+        None => (None, None, None),
+    };
+    let (tls_cert, tls_key) = match (flags.tls_cert, flags.tls_key) {
+        (Some(cert), Some(key)) => (Some(cert), Some(key)),
+        (None, None) => (file_cert, file_key),
+        (Some(_), None) => {
+            return Err(FileError::Incomplete {
+                field: "tls_key",
+                problem: "--tls-cert needs --tls-key",
+            })
+        }
+        (None, Some(_)) => {
+            return Err(FileError::Incomplete {
+                field: "tls_cert",
+                problem: "--tls-key needs --tls-cert",
+            })
+        }
+    };
+    let client_ca = flags.client_ca.or(file_ca);
+    if client_ca.is_some() && tls_cert.is_none() {
+        return Err(FileError::Incomplete {
+            field: "client_ca",
+            problem: "a client CA needs a server certificate (--tls-cert or [tls] cert)",
+        });
+    }
+    Ok(Settings {
+        data: flags
+            .data
+            .or(file.data)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
+        listen: match flags.listen.or(file.listen) {
+            Some(listen) => listen,
+            None => DEFAULT_LISTEN.parse().map_err(|_| FileError::Incomplete {
+                field: "listen",
+                problem: "the default address does not parse",
+            })?,
+        },
+        access: flags.access.or(file.access),
+        tls_cert,
+        tls_key,
+        client_ca,
+        insecure_no_tls: flags.insecure_no_tls || file.insecure_no_tls.unwrap_or(false),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> Result<File, FileError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pitboss.toml");
+        std::fs::write(&path, text).unwrap();
+        File::read(&path).map(|mut f| {
+            // Paths relative to the file's directory, shown relative to it again for the test.
+            f.data = f
+                .data
+                .map(|d| d.strip_prefix(dir.path()).unwrap().to_path_buf());
+            f
+        })
+    }
+
+    #[test]
+    fn flags_override_the_file_which_overrides_the_defaults() {
+        let f = file("data = \"db\"\nlisten = \"127.0.0.1:7000\"\n").unwrap();
+        assert_eq!(f.data.as_deref(), Some(Path::new("db")));
+        let from_file = merge(Flags::default(), f).unwrap();
+        assert_eq!(from_file.listen, "127.0.0.1:7000".parse().unwrap());
+        assert_eq!(from_file.data, PathBuf::from("db"));
+        let flags = Flags {
+            listen: Some("127.0.0.1:0".parse().unwrap()),
+            ..Flags::default()
+        };
+        let both = merge(flags, file("listen = \"127.0.0.1:7000\"\n").unwrap()).unwrap();
+        assert_eq!(both.listen, "127.0.0.1:0".parse().unwrap());
+        assert_eq!(both.data, PathBuf::from(DEFAULT_DATA));
+        let defaults = merge(Flags::default(), File::default()).unwrap();
+        assert_eq!(defaults.listen, DEFAULT_LISTEN.parse().unwrap());
+        assert!(!defaults.insecure_no_tls && defaults.tls_cert.is_none());
+    }
+
+    #[test]
+    fn a_bad_file_is_refused_naming_the_key() {
+        let unknown = file("lisen = \"127.0.0.1:1\"\n").unwrap_err().to_string();
+        assert!(unknown.contains("lisen"), "{unknown}");
+        let typed = file("listen = 5\n").unwrap_err().to_string();
+        assert!(
+            typed.contains("listen") || typed.contains("byte"),
+            "{typed}"
+        );
+        let tls = file("[tls]\ncert = \"c.pem\"\n").unwrap_err().to_string();
+        assert!(tls.contains("key"), "{tls}");
+        let ca_alone = Flags {
+            client_ca: Some("ca.pem".into()),
+            ..Flags::default()
+        };
+        let refused = merge(ca_alone, File::default()).unwrap_err();
+        assert!(matches!(
+            refused,
+            FileError::Incomplete {
+                field: "client_ca",
+                ..
+            }
+        ));
+        let half = Flags {
+            tls_cert: Some("c.pem".into()),
+            ..Flags::default()
+        };
+        assert!(matches!(
+            merge(half, File::default()),
+            Err(FileError::Incomplete {
+                field: "tls_key",
+                ..
+            })
+        ));
+    }
+}
