@@ -14,6 +14,7 @@ mod hands;
 mod house_way;
 mod ledger_load;
 mod par;
+mod progress;
 mod proposals;
 mod recover;
 mod replay;

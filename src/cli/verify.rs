@@ -83,17 +83,24 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         }
     };
     let started = std::time::Instant::now();
-    let examined = integrity::examine(
-        &store,
-        anchor,
-        &Examine {
-            from: args.from,
-            to: args.to,
-            all_signatures: true,
-            recovering: false,
-            payloads: Some(pitboss::codec::check_payload),
-        },
-    );
+    let walked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let size = store.log_size().unwrap_or(0);
+    let total = args.to.map_or(size, |to| size.min(to.saturating_add(1)));
+    let examined =
+        super::progress::while_running(&walked, total.saturating_sub(args.from), "entries", || {
+            integrity::examine(
+                &store,
+                anchor,
+                &Examine {
+                    from: args.from,
+                    to: args.to,
+                    all_signatures: true,
+                    recovering: false,
+                    payloads: Some(pitboss::codec::check_payload),
+                    progress: Some(walked.clone()),
+                },
+            )
+        });
     let elapsed = started.elapsed();
     // Each failure as printed after "FAILED": an entry's problem as before ("FAILED at entry 6:
     // missing"), the others after a colon.

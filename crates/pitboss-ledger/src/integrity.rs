@@ -348,6 +348,8 @@ pub struct Examine {
     pub recovering: bool,
     /// Every payload is checked by this too (`None`: only the ledger's own kinds are read).
     pub payloads: Option<super::verify::PayloadCheck>,
+    /// Counts the entries walked so far, for a progress bar (`None`: nobody watches).
+    pub progress: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// Reads a directory's write-ahead log files for damage.
@@ -463,6 +465,7 @@ pub fn examine(
                 to: how.to,
                 signatures_from,
                 payloads: how.payloads,
+                progress: how.progress.clone(),
             },
         );
         let scanned = scan.join().unwrap_or_else(|_| {

@@ -400,6 +400,11 @@ impl Store {
         }
     }
 
+    /// How many entries the log holds: the last one's sequence, plus one (0 for none).
+    pub fn log_size(&self) -> Result<u64, StoreError> {
+        Ok(self.last_entry()?.map_or(0, |(sequence, _)| sequence + 1))
+    }
+
     /// Stored entries from `from` on, in key order, as (raw key, stored bytes). Stops at a read
     /// error, which it yields.
     pub(crate) fn entries_from(

@@ -125,6 +125,8 @@ pub struct WalkOptions {
     pub signatures_from: u64,
     /// Every payload is checked by this too (`None`: only the ledger's own kinds are read).
     pub payloads: Option<PayloadCheck>,
+    /// Counts the entries walked so far, for a progress bar (`None`: nobody watches).
+    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// What a walk found.
@@ -250,6 +252,9 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
                 prev = signed.hash;
                 batch.push(signed);
                 expected = sequence + 1;
+                if let Some(progress) = &options.progress {
+                    progress.store(expected - from, std::sync::atomic::Ordering::Relaxed);
+                }
             }
             Err(kind) => {
                 structural = Some(Problem {
