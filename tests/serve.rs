@@ -193,7 +193,6 @@ async fn reflection_v1_and_v1alpha_list_every_service() {
 /// anything starts.
 #[test]
 fn a_settings_file_is_used_and_flags_override_it() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("pitboss.toml");
     std::fs::write(&config, "data = \"from-file\"\nlisten = \"127.0.0.1:0\"\n").unwrap();
@@ -206,16 +205,7 @@ fn a_settings_file_is_used_and_flags_override_it() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-        let (sent, read) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = stdout.read_line(&mut line);
-            let _ = sent.send(line);
-        });
-        let line = read
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .unwrap_or_default();
+        let line = common::server::ready_line(&mut child);
         let _ = child.kill();
         let _ = child.wait();
         serde_json::from_str::<serde_json::Value>(&line).expect(&line)

@@ -119,18 +119,7 @@ impl Server {
                 }
             });
         }
-        // The ready line: the only thing `serve` writes on standard output. A server that neither
-        // writes it nor exits within a minute fails the test rather than hanging it.
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (sent, read) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = stdout.read_line(&mut line);
-            let _ = sent.send(line);
-        });
-        let line = read
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .unwrap_or_default();
+        let line = ready_line(&mut child);
         let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| {
             let _ = child.kill();
             let _ = child.wait();
@@ -200,6 +189,21 @@ impl Server {
             .expect("connect");
         authorized(channel, token).expect("a token")
     }
+}
+
+/// The ready line of a `pitboss serve` child started with its standard output piped: the only
+/// thing `serve` writes there (`docs/operations.md`). Empty when the server stopped, or wrote
+/// nothing for a minute (a test then fails rather than hangs).
+pub fn ready_line(child: &mut Child) -> String {
+    let mut stdout = BufReader::new(child.stdout.take().expect("a piped standard output"));
+    let (sent, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = stdout.read_line(&mut line);
+        let _ = sent.send(line);
+    });
+    read.recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_default()
 }
 
 impl Drop for Server {
