@@ -3,7 +3,7 @@
 //! result and writing nothing. Refused operations are in `refusals.rs`.
 
 use crate::common::server::Server;
-use crate::support::{clients, head, open, play_to_end, replay, wager};
+use crate::support::{clients, head, open, opened, play_to_end, replay, wager};
 use pitboss::proto;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -16,18 +16,16 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
         let hand = if i % 2 == 0 {
             play_to_end(&mut c, proto::Game::CaribbeanStud, "T-6", "p").await
         } else {
-            c.play
-                .open_hand(open(
+            opened(
+                &mut c,
+                open(
                     proto::Game::MississippiStud,
                     "T-6",
                     "p",
                     vec![wager("ante", 500)],
-                ))
-                .await
-                .unwrap()
-                .into_inner()
-                .hand
-                .unwrap()
+                ),
+            )
+            .await
         };
         hands.push(hand);
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;

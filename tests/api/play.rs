@@ -3,7 +3,7 @@
 //! hand in one call and one append). Its refusals are in `refusals.rs`.
 
 use crate::common::server::Server;
-use crate::support::{act, bet, clients, head, open, play_to_end, replay, wager};
+use crate::support::{act, bet, clients, head, open, opened, play_to_end, replay, wager};
 use pitboss::proto;
 use tonic::Code;
 
@@ -82,19 +82,16 @@ async fn a_hand_continues_after_the_server_is_killed_mid_hand() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
     let mut c = clients(&server).await;
-    let hand = c
-        .play
-        .open_hand(open(
+    let hand = opened(
+        &mut c,
+        open(
             proto::Game::MississippiStud,
             "T-2",
             "p",
             vec![wager("ante", 1000)],
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .hand
-        .unwrap();
+        ),
+    )
+    .await;
     let id = hand.hand_id.clone();
     let after_one = act(&mut c, &id, bet(2)).await;
     assert_eq!(
@@ -137,19 +134,16 @@ async fn many_clients_acting_on_one_hand_land_exactly_one_decision() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
     let mut c = clients(&server).await;
-    let hand = c
-        .play
-        .open_hand(open(
+    let hand = opened(
+        &mut c,
+        open(
             proto::Game::MississippiStud,
             "T-5",
             "p",
             vec![wager("ante", 500)],
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .hand
-        .unwrap();
+        ),
+    )
+    .await;
     let mut version = hand.version;
     for street in 0..3 {
         let tasks: Vec<_> = (0..16)
@@ -198,19 +192,16 @@ async fn the_view_offers_the_optimal_strategys_advice() {
     let mut c = clients(&server).await;
     // Mississippi Stud: follow the advice to the end; every piece of advice is a legal decision.
     for _ in 0..5 {
-        let mut hand = c
-            .play
-            .open_hand(open(
+        let mut hand = opened(
+            &mut c,
+            open(
                 proto::Game::MississippiStud,
                 "T-10",
                 "p",
                 vec![wager("ante", 500)],
-            ))
-            .await
-            .unwrap()
-            .into_inner()
-            .hand
-            .unwrap();
+            ),
+        )
+        .await;
         while hand.status == "in_progress" {
             let advice = hand.advice.clone().expect("advice while in progress");
             assert!(hand.legal_actions.contains(&advice), "{advice:?} not legal");
@@ -220,19 +211,16 @@ async fn the_view_offers_the_optimal_strategys_advice() {
         assert!(replay(&mut c, &hand.hand_id).await.consistent);
     }
     // Fortune Pai Gow: the advice is the house way's setting.
-    let hand = c
-        .play
-        .open_hand(open(
+    let hand = opened(
+        &mut c,
+        open(
             proto::Game::FortunePaiGow,
             "T-10",
             "p",
             vec![wager("main", 500)],
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .hand
-        .unwrap();
+        ),
+    )
+    .await;
     let advice = hand.advice.expect("advice");
     assert_eq!(advice.kind, "set_hand");
     assert_eq!(advice.low, hand.suggested_low);
@@ -247,19 +235,16 @@ async fn the_view_offers_the_optimal_strategys_advice() {
     };
     let mut seen = std::collections::HashSet::new();
     for _ in 0..20 {
-        let hand = c
-            .play
-            .open_hand(open(
+        let hand = opened(
+            &mut c,
+            open(
                 proto::Game::CaribbeanStud,
                 "T-10",
                 "p",
                 vec![wager("ante", 500)],
-            ))
-            .await
-            .unwrap()
-            .into_inner()
-            .hand
-            .unwrap();
+            ),
+        )
+        .await;
         let advice = hand.advice.clone().expect("advice at the raise decision");
         assert!(hand.legal_actions.contains(&advice), "{advice:?} not legal");
         let cards = |seat: &str| -> Vec<pitboss_engine::card::Card> {

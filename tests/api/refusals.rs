@@ -4,7 +4,7 @@
 //! decision or under `open.`.
 
 use crate::common::server::Server;
-use crate::support::{action, bet, clients, head, open, play_to_end, wager, Clients};
+use crate::support::{action, bet, clients, head, open, opened, play_to_end, wager, Clients};
 use pitboss::proto;
 use tonic::Code;
 
@@ -17,19 +17,16 @@ struct Log {
 }
 
 async fn a_live_and_a_settled_hand(c: &mut Clients) -> Log {
-    let live = c
-        .play
-        .open_hand(open(
+    let live = opened(
+        c,
+        open(
             proto::Game::MississippiStud,
             "T-4",
             "p",
             vec![wager("ante", 500)],
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .hand
-        .unwrap();
+        ),
+    )
+    .await;
     let settled = play_to_end(c, proto::Game::Nutz, "T-4", "p").await;
     let before = head(c).await;
     Log {

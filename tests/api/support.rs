@@ -81,6 +81,17 @@ pub(crate) fn open(
     }
 }
 
+/// Opens a hand as `request` says, which must be accepted; its view.
+pub(crate) async fn opened(c: &mut Clients, request: proto::OpenHandRequest) -> proto::HandView {
+    c.play
+        .open_hand(request)
+        .await
+        .expect("an accepted opening")
+        .into_inner()
+        .hand
+        .expect("hand")
+}
+
 pub(crate) async fn act(c: &mut Clients, hand: &str, a: proto::Action) -> proto::HandView {
     c.play
         .act(proto::ActRequest {
