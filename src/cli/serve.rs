@@ -8,8 +8,9 @@
 //!
 //! The log goes to standard error. Standard output carries one line, for programs that start the
 //! server (tests, supervisors): once it accepts connections, a JSON object whose `listening` is the
-//! bound address (`--listen 127.0.0.1:0` picks a free port), with `tls`, `data`, `key_id` and
-//! `head`. Nothing else is written there.
+//! bound address (`--listen 127.0.0.1:0` picks a free port), with `tls`, `data`, `key_id`,
+//! `head` and `metrics` (the metrics endpoint's bound address, or null). Nothing else is written
+//! there.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,9 @@ pub struct ServeArgs {
     /// the log at every start.
     #[arg(long)]
     insecure_no_tls: bool,
+    /// Serve the metrics (Prometheus text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
+    #[arg(long)]
+    metrics: Option<SocketAddr>,
 }
 
 /// The settings to serve with: the flags over the settings file over the defaults.
@@ -71,6 +75,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         tls_key: args.tls_key,
         client_ca: args.client_ca,
         insecure_no_tls: args.insecure_no_tls,
+        metrics: args.metrics,
     };
     Ok(serve_file::merge(flags, file)?)
 }
@@ -182,6 +187,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let address = listener.local_addr()?;
         let loopback = address.ip().is_loopback();
         let tls = tls(&args)?;
+        let metrics = match args.metrics {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .with_context(|| format!("cannot listen for metrics on {at}"))?,
+            ),
+            None => None,
+        };
+        let metrics_address = match &metrics {
+            Some(listener) => Some(listener.local_addr()?.to_string()),
+            None => None,
+        };
         if !loopback && tls.is_none() && !args.insecure_no_tls {
             anyhow::bail!(
                 "refusing to serve on {address}, beyond loopback, without TLS: give --tls-cert \
@@ -215,12 +232,41 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "data": args.data.display().to_string(),
             "key_id": floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
             "head": head.map(|(seq, _)| seq),
+            "metrics": metrics_address,
         }))?;
-        let serving = pitboss::service::Serving { access, tls };
+        warm_tree(floor.ledger().clone());
+        let serving = pitboss::service::Serving {
+            access,
+            tls,
+            metrics,
+            limits: args.limits,
+        };
         pitboss::service::serve(listener, floor, serving, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })
+}
+
+/// Reads the log once in the background to build the Merkle tree's block roots, so that the first
+/// checkpoint or proof after a restart does not wait for a whole-log read; a bar on a terminal, a
+/// log line at the end. Serving goes on meanwhile.
+fn warm_tree(ledger: Arc<pitboss_ledger::Ledger>) {
+    tokio::task::spawn_blocking(move || {
+        let total = ledger.size();
+        let progress = std::sync::atomic::AtomicU64::new(0);
+        let started = std::time::Instant::now();
+        let warmed = super::progress::while_running(&progress, total, "entries", || {
+            ledger.warm_tree(&progress)
+        });
+        match warmed {
+            Ok(covered) => tracing::info!(
+                entries = covered,
+                ms = started.elapsed().as_millis() as u64,
+                "Merkle tree ready for checkpoints and proofs"
+            ),
+            Err(e) => tracing::error!(error = %e, "the Merkle tree could not be built at start"),
+        }
+    });
 }
 
 /// Writes the ready line on standard output, and flushes it.

@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use pitboss::service::ServerLimits;
 use serde::Deserialize;
 
 /// The largest settings file read (a settings file is a few lines).
@@ -32,7 +33,30 @@ pub struct File {
     pub insecure_no_tls: Option<bool>,
     /// `[tls]`: `cert`, `key`, `client_ca`.
     pub tls: Option<Tls>,
+    /// `[metrics]`: `listen`.
+    pub metrics: Option<MetricsTable>,
+    /// `[limits]`: `max_connections`, `max_in_flight`.
+    pub limits: Option<LimitsTable>,
 }
+
+/// The `[metrics]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsTable {
+    /// Where `GET /metrics` is served (Prometheus text).
+    pub listen: SocketAddr,
+}
+
+/// The `[limits]` table: the server's limits an operator may change.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsTable {
+    pub max_connections: Option<usize>,
+    pub max_in_flight: Option<usize>,
+}
+
+/// The range of `[limits]` values accepted.
+pub const LIMITS_RANGE: std::ops::RangeInclusive<usize> = 1..=65_536;
 
 /// The `[tls]` table.
 #[derive(Debug, Deserialize)]
@@ -53,6 +77,7 @@ pub struct Flags {
     pub tls_key: Option<PathBuf>,
     pub client_ca: Option<PathBuf>,
     pub insecure_no_tls: bool,
+    pub metrics: Option<SocketAddr>,
 }
 
 /// The settings `serve` runs with: flag, else file, else default.
@@ -65,6 +90,9 @@ pub struct Settings {
     pub tls_key: Option<PathBuf>,
     pub client_ca: Option<PathBuf>,
     pub insecure_no_tls: bool,
+    /// Where to serve the metrics, if anywhere.
+    pub metrics: Option<SocketAddr>,
+    pub limits: ServerLimits,
 }
 
 /// Why the settings file cannot be used.
@@ -84,6 +112,8 @@ pub enum FileError {
         field: &'static str,
         problem: &'static str,
     },
+    #[error("{field}: {value} is out of range ({} to {})", LIMITS_RANGE.start(), LIMITS_RANGE.end())]
+    OutOfRange { field: &'static str, value: usize },
 }
 
 impl File {
@@ -159,7 +189,28 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "a client CA needs a server certificate (--tls-cert or [tls] cert)",
         });
     }
+    let table = file.limits.unwrap_or_default();
+    let defaults = ServerLimits::default();
+    let limit = |field: &'static str, value: Option<usize>, default: usize| match value {
+        None => Ok(default),
+        Some(value) if LIMITS_RANGE.contains(&value) => Ok(value),
+        Some(value) => Err(FileError::OutOfRange { field, value }),
+    };
+    let limits = ServerLimits {
+        max_connections: limit(
+            "limits.max_connections",
+            table.max_connections,
+            defaults.max_connections,
+        )?,
+        max_in_flight: limit(
+            "limits.max_in_flight",
+            table.max_in_flight,
+            defaults.max_in_flight,
+        )?,
+    };
     Ok(Settings {
+        metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
+        limits,
         data: flags
             .data
             .or(file.data)
@@ -213,6 +264,44 @@ mod tests {
         let defaults = merge(Flags::default(), File::default()).unwrap();
         assert_eq!(defaults.listen, DEFAULT_LISTEN.parse().unwrap());
         assert!(!defaults.insecure_no_tls && defaults.tls_cert.is_none());
+    }
+
+    #[test]
+    fn metrics_and_limits_come_from_the_file_or_the_flag() {
+        let f = file(
+            "[metrics]\nlisten = \"127.0.0.1:9100\"\n[limits]\nmax_connections = 10\nmax_in_flight = 20\n",
+        )
+        .unwrap();
+        let settings = merge(Flags::default(), f).unwrap();
+        assert_eq!(settings.metrics, Some("127.0.0.1:9100".parse().unwrap()));
+        assert_eq!(
+            settings.limits,
+            ServerLimits {
+                max_connections: 10,
+                max_in_flight: 20
+            }
+        );
+        let flags = Flags {
+            metrics: Some("127.0.0.1:0".parse().unwrap()),
+            ..Flags::default()
+        };
+        let f = file("[metrics]\nlisten = \"127.0.0.1:9100\"\n").unwrap();
+        let settings = merge(flags, f).unwrap();
+        assert_eq!(settings.metrics, Some("127.0.0.1:0".parse().unwrap()));
+        assert_eq!(settings.limits, ServerLimits::default());
+        let zero = merge(
+            Flags::default(),
+            file("[limits]\nmax_in_flight = 0\n").unwrap(),
+        );
+        assert!(matches!(
+            zero,
+            Err(FileError::OutOfRange {
+                field: "limits.max_in_flight",
+                value: 0
+            })
+        ));
+        let unknown = file("[limits]\nmax_calls = 3\n").unwrap_err().to_string();
+        assert!(unknown.contains("max_calls"), "{unknown}");
     }
 
     #[test]

@@ -336,6 +336,7 @@ impl Floor {
             // checked): answer with that hand, from the log; this one's hand never existed.
             return self.answered_after_append(key.as_ref(), &Target::NewHand);
         }
+        self.tally.record(game, &events);
         self.cache_put(&hand_id, &hand);
         Ok(HandSnapshot {
             id: hand_id,
@@ -436,6 +437,7 @@ impl Floor {
             // from the log; nothing of this one is kept or cached.
             return self.answered_after_append(request.as_ref(), &target);
         }
+        self.tally.record(hand.game(), &events);
         let mut hand = hand;
         for event in &events {
             hand = hand.evolve(event)?;

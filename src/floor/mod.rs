@@ -20,6 +20,7 @@ mod recall;
 mod records;
 mod requests;
 mod retries;
+mod tally;
 #[cfg(test)]
 mod testing;
 
@@ -42,6 +43,7 @@ pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_H
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
 pub use requests::Script;
+pub use tally::{Happened, Tally};
 
 /// A hand id: 16 random bytes as lower-case hex.
 pub const HAND_ID_LEN: usize = 32;
@@ -72,6 +74,8 @@ pub struct Floor {
     /// Operations over many hands run one at a time (a retry then finds the first one's record).
     operations: tokio::sync::Mutex<()>,
     clock: Arc<dyn Fn() -> u64 + Send + Sync>,
+    /// Hands opened, settled and voided since it opened (for the metrics).
+    tally: Tally,
 }
 
 /// Milliseconds since the Unix epoch from the system clock.
@@ -96,6 +100,7 @@ impl Floor {
             cache: HandCache::new(cache::CAPACITY),
             operations: tokio::sync::Mutex::new(()),
             clock,
+            tally: Tally::default(),
         };
         floor.load_configs()?;
         for game in GameId::ALL {
@@ -111,6 +116,11 @@ impl Floor {
     /// The ledger.
     pub fn ledger(&self) -> &Arc<Ledger> {
         &self.ledger
+    }
+
+    /// What the floor recorded since it opened, by game.
+    pub fn tally(&self) -> &Tally {
+        &self.tally
     }
 
     /// Now, by the floor's clock.

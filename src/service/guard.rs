@@ -7,6 +7,10 @@
 //! - answers `RESOURCE_EXHAUSTED` at once, before its message is read, a call that would pass
 //!   [`limits::MAX_IN_FLIGHT`] calls being handled (health checks are never refused).
 //!
+//! It also opens each call's `rpc` tracing span (method; code and milliseconds logged at its end,
+//! at debug level) and counts every answer that is not OK in the metrics, by code and method (an
+//! error a stream sends after its first message is in its trailers and is not counted).
+//!
 //! Also [`catch_panic`] for the tasks that feed server streams, so that a stream ends with an error
 //! rather than silently. Nothing here knows any service: it sees HTTP requests and their paths.
 
@@ -17,8 +21,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tonic::Status;
+use tracing::Instrument;
 
 use super::limits;
+use super::metrics::Metrics;
 
 /// What a client is told when its call panicked (the panic's text goes to the server's log only).
 pub const PANIC_MESSAGE: &str =
@@ -62,19 +68,32 @@ pub async fn catch_panic<F: Future>(future: F) -> Result<F::Output, Panicked> {
 type DeadlineOf = fn(&str) -> Duration;
 
 /// The layer: [`Guarded`] around the server's routes.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GuardLayer {
     deadline_of: DeadlineOf,
     in_flight: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The most calls in flight (for the refusal's message).
+    max_in_flight: usize,
+    metrics: Option<std::sync::Arc<Metrics>>,
+}
+
+impl GuardLayer {
+    /// Each service's deadline from `limits.rs`, at most `max_in_flight` calls handled at once,
+    /// answers counted in `metrics`.
+    pub fn new(max_in_flight: usize, metrics: Option<std::sync::Arc<Metrics>>) -> GuardLayer {
+        GuardLayer {
+            deadline_of: |path| limits::transport_of(path).deadline,
+            in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
+            max_in_flight,
+            metrics,
+        }
+    }
 }
 
 impl Default for GuardLayer {
-    /// Each service's deadline and the calls in flight from `limits.rs`.
+    /// Each service's deadline and the calls in flight from `limits.rs`, no metrics.
     fn default() -> GuardLayer {
-        GuardLayer {
-            deadline_of: |path| limits::transport_of(path).deadline,
-            in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(limits::MAX_IN_FLIGHT)),
-        }
+        GuardLayer::new(limits::MAX_IN_FLIGHT, None)
     }
 }
 
@@ -86,17 +105,32 @@ impl<S> tower_layer::Layer<S> for GuardLayer {
             inner,
             deadline_of: self.deadline_of,
             in_flight: self.in_flight.clone(),
+            max_in_flight: self.max_in_flight,
+            metrics: self.metrics.clone(),
         }
     }
 }
 
 /// A service whose calls are guarded: panics become `INTERNAL`, overlong unary calls
 /// `DEADLINE_EXCEEDED`, calls beyond the limit in flight `RESOURCE_EXHAUSTED`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Guarded<S> {
     inner: S,
     deadline_of: DeadlineOf,
     in_flight: std::sync::Arc<tokio::sync::Semaphore>,
+    max_in_flight: usize,
+    metrics: Option<std::sync::Arc<Metrics>>,
+}
+
+/// The gRPC status code of an answer whose status is in its headers (0 when none is: the call
+/// goes on as a stream, or succeeded).
+fn code_of(response: &http::Response<tonic::body::Body>) -> u32 {
+    response
+        .headers()
+        .get("grpc-status")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -117,6 +151,40 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let method = request.uri().path().to_string();
+        let span = tracing::info_span!("rpc", method = %method);
+        let answered = self.answer(method.clone(), request);
+        let metrics = self.metrics.clone();
+        Box::pin(
+            async move {
+                let started = std::time::Instant::now();
+                let answer = answered.await;
+                if let Ok(response) = &answer {
+                    let code = code_of(response);
+                    if let Some(metrics) = &metrics {
+                        metrics.answered(&method, code);
+                    }
+                    tracing::debug!(code, ms = started.elapsed().as_millis(), "answered");
+                }
+                answer
+            }
+            .instrument(span),
+        )
+    }
+}
+
+impl<S> Guarded<S> {
+    /// The call's answer: refused when too many are in flight, `INTERNAL` when it panics,
+    /// `DEADLINE_EXCEEDED` when it outlives its deadline, else the service's.
+    fn answer<B>(
+        &mut self,
+        method: String,
+        request: http::Request<B>,
+    ) -> BoxFuture<Result<http::Response<tonic::body::Body>, S::Error>>
+    where
+        S: tower_service::Service<http::Request<B>, Response = http::Response<tonic::body::Body>>,
+        S::Future: Send + 'static,
+        S::Error: Send + 'static,
+    {
         let deadline = (self.deadline_of)(&method);
         let permit = if method.starts_with("/grpc.health.v1.Health/") {
             None
@@ -126,7 +194,7 @@ where
                 Err(_) => {
                     let busy = Status::resource_exhausted(format!(
                         "{} calls are being handled, the most at once; try again shortly",
-                        limits::MAX_IN_FLIGHT
+                        self.max_in_flight
                     ));
                     return Box::pin(async move { Ok(busy.into_http()) });
                 }
@@ -212,7 +280,7 @@ mod tests {
             tonic::transport::Server::builder()
                 .layer(GuardLayer {
                     deadline_of: |_| Duration::from_millis(300),
-                    in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(64)),
+                    ..GuardLayer::new(64, None)
                 })
                 .add_service(HealthServer::new(Fragile))
                 .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),

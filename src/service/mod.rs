@@ -10,10 +10,12 @@ pub mod convert;
 pub mod guard;
 pub mod lab;
 pub mod limits;
+pub mod metrics;
+mod metrics_http;
 pub mod operations;
 pub mod play;
 pub mod scope;
 pub mod server;
 pub mod work;
 
-pub use server::{serve, ServeError, Serving};
+pub use server::{serve, ServeError, ServerLimits, Serving};

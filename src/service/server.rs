@@ -35,6 +35,8 @@ use super::auth::AuthLayer;
 use super::guard::GuardLayer;
 use super::lab::LabService;
 use super::limits::{self, Transport};
+use super::metrics::Metrics;
+use super::metrics_http;
 use super::operations::OperationsService;
 use super::play::PlayService;
 use super::work::{Pool, Shutdown};
@@ -59,13 +61,14 @@ pub enum ServeError {
 /// [`limits::MAX_CONNECTIONS`] at once: the next is accepted only when one has closed.
 fn incoming(
     listener: TcpListener,
+    max_connections: usize,
 ) -> tokio_stream::wrappers::ReceiverStream<std::io::Result<connections::Counted>> {
     let mut accepted = TcpIncoming::from(listener)
         .with_nodelay(Some(true))
         .with_keepalive(Some(limits::TCP_KEEPALIVE))
         .with_keepalive_interval(Some(limits::TCP_KEEPALIVE_INTERVAL))
         .with_keepalive_retries(Some(limits::TCP_KEEPALIVE_RETRIES));
-    let open = Arc::new(tokio::sync::Semaphore::new(limits::MAX_CONNECTIONS));
+    let open = Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
     let (tx, rx) = tokio::sync::mpsc::channel(1);
     tokio::spawn(async move {
         use tokio_stream::StreamExt;
@@ -185,6 +188,29 @@ pub struct Serving {
     /// TLS (the server's certificate, and optionally the CA of client certificates); `None` serves
     /// plain HTTP/2, which `pitboss serve` allows on loopback only unless told otherwise.
     pub tls: Option<tonic::transport::ServerTlsConfig>,
+    /// Where to serve the metrics (Prometheus text, `GET /metrics`), if anywhere.
+    pub metrics: Option<TcpListener>,
+    /// The limits an operator may set (`pitboss.toml`'s `[limits]`).
+    pub limits: ServerLimits,
+}
+
+/// The server's limits that an operator may change; every other limit is part of the API
+/// (`docs/limits.md`) and fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// Connections served at once (more wait in the listen backlog).
+    pub max_connections: usize,
+    /// Calls handled at once over all connections (more are refused `RESOURCE_EXHAUSTED`).
+    pub max_in_flight: usize,
+}
+
+impl Default for ServerLimits {
+    fn default() -> ServerLimits {
+        ServerLimits {
+            max_connections: limits::MAX_CONNECTIONS,
+            max_in_flight: limits::MAX_IN_FLIGHT,
+        }
+    }
 }
 
 /// How long a TLS handshake may take before the connection is closed (a client that opens a
@@ -233,6 +259,13 @@ pub async fn serve(
     let lab = Pool::new("lab", limits::LAB_WORKERS, stop.clone());
     let tables = Pool::new("strategy tables", 1, stop.clone());
     let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
+    let metrics = Arc::new(Metrics::new(
+        floor.clone(),
+        vec![lab.clone(), tables.clone(), audit.clone()],
+    ));
+    if let Some(listener) = serving.metrics {
+        tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
+    }
     let stopping = stop.clone();
     let shutdown = async move {
         shutdown.await;
@@ -247,7 +280,10 @@ pub async fn serve(
         .http2_max_header_list_size(limits::MAX_HEADER_LIST)
         .http2_keepalive_interval(Some(limits::HTTP2_KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(limits::HTTP2_KEEPALIVE_TIMEOUT))
-        .layer(GuardLayer::default())
+        .layer(GuardLayer::new(
+            serving.limits.max_in_flight,
+            Some(metrics.clone()),
+        ))
         .layer(AuthLayer::new(serving.access.clone()))
         .add_service(health_service)
         .add_service(reflection_v1)
@@ -268,7 +304,7 @@ pub async fn serve(
             LabServer::new(LabService::new(floor.clone(), lab, stop.clone())),
             limits::LAB
         ))
-        .serve_with_incoming_shutdown(incoming(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener, serving.limits.max_connections), shutdown)
         .await;
     watcher.abort();
     // The ledger stays open until every call has drained; closing it lets its writer finish.
@@ -313,6 +349,8 @@ mod tests {
         let serving = Serving {
             access: Arc::new(access),
             tls: None,
+            metrics: None,
+            limits: ServerLimits::default(),
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

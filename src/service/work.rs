@@ -56,7 +56,10 @@ impl Shutdown {
 #[derive(Clone, Debug)]
 pub struct Pool {
     name: &'static str,
+    size: usize,
     permits: Arc<Semaphore>,
+    /// Jobs waiting for a worker (for the metrics).
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
     /// Every job of every pool stops when the server shuts down.
     shutdown: Shutdown,
 }
@@ -76,7 +79,9 @@ impl Pool {
     pub fn new(name: &'static str, size: usize, shutdown: Shutdown) -> Pool {
         Pool {
             name,
+            size: size.max(1),
             permits: Arc::new(Semaphore::new(size.max(1))),
+            waiting: Arc::default(),
             shutdown,
         }
     }
@@ -91,12 +96,14 @@ impl Pool {
         if self.shutdown.is_set() {
             return Err(Status::unavailable("the server is stopping"));
         }
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Status::unavailable(format!("the {} pool is closed", self.name)))?;
+        let permit = {
+            let _waiting = Waiting::on(&self.waiting);
+            self.permits
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|_| Status::unavailable(format!("the {} pool is closed", self.name)))?
+        };
         let run = Arc::new(Run::stopping_with(self.shutdown.flag()));
         let _stop_if_abandoned = StopOnDrop(run.clone());
         let name = self.name;
@@ -115,6 +122,35 @@ impl Pool {
     /// Jobs running or waiting now, at most the pool's size running.
     pub fn available(&self) -> usize {
         self.permits.available_permits()
+    }
+
+    /// The pool's name, as in its errors.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// (running, waiting) now.
+    pub fn load(&self) -> (usize, usize) {
+        (
+            self.size.saturating_sub(self.permits.available_permits()),
+            self.waiting.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+}
+
+/// Counts a job among the waiting while it waits for a worker (also when its caller goes away).
+struct Waiting<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn on(count: &'a std::sync::atomic::AtomicUsize) -> Waiting<'a> {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Waiting(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

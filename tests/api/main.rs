@@ -20,6 +20,7 @@ mod support;
 
 mod audit;
 mod lab;
+mod metrics;
 mod operations;
 mod play;
 mod refusals;

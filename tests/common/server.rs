@@ -63,6 +63,8 @@ pub struct Server {
     pub address: String,
     /// The data directory.
     pub data: PathBuf,
+    /// The metrics endpoint's address (`127.0.0.1:PORT`), when started with `--metrics`.
+    pub metrics: Option<String>,
 }
 
 impl Server {
@@ -133,6 +135,7 @@ impl Server {
             child,
             address: format!("http://{address}"),
             data: data.to_path_buf(),
+            metrics: ready["metrics"].as_str().map(str::to_string),
         }
     }
 

@@ -43,6 +43,7 @@ mod proofs;
 pub mod proto;
 pub mod recovery;
 mod requests;
+pub mod stats;
 pub mod store;
 #[cfg(feature = "tamper")]
 pub mod tamper;
@@ -222,6 +223,8 @@ pub struct Ledger {
     queued: tokio::sync::Semaphore,
     /// The caller's check of every payload, for verification (`None`: the ledger's kinds only).
     payloads: Option<PayloadCheck>,
+    /// What the writer measures (group sizes, sync times) and the appends' latency.
+    stats: Arc<stats::WriterStats>,
 }
 
 /// The most appends queued for the writer or being written at once (a group commit takes them
@@ -284,6 +287,7 @@ impl Ledger {
             ..
         } = opened;
         let anchorer = writer::Anchorer::new(anchor, store.clone(), anchored, next_sequence);
+        let anchor_stats = anchorer.stats();
         let mut w = writer::Writer::new(
             store.clone(),
             key,
@@ -308,6 +312,7 @@ impl Ledger {
             }
         };
         let head = w.subscribe();
+        let stats = anchor_stats;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("ledger-writer".into())
@@ -322,6 +327,7 @@ impl Ledger {
             merkle: Mutex::new(merkle::MerkleCache::default()),
             queued: tokio::sync::Semaphore::new(MAX_QUEUED),
             payloads: None,
+            stats,
         };
         Ok((ledger, first))
     }
@@ -337,6 +343,7 @@ impl Ledger {
 
     /// Appends, returning once the entries are durable (or refused).
     pub async fn append(&self, request: AppendRequest) -> Result<Appended, LedgerError> {
+        let started = std::time::Instant::now();
         let _place = self
             .queued
             .acquire()
@@ -344,7 +351,22 @@ impl Ledger {
             .map_err(|_| LedgerError::Stopped)?;
         let (reply, answer) = oneshot::channel();
         self.send(writer::Job::Append(request, reply))?;
-        answer.await.map_err(|_| LedgerError::Stopped)?
+        let answered = answer.await.map_err(|_| LedgerError::Stopped)?;
+        self.stats
+            .append_latency
+            .observe_duration(started.elapsed());
+        answered
+    }
+
+    /// What the writer has measured since the ledger opened: append latency, entries per group
+    /// commit, the WAL's and the anchor's sync times.
+    pub fn stats(&self) -> &stats::WriterStats {
+        &self.stats
+    }
+
+    /// How many entries the log holds (the next sequence number), as last made durable.
+    pub fn size(&self) -> u64 {
+        *self.head.borrow()
     }
 
     /// [`Ledger::append`] for callers outside an async runtime.

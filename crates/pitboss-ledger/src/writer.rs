@@ -20,10 +20,13 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
+use std::time::Instant;
 
 use prost::Message;
 use rocksdb::{WriteBatch, WriteOptions};
 use tokio::sync::oneshot;
+
+use super::stats::WriterStats;
 
 use super::anchor::AnchorWriter;
 use super::entry::{entry_hash, Entry, Hash};
@@ -135,6 +138,7 @@ pub(super) struct Writer {
     /// Request ids of the last groups, which may not be durable yet (two generations).
     recent: [HashMap<String, InFlight>; 2],
     groups: u64,
+    stats: Arc<WriterStats>,
 }
 
 /// A request staged in a recent group: its result and fingerprint.
@@ -176,6 +180,7 @@ pub(super) struct Durable {
 struct Syncer {
     store: Arc<Store>,
     failed_through: Arc<AtomicU64>,
+    stats: Arc<WriterStats>,
 }
 
 impl Syncer {
@@ -220,10 +225,14 @@ impl Syncer {
         let written = if batch.is_empty() {
             Ok(())
         } else {
-            self.store
+            let started = Instant::now();
+            let written = self
+                .store
                 .db()
                 .write_opt(batch, &options)
-                .map_err(|e| LedgerError::from(self.store.rocks(e)))
+                .map_err(|e| LedgerError::from(self.store.rocks(e)));
+            self.stats.wal_sync.observe_duration(started.elapsed());
+            written
         };
         match written {
             Ok(()) => Some(Durable {
@@ -269,6 +278,8 @@ pub(super) struct Anchorer {
     /// The size the anchor records.
     anchored: u64,
     stopped: Arc<AtomicBool>,
+    /// Shared with the writer and the syncer; the ledger reads it.
+    stats: Arc<WriterStats>,
 }
 
 impl Anchorer {
@@ -286,7 +297,13 @@ impl Anchorer {
             head: tokio::sync::watch::Sender::new(next_sequence),
             anchored,
             stopped: Arc::new(AtomicBool::new(false)),
+            stats: Arc::new(WriterStats::default()),
         }
+    }
+
+    /// The measurements of the writer this anchorer finishes for.
+    pub(super) fn stats(&self) -> Arc<WriterStats> {
+        self.stats.clone()
     }
 
     fn run(mut self, groups: mpsc::Receiver<Durable>) {
@@ -325,7 +342,10 @@ impl Anchorer {
             return;
         }
         if size > self.anchored {
-            if let Err(e) = self.file.write(size, head, origin, &key) {
+            let started = Instant::now();
+            let written = self.file.write(size, head, origin, &key);
+            self.stats.anchor_sync.observe_duration(started.elapsed());
+            if let Err(e) = written {
                 self.stopped.store(true, Ordering::SeqCst);
                 tracing::error!(anchor = %self.file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
                 let error = LedgerError::Anchor {
@@ -398,6 +418,7 @@ impl Writer {
             origin,
             head: anchorer.head.clone(),
             stopped: anchorer.stopped.clone(),
+            stats: anchorer.stats(),
             anchorer: Some(anchorer),
             versions: [HashMap::new(), HashMap::new()],
             max_group: 4096,
@@ -426,6 +447,7 @@ impl Writer {
         let syncer = Syncer {
             store: self.store.clone(),
             failed_through: self.failed_through.clone(),
+            stats: self.stats.clone(),
         };
         let Some(anchorer) = self.anchorer.take() else {
             tracing::error!("the ledger's writer has no anchor: refusing everything");
@@ -490,6 +512,7 @@ impl Writer {
         let durable = Syncer {
             store: self.store.clone(),
             failed_through: self.failed_through.clone(),
+            stats: self.stats.clone(),
         }
         .apply(prepared);
         if let Some(durable) = durable {
@@ -605,6 +628,11 @@ impl Writer {
             pending.iter().map(sign).collect()
         };
         let stored = self.add_entries(&mut batch, &pending, &signatures);
+        if !pending.is_empty() {
+            self.stats
+                .group_entries
+                .observe(u64::try_from(pending.len()).unwrap_or(u64::MAX));
+        }
 
         // Advance optimistically: the next group chains onto this one.
         if let Some(first) = pending.first().filter(|p| p.sequence == 0) {
@@ -1007,10 +1035,12 @@ mod tests {
         let failing = Syncer {
             store: Arc::new(Store::open_read_only(dir.path()).unwrap()),
             failed_through: writer.failed_through.clone(),
+            stats: writer.stats.clone(),
         };
         let working = Syncer {
             store: store.clone(),
             failed_through: writer.failed_through.clone(),
+            stats: writer.stats.clone(),
         };
         // The key's entry first (sequence 0), written.
         let (reply, mut published) = oneshot::channel();
@@ -1092,6 +1122,7 @@ mod tests {
         let syncer = Syncer {
             store: store.clone(),
             failed_through: writer.failed_through.clone(),
+            stats: writer.stats.clone(),
         };
         let run = |writer: &mut Writer, job| {
             let prepared = writer.prepare(vec![job]);
@@ -1139,6 +1170,7 @@ mod tests {
         let working = Syncer {
             store: store.clone(),
             failed_through: writer.failed_through.clone(),
+            stats: writer.stats.clone(),
         };
         let (a, mut answer_a) = append("s", 1);
         let prepared = writer.prepare(vec![a]);

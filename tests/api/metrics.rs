@@ -1,0 +1,159 @@
+//! The metrics endpoint scraped as Prometheus would: after a few hands settled, one voided and one
+//! refused request, its text holds those counts, the ledger's histograms and the log's size, and
+//! every line is in the text format.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+
+use crate::common::server::Server;
+use crate::support::*;
+use pitboss::proto;
+
+/// `GET path` over HTTP/1.1 with a plain socket: (status line, body).
+fn get(address: &str, path: &str) -> (String, String) {
+    let mut socket = std::net::TcpStream::connect(address).expect("connect to the metrics");
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        socket,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).expect("an answer");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head.lines().next().unwrap_or_default().to_string();
+    (status, body.to_string())
+}
+
+/// The samples of a scrape: `name{labels}` → value. Every line that is not a comment must be a
+/// sample with an integer or decimal value.
+fn samples(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        if line.starts_with("# HELP ") || line.starts_with("# TYPE ") {
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').expect(line);
+        assert!(
+            !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || c == '.'),
+            "not a value: {line}"
+        );
+        let name_end = series.find('{').unwrap_or(series.len());
+        assert!(
+            series[..name_end]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "not a metric name: {line}"
+        );
+        out.insert(series.to_string(), value.to_string());
+    }
+    out
+}
+
+fn number(samples: &BTreeMap<String, String>, series: &str) -> u64 {
+    samples
+        .get(series)
+        .unwrap_or_else(|| panic!("no {series}"))
+        .parse()
+        .unwrap_or_else(|_| panic!("{series} is not an integer"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start_with(data.path(), &["--metrics", "127.0.0.1:0"]);
+    let address = server
+        .metrics
+        .clone()
+        .expect("the ready line names the endpoint");
+    let mut c = clients(&server).await;
+    for _ in 0..3 {
+        c.play
+            .play_hand(proto::PlayHandRequest {
+                open: Some(open(
+                    proto::Game::Nutz,
+                    "T-M",
+                    "p1",
+                    vec![wager("box_nutz", 100)],
+                )),
+                decisions: vec![],
+                follow_advice: true,
+            })
+            .await
+            .unwrap();
+    }
+    let live = opened(
+        &mut c,
+        open(
+            proto::Game::MississippiStud,
+            "T-M",
+            "p2",
+            vec![wager("ante", 500)],
+        ),
+    )
+    .await;
+    c.ops
+        .void_hand(proto::VoidHandRequest {
+            hand_id: live.hand_id.clone(),
+            kind: "malfunction".into(),
+            reason: "the shuffler jammed".into(),
+            recorded_by: String::new(),
+            ..Default::default()
+        })
+        .await
+        .expect("a void");
+    let refused = c
+        .play
+        .open_hand(open(proto::Game::Nutz, "", "p", vec![]))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+
+    let (status, body) = get(&address, "/metrics");
+    assert!(status.contains("200"), "{status}");
+    let s = samples(&body);
+    let hands = |game: &str, event: &str| {
+        number(
+            &s,
+            &format!("pitboss_hands_total{{game=\"{game}\",event=\"{event}\"}}"),
+        )
+    };
+    assert_eq!(hands("nutz", "opened"), 3);
+    assert_eq!(hands("nutz", "settled"), 3);
+    assert_eq!(hands("mississippi_stud", "opened"), 1);
+    assert_eq!(hands("mississippi_stud", "voided"), 1);
+    assert_eq!(hands("mississippi_stud", "settled"), 0);
+    assert_eq!(
+        number(
+            &s,
+            "pitboss_refused_total{code=\"INVALID_ARGUMENT\",method=\"/pitboss.v1.Play/OpenHand\"}"
+        ),
+        1
+    );
+    // Five appends at least (three hands in one call each, an opening, a void); each was timed.
+    let appends = number(&s, "pitboss_ledger_append_seconds_count");
+    assert!(appends >= 5, "{appends}");
+    assert_eq!(
+        number(&s, "pitboss_ledger_append_seconds_bucket{le=\"+Inf\"}"),
+        appends
+    );
+    assert!(number(&s, "pitboss_ledger_group_entries_count") >= 5);
+    assert!(number(&s, "pitboss_ledger_wal_sync_seconds_count") >= 5);
+    assert!(number(&s, "pitboss_ledger_anchor_sync_seconds_count") >= 1);
+    let (head, _) = head(&mut c).await;
+    assert_eq!(
+        number(&s, "pitboss_log_entries"),
+        head.expect("entries") + 1,
+        "the log's size is the head's sequence plus one"
+    );
+    for pool in ["lab", "audit", "strategy tables"] {
+        number(&s, &format!("pitboss_work_running{{pool=\"{pool}\"}}"));
+        number(&s, &format!("pitboss_work_waiting{{pool=\"{pool}\"}}"));
+    }
+    assert!(number(&s, "process_resident_memory_bytes") > 1 << 20);
+
+    let (status, _) = get(&address, "/");
+    assert!(status.contains("404"), "{status}");
+}
