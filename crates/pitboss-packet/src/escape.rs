@@ -32,6 +32,10 @@ mod tests {
         );
         assert_eq!(escape("plain ♠ text"), "plain ♠ text");
         assert_eq!(escape(""), "");
-        assert_eq!(escape("&amp;"), "&amp;amp;", "escaping is not idempotent by design");
+        assert_eq!(
+            escape("&amp;"),
+            "&amp;amp;",
+            "escaping is not idempotent by design"
+        );
     }
 }

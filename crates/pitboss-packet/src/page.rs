@@ -102,7 +102,11 @@ fn hand_section(page: &mut String, packet: &Packet) {
     let config = &packet.config;
     section_start(page, "hand", "The hand");
     page.push_str("<dl class=\"facts\">\n");
-    fact(page, "Hand", &format!("<code>{}</code>", escape(&packet.hand_id)));
+    fact(
+        page,
+        "Hand",
+        &format!("<code class=\"hash\">{}</code>", escape(&packet.hand_id)),
+    );
     fact(page, "Game", words::game_name(packet.game));
     fact(page, "Table", &escape(&packet.table));
     fact(page, "Player", &escape(&packet.player));
@@ -116,16 +120,12 @@ fn hand_section(page: &mut String, packet: &Packet) {
     fact(
         page,
         "Configuration",
-        &format!(
-            "{} version {}",
-            escape(&config.name),
-            config.version
-        ),
+        &format!("{} version {}", escape(&config.name), config.version),
     );
     fact(
         page,
         "Configuration id",
-        &format!("<code>{}</code>", escape(&packet.config_id)),
+        &format!("<code class=\"hash\">{}</code>", escape(&packet.config_id)),
     );
     fact(
         page,
@@ -207,9 +207,9 @@ fn turned_after(packet: &Packet, sequence: u64) -> String {
 }
 
 fn card_figure(page: &mut String, picture: &str, caption: &str) {
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<figure class=\"card-box\">{picture}<figcaption>{caption}</figcaption></figure>\n"
+        "<figure class=\"card-box\">{picture}<figcaption>{caption}</figcaption></figure>"
     );
 }
 
@@ -393,9 +393,9 @@ fn dice(page: &mut String, packet: &Packet) {
             } else {
                 "kept"
             };
-            let _ = write!(
+            let _ = writeln!(
                 page,
-                "<figure class=\"die-box\">{picture}<figcaption>die {n}: {face}, {how}{held_mark}</figcaption></figure>\n",
+                "<figure class=\"die-box\">{picture}<figcaption>die {n}: {face}, {how}{held_mark}</figcaption></figure>",
                 picture = svg::die(face, is_held),
                 n = i + 1,
                 held_mark = if is_held {
@@ -413,7 +413,11 @@ fn dice(page: &mut String, packet: &Packet) {
 }
 
 fn check(page: &mut String, name: &str, ok: bool) {
-    let (class, mark) = if ok { ("yes", "✓ yes") } else { ("no", "✗ no") };
+    let (class, mark) = if ok {
+        ("yes", "✓ yes")
+    } else {
+        ("no", "✗ no")
+    };
     let _ = write!(
         page,
         "<td class=\"check {class}\" data-check=\"{name}\">{mark}</td>"
@@ -429,7 +433,10 @@ fn timeline_section(page: &mut String, packet: &Packet) {
         return;
     }
     page.push_str(concat!(
-        "<table class=\"timeline\">\n<thead><tr><th>Entry</th><th>Time (UTC)</th>",
+        "<table class=\"timeline\">\n<colgroup><col class=\"c-entry\"><col class=\"c-time\">",
+        "<col class=\"c-what\"><col class=\"c-by\"><col class=\"c-check\"><col class=\"c-check\">",
+        "<col class=\"c-check\"><col class=\"c-note\"></colgroup>\n",
+        "<thead><tr><th>Entry</th><th>Time (UTC)</th>",
         "<th>What happened</th><th>By</th><th>In checkpoint</th><th>Signature</th>",
         "<th>Re-derived</th><th>Note</th></tr></thead>\n<tbody>\n"
     ));
@@ -450,8 +457,9 @@ fn timeline_row(page: &mut String, packet: &Packet, entry: &PacketEvent) {
         page,
         concat!(
             "<tr data-sequence=\"{seq}\" data-kind=\"{kind}\"><td>{seq}<br><span class=\"muted\">",
-            "stream position {pos}</span><br><span class=\"hash\">{hash}</span></td>",
-            "<td>{when}</td><td>{what}</td><td>{actor}<br><span class=\"muted\">key ",
+            "position {pos} of the hand</span></td>",
+            "<td>{when}</td><td>{what}<br><span class=\"muted\">entry hash <span class=\"hash\">",
+            "{hash}</span></span></td><td>{actor}<br><span class=\"muted\">key ",
             "<code>{key}</code></span></td>"
         ),
         seq = entry.sequence,
@@ -478,7 +486,9 @@ fn paytable_section(page: &mut String, packet: &Packet) {
         .as_ref()
         .map_or(&[][..], |s| &s.lines[..]);
     section_start(page, "paytable", "Paytables of the configuration");
-    page.push_str("<p>Highlighted rows (marked “applied”) are those that settled a bet of this hand.</p>\n");
+    page.push_str(
+        "<p>Highlighted rows (marked “applied”) are those that settled a bet of this hand.</p>\n",
+    );
     for table in paytables(&packet.config.rules) {
         let _ = write!(
             page,
@@ -526,11 +536,7 @@ fn paytable_section(page: &mut String, packet: &Packet) {
             None if cap.raw == "null" => "none".to_string(),
             None => escape(&cap.raw),
         };
-        let _ = writeln!(
-            page,
-            "<li>{}: {value}</li>",
-            escape(&cap_title(&cap.field))
-        );
+        let _ = writeln!(page, "<li>{}: {value}</li>", escape(&cap_title(&cap.field)));
     }
     page.push_str("</ul>\n");
     section_end(page);
@@ -558,10 +564,18 @@ fn game_cap_line(page: &mut String, prefix: &str, line: &GameCapLine, currency: 
             "<p class=\"game-cap\">Per-game cap: the bets' payouts total {before}; the cap is ",
             "{cap}; it cut {cut}{flag}; the hand pays {after}.</p>"
         ),
-        before = amount(&format!("{prefix}game_cap.total_before"), line.total_before, currency),
+        before = amount(
+            &format!("{prefix}game_cap.total_before"),
+            line.total_before,
+            currency
+        ),
         cap = amount(&format!("{prefix}game_cap.cap"), line.cap, currency),
         cut = amount(&format!("{prefix}game_cap.cut"), line.cut, currency),
-        after = amount(&format!("{prefix}game_cap.total_after"), line.total_after, currency),
+        after = amount(
+            &format!("{prefix}game_cap.total_after"),
+            line.total_after,
+            currency
+        ),
         flag = flag,
     );
 }
@@ -581,7 +595,9 @@ fn settlement_section(page: &mut String, packet: &Packet) {
         return;
     };
     if packet.verdict.void.is_some() {
-        page.push_str("<p class=\"statement\">This settlement was reversed by the void below.</p>\n");
+        page.push_str(
+            "<p class=\"statement\">This settlement was reversed by the void below.</p>\n",
+        );
     }
     settlement_table(page, settlement, currency);
     section_end(page);
@@ -706,8 +722,16 @@ fn void_section(page: &mut String, packet: &Packet) {
             bet_id = line.bet.id(),
             bet = escape(&words::bet_name(line.bet)),
             stake = amount(&format!("void.lines[{i}].stake"), line.stake, currency),
-            before = amount(&format!("void.lines[{i}].paid_before"), line.paid_before, currency),
-            now = amount(&format!("void.lines[{i}].paid_now"), line.paid_now, currency),
+            before = amount(
+                &format!("void.lines[{i}].paid_before"),
+                line.paid_before,
+                currency
+            ),
+            now = amount(
+                &format!("void.lines[{i}].paid_now"),
+                line.paid_now,
+                currency
+            ),
         );
     }
     page.push_str("</tbody>\n</table>\n");
@@ -779,7 +803,9 @@ fn completion_section(page: &mut String, packet: &Packet) {
             escape(&completion.allowed_because)
         ),
     );
-    page.push_str("</dl>\n<p>The hand was completed and settled as the settlement above shows.</p>\n");
+    page.push_str(
+        "</dl>\n<p>The hand was completed and settled as the settlement above shows.</p>\n",
+    );
     section_end(page);
 }
 
@@ -807,7 +833,10 @@ fn failures(packet: &Packet) -> Vec<String> {
     }
     for entry in &packet.events {
         if !entry.signature_ok {
-            failures.push(format!("Entry {}: its signature does not verify.", entry.sequence));
+            failures.push(format!(
+                "Entry {}: its signature does not verify.",
+                entry.sequence
+            ));
         }
         if !entry.in_checkpoint {
             failures.push(format!(
@@ -894,20 +923,30 @@ fn verdict_section(page: &mut String, packet: &Packet) {
     fact(
         page,
         "Root",
-        &format!("<code>{}</code>", escape(&checkpoint.root_hex)),
+        &format!(
+            "<code class=\"hash\">{}</code>",
+            escape(&checkpoint.root_hex)
+        ),
     );
     fact(
         page,
         "Key id",
-        &format!("<code>{}</code>", escape(&checkpoint.key_id)),
+        &format!("<code class=\"hash\">{}</code>", escape(&checkpoint.key_id)),
     );
     fact(
         page,
         "Public key",
-        &format!("<code>{}</code>", escape(&checkpoint.public_key_hex)),
+        &format!(
+            "<code class=\"hash\">{}</code>",
+            escape(&checkpoint.public_key_hex)
+        ),
     );
     page.push_str("</dl>\n<p>The signed note:</p>\n");
-    let _ = writeln!(page, "<pre class=\"note\">{}</pre>", escape(&checkpoint.note));
+    let _ = writeln!(
+        page,
+        "<pre class=\"note\">{}</pre>",
+        escape(&checkpoint.note)
+    );
 
     let bundle = if verdict.bundle_file.is_empty() {
         format!("hand-{}.bundle.json", packet.hand_id)

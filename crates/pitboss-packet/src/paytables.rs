@@ -146,15 +146,21 @@ pub(crate) fn caps(rules: &Rules) -> Vec<CapSetting> {
 pub(crate) fn table_title(game: GameId, field: &str) -> String {
     match (game, field) {
         (GameId::MississippiStud, "paytable") => "Ante and street bets (five-card hand)".into(),
-        (GameId::MississippiStud, "bonus_paytable") => "3-card bonus (the three community cards)".into(),
+        (GameId::MississippiStud, "bonus_paytable") => {
+            "3-card bonus (the three community cards)".into()
+        }
         (GameId::FortunePaiGow, "main_win") => "Main bet".into(),
-        (GameId::FortunePaiGow, "bonus_paytable") => "Fortune bonus (the player's seven cards)".into(),
+        (GameId::FortunePaiGow, "bonus_paytable") => {
+            "Fortune bonus (the player's seven cards)".into()
+        }
         (GameId::Nutz, "paytable") => "Boxes (the final dice)".into(),
         (GameId::CaribbeanStud, "ante_win") => "Ante".into(),
         (GameId::CaribbeanStud, "raise_paytable") => {
             "Raise (the player's hand beats a qualifying dealer)".into()
         }
-        (GameId::CaribbeanStud, "bonus_paytable") => "Bonus (fixed amounts, the whole payout)".into(),
+        (GameId::CaribbeanStud, "bonus_paytable") => {
+            "Bonus (fixed amounts, the whole payout)".into()
+        }
         (_, other) => readable(other),
     }
 }
@@ -170,7 +176,8 @@ pub(crate) fn hand_title(field: &str, hand: &str) -> String {
 
 /// The bets a table judges, when known.
 fn bets_of(game: GameId, field: &str) -> Option<&'static [BetId]> {
-    const MISSISSIPPI_MAIN: [BetId; 4] = [BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5];
+    const MISSISSIPPI_MAIN: [BetId; 4] =
+        [BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5];
     Some(match (game, field) {
         (GameId::MississippiStud, "paytable") => &MISSISSIPPI_MAIN,
         (GameId::MississippiStud, "bonus_paytable") => &[BetId::Bonus],
@@ -240,7 +247,10 @@ mod tests {
             fields(GameId::MississippiStud),
             ["paytable", "bonus_paytable"]
         );
-        assert_eq!(fields(GameId::FortunePaiGow), ["main_win", "bonus_paytable"]);
+        assert_eq!(
+            fields(GameId::FortunePaiGow),
+            ["main_win", "bonus_paytable"]
+        );
         assert_eq!(fields(GameId::Nutz), ["paytable"]);
         assert_eq!(
             fields(GameId::CaribbeanStud),
@@ -250,25 +260,67 @@ mod tests {
         assert_eq!(ms[0].rows[0].hand, "royal_flush");
         assert_eq!(ms[0].rows[0].pay, Some(Pay::Odds(500)));
         let caps = caps(&GameConfig::default_for(GameId::MississippiStud).rules);
-        assert!(caps.iter().any(|c| c.field == "game_cap" && c.cap.is_some()));
+        assert!(caps
+            .iter()
+            .any(|c| c.field == "game_cap" && c.cap.is_some()));
         assert!(caps.iter().any(|c| c.field == "street_cap"));
     }
 
     #[test]
     fn rows_apply_by_rule_and_bet() {
         let royal = line(BetId::Street3, "royal_flush", Some(Pay::Odds(500)));
-        assert!(applies(GameId::MississippiStud, "paytable", "royal_flush", &royal));
-        assert!(!applies(GameId::MississippiStud, "bonus_paytable", "royal_flush", &royal));
-        assert!(!applies(GameId::MississippiStud, "paytable", "flush", &royal));
+        assert!(applies(
+            GameId::MississippiStud,
+            "paytable",
+            "royal_flush",
+            &royal
+        ));
+        assert!(!applies(
+            GameId::MississippiStud,
+            "bonus_paytable",
+            "royal_flush",
+            &royal
+        ));
+        assert!(!applies(
+            GameId::MississippiStud,
+            "paytable",
+            "flush",
+            &royal
+        ));
         let lost = line(BetId::Ante, "royal_flush", None);
-        assert!(!applies(GameId::MississippiStud, "paytable", "royal_flush", &lost));
+        assert!(!applies(
+            GameId::MississippiStud,
+            "paytable",
+            "royal_flush",
+            &lost
+        ));
         let raise = line(BetId::Raise, "player_higher_flush", Some(Pay::Odds(5)));
-        assert!(applies(GameId::CaribbeanStud, "raise_paytable", "flush", &raise));
-        assert!(!applies(GameId::CaribbeanStud, "raise_paytable", "straight", &raise));
+        assert!(applies(
+            GameId::CaribbeanStud,
+            "raise_paytable",
+            "flush",
+            &raise
+        ));
+        assert!(!applies(
+            GameId::CaribbeanStud,
+            "raise_paytable",
+            "straight",
+            &raise
+        ));
         let ante = line(BetId::Ante, "dealer_not_qualifying", Some(Pay::Odds(1)));
-        assert!(applies(GameId::CaribbeanStud, "ante_win", "ante_wins", &ante));
+        assert!(applies(
+            GameId::CaribbeanStud,
+            "ante_win",
+            "ante_wins",
+            &ante
+        ));
         let main = line(BetId::Main, "both_hands_win", Some(Pay::Odds(1)));
-        assert!(applies(GameId::FortunePaiGow, "main_win", "both_hands_win", &main));
+        assert!(applies(
+            GameId::FortunePaiGow,
+            "main_win",
+            "both_hands_win",
+            &main
+        ));
         let unknown = line(BetId::Ante, "anything", Some(Pay::Push));
         assert!(applies(GameId::Nutz, "new_paytable", "anything", &unknown));
     }

@@ -59,7 +59,7 @@ pub(crate) fn suit_ink(suit: Suit) -> &'static str {
     }
 }
 
-/// The card's name in words: "Ace of spades", "10 of hearts", "Joker".
+/// The card's name in words: "Ace of spades", "Ten of hearts", "Joker".
 pub(crate) fn card_name(card: Card) -> String {
     match (card.rank(), card.suit()) {
         (Some(rank), Some(suit)) => {
@@ -68,7 +68,15 @@ pub(crate) fn card_name(card: Card) -> String {
                 Rank::King => "King",
                 Rank::Queen => "Queen",
                 Rank::Jack => "Jack",
-                other => rank_label(other),
+                Rank::Ten => "Ten",
+                Rank::Nine => "Nine",
+                Rank::Eight => "Eight",
+                Rank::Seven => "Seven",
+                Rank::Six => "Six",
+                Rank::Five => "Five",
+                Rank::Four => "Four",
+                Rank::Three => "Three",
+                Rank::Two => "Two",
             };
             let suit = match suit {
                 Suit::Spades => "spades",
@@ -117,7 +125,8 @@ pub(crate) fn card_face(card: Card) -> String {
 /// The joker's face: the word JOKER and a five-pointed star, in the joker's own ink.
 fn joker_body() -> String {
     // A five-pointed star centred at (50, 78), outer radius 26, inner 10.5: points every 36°.
-    const STAR: &str = "50,52 56.2,69.5 74.7,70 60,81.3 65.3,99 50,88.5 34.7,99 40,81.3 25.3,70 43.8,69.5";
+    const STAR: &str =
+        "50,52 56.2,69.5 74.7,70 60,81.3 65.3,99 50,88.5 34.7,99 40,81.3 25.3,70 43.8,69.5";
     format!(
         concat!(
             r##"<rect x="2" y="2" width="96" height="136" rx="9" fill="#ffffff" stroke="{ink}" stroke-width="4"/>"##,

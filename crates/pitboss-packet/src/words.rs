@@ -53,7 +53,11 @@ pub(crate) fn bet_name(bet: BetId) -> String {
 
 /// An amount as `Money::display` gives it, then the currency code: `"250.00 EUR"`.
 pub(crate) fn money(amount: Money, currency: &Currency) -> String {
-    format!("{} {}", amount.display(currency.minor_digits), currency.code)
+    format!(
+        "{} {}",
+        amount.display(currency.minor_digits),
+        currency.code
+    )
 }
 
 /// A signed amount (a net result, an adjustment): `"+12.50"`, `"-3.00"`, `"0.00"`.
@@ -104,7 +108,11 @@ pub(crate) fn card_text(card: Card) -> String {
 
 /// Cards space-separated, as people write them.
 pub(crate) fn cards_text(cards: &[Card]) -> String {
-    cards.iter().map(|&c| card_text(c)).collect::<Vec<_>>().join(" ")
+    cards
+        .iter()
+        .map(|&c| card_text(c))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whose cards: "the player's", "the dealer's", "the community".
@@ -162,7 +170,9 @@ fn wagers_words(wagers: &[Wager], currency: &Currency) -> String {
 pub(crate) fn action_words(action: &Action) -> String {
     match action {
         Action::Bet { multiple } => format!("bet {multiple}× the ante"),
-        Action::MaxBetAll => "max bet all: the largest bet on this and every remaining street".into(),
+        Action::MaxBetAll => {
+            "max bet all: the largest bet on this and every remaining street".into()
+        }
         Action::Fold => "fold".into(),
         Action::Raise => "raise".into(),
         Action::SetHand { low } => format!("set hand, low hand {}", cards_text(low)),
