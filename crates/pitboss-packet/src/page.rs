@@ -377,12 +377,12 @@ fn dice(page: &mut String, packet: &Packet) {
         any = true;
         let _ = write!(
             page,
-            "<div class=\"shake\" data-shake=\"{shake}\">\n<h3>Shake {shake}, by {by}</h3>\n<p class=\"muted\">Entry {seq}, {when}. Rolled: {rolled}. Held for the next shake: {held_words}.{last}</p>\n<div class=\"cards\">\n",
+            "<div class=\"shake\" data-shake=\"{shake}\">\n<h3>Shake {shake}, by {by}</h3>\n<p class=\"muted\">Entry {seq}, {when}. Rolled: {rolled}. {held_words}.{last}</p>\n<div class=\"cards\">\n",
             by = words::shaker_words(*by),
             seq = entry.sequence,
             when = utc(entry.recorded_at_ms),
             rolled = words::dice_positions(rolled),
-            held_words = words::dice_positions(held),
+            held_words = words::held_words(held, *last),
             last = if *last { " The round is over." } else { "" },
         );
         for (i, &face) in faces.iter().enumerate() {
@@ -437,8 +437,8 @@ fn timeline_section(page: &mut String, packet: &Packet) {
         "<col class=\"c-what\"><col class=\"c-by\"><col class=\"c-check\"><col class=\"c-check\">",
         "<col class=\"c-check\"><col class=\"c-note\"></colgroup>\n",
         "<thead><tr><th>Entry</th><th>Time (UTC)</th>",
-        "<th>What happened</th><th>By</th><th>In checkpoint</th><th>Signature</th>",
-        "<th>Re-derived</th><th>Note</th></tr></thead>\n<tbody>\n"
+        "<th>What happened</th><th>By</th><th>In check&shy;point</th><th>Signa&shy;ture</th>",
+        "<th>Re-&shy;derived</th><th>Note</th></tr></thead>\n<tbody>\n"
     ));
     for entry in &packet.events {
         timeline_row(page, packet, entry);

@@ -154,6 +154,16 @@ pub(crate) fn dice_positions(positions: &[u8]) -> String {
     }
 }
 
+/// The dice held after a shake: "Held for the next shake: dice 2 and 5", or after the last shake
+/// "Held: dice 2 and 5".
+pub(crate) fn held_words(held: &[u8], last: bool) -> String {
+    if last {
+        format!("Held: {}", dice_positions(held))
+    } else {
+        format!("Held for the next shake: {}", dice_positions(held))
+    }
+}
+
 /// Wagers with their amounts: "ante 50.00 EUR, bonus 10.00 EUR".
 fn wagers_words(wagers: &[Wager], currency: &Currency) -> String {
     if wagers.is_empty() {
@@ -227,10 +237,10 @@ pub(crate) fn event_words(event: &Event, currency: &Currency) -> String {
         } => {
             let faces = faces.map(|f| f.to_string()).join(" ");
             let mut text = format!(
-                "Shake {shake} by {}: rolled {}; the dice show {faces}; held for the next shake: {}.",
+                "Shake {shake} by {}: rolled {}; the dice show {faces}; {}.",
                 shaker_words(*by),
                 dice_positions(rolled),
-                dice_positions(held),
+                held_words(held, *last).to_lowercase(),
             );
             if *last {
                 text.push_str(" The round is over.");

@@ -355,7 +355,7 @@ fn nutz_draws_every_shake_with_its_pips_and_held_dice() {
     // The ones are held after the first shake (dice 2 and 5).
     assert!(shakes[0].contains("Held for the next shake: dice 2 and 5."));
     assert!(shakes[1].contains("Rolled: dice 1, 3 and 4."));
-    assert!(shakes[2].contains("The round is over."));
+    assert!(shakes[2].contains("Held: dice 2 and 5. The round is over."));
     let paytables = section(&page, "paytable").unwrap();
     let pair = row(paytables, r#"data-hand="one_pair""#).unwrap();
     assert!(pair.contains("class=\"applied\"") && pair.contains("applied: Box: one pair"));
@@ -520,14 +520,27 @@ fn every_game_renders_the_same_page_twice() {
     }
 }
 
-/// Writes the capped Mississippi Stud royal's page where `PITBOSS_PACKET_SAMPLE` says, for people
-/// to look at (`PITBOSS_PACKET_SAMPLE=/tmp/packet-sample.html cargo test …`). Does nothing
-/// without it: tests write no files of their own accord.
+/// Writes sample pages for people to look at: the capped Mississippi Stud royal's page where
+/// `PITBOSS_PACKET_SAMPLE` says (`PITBOSS_PACKET_SAMPLE=/tmp/packet-sample.html cargo test …`), and
+/// one page of each other game into the directory `PITBOSS_PACKET_SAMPLES` names. Does nothing
+/// without them: tests write no files of their own accord.
 #[test]
-fn sample_page() {
+fn sample_pages() {
     let page = render(&capped_royal());
     assert_self_contained(&page);
     if let Ok(path) = std::env::var("PITBOSS_PACKET_SAMPLE") {
         std::fs::write(&path, &page).expect("the sample page is written");
+    }
+    if let Ok(dir) = std::env::var("PITBOSS_PACKET_SAMPLES") {
+        for name in [
+            "ms_royal_akq_max_bets_malfunction_void",
+            "pg_royal_ace_joker_exception",
+            "nutz_one_pair_after_three_shakes",
+            "nutz_incomplete_completed_by_dealer",
+            "cs_dealer_not_qualifying",
+        ] {
+            let path = std::path::Path::new(&dir).join(format!("packet-{name}.html"));
+            std::fs::write(path, render(&packet(name))).expect("a sample page is written");
+        }
     }
 }
