@@ -1,0 +1,327 @@
+//! Genuine hands for the packet's tests: a scripted hand of `fixtures/hands/*.json` (its seed, its
+//! wagers, its decisions and voids) played through the engine's own `Hand::decide`/`evolve`, so that
+//! every event, settlement and void on the page is one the engine really produces. The log's checks
+//! (signatures, checkpoint) are facts the server supplies; here they are filled in as all good,
+//! and a test that wants a failure changes them.
+//!
+//! Also a small well-formedness check of the page's markup.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pitboss_engine::config::GameConfig;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, Timestamp, VoidOrder};
+use pitboss_engine::money::Money;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::settlement::{BetId, Wager};
+use pitboss_packet::{CheckpointFacts, Packet, PacketEvent, Verdict};
+use serde_json::Value;
+
+/// The hand id every test packet uses.
+pub const HAND_ID: &str = "0123456789abcdef0123456789abcdef";
+/// The checkpoint key every test packet names.
+pub const PUBLIC_KEY: &str = "5a3b2f9e4c1d8a7b6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d";
+
+/// How a test changes a fixture's hand before it is played.
+#[derive(Default)]
+pub struct Script {
+    /// Replaces the table reference.
+    pub table: Option<String>,
+    /// Replaces the player reference.
+    pub player: Option<String>,
+    /// Replaces every void order's reason.
+    pub void_reason: Option<String>,
+    /// Replaces every void order's recorder.
+    pub recorded_by: Option<String>,
+    /// Changes the game's default configuration.
+    pub config: Option<fn(&mut GameConfig)>,
+}
+
+fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/hands")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).expect("fixture JSON")
+}
+
+/// A played hand: the engine's hand and the events it recorded, in order.
+pub struct Played {
+    pub hand: Hand,
+    pub events: Vec<Event>,
+    pub config: GameConfig,
+}
+
+/// Plays fixture `name` as `script` changes it, skipping the steps the fixture expects refused.
+pub fn play(name: &str, script: &Script) -> Played {
+    let fixture = fixture(name);
+    let game: GameId = fixture["game"].as_str().unwrap().parse().unwrap();
+    let seed = Seed::from_hex(fixture["seed"].as_str().unwrap()).expect("seed hex");
+    let mut config = GameConfig::default_for(game);
+    if let Some(change) = script.config {
+        change(&mut config);
+    }
+    let mut hand = Hand::new(seed, Arc::new(config.clone()));
+    let open = &fixture["open"];
+    let wagers = open["wagers"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(bet, amount)| Wager {
+            bet: bet.parse::<BetId>().unwrap(),
+            amount: Money(amount.as_u64().unwrap()),
+        })
+        .collect();
+    let mut commands = vec![Command::Open(OpenHand {
+        table: script
+            .table
+            .clone()
+            .unwrap_or_else(|| open["table"].as_str().unwrap().into()),
+        player: script
+            .player
+            .clone()
+            .unwrap_or_else(|| open["player"].as_str().unwrap().into()),
+        wagers,
+        at: Timestamp(open["at"].as_u64().unwrap()),
+        rebet_of: None,
+    })];
+    for step in fixture["steps"].as_array().unwrap() {
+        if step.get("refused").is_some() {
+            continue;
+        }
+        if let Some(act) = step.get("act") {
+            let action: Action = serde_json::from_value(act.clone()).expect("an action");
+            commands.push(Command::Act {
+                action,
+                at: Timestamp(step["at"].as_u64().unwrap()),
+            });
+        } else {
+            let mut order: VoidOrder =
+                serde_json::from_value(step["void"].clone()).expect("a void order");
+            if let Some(reason) = &script.void_reason {
+                order.reason = reason.clone();
+            }
+            if let Some(who) = &script.recorded_by {
+                order.recorded_by = who.clone();
+            }
+            commands.push(Command::Void(order));
+        }
+    }
+    let mut events = Vec::new();
+    for command in commands {
+        let new = hand
+            .decide(&command)
+            .unwrap_or_else(|e| panic!("{name}: {command:?} refused: {e}"));
+        for event in &new {
+            hand = hand.evolve(event).expect("decided events fold in");
+        }
+        events.extend(new);
+    }
+    Played {
+        hand,
+        events,
+        config,
+    }
+}
+
+/// When an event is dated, if it carries a time.
+fn time_of(event: &Event) -> Option<u64> {
+    match event {
+        Event::Opened(opened) => Some(opened.at.0),
+        Event::Acted { at, .. } | Event::DiceShaken { at, .. } => Some(at.0),
+        Event::Voided(void) => Some(void.order.at.0),
+        Event::Completed(completion) => Some(completion.order.at.0),
+        _ => None,
+    }
+}
+
+/// The first entry's sequence number in the test log.
+pub const FIRST_SEQUENCE: u64 = 1_000;
+
+/// The packet the server would build for a played hand whose every check is good.
+pub fn packet_of(played: &Played) -> Packet {
+    let hand = &played.hand;
+    let opened = hand.opened().expect("opened");
+    let mut at = opened.at.0;
+    let events: Vec<PacketEvent> = played
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, event)| {
+            at = time_of(event).unwrap_or(at);
+            let position = i as u64;
+            PacketEvent {
+                sequence: FIRST_SEQUENCE + position,
+                stream_position: position,
+                recorded_at_ms: at,
+                actor: if matches!(event, Event::Voided(_) | Event::Completed(_)) {
+                    "operator-7".into()
+                } else {
+                    "player:P1".into()
+                },
+                key_id: "key-1".into(),
+                hash_hex: format!("{:064x}", 0xabc0_u64 + position),
+                event: event.clone(),
+                in_checkpoint: true,
+                signature_ok: true,
+                rederived: true,
+                note: String::new(),
+            }
+        })
+        .collect();
+    let status = match hand.status() {
+        Status::InProgress | Status::Pending => "in_progress",
+        Status::Settled => "settled",
+        Status::Voided => "voided",
+    };
+    let closed_at_ms = (hand.status() != Status::InProgress).then_some(at);
+    let tree_size = FIRST_SEQUENCE + events.len() as u64 + 20;
+    Packet {
+        hand_id: HAND_ID.into(),
+        game: hand.game(),
+        table: opened.table.clone(),
+        player: opened.player.clone(),
+        opened_at_ms: opened.at.0,
+        closed_at_ms,
+        status: status.into(),
+        config_id: hand.config_id().to_string(),
+        config: played.config.clone(),
+        events,
+        verdict: Verdict {
+            consistent: true,
+            commitment_ok: true,
+            seed_revealed: hand.revealed_seed().is_some(),
+            refunds_equal_stakes: hand.void().is_some_and(|v| v.paid_now == v.total_staked),
+            mismatches: Vec::new(),
+            report: vec![
+                "the seed opens the commitment".into(),
+                "every event re-derived from the seed".into(),
+            ],
+            problems: Vec::new(),
+            settlement: hand.settlement().cloned(),
+            void: hand.void().cloned(),
+            completion: hand.completion().cloned(),
+            checkpoint: CheckpointFacts {
+                origin: "pitboss.test/log".into(),
+                tree_size,
+                root_hex: "ab".repeat(32),
+                note: format!(
+                    "pitboss.test/log\n{tree_size}\nq83vEjRWeJA=\n\n— pitboss.test/log sig"
+                ),
+                key_id: "checkpoint-key".into(),
+                public_key_hex: PUBLIC_KEY.into(),
+            },
+            bundle_file: format!("hand-{HAND_ID}.bundle.json"),
+        },
+    }
+}
+
+/// The fixture played unchanged, as a packet.
+pub fn packet(name: &str) -> Packet {
+    packet_of(&play(name, &Script::default()))
+}
+
+/// The text of the element carrying `data-field="field"`, if any.
+pub fn field<'a>(page: &'a str, field: &str) -> Option<&'a str> {
+    let marker = format!("data-field=\"{field}\"");
+    let start = page.find(&marker)?;
+    let open_end = start + page[start..].find('>')? + 1;
+    let close = open_end + page[open_end..].find('<')?;
+    Some(&page[open_end..close])
+}
+
+/// The `<tr …>` element (start tag to `</tr>`) whose start tag holds `attribute`.
+pub fn row<'a>(page: &'a str, attribute: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(found) = page[from..].find("<tr") {
+        let start = from + found;
+        let tag_end = start + page[start..].find('>')?;
+        let end = start + page[start..].find("</tr>")? + "</tr>".len();
+        if page[start..tag_end].contains(attribute) {
+            return Some(&page[start..end]);
+        }
+        from = end;
+    }
+    None
+}
+
+/// The region of the page from the element holding `marker` to the end of its `</section>`.
+pub fn section<'a>(page: &'a str, id: &str) -> Option<&'a str> {
+    let start = page.find(&format!("<section id=\"{id}\">"))?;
+    let end = start + page[start..].find("</section>")?;
+    Some(&page[start..end])
+}
+
+/// Elements that have no end tag in HTML.
+const VOID_ELEMENTS: [&str; 5] = ["meta", "br", "hr", "img", "col"];
+
+/// Checks that every element is closed, in order: a stack of start tags, popped by end tags and
+/// by `/>`. Returns the first problem.
+pub fn well_formed(page: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = page;
+    while let Some(lt) = rest.find('<') {
+        rest = &rest[lt + 1..];
+        let Some(gt) = rest.find('>') else {
+            return Err("a tag is not closed by `>`".into());
+        };
+        let tag = &rest[..gt];
+        rest = &rest[gt + 1..];
+        if tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let name = name.trim();
+            match stack.pop() {
+                Some(open) if open == name => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if name.is_empty() {
+            return Err(format!("a `<` that starts no tag: <{tag}>"));
+        }
+        if tag.ends_with('/') || VOID_ELEMENTS.contains(&name.as_str()) {
+            continue;
+        }
+        if name == "style" {
+            // Its content is CSS, with no `<` in it; skip to its end tag.
+            let Some(end) = rest.find("</style>") else {
+                return Err("<style> not closed".into());
+            };
+            rest = &rest[end + "</style>".len()..];
+            continue;
+        }
+        stack.push(name);
+    }
+    if stack.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("left open: {stack:?}"))
+    }
+}
+
+/// What no page may ever hold: anything that fetches, or runs.
+pub fn assert_self_contained(page: &str) {
+    let lower = page.to_ascii_lowercase();
+    for forbidden in [
+        "http://",
+        "https://",
+        "<script",
+        "@import",
+        "url(",
+        "javascript:",
+    ] {
+        assert!(!lower.contains(forbidden), "the page holds `{forbidden}`");
+    }
+    assert!(lower.contains("<meta charset=\"utf-8\">"));
+    assert!(lower.contains("<html lang=\"en\">"));
+    well_formed(page).unwrap();
+}
