@@ -86,6 +86,11 @@ pub const METHODS: &[(&str, &[Role])] = &[
     ("/pitboss.v1.Audit/GetInclusionProof", &[Regulator]),
     ("/pitboss.v1.Audit/GetConsistencyProof", &[Regulator]),
     ("/pitboss.v1.Audit/GetHandBundle", &[Supervisor, Regulator]),
+    (
+        "/pitboss.v1.Audit/GetDisputePacket",
+        &[Supervisor, Regulator],
+    ),
+    ("/pitboss.v1.Audit/ExportHands", &[Regulator]),
     ("/pitboss.v1.Operations/PublishConfig", &[ConfigAdmin]),
     (
         "/pitboss.v1.Operations/ListConfigs",

@@ -155,6 +155,15 @@ pub fn build(
     configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
     hand_id: &str,
 ) -> Result<Bundle, BundleError> {
+    build_signed(ledger, configs, hand_id).map(|(bundle, _)| bundle)
+}
+
+/// [`build`], with the key that signed the bundle's checkpoint.
+pub fn build_signed(
+    ledger: &Ledger,
+    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
+    hand_id: &str,
+) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
     let size = ledger.tree_size()?;
@@ -184,7 +193,7 @@ pub fn build(
         count: entries.len() as u64,
         last: last.envelope.sequence,
     };
-    let (checkpoint, _) = ledger.checkpoint_with(size, vec![end.line()])?;
+    let (checkpoint, signer) = ledger.checkpoint_with(size, vec![end.line()])?;
     let mut keys = BTreeMap::new();
     for (id, public) in ledger.known_keys()? {
         keys.insert(hex::encode(id), hex::encode(public));
@@ -198,7 +207,7 @@ pub fn build(
             inclusion: proof.hashes.iter().map(hex::encode).collect(),
         });
     }
-    Ok(Bundle {
+    let bundle = Bundle {
         format: FORMAT.into(),
         hand_id: hand_id.to_string(),
         checkpoint: checkpoint.note(),
@@ -206,7 +215,8 @@ pub fn build(
         config_id: opened.config_id.to_string(),
         config_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
         entries: bundled,
-    })
+    };
+    Ok((bundle, signer))
 }
 
 /// The result of checking a bundle.
@@ -218,6 +228,8 @@ pub struct Verified {
     pub problems: Vec<String>,
     /// The hand's proof report, entries checked against the checkpoint.
     pub report: Option<ProofReport>,
+    /// The bundle's entries as decoded, in order (those that decode), for whoever shows them.
+    pub entries: Vec<Entry>,
 }
 
 impl Verified {
@@ -237,6 +249,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         checkpoint_size: None,
         problems: Vec::new(),
         report: None,
+        entries: Vec::new(),
     };
     if bundle.format == FORMAT_V1 {
         out.problems.push(format!(
@@ -363,6 +376,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         statuses,
         |id: &ConfigId| config.clone().filter(|_| id.to_string() == wanted),
     ));
+    out.entries = entries;
     out
 }
 

@@ -3,6 +3,7 @@
 //! and never changes it.
 
 pub mod bundle;
+pub mod dispute;
 pub mod replay;
 
 pub use replay::{replay, EventCheck, Mismatch, ProofReport, ReplayError};

@@ -10,6 +10,7 @@ mod client;
 mod config_file;
 mod deal;
 mod demo;
+mod dispute;
 mod hands;
 mod house_way;
 mod ledger_load;
@@ -64,6 +65,9 @@ enum Command {
     Bundle(bundle::BundleArgs),
     /// Check an offline bundle with no server: signatures, inclusion, replay.
     VerifyBundle(bundle::VerifyBundleArgs),
+    /// One hand's dispute packet: a page for people (cards, timeline, paytable, caps, verdict)
+    /// and the offline bundle it describes, side by side in a directory.
+    Dispute(dispute::DisputeArgs),
     /// Replay a hand on a running server and print its proof report.
     Replay(replay::ReplayArgs),
     /// Game recall: a player's or a table's hands, newest first.
@@ -138,6 +142,7 @@ impl Cli {
             Command::Prove(args) => checkpoint::run_prove(args),
             Command::Bundle(args) => bundle::run_bundle(args).map(|()| ok),
             Command::VerifyBundle(args) => bundle::run_verify(args),
+            Command::Dispute(args) => dispute::run(args).map(|()| ok),
         }
     }
 }

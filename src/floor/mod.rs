@@ -12,6 +12,7 @@
 mod cache;
 mod configurations;
 mod error;
+mod export;
 mod hands;
 mod index;
 mod operations;
@@ -36,6 +37,7 @@ use pitboss_ledger::Ledger;
 use cache::HandCache;
 use error::invalid;
 pub use error::{FloorError, ProposalProblem};
+pub use export::{ExportCursor, HandsPage};
 pub use hands::{hand_stream, HandSnapshot, OpenRequest};
 pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
 use operations::operation_stream;

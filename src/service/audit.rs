@@ -138,6 +138,17 @@ async fn stream_from(
     }
 }
 
+/// Why a hand's bundle (or packet) cannot be made, as a status.
+fn bundle_status(e: audit::bundle::BundleError) -> Status {
+    match e {
+        audit::bundle::BundleError::NotFound(id) => {
+            status(crate::floor::FloorError::NotFound { what: "hand", id })
+        }
+        audit::bundle::BundleError::Ledger(e) => status(crate::floor::FloorError::Ledger(e)),
+        other => Status::failed_precondition(other.to_string()),
+    }
+}
+
 fn ledger_status(e: pitboss_ledger::LedgerError) -> Status {
     status(crate::floor::FloorError::Ledger(e))
 }
@@ -231,23 +242,77 @@ impl Audit for AuditService {
         let floor = self.floor.clone();
         let bundle = self
             .blocking(move || {
-                audit::bundle::build(floor.ledger(), |c| floor.config(c), &id).map_err(
-                    |e| match e {
-                        audit::bundle::BundleError::NotFound(id) => {
-                            status(crate::floor::FloorError::NotFound { what: "hand", id })
-                        }
-                        audit::bundle::BundleError::Ledger(e) => {
-                            status(crate::floor::FloorError::Ledger(e))
-                        }
-                        other => Status::failed_precondition(other.to_string()),
-                    },
-                )
+                audit::bundle::build(floor.ledger(), |c| floor.config(c), &id)
+                    .map_err(bundle_status)
             })
             .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
             bundle_json: serde_json::to_string_pretty(&bundle)
                 .map_err(|e| Status::internal(e.to_string()))?,
         }))
+    }
+
+    async fn get_dispute_packet(
+        &self,
+        request: Request<proto::GetDisputePacketRequest>,
+    ) -> Result<Response<proto::GetDisputePacketResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        self.reach(&caller, &r.hand_id)?;
+        let id = r.hand_id;
+        let floor = self.floor.clone();
+        let dispute = self
+            .blocking(move || {
+                audit::dispute::build(floor.ledger(), |c| floor.config(c), &id)
+                    .map_err(bundle_status)
+            })
+            .await?;
+        Ok(Response::new(proto::GetDisputePacketResponse {
+            html: dispute.html,
+            bundle_json: dispute.bundle_json,
+            html_file: dispute.html_file,
+            bundle_file: dispute.bundle_file,
+            verified: dispute.verified,
+        }))
+    }
+
+    type ExportHandsStream =
+        tokio_stream::wrappers::ReceiverStream<Result<proto::ExportRow, Status>>;
+
+    async fn export_hands(
+        &self,
+        request: Request<proto::ExportHandsRequest>,
+    ) -> Result<Response<Self::ExportHandsStream>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        scope::whole_log(&caller, "ExportHands")?;
+        let game = match r.game {
+            0 => None,
+            value => Some(convert::game("game", value)?),
+        };
+        let ask = super::export::ExportAsk {
+            from_ms: r.from_ms,
+            to_ms: if r.to_ms == 0 { u64::MAX } else { r.to_ms },
+            table: (!r.table.is_empty()).then_some(r.table),
+            game,
+        };
+        let permit = self.stream_permit()?;
+        let (tx, rx) = tokio::sync::mpsc::channel(256);
+        let floor = self.floor.clone();
+        let shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let exported = super::export::export(floor, ask, tx.clone(), shutdown);
+            if let Err(panic) = guard::catch_panic(exported).await {
+                tracing::error!(method = "ExportHands", panic = %panic, "an export task panicked");
+                let _ = tx.send(Err(Status::internal(guard::PANIC_MESSAGE))).await;
+            }
+        });
+        Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
+            rx,
+        )))
     }
 
     async fn get_consistency_proof(

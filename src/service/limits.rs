@@ -516,8 +516,25 @@ macro_rules! hand_id_only {
 hand_id_only!(
     proto::GetHandRequest,
     proto::ReplayHandRequest,
-    proto::GetHandBundleRequest
+    proto::GetHandBundleRequest,
+    proto::GetDisputePacketRequest
 );
+
+impl Bounded for proto::ExportHandsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        NAME_FILTER.check(&at(place, "table"), &self.table)?;
+        if self.to_ms != 0 && self.to_ms < self.from_ms {
+            return Err(invalid_argument(
+                &at(place, "to_ms"),
+                format!(
+                    "{} is before from_ms {}: 0 (no bound) or at least from_ms",
+                    self.to_ms, self.from_ms
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 impl Bounded for proto::GetHandEventsRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {

@@ -7,6 +7,7 @@ pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod convert;
+mod export;
 pub mod guard;
 pub mod lab;
 pub mod limits;

@@ -10,15 +10,20 @@
 //! - `refusals.rs`: bad input on every write refused with the right code and nothing written, one
 //!   test per RPC or group of RPCs (`OpenHand`, `Act`, `VoidHand`, `PublishConfig`, malfunctions
 //!   and sweeps, `PlayHand`);
+//! - `dispute.rs`: dispute packets of recorded hands rendered by headless Chromium;
+//! - `metrics.rs`: the metrics endpoint scraped after a few hands;
 //! - `lab.rs`: the Lab service — PAR sheets, simulations, RNG words and shuffles, bad requests;
 //! - `support.rs`: the helpers they share (clients, request builders, playing a hand to its end,
 //!   replaying it, the log's head).
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../support/fixture_hands.rs"]
+mod fixture_hands;
 mod support;
 
 mod audit;
+mod dispute;
 mod lab;
 mod metrics;
 mod operations;

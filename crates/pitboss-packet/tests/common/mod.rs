@@ -9,14 +9,8 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use pitboss_engine::config::GameConfig;
-use pitboss_engine::game::GameId;
-use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, Timestamp, VoidOrder};
-use pitboss_engine::money::Money;
-use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::{BetId, Wager};
+use pitboss_engine::games::{Event, Status};
 use pitboss_packet::{CheckpointFacts, Packet, PacketEvent, Verdict};
 use serde_json::Value;
 
@@ -25,20 +19,9 @@ pub const HAND_ID: &str = "0123456789abcdef0123456789abcdef";
 /// The checkpoint key every test packet names.
 pub const PUBLIC_KEY: &str = "5a3b2f9e4c1d8a7b6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d";
 
-/// How a test changes a fixture's hand before it is played.
-#[derive(Default)]
-pub struct Script {
-    /// Replaces the table reference.
-    pub table: Option<String>,
-    /// Replaces the player reference.
-    pub player: Option<String>,
-    /// Replaces every void order's reason.
-    pub void_reason: Option<String>,
-    /// Replaces every void order's recorder.
-    pub recorded_by: Option<String>,
-    /// Changes the game's default configuration.
-    pub config: Option<fn(&mut GameConfig)>,
-}
+#[path = "../../../../tests/support/fixture_hands.rs"]
+mod fixture_hands;
+pub use fixture_hands::{Played, Script};
 
 fn fixture(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -48,83 +31,9 @@ fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).expect("fixture JSON")
 }
 
-/// A played hand: the engine's hand and the events it recorded, in order.
-pub struct Played {
-    pub hand: Hand,
-    pub events: Vec<Event>,
-    pub config: GameConfig,
-}
-
 /// Plays fixture `name` as `script` changes it, skipping the steps the fixture expects refused.
 pub fn play(name: &str, script: &Script) -> Played {
-    let fixture = fixture(name);
-    let game: GameId = fixture["game"].as_str().unwrap().parse().unwrap();
-    let seed = Seed::from_hex(fixture["seed"].as_str().unwrap()).expect("seed hex");
-    let mut config = GameConfig::default_for(game);
-    if let Some(change) = script.config {
-        change(&mut config);
-    }
-    let mut hand = Hand::new(seed, Arc::new(config.clone()));
-    let open = &fixture["open"];
-    let wagers = open["wagers"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(bet, amount)| Wager {
-            bet: bet.parse::<BetId>().unwrap(),
-            amount: Money(amount.as_u64().unwrap()),
-        })
-        .collect();
-    let mut commands = vec![Command::Open(OpenHand {
-        table: script
-            .table
-            .clone()
-            .unwrap_or_else(|| open["table"].as_str().unwrap().into()),
-        player: script
-            .player
-            .clone()
-            .unwrap_or_else(|| open["player"].as_str().unwrap().into()),
-        wagers,
-        at: Timestamp(open["at"].as_u64().unwrap()),
-        rebet_of: None,
-    })];
-    for step in fixture["steps"].as_array().unwrap() {
-        if step.get("refused").is_some() {
-            continue;
-        }
-        if let Some(act) = step.get("act") {
-            let action: Action = serde_json::from_value(act.clone()).expect("an action");
-            commands.push(Command::Act {
-                action,
-                at: Timestamp(step["at"].as_u64().unwrap()),
-            });
-        } else {
-            let mut order: VoidOrder =
-                serde_json::from_value(step["void"].clone()).expect("a void order");
-            if let Some(reason) = &script.void_reason {
-                order.reason = reason.clone();
-            }
-            if let Some(who) = &script.recorded_by {
-                order.recorded_by = who.clone();
-            }
-            commands.push(Command::Void(order));
-        }
-    }
-    let mut events = Vec::new();
-    for command in commands {
-        let new = hand
-            .decide(&command)
-            .unwrap_or_else(|e| panic!("{name}: {command:?} refused: {e}"));
-        for event in &new {
-            hand = hand.evolve(event).expect("decided events fold in");
-        }
-        events.extend(new);
-    }
-    Played {
-        hand,
-        events,
-        config,
-    }
+    fixture_hands::play(&fixture(name), name, script)
 }
 
 /// When an event is dated, if it carries a time.

@@ -1,0 +1,78 @@
+//! `pitboss dispute HAND --out DIR`: a hand's dispute packet from a running server — the page a
+//! person reads (`hand-<id>.html`, self-contained, printable) and the offline bundle it describes
+//! (`hand-<id>.bundle.json`) side by side in `DIR`. Refuses to overwrite either.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::client::{block_on, refused, ServerArgs};
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+
+#[derive(Debug, Args)]
+pub struct DisputeArgs {
+    /// The hand id.
+    hand: String,
+    /// The directory to write the page and the bundle in (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// A file name the server gave, used only if it is a plain name (no directory, no dot first).
+fn plain(name: &str) -> anyhow::Result<&str> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    anyhow::ensure!(
+        ok,
+        "the server named a file {name:?}, not a plain file name"
+    );
+    Ok(name)
+}
+
+pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
+    block_on(async {
+        let mut audit = AuditClient::new(args.server.connect().await?);
+        let packet = audit
+            .get_dispute_packet(proto::GetDisputePacketRequest {
+                hand_id: args.hand.clone(),
+            })
+            .await
+            .map_err(refused)?
+            .into_inner();
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("cannot make {}", args.out.display()))?;
+        let html = args.out.join(plain(&packet.html_file)?);
+        let bundle = args.out.join(plain(&packet.bundle_file)?);
+        for (path, text) in [(&bundle, &packet.bundle_json), (&html, &packet.html)] {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .with_context(|| {
+                    format!("cannot write {} (it may exist already)", path.display())
+                })?;
+            std::io::Write::write_all(&mut file, text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        println!("{}", html.display());
+        println!("{}", bundle.display());
+        eprintln!(
+            "hand {}: {}",
+            args.hand,
+            if packet.verified {
+                "the bundle verifies; the page says how to check it again offline"
+            } else {
+                "THE BUNDLE DOES NOT VERIFY: the page lists the problems"
+            }
+        );
+        Ok(())
+    })
+}

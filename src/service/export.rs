@@ -1,0 +1,235 @@
+//! `Audit.ExportHands`: the floor's walk over the hands of a time range (`floor/export.rs`), each
+//! hand translated into rows of the three exported tables — the hand (the same totals `ListHands`
+//! gives), its settlement and void lines, its log entries — streamed with progress reports. The
+//! writer of files is the client's (`pitboss export`, with `pitboss-export`).
+//!
+//! Owns the translation to rows and the stream's pacing; decides nothing and writes nothing. A
+//! client that reads nothing for [`limits::STREAM_STALL`] has its stream ended; at most 256 rows
+//! wait for it.
+
+use std::sync::Arc;
+
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::Event;
+use pitboss_engine::paytable::Pay;
+use tonic::Status;
+
+use super::convert::{self, status};
+use super::limits;
+use super::work::Shutdown;
+use crate::codec;
+use crate::floor::{hand_stream, ExportCursor, Floor};
+use crate::proto;
+use proto::export_row::Row;
+
+/// What one export asks for, checked.
+pub struct ExportAsk {
+    pub from_ms: u64,
+    /// Inclusive; `u64::MAX` for no bound.
+    pub to_ms: u64,
+    pub table: Option<String>,
+    pub game: Option<GameId>,
+}
+
+/// A pay in the export's words, and its odds when it has some.
+fn pay_words(pay: Option<Pay>) -> (String, Option<u32>) {
+    match pay {
+        Some(Pay::Odds(x)) => (format!("{x} to 1"), Some(x)),
+        Some(Pay::Push) => ("push".into(), None),
+        Some(Pay::Fixed(m)) => (format!("fixed {}", m.0), None),
+        None => (String::new(), None),
+    }
+}
+
+/// The rows of one hand: itself, its bet lines, its entries. `None` when the game filter leaves
+/// it out.
+fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, Status> {
+    let hand = floor.load(id, None).map_err(status)?;
+    if game.is_some_and(|g| g != hand.game()) {
+        return Ok(Vec::new());
+    }
+    let Some(opened) = hand.opened() else {
+        return Ok(Vec::new());
+    };
+    let entries = floor
+        .ledger()
+        .read_stream(&hand_stream(id), 0)
+        .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?;
+    let config = hand.config();
+    let currency = config.currency.code.clone();
+    let staked = hand
+        .total_staked()
+        .map_err(|_| Status::data_loss(format!("hand {id}: its stakes overflow")))?;
+    let paid = hand.paid();
+    let net = i64::try_from(i128::from(paid.0) - i128::from(staked.0))
+        .map_err(|_| Status::data_loss(format!("hand {id}: its net does not fit 64 bits")))?;
+    let status_name = codec::id_of(&hand.status());
+    let ended = status_name != "in_progress";
+    let mut rows = vec![Row::Hand(proto::ExportHand {
+        hand_id: id.to_string(),
+        game: convert::game_to_proto(hand.game()),
+        table: opened.table.clone(),
+        player: opened.player.clone(),
+        opened_at_ms: opened.at.0,
+        closed_at_ms: entries
+            .last()
+            .filter(|_| ended)
+            .map(|e| e.envelope.recorded_at_ms),
+        config_id: opened.config_id.to_string(),
+        config_name: config.name.clone(),
+        config_version: config.version,
+        currency: currency.clone(),
+        minor_digits: u32::from(config.currency.minor_digits),
+        status: status_name,
+        staked: staked.0,
+        paid: paid.0,
+        net,
+    })];
+    for entry in &entries {
+        let envelope = &entry.envelope;
+        let event = Floor::payload(entry)
+            .ok()
+            .and_then(|p| codec::payload_to_event(&p).ok().flatten());
+        let line_number = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        match &event {
+            Some(Event::Settled(settlement)) => {
+                for (i, line) in settlement.lines.iter().enumerate() {
+                    let (pay, odds) = pay_words(line.pay);
+                    rows.push(Row::Bet(proto::ExportBet {
+                        hand_id: id.to_string(),
+                        sequence: envelope.sequence,
+                        kind: "settlement".into(),
+                        line: line_number(i),
+                        bet: line.bet.id().to_string(),
+                        stake: line.stake.0,
+                        judged_on: line.judged_on.clone(),
+                        rule: line.rule.clone(),
+                        pay,
+                        odds,
+                        outcome: codec::id_of(&line.outcome),
+                        uncapped: line.uncapped.0,
+                        cap: line.cap.map(|c| c.0),
+                        cut: line.cut.0,
+                        payout: line.payout.0,
+                        currency: currency.clone(),
+                    }));
+                }
+            }
+            Some(Event::Voided(void)) => {
+                for (i, line) in void.lines.iter().enumerate() {
+                    rows.push(Row::Bet(proto::ExportBet {
+                        hand_id: id.to_string(),
+                        sequence: envelope.sequence,
+                        kind: "void".into(),
+                        line: line_number(i),
+                        bet: line.bet.id().to_string(),
+                        stake: line.stake.0,
+                        judged_on: String::new(),
+                        rule: codec::id_of(&void.order.kind),
+                        pay: String::new(),
+                        odds: None,
+                        outcome: "void".into(),
+                        uncapped: line.paid_now.0,
+                        cap: None,
+                        cut: 0,
+                        payout: line.paid_now.0,
+                        currency: currency.clone(),
+                    }));
+                }
+            }
+            _ => {}
+        }
+        rows.push(Row::Event(proto::ExportEvent {
+            sequence: envelope.sequence,
+            stream: envelope.stream.clone(),
+            stream_position: envelope.stream_position,
+            kind: event.as_ref().map_or("unknown", Event::kind).to_string(),
+            hand_id: id.to_string(),
+            recorded_at_ms: envelope.recorded_at_ms,
+            actor: envelope.actor.clone(),
+            hash: hex::encode(entry.hash),
+            signature: hex::encode(entry.signature),
+            key_id: hex::encode(&envelope.key_id),
+        }));
+    }
+    Ok(rows)
+}
+
+/// Streams the export of `ask` into `tx` until it ends, the client goes away or stops reading,
+/// or the server stops.
+pub async fn export(
+    floor: Arc<Floor>,
+    ask: ExportAsk,
+    tx: tokio::sync::mpsc::Sender<Result<proto::ExportRow, Status>>,
+    shutdown: Shutdown,
+) {
+    use tokio::sync::mpsc::error::SendTimeoutError;
+    let send = |item: Result<Row, Status>| {
+        let tx = tx.clone();
+        async move {
+            let item = item.map(|row| proto::ExportRow { row: Some(row) });
+            match tx.send_timeout(item, limits::STREAM_STALL).await {
+                Ok(()) => true,
+                Err(SendTimeoutError::Closed(_)) => false,
+                Err(SendTimeoutError::Timeout(_)) => {
+                    let _ = tx.try_send(Err(Status::deadline_exceeded(format!(
+                        "the client read nothing for {} s: the export is ended",
+                        limits::STREAM_STALL.as_secs()
+                    ))));
+                    false
+                }
+            }
+        }
+    };
+    let mut cursor = match ask.table {
+        Some(_) => ExportCursor::Table(None),
+        None => ExportCursor::Log(0),
+    };
+    let mut scanned = 0;
+    loop {
+        if shutdown.is_set() {
+            let _ = tx.try_send(Err(Status::unavailable("the server is stopping")));
+            return;
+        }
+        let page = match floor.export_page(
+            ask.table.as_deref(),
+            ask.from_ms,
+            ask.to_ms,
+            &cursor,
+            scanned,
+        ) {
+            Ok(page) => page,
+            Err(e) => {
+                send(Err(status(e))).await;
+                return;
+            }
+        };
+        for id in &page.ids {
+            let rows = match hand_rows(&floor, id, ask.game) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    send(Err(e)).await;
+                    return;
+                }
+            };
+            for row in rows {
+                if !send(Ok(row)).await {
+                    return;
+                }
+            }
+        }
+        scanned = page.scanned;
+        let progress = Row::Progress(proto::ExportProgress {
+            scanned,
+            total: page.total,
+        });
+        if !send(Ok(progress)).await {
+            return;
+        }
+        match page.next {
+            Some(next) => cursor = next,
+            None => return,
+        }
+        tokio::task::yield_now().await;
+    }
+}

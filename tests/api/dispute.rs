@@ -1,0 +1,327 @@
+//! The dispute packet of real recorded hands, read in a real browser: scripted hands of
+//! `fixtures/hands` (a seed found to deal each case) recorded in a log exactly as the floor records
+//! them — the engine's own events, one append per command, under a published configuration — then
+//! the server started on that log and asked for each hand's packet over gRPC. Headless Chromium
+//! (Debian's `chromium`) renders every page to PNG and to PDF and dumps its DOM, which must carry
+//! the settlement's figures; the bundle beside the page verifies offline with the key the page names.
+//!
+//! The cases the issue names: a Mississippi Stud royal whose ante cap binds, a Fortune Pai Gow main
+//! bet pushed on the dealer's 9-high, a voided hand; and a hand of Nutz and of Caribbean Stud.
+//! With `PITBOSS_PACKET_PICTURES=DIR` the test also keeps one picture of each game's page there
+//! (`docs/packets/` holds the ones the README shows).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use pitboss::proto;
+use pitboss_engine::config::Rules;
+use pitboss_engine::games::Event;
+use pitboss_engine::money::Money;
+use pitboss_ledger::{AppendRequest, Expected};
+use sha2::Digest;
+
+use crate::common::server::Server;
+use crate::fixture_hands::{self, Played, Script};
+use crate::support::*;
+
+/// One hand to record: a fixture, how it is changed, and what its packet must show.
+struct Case {
+    fixture: &'static str,
+    script: Script,
+    /// Figures the page must carry: `data-field` name → value in minor units.
+    fields: &'static [(&'static str, u64)],
+    /// Words the page must carry.
+    words: &'static [&'static str],
+    /// The game's picture for the README, when this case is the one kept.
+    picture: Option<&'static str>,
+}
+
+fn fixture(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/hands")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("fixture JSON")
+}
+
+/// The Mississippi Stud ante cap of the capped-royal case, in minor units.
+const ANTE_CAP: u64 = 1_000_000;
+
+fn capped_ante(config: &mut pitboss_engine::config::GameConfig) {
+    config.name = "capped ante".into();
+    if let Rules::MississippiStud(rules) = &mut config.rules {
+        rules.ante_cap = Some(Money(ANTE_CAP));
+    }
+}
+
+/// A hand id for a fixture: 32 hex digits of its name's hash.
+fn hand_id(name: &str) -> String {
+    hex::encode(&sha2::Sha256::digest(name.as_bytes())[..16])
+}
+
+/// Records every case's hand in a fresh log at `data`, as the floor would: its configuration
+/// published, its events appended one command at a time on the hand's stream.
+async fn record(data: &Path, played: &[(String, Played)]) {
+    let ledger = Arc::new(
+        pitboss_ledger::Ledger::open_checked(
+            data,
+            1_699_999_000_000,
+            pitboss::codec::check_payload,
+        )
+        .expect("a fresh log"),
+    );
+    let floor = pitboss::floor::Floor::open(ledger.clone(), Arc::new(|| 1_699_999_000_000))
+        .await
+        .expect("the floor");
+    for (id, hand) in played {
+        floor
+            .publish(hand.config.clone(), None, "test:recorder")
+            .await
+            .expect("the configuration published");
+        let mut version = 0u64;
+        for (at, events) in &hand.steps {
+            let payloads = events
+                .iter()
+                .map(|e| prost::Message::encode_to_vec(&pitboss::codec::event_to_payload(e)))
+                .collect();
+            ledger
+                .append(AppendRequest::entries(
+                    pitboss::floor::hand_stream(id),
+                    Expected::Version(version),
+                    payloads,
+                    *at,
+                    "player:P1",
+                ))
+                .await
+                .expect("recorded");
+            version += events.len() as u64;
+        }
+    }
+    drop(floor);
+    ledger.close();
+}
+
+/// Headless Chromium on `page`: `what` is `--screenshot=…`, `--print-to-pdf=…` or `--dump-dom`.
+fn chromium(page: &Path, profile: &Path, what: &[&str]) -> String {
+    let binary = std::env::var("PITBOSS_CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let out = Command::new(&binary)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--no-pdf-header-footer",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(what)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{binary} cannot run ({e}): scripts/test installs Debian's chromium")
+        });
+    assert!(out.status.success(), "{binary} failed: {out:?}");
+    String::from_utf8(out.stdout).expect("the DOM is UTF-8")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dispute_packets_render_in_chromium_with_their_figures() {
+    let cases = vec![
+        Case {
+            fixture: "ms_royal_akq_max_bets",
+            script: Script {
+                config: Some(capped_ante),
+                ..Script::default()
+            },
+            // Ante 50.00 at 500 to 1 would pay 25 050.00; the cap of 10 000.00 cuts 15 050.00.
+            fields: &[
+                ("lines[0].uncapped", 2_505_000),
+                ("lines[0].cap", ANTE_CAP),
+                ("lines[0].cut", 1_505_000),
+                ("lines[0].payout", ANTE_CAP),
+            ],
+            words: &["CAP BOUND", "Royal flush", "capped ante"],
+            picture: Some("mississippi-stud"),
+        },
+        Case {
+            fixture: "pg_dealer_nine_high_pushes_a_loss",
+            script: Script::default(),
+            fields: &[],
+            words: &["dealer_nine_high", "push"],
+            picture: Some("fortune-pai-gow"),
+        },
+        Case {
+            fixture: "ms_royal_akq_max_bets_malfunction_void",
+            script: Script::default(),
+            fields: &[],
+            words: &["malfunction voids all pays and plays", "Voided"],
+            picture: None,
+        },
+        Case {
+            fixture: "nutz_first_shake_nutz",
+            script: Script::default(),
+            fields: &[],
+            words: &["Nutz"],
+            picture: Some("nutz"),
+        },
+        Case {
+            fixture: "cs_dealer_not_qualifying",
+            script: Script::default(),
+            fields: &[],
+            words: &["Caribbean Stud"],
+            picture: Some("caribbean-stud"),
+        },
+    ];
+    let data = tempfile::tempdir().unwrap();
+    let played: Vec<(String, Played)> = cases
+        .iter()
+        .map(|case| {
+            let hand = fixture_hands::play(&fixture(case.fixture), case.fixture, &case.script);
+            (hand_id(case.fixture), hand)
+        })
+        .collect();
+    record(data.path(), &played).await;
+
+    let server = Server::start(data.path());
+    let mut c = clients(&server).await;
+    let key = c
+        .audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .public_key;
+    let pages = tempfile::tempdir().unwrap();
+    let pictures = std::env::var_os("PITBOSS_PACKET_PICTURES").map(PathBuf::from);
+    for (case, (id, hand)) in cases.iter().zip(&played) {
+        let packet = c
+            .audit
+            .get_dispute_packet(proto::GetDisputePacketRequest {
+                hand_id: id.clone(),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e:?}", case.fixture))
+            .into_inner();
+        assert!(packet.verified, "{}: the bundle verifies", case.fixture);
+        assert_eq!(packet.html_file, format!("hand-{id}.html"));
+        let dir = pages.path().join(case.fixture);
+        std::fs::create_dir_all(&dir).unwrap();
+        let page = dir.join(&packet.html_file);
+        std::fs::write(&page, &packet.html).unwrap();
+        std::fs::write(dir.join(&packet.bundle_file), &packet.bundle_json).unwrap();
+
+        // The bundle beside the page verifies offline, with the command the page prints.
+        let key_hex = hex::encode(&key);
+        assert!(
+            packet.html.contains(&format!(
+                "pitboss verify-bundle {} --key {key_hex}",
+                packet.bundle_file
+            )),
+            "{}: the page names the command and the key",
+            case.fixture
+        );
+        let verified = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+            .current_dir(&dir)
+            .args(["verify-bundle", &packet.bundle_file, "--key", &key_hex])
+            .output()
+            .unwrap();
+        assert!(verified.status.success(), "{}: {verified:?}", case.fixture);
+
+        let profile = dir.join("chromium-profile");
+        let png = dir.join("page.png");
+        chromium(
+            &page,
+            &profile,
+            &[
+                &format!("--screenshot={}", png.display()),
+                "--window-size=1000,2600",
+            ],
+        );
+        let png_bytes = std::fs::read(&png).expect("a screenshot");
+        assert!(
+            png_bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{}: a PNG",
+            case.fixture
+        );
+        assert!(
+            png_bytes.len() > 20_000,
+            "{}: a page drawn, not blank",
+            case.fixture
+        );
+        let pdf = dir.join("page.pdf");
+        chromium(
+            &page,
+            &profile,
+            &[&format!("--print-to-pdf={}", pdf.display())],
+        );
+        let pdf_bytes = std::fs::read(&pdf).expect("a PDF");
+        assert!(pdf_bytes.starts_with(b"%PDF-"), "{}: a PDF", case.fixture);
+        let pages_in_pdf = pdf_bytes.windows(10).filter(|w| w == b"/Type /Pag").count();
+        assert!(pages_in_pdf >= 2, "{}: a printed document", case.fixture);
+
+        let dom = chromium(&page, &profile, &["--dump-dom"]);
+        // The settlement's figures, from the hand the engine recorded, in the rendered DOM.
+        let figure = |field: &str, value: u64| format!("data-field=\"{field}\" value=\"{value}\"");
+        let mut fields: Vec<(String, u64)> = case
+            .fields
+            .iter()
+            .map(|(f, v)| (f.to_string(), *v))
+            .collect();
+        let last_settlement = hand.events.iter().rev().find_map(|e| match e {
+            Event::Settled(s) => Some(s.clone()),
+            _ => None,
+        });
+        let void = hand.events.iter().find_map(|e| match e {
+            Event::Voided(v) => Some(v.clone()),
+            _ => None,
+        });
+        if let Some(s) = &last_settlement {
+            fields.push(("total_staked".into(), s.total_staked.0));
+            fields.push(("total_paid".into(), s.total_paid.0));
+            for (i, line) in s.lines.iter().enumerate() {
+                fields.push((format!("lines[{i}].payout"), line.payout.0));
+            }
+        }
+        if let Some(v) = &void {
+            fields.push(("void.paid_now".into(), v.paid_now.0));
+            fields.push(("void.total_staked".into(), v.total_staked.0));
+        }
+        assert!(!fields.is_empty(), "{}: figures to look for", case.fixture);
+        for (field, value) in fields {
+            assert!(
+                dom.contains(&figure(&field, value)),
+                "{}: {field} = {value} not in the rendered page",
+                case.fixture
+            );
+        }
+        for words in case.words {
+            assert!(
+                dom.contains(words),
+                "{}: {words:?} not on the page",
+                case.fixture
+            );
+        }
+        assert!(
+            dom.contains("data-verdict=\"ok\""),
+            "{}: verdict",
+            case.fixture
+        );
+        if let (Some(dir), Some(name)) = (&pictures, case.picture) {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::copy(&png, dir.join(format!("{name}.png"))).unwrap();
+        }
+    }
+    // A packet of nothing is NOT_FOUND, naming no file.
+    let missing = c
+        .audit
+        .get_dispute_packet(proto::GetDisputePacketRequest {
+            hand_id: "0".repeat(32),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound, "{missing:?}");
+}
