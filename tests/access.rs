@@ -33,6 +33,7 @@ async fn call(channel: Authorized, path: &str) -> Code {
     let streaming = matches!(
         path.as_str(),
         "/pitboss.v1.Audit/StreamEvents"
+            | "/pitboss.v1.Audit/ExportHands"
             | "/pitboss.v1.Lab/StreamRngWords"
             | "/pitboss.v1.Lab/StreamShuffles"
     );

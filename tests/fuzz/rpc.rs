@@ -71,7 +71,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 28] = [
+pub const RPCS: [&str; 30] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -86,6 +86,8 @@ pub const RPCS: [&str; 28] = [
     "GetInclusionProof",
     "GetConsistencyProof",
     "GetHandBundle",
+    "GetDisputePacket",
+    "ExportHands",
     "PublishConfig",
     "ListConfigs",
     "VoidHand",
@@ -254,7 +256,7 @@ impl Target {
                 expected_version: None,
             }
             .encode_to_vec(),
-            "GetHand" | "ReplayHand" | "GetHandBundle" => proto::GetHandRequest {
+            "GetHand" | "ReplayHand" | "GetHandBundle" | "GetDisputePacket" => proto::GetHandRequest {
                 hand_id: self.hand(gen),
             }
             .encode_to_vec(),
@@ -288,6 +290,12 @@ impl Target {
             .encode_to_vec(),
             "StreamEvents" => proto::StreamEventsRequest {
                 from_sequence: size.saturating_sub(5),
+            }
+            .encode_to_vec(),
+            "ExportHands" => proto::ExportHandsRequest {
+                table: format!("T-{}", gen.below(4)),
+                game,
+                ..Default::default()
             }
             .encode_to_vec(),
             "GetCheckpoint" => proto::GetCheckpointRequest { tree_size: size }.encode_to_vec(),
@@ -596,6 +604,18 @@ impl Target {
                         .get_hand_bundle(decoded!(proto::GetHandBundleRequest)),
                     READ
                 )
+            }
+            "GetDisputePacket" => {
+                unary!(
+                    self.audit
+                        .get_dispute_packet(decoded!(proto::GetDisputePacketRequest)),
+                    READ
+                )
+            }
+            "ExportHands" => {
+                streamed!(self
+                    .audit
+                    .export_hands(decoded!(proto::ExportHandsRequest)))
             }
             "PublishConfig" => {
                 let request = decoded!(proto::PublishConfigRequest);

@@ -257,6 +257,18 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_hand_bundle(proto::GetHandBundleRequest { hand_id: long(60_000) }))));
     cases.push(served(m, rpc!(c, audit.get_hand_bundle(proto::GetHandBundleRequest { hand_id: live.into() }))));
 
+    let m = "Audit/GetDisputePacket";
+    cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: long(60_000) }))));
+    cases.push(served(m, rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: live.into() }))));
+
+    let m = "Audit/ExportHands";
+    cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { table: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "to_ms", "at least from_ms", rpc!(c, audit.export_hands(proto::ExportHandsRequest { from_ms: u64::MAX, to_ms: 1, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "game", "", rpc!(c, audit.export_hands(proto::ExportHandsRequest { game: 99, ..Default::default() }))));
+    for n in EXTREMES {
+        cases.push(served(m, rpc!(c, audit.export_hands(proto::ExportHandsRequest { from_ms: n, to_ms: 0, ..Default::default() }))));
+    }
+
     // ---- Operations ----
     let m = "Operations/PublishConfig";
     cases.push(refused(m, INVALID, "config_json", "1 to 65536 bytes", rpc!(c, ops.publish_config(proto::PublishConfigRequest { config_json: format!("\"{}\"", long(65_536)), ..Default::default() }))));
