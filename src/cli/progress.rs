@@ -14,6 +14,17 @@ pub fn while_running<T>(
     unit: &str,
     work: impl FnOnce() -> T,
 ) -> T {
+    while_running_to(counter, &AtomicU64::new(total), unit, work)
+}
+
+/// [`while_running`] for work that learns its total as it goes (an export, told by the server):
+/// the bar reads `total` at every drawing, and shows nothing while it is 0.
+pub fn while_running_to<T>(
+    counter: &AtomicU64,
+    total: &AtomicU64,
+    unit: &str,
+    work: impl FnOnce() -> T,
+) -> T {
     if !std::io::stderr().is_terminal() {
         return work();
     }
@@ -28,7 +39,7 @@ pub fn while_running<T>(
     })
 }
 
-fn draw(counter: &AtomicU64, done: &AtomicBool, total: u64, unit: &str) {
+fn draw(counter: &AtomicU64, done: &AtomicBool, total: &AtomicU64, unit: &str) {
     let started = Instant::now();
     let mut err = std::io::stderr();
     let mut drawn = false;
@@ -39,6 +50,10 @@ fn draw(counter: &AtomicU64, done: &AtomicBool, total: u64, unit: &str) {
             break;
         }
         let done_now = counter.load(Ordering::Relaxed);
+        let total = total.load(Ordering::Relaxed);
+        if total == 0 {
+            continue;
+        }
         let _ = write!(
             err,
             "\r{}   ",

@@ -1,0 +1,253 @@
+//! `pitboss export --from T1 --to T2 [--table T] [--game G] --format parquet|csv|jsonl --out DIR`:
+//! the analysts' export from a running server (`Audit.ExportHands`), written by `pitboss-export`
+//! as three files — `hands`, `bets`, `events` — in `DIR` (`docs/export.md` has the schema). A bar
+//! on a terminal shows how far the server's walk has come. The files appear under their names only
+//! once complete; an interrupted export leaves none that looks complete.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use pitboss_export::{BetRow, EventRow, ExportWriter, Format, HandRow};
+use tokio_stream::StreamExt;
+
+use super::client::{block_on, refused, ServerArgs};
+use super::progress;
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use proto::export_row::Row;
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Hands opened at or after this time: `YYYY-MM-DD` (midnight UTC), `YYYY-MM-DDTHH:MM:SSZ`,
+    /// or milliseconds since the Unix epoch.
+    #[arg(long)]
+    from: String,
+    /// Hands opened at or before this time, in the same forms; a date alone means the end of
+    /// that day (UTC). Default: no bound.
+    #[arg(long)]
+    to: Option<String>,
+    /// Only this table's hands.
+    #[arg(long)]
+    table: Option<String>,
+    /// Only this game's hands (`mississippi_stud`, `fortune_pai_gow`, `nutz`, `caribbean_stud`).
+    #[arg(long)]
+    game: Option<String>,
+    /// `parquet`, `csv` or `jsonl`.
+    #[arg(long)]
+    format: String,
+    /// The directory of the three files (created if missing; existing files are never replaced).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// Days from 1970-01-01 to a civil date (proleptic Gregorian), exactly.
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A time argument in milliseconds: a date (its first or, with `end_of_day`, last millisecond),
+/// a UTC date and time ending in `Z`, or milliseconds.
+fn parse_time(text: &str, end_of_day: bool) -> anyhow::Result<u64> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().context("milliseconds out of range");
+    }
+    let number = |s: &str| -> anyhow::Result<i64> {
+        anyhow::ensure!(
+            !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
+            "`{text}` is not YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ or milliseconds"
+        );
+        Ok(s.parse()?)
+    };
+    let (date, time) = match text.split_once('T') {
+        Some((date, time)) => (date, Some(time)),
+        None => (text, None),
+    };
+    let parts: Vec<&str> = date.split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        bail!("`{text}` is not YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ or milliseconds");
+    };
+    let (year, month, day) = (number(y)?, number(m)?, number(d)?);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    anyhow::ensure!(
+        (1970..=9999).contains(&year)
+            && (1..=12).contains(&month)
+            && day >= 1
+            && usize::try_from(month - 1).is_ok_and(|i| day <= days_in[i]),
+        "`{text}`: no such date (1970 to 9999)"
+    );
+    let mut ms = days_from_civil(year, month, day) * 86_400_000;
+    match time {
+        None if end_of_day => ms += 86_400_000 - 1,
+        None => {}
+        Some(time) => {
+            let time = time
+                .strip_suffix('Z')
+                .with_context(|| format!("`{text}`: a time must be UTC, ending in Z"))?;
+            let fields: Vec<&str> = time.split(':').collect();
+            let [h, mi, s] = fields.as_slice() else {
+                bail!("`{text}`: the time is HH:MM:SS");
+            };
+            let (h, mi, s) = (number(h)?, number(mi)?, number(s)?);
+            anyhow::ensure!(h < 24 && mi < 60 && s < 60, "`{text}`: no such time");
+            ms += ((h * 60 + mi) * 60 + s) * 1000;
+        }
+    }
+    u64::try_from(ms).context("before 1970")
+}
+
+fn hand_row(h: proto::ExportHand) -> anyhow::Result<HandRow> {
+    Ok(HandRow {
+        game: proto::Game::try_from(h.game)
+            .map(|g| g.as_str_name().trim_start_matches("GAME_").to_lowercase())
+            .unwrap_or_else(|_| h.game.to_string()),
+        hand_id: h.hand_id,
+        table: h.table,
+        player: h.player,
+        opened_at_ms: h.opened_at_ms,
+        closed_at_ms: h.closed_at_ms,
+        config_id: h.config_id,
+        config_name: h.config_name,
+        config_version: h.config_version,
+        currency: h.currency,
+        minor_digits: u8::try_from(h.minor_digits).context("minor digits beyond 255")?,
+        status: h.status,
+        staked: h.staked,
+        paid: h.paid,
+        net: h.net,
+    })
+}
+
+fn bet_row(b: proto::ExportBet) -> BetRow {
+    BetRow {
+        hand_id: b.hand_id,
+        sequence: b.sequence,
+        kind: b.kind,
+        line: b.line,
+        bet: b.bet,
+        stake: b.stake,
+        judged_on: b.judged_on,
+        rule: b.rule,
+        pay: b.pay,
+        odds: b.odds,
+        outcome: b.outcome,
+        uncapped: b.uncapped,
+        cap: b.cap,
+        cut: b.cut,
+        payout: b.payout,
+        currency: b.currency,
+    }
+}
+
+fn event_row(e: proto::ExportEvent) -> EventRow {
+    EventRow {
+        sequence: e.sequence,
+        stream: e.stream,
+        stream_position: e.stream_position,
+        kind: e.kind,
+        hand_id: (!e.hand_id.is_empty()).then_some(e.hand_id),
+        recorded_at_ms: e.recorded_at_ms,
+        actor: e.actor,
+        hash: e.hash,
+        signature: e.signature,
+        key_id: e.key_id,
+    }
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    let format: Format = args.format.parse()?;
+    let from_ms = parse_time(&args.from, false).context("--from")?;
+    let to_ms = match &args.to {
+        Some(to) => parse_time(to, true).context("--to")?,
+        None => 0,
+    };
+    if to_ms != 0 && to_ms < from_ms {
+        bail!("--to is before --from");
+    }
+    let game = match &args.game {
+        None => proto::Game::Unspecified,
+        Some(g) => proto::Game::from_str_name(&format!("GAME_{}", g.to_uppercase()))
+            .filter(|g| *g != proto::Game::Unspecified)
+            .with_context(|| format!("--game {g}: not a game"))?,
+    };
+    let request = proto::ExportHandsRequest {
+        from_ms,
+        to_ms,
+        table: args.table.clone().unwrap_or_default(),
+        game: game as i32,
+    };
+    let mut writer = ExportWriter::create(&args.out, format)?;
+    let (scanned, total) = (AtomicU64::new(0), AtomicU64::new(0));
+    let unit = if args.table.is_some() {
+        "hands"
+    } else {
+        "entries"
+    };
+    progress::while_running_to(&scanned, &total, unit, || {
+        block_on(async {
+            let mut audit = AuditClient::new(args.server.connect().await?);
+            let mut rows = audit
+                .export_hands(request)
+                .await
+                .map_err(refused)?
+                .into_inner();
+            while let Some(row) = rows.next().await {
+                match row.map_err(refused)?.row {
+                    Some(Row::Hand(h)) => writer.hand(&hand_row(h)?)?,
+                    Some(Row::Bet(b)) => writer.bet(&bet_row(b))?,
+                    Some(Row::Event(e)) => writer.event(&event_row(e))?,
+                    Some(Row::Progress(p)) => {
+                        scanned.store(p.scanned, Ordering::Relaxed);
+                        total.store(p.total, Ordering::Relaxed);
+                    }
+                    None => {}
+                }
+            }
+            Ok(())
+        })
+    })?;
+    let written = writer.finish()?;
+    for table in written.tables() {
+        println!("{}", serde_json::to_string(&table_line(table))?);
+    }
+    Ok(())
+}
+
+/// One line of the summary: the table, its file and its rows.
+fn table_line(table: &pitboss_export::TableWritten) -> serde_json::Value {
+    serde_json::json!({
+        "table": table.table.name(),
+        "file": table.path.display().to_string(),
+        "rows": table.rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_dates_datetimes_or_milliseconds() {
+        assert_eq!(parse_time("0", false).unwrap(), 0);
+        assert_eq!(parse_time("1970-01-01", false).unwrap(), 0);
+        assert_eq!(parse_time("1970-01-01", true).unwrap(), 86_399_999);
+        assert_eq!(parse_time("2000-02-29", false).unwrap(), 951_782_400_000);
+        assert_eq!(
+            parse_time("2023-11-14T22:13:20Z", false).unwrap(),
+            1_700_000_000_000
+        );
+        for bad in ["2023-02-29", "2023-13-01", "2023-1-1x", "2023-11-14T22:13:20", "", "x"] {
+            assert!(parse_time(bad, false).is_err(), "{bad}");
+        }
+    }
+}
