@@ -1,0 +1,415 @@
+//! The one description of the three tables' columns: name, type, nullability and meaning.
+//!
+//! This module owns the column lists. Every format is built from them: the Arrow schema of the
+//! Parquet files, the CSV header and the JSON Lines keys, so the three formats have the same columns
+//! in the same order; [`schema_markdown`] renders the same lists for the documentation (the
+//! checked-in `SCHEMA.md` is compared with it by a test). It must not know how a column is
+//! encoded in any one format, nor where a value comes from.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema};
+
+/// The key of the Parquet file metadata entry naming this export's schema version.
+pub(crate) const SCHEMA_KEY: &str = "pitboss.schema";
+/// The value of [`SCHEMA_KEY`]: bumped whenever a column is added, removed, renamed or retyped.
+pub(crate) const SCHEMA_VERSION: &str = "pitboss-export/1";
+/// The key of the Parquet file metadata entry naming the file's table (`hands`, `bets`, `events`).
+pub(crate) const TABLE_KEY: &str = "pitboss.table";
+
+/// One of the export's three tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// One row per hand.
+    Hands,
+    /// One row per settled or voided bet line.
+    Bets,
+    /// One row per log entry.
+    Events,
+}
+
+impl Table {
+    /// The three tables, in the order the export writes and documents them.
+    pub const ALL: [Table; 3] = [Table::Hands, Table::Bets, Table::Events];
+
+    /// The table's name: its file's stem and the `pitboss.table` metadata value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Hands => "hands",
+            Table::Bets => "bets",
+            Table::Events => "events",
+        }
+    }
+
+    /// One sentence on what a row of the table is.
+    pub(crate) fn description(self) -> &'static str {
+        match self {
+            Table::Hands => "One row per hand: who played it where, under which configuration, and what it staked and paid.",
+            Table::Bets => "One row per bet line settled or voided: the rule that judged it, the pay, any cap, and the payout.",
+            Table::Events => "One row per log entry: its place in the log and in its stream, who recorded it, and its hash and signature.",
+        }
+    }
+
+    /// The table's columns, in file order.
+    pub(crate) fn columns(self) -> &'static [Column] {
+        match self {
+            Table::Hands => HANDS,
+            Table::Bets => BETS,
+            Table::Events => EVENTS,
+        }
+    }
+
+    /// The table's Arrow schema, with the `pitboss.schema` and `pitboss.table` metadata.
+    pub(crate) fn arrow_schema(self) -> Arc<Schema> {
+        let fields: Vec<Field> = self
+            .columns()
+            .iter()
+            .map(|c| Field::new(c.name, c.ty.arrow(), c.nullable))
+            .collect();
+        let metadata: HashMap<String, String> = [
+            (SCHEMA_KEY.to_owned(), SCHEMA_VERSION.to_owned()),
+            (TABLE_KEY.to_owned(), self.name().to_owned()),
+        ]
+        .into_iter()
+        .collect();
+        Arc::new(Schema::new_with_metadata(fields, metadata))
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A column's type. Integers only: money in minor units, times in milliseconds; no floats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ColumnType {
+    Utf8,
+    UInt64,
+    Int64,
+    UInt32,
+    UInt8,
+}
+
+impl ColumnType {
+    pub(crate) fn arrow(self) -> DataType {
+        match self {
+            ColumnType::Utf8 => DataType::Utf8,
+            ColumnType::UInt64 => DataType::UInt64,
+            ColumnType::Int64 => DataType::Int64,
+            ColumnType::UInt32 => DataType::UInt32,
+            ColumnType::UInt8 => DataType::UInt8,
+        }
+    }
+
+    /// The Arrow name of the type, as the documentation shows it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ColumnType::Utf8 => "Utf8",
+            ColumnType::UInt64 => "UInt64",
+            ColumnType::Int64 => "Int64",
+            ColumnType::UInt32 => "UInt32",
+            ColumnType::UInt8 => "UInt8",
+        }
+    }
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Column {
+    pub(crate) name: &'static str,
+    pub(crate) ty: ColumnType,
+    pub(crate) nullable: bool,
+    pub(crate) meaning: &'static str,
+}
+
+const fn col(name: &'static str, ty: ColumnType, meaning: &'static str) -> Column {
+    Column {
+        name,
+        ty,
+        nullable: false,
+        meaning,
+    }
+}
+
+const fn opt(name: &'static str, ty: ColumnType, meaning: &'static str) -> Column {
+    Column {
+        name,
+        ty,
+        nullable: true,
+        meaning,
+    }
+}
+
+use ColumnType::{Int64, UInt32, UInt64, UInt8, Utf8};
+
+const HANDS: &[Column] = &[
+    col("hand_id", Utf8, "The hand's id, as the log names it."),
+    col("game", Utf8, "The game played (e.g. `roulette`)."),
+    col("table", Utf8, "The table the hand was played at."),
+    col("player", Utf8, "The player who played the hand."),
+    col(
+        "opened_at_ms",
+        UInt64,
+        "When the hand was opened: milliseconds since the Unix epoch, UTC.",
+    ),
+    opt(
+        "closed_at_ms",
+        UInt64,
+        "When the hand was closed (milliseconds since the Unix epoch, UTC); null while it is open.",
+    ),
+    col(
+        "config_id",
+        Utf8,
+        "The id of the game configuration the hand was dealt under.",
+    ),
+    col("config_name", Utf8, "That configuration's name."),
+    col("config_version", UInt32, "That configuration's version."),
+    col(
+        "currency",
+        Utf8,
+        "The currency of every amount of the hand (ISO 4217 code or house code).",
+    ),
+    col(
+        "minor_digits",
+        UInt8,
+        "How many minor digits the currency has: an amount of 1234 with 2 digits is 12.34.",
+    ),
+    col(
+        "status",
+        Utf8,
+        "The hand's status when the log was exported (e.g. `open`, `settled`, `voided`).",
+    ),
+    col(
+        "staked",
+        UInt64,
+        "The total staked on the hand, in minor units.",
+    ),
+    col(
+        "paid",
+        UInt64,
+        "The total paid to the player (stakes returned included), in minor units.",
+    ),
+    col(
+        "net",
+        Int64,
+        "`paid` minus `staked`, in minor units: positive when the player won.",
+    ),
+];
+
+const BETS: &[Column] = &[
+    col("hand_id", Utf8, "The hand the bet belongs to."),
+    col(
+        "sequence",
+        UInt64,
+        "The log sequence number of the settlement or void that decided this line.",
+    ),
+    col("kind", Utf8, "`settlement` or `void`."),
+    col("line", UInt32, "The bet line's index within the hand."),
+    col(
+        "bet",
+        Utf8,
+        "The bet, as the game names it (e.g. `straight 17`).",
+    ),
+    col(
+        "stake",
+        UInt64,
+        "The amount staked on the line, in minor units.",
+    ),
+    col(
+        "judged_on",
+        Utf8,
+        "What the line was judged on (e.g. the winning number or the final hands).",
+    ),
+    col(
+        "rule",
+        Utf8,
+        "The rule of the paytable that decided the line.",
+    ),
+    col(
+        "pay",
+        Utf8,
+        "The pay the rule gives: `35 to 1`, `push`, `fixed 2500`, or empty when none.",
+    ),
+    opt(
+        "odds",
+        UInt32,
+        "x of a pay of `x to 1`; null for any other pay.",
+    ),
+    col(
+        "outcome",
+        Utf8,
+        "The line's outcome (e.g. `win`, `lose`, `push`, `void`).",
+    ),
+    col(
+        "uncapped",
+        UInt64,
+        "The payout before any cap, in minor units.",
+    ),
+    opt(
+        "cap",
+        UInt64,
+        "The cap on the payout in minor units; null when no cap applies.",
+    ),
+    col(
+        "cut",
+        UInt64,
+        "The amount the cap cut from the payout, in minor units.",
+    ),
+    col(
+        "payout",
+        UInt64,
+        "The amount paid for the line (stake returned included), in minor units.",
+    ),
+    col("currency", Utf8, "The currency of the line's amounts."),
+];
+
+const EVENTS: &[Column] = &[
+    col(
+        "sequence",
+        UInt64,
+        "The entry's sequence number in the log.",
+    ),
+    col(
+        "stream",
+        Utf8,
+        "The stream the entry belongs to (e.g. a hand, a table, a configuration).",
+    ),
+    col(
+        "stream_position",
+        UInt64,
+        "The entry's position within its stream.",
+    ),
+    col(
+        "kind",
+        Utf8,
+        "The entry's kind (e.g. `hand_opened`, `settlement`).",
+    ),
+    opt(
+        "hand_id",
+        Utf8,
+        "The hand the entry concerns; null when it concerns none.",
+    ),
+    col(
+        "recorded_at_ms",
+        UInt64,
+        "When the entry was recorded: milliseconds since the Unix epoch, UTC.",
+    ),
+    col("actor", Utf8, "Who recorded the entry."),
+    col("hash", Utf8, "The entry's hash, lowercase hex."),
+    col("signature", Utf8, "The entry's signature, lowercase hex."),
+    col("key_id", Utf8, "The id of the key that signed the entry."),
+];
+
+/// The export's schema as Markdown: a section per table with a table of its columns (name, type,
+/// nullability, meaning), in file order. The crate's checked-in `SCHEMA.md` is this text.
+pub fn schema_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# The export's tables\n\n");
+    out.push_str(
+        "Generated from `crates/pitboss-export/src/schema.rs` by `pitboss_export::schema_markdown()`; \
+         a test keeps this file equal to it.\n\n",
+    );
+    out.push_str(&format!(
+        "Every format (Parquet, CSV, JSON Lines) has these columns in this order. Money is in integer \
+         minor units, times are milliseconds since the Unix epoch (UTC); there are no floats. \
+         Parquet files carry the metadata `{SCHEMA_KEY}` = `{SCHEMA_VERSION}` and `{TABLE_KEY}` = \
+         the table's name. In CSV (RFC 4180, CRLF line ends) a null is an empty field and an empty \
+         string is `\"\"` (DuckDB keeps the two apart with `allow_quoted_nulls = false`); in JSON \
+         Lines a null is `null` and every integer is a JSON number written exactly (a reader holding numbers as doubles loses \
+         precision above 2^53).\n"
+    ));
+    for table in Table::ALL {
+        out.push_str(&format!(
+            "\n## `{}`\n\n{}\n\n",
+            table.name(),
+            table.description()
+        ));
+        out.push_str("| column | type | nullable | meaning |\n");
+        out.push_str("| --- | --- | --- | --- |\n");
+        for c in table.columns() {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                c.name,
+                c.ty.name(),
+                if c.nullable { "yes" } else { "no" },
+                c.meaning.replace('|', "\\|"),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn column_names_are_unique_snake_case_and_documented() {
+        for table in Table::ALL {
+            let mut seen = HashSet::new();
+            for c in table.columns() {
+                assert!(seen.insert(c.name), "{table}: column {} twice", c.name);
+                assert!(
+                    c.name
+                        .chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_'),
+                    "{table}: column {} is not snake_case",
+                    c.name
+                );
+                assert!(
+                    c.meaning.ends_with('.'),
+                    "{table}.{}: meaning is not a sentence",
+                    c.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn arrow_schema_follows_the_columns() {
+        for table in Table::ALL {
+            let schema = table.arrow_schema();
+            assert_eq!(schema.fields().len(), table.columns().len());
+            for (field, c) in schema.fields().iter().zip(table.columns()) {
+                assert_eq!(field.name(), c.name);
+                assert_eq!(field.data_type(), &c.ty.arrow());
+                assert_eq!(field.is_nullable(), c.nullable);
+            }
+            assert_eq!(
+                schema.metadata().get(SCHEMA_KEY).map(String::as_str),
+                Some(SCHEMA_VERSION)
+            );
+            assert_eq!(
+                schema.metadata().get(TABLE_KEY).map(String::as_str),
+                Some(table.name())
+            );
+        }
+    }
+
+    #[test]
+    fn nullable_columns_are_exactly_the_options() {
+        let nullable: Vec<String> = Table::ALL
+            .iter()
+            .flat_map(|t| {
+                t.columns()
+                    .iter()
+                    .filter(|c| c.nullable)
+                    .map(move |c| format!("{t}.{}", c.name))
+            })
+            .collect();
+        assert_eq!(
+            nullable,
+            [
+                "hands.closed_at_ms",
+                "bets.odds",
+                "bets.cap",
+                "events.hand_id"
+            ]
+        );
+    }
+}
