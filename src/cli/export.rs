@@ -78,7 +78,20 @@ fn parse_time(text: &str, end_of_day: bool) -> anyhow::Result<u64> {
     };
     let (year, month, day) = (number(y)?, number(m)?, number(d)?);
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     anyhow::ensure!(
         (1970..=9999).contains(&year)
             && (1..=12).contains(&month)
@@ -246,7 +259,14 @@ mod tests {
             parse_time("2023-11-14T22:13:20Z", false).unwrap(),
             1_700_000_000_000
         );
-        for bad in ["2023-02-29", "2023-13-01", "2023-1-1x", "2023-11-14T22:13:20", "", "x"] {
+        for bad in [
+            "2023-02-29",
+            "2023-13-01",
+            "2023-1-1x",
+            "2023-11-14T22:13:20",
+            "",
+            "x",
+        ] {
             assert!(parse_time(bad, false).is_err(), "{bad}");
         }
     }

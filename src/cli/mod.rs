@@ -11,6 +11,7 @@ mod config_file;
 mod deal;
 mod demo;
 mod dispute;
+mod export;
 mod hands;
 mod house_way;
 mod ledger_load;
@@ -68,6 +69,9 @@ enum Command {
     /// One hand's dispute packet: a page for people (cards, timeline, paytable, caps, verdict)
     /// and the offline bundle it describes, side by side in a directory.
     Dispute(dispute::DisputeArgs),
+    /// The analysts' export: the hands of a time range (a table, a game) with their bets and log
+    /// entries, as Parquet, CSV or JSON Lines files.
+    Export(export::ExportArgs),
     /// Replay a hand on a running server and print its proof report.
     Replay(replay::ReplayArgs),
     /// Game recall: a player's or a table's hands, newest first.
@@ -143,6 +147,7 @@ impl Cli {
             Command::Bundle(args) => bundle::run_bundle(args).map(|()| ok),
             Command::VerifyBundle(args) => bundle::run_verify(args),
             Command::Dispute(args) => dispute::run(args).map(|()| ok),
+            Command::Export(args) => export::run(args).map(|()| ok),
         }
     }
 }

@@ -24,6 +24,7 @@ mod support;
 
 mod audit;
 mod dispute;
+mod export;
 mod lab;
 mod metrics;
 mod operations;

@@ -256,10 +256,12 @@ impl Target {
                 expected_version: None,
             }
             .encode_to_vec(),
-            "GetHand" | "ReplayHand" | "GetHandBundle" | "GetDisputePacket" => proto::GetHandRequest {
-                hand_id: self.hand(gen),
+            "GetHand" | "ReplayHand" | "GetHandBundle" | "GetDisputePacket" => {
+                proto::GetHandRequest {
+                    hand_id: self.hand(gen),
+                }
+                .encode_to_vec()
             }
-            .encode_to_vec(),
             "PlayHand" => proto::PlayHandRequest {
                 open: Some(self.opening(gen)),
                 decisions: Vec::new(),
@@ -613,9 +615,7 @@ impl Target {
                 )
             }
             "ExportHands" => {
-                streamed!(self
-                    .audit
-                    .export_hands(decoded!(proto::ExportHandsRequest)))
+                streamed!(self.audit.export_hands(decoded!(proto::ExportHandsRequest)))
             }
             "PublishConfig" => {
                 let request = decoded!(proto::PublishConfigRequest);
