@@ -304,6 +304,16 @@ mod tests {
         assert!(unknown.contains("max_calls"), "{unknown}");
     }
 
+    /// The documented example is a valid file, and says what the defaults are.
+    #[test]
+    fn the_example_file_reads() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/pitboss.example.toml");
+        let settings = merge(Flags::default(), File::read(&example).unwrap()).unwrap();
+        assert_eq!(settings.listen, DEFAULT_LISTEN.parse().unwrap());
+        assert_eq!(settings.limits, ServerLimits::default());
+        assert_eq!(settings.metrics, Some("127.0.0.1:9100".parse().unwrap()));
+    }
+
     #[test]
     fn a_bad_file_is_refused_naming_the_key() {
         let unknown = file("lisen = \"127.0.0.1:1\"\n").unwrap_err().to_string();

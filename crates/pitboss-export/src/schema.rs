@@ -148,7 +148,7 @@ use ColumnType::{Int64, UInt32, UInt64, UInt8, Utf8};
 
 const HANDS: &[Column] = &[
     col("hand_id", Utf8, "The hand's id, as the log names it."),
-    col("game", Utf8, "The game played (e.g. `roulette`)."),
+    col("game", Utf8, "The game: `mississippi_stud`, `fortune_pai_gow`, `nutz` or `caribbean_stud`."),
     col("table", Utf8, "The table the hand was played at."),
     col("player", Utf8, "The player who played the hand."),
     col(
@@ -159,7 +159,7 @@ const HANDS: &[Column] = &[
     opt(
         "closed_at_ms",
         UInt64,
-        "When the hand was closed (milliseconds since the Unix epoch, UTC); null while it is open.",
+        "When the hand's last entry was recorded, once it has ended (milliseconds since the Unix epoch, UTC); null while it is in progress.",
     ),
     col(
         "config_id",
@@ -181,7 +181,7 @@ const HANDS: &[Column] = &[
     col(
         "status",
         Utf8,
-        "The hand's status when the log was exported (e.g. `open`, `settled`, `voided`).",
+        "The hand's status when exported: `in_progress`, `settled` or `voided`.",
     ),
     col(
         "staked",
@@ -191,7 +191,7 @@ const HANDS: &[Column] = &[
     col(
         "paid",
         UInt64,
-        "The total paid to the player (stakes returned included), in minor units.",
+        "What the hand pays in all, after every cap (stakes returned included; a void's refunds), in minor units: the figure recall and replay give.",
     ),
     col(
         "net",
@@ -208,11 +208,11 @@ const BETS: &[Column] = &[
         "The log sequence number of the settlement or void that decided this line.",
     ),
     col("kind", Utf8, "`settlement` or `void`."),
-    col("line", UInt32, "The bet line's index within the hand."),
+    col("line", UInt32, "The line's index within its settlement or void, from 0."),
     col(
         "bet",
         Utf8,
-        "The bet, as the game names it (e.g. `straight 17`).",
+        "The bet, as the game names it (e.g. `ante`, `street_3`, `box_nutz`).",
     ),
     col(
         "stake",
@@ -222,12 +222,12 @@ const BETS: &[Column] = &[
     col(
         "judged_on",
         Utf8,
-        "What the line was judged on (e.g. the winning number or the final hands).",
+        "The hand it was judged on, in words and cards; empty for a void line.",
     ),
     col(
         "rule",
         Utf8,
-        "The rule of the paytable that decided the line.",
+        "The paytable row or rule that decided it (e.g. `royal_flush`, `dealer_nine_high`); for a void line, the void's kind (`malfunction`, …).",
     ),
     col(
         "pay",
@@ -242,7 +242,7 @@ const BETS: &[Column] = &[
     col(
         "outcome",
         Utf8,
-        "The line's outcome (e.g. `win`, `lose`, `push`, `void`).",
+        "`win`, `push`, `lose`, or `void` for a void line.",
     ),
     col(
         "uncapped",
@@ -262,7 +262,7 @@ const BETS: &[Column] = &[
     col(
         "payout",
         UInt64,
-        "The amount paid for the line (stake returned included), in minor units.",
+        "What the line pays after its own cap (stake returned included; for a void line, what it pays now), in minor units. The per-game cap is not spread over lines: a hand's `paid` is its total.",
     ),
     col("currency", Utf8, "The currency of the line's amounts."),
 ];
@@ -276,7 +276,7 @@ const EVENTS: &[Column] = &[
     col(
         "stream",
         Utf8,
-        "The stream the entry belongs to (e.g. a hand, a table, a configuration).",
+        "The stream the entry belongs to (`hand/<id>`).",
     ),
     col(
         "stream_position",
@@ -286,7 +286,7 @@ const EVENTS: &[Column] = &[
     col(
         "kind",
         Utf8,
-        "The entry's kind (e.g. `hand_opened`, `settlement`).",
+        "The event: `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`.",
     ),
     opt(
         "hand_id",
@@ -298,10 +298,10 @@ const EVENTS: &[Column] = &[
         UInt64,
         "When the entry was recorded: milliseconds since the Unix epoch, UTC.",
     ),
-    col("actor", Utf8, "Who recorded the entry."),
+    col("actor", Utf8, "Who caused it: the authenticated principal in the signed envelope."),
     col("hash", Utf8, "The entry's hash, lowercase hex."),
     col("signature", Utf8, "The entry's signature, lowercase hex."),
-    col("key_id", Utf8, "The id of the key that signed the entry."),
+    col("key_id", Utf8, "The id of the key that signed the entry (hex)."),
 ];
 
 /// The export's schema as Markdown: a section per table with a table of its columns (name, type,
