@@ -130,7 +130,7 @@ fn chromium(page: &Path, profile: &Path, what: &[&str]) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dispute_packets_render_in_chromium_with_their_figures() {
-    let cases = vec![
+    let cases = [
         Case {
             fixture: "ms_royal_akq_max_bets",
             script: Script {
