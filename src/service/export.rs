@@ -87,12 +87,19 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
     })];
     for entry in &entries {
         let envelope = &entry.envelope;
+        // A hand's entry that is not one of its events is damage, said, never exported as a guess.
         let event = Floor::payload(entry)
             .ok()
-            .and_then(|p| codec::payload_to_event(&p).ok().flatten());
+            .and_then(|p| codec::payload_to_event(&p).ok().flatten())
+            .ok_or_else(|| {
+                Status::data_loss(format!(
+                    "entry {} of hand {id} is not an event of the hand",
+                    envelope.sequence
+                ))
+            })?;
         let line_number = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
         match &event {
-            Some(Event::Settled(settlement)) => {
+            Event::Settled(settlement) => {
                 for (i, line) in settlement.lines.iter().enumerate() {
                     let (pay, odds) = pay_words(line.pay);
                     rows.push(Row::Bet(proto::ExportBet {
@@ -115,7 +122,7 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
                     }));
                 }
             }
-            Some(Event::Voided(void)) => {
+            Event::Voided(void) => {
                 for (i, line) in void.lines.iter().enumerate() {
                     rows.push(Row::Bet(proto::ExportBet {
                         hand_id: id.to_string(),
@@ -143,7 +150,7 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
             sequence: envelope.sequence,
             stream: envelope.stream.clone(),
             stream_position: envelope.stream_position,
-            kind: event.as_ref().map_or("unknown", Event::kind).to_string(),
+            kind: event.kind().to_string(),
             hand_id: id.to_string(),
             recorded_at_ms: envelope.recorded_at_ms,
             actor: envelope.actor.clone(),
