@@ -8,6 +8,7 @@ mod check;
 mod checkpoint;
 mod client;
 mod config_file;
+mod copy;
 mod deal;
 mod demo;
 mod dispute;
@@ -53,6 +54,8 @@ enum Command {
     /// Verify a data directory: its files, every link, hash and signature, the anchor (nothing
     /// acknowledged missing), the keys; optionally against a checkpoint.
     Verify(verify::VerifyArgs),
+    /// Copy a log (server stopped) into an empty PostgreSQL database, verified on the way.
+    Copy(copy::CopyArgs),
     /// Repair a directory the server refuses (damaged write-ahead log, lost tail, damaged anchor),
     /// explicitly: prints what it would keep and lose, acts only when told, records it in the log.
     Recover(recover::RecoverArgs),
@@ -121,6 +124,7 @@ impl Cli {
         }
         match self.command {
             Command::Verify(args) => Ok(verify::run(args)),
+            Command::Copy(args) => copy::run(args).map(|()| ok),
             Command::Recover(args) => Ok(recover::run(args)),
             Command::RotateKey(args) => rotate_key::run(args).map(|()| ok),
             Command::Replay(args) => replay::run(args),

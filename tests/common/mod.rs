@@ -6,5 +6,6 @@
 
 #[path = "../../crates/pitboss-engine/tests/common/currency.rs"]
 pub mod currency;
+pub mod postgres;
 pub mod rpcs;
 pub mod server;

@@ -39,6 +39,7 @@ pub mod entry;
 pub mod integrity;
 pub mod keys;
 pub mod merkle;
+pub mod pg;
 mod proofs;
 pub mod proto;
 pub mod recovery;

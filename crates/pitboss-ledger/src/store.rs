@@ -400,6 +400,19 @@ impl Store {
         }
     }
 
+    /// Every record of `family`, in key order (for a copy of the whole store). Stops at a read
+    /// error, which it yields.
+    pub(crate) fn family_items(
+        &self,
+        family: &str,
+    ) -> Result<impl Iterator<Item = Result<KeyValue, StoreError>> + '_, StoreError> {
+        let iter = self.db.iterator_cf(self.cf(family)?, IteratorMode::Start);
+        Ok(iter.map(move |item| {
+            item.map(|(k, v)| (k.to_vec(), v.to_vec()))
+                .map_err(|e| self.rocks(e))
+        }))
+    }
+
     /// How many entries the log holds: the last one's sequence, plus one (0 for none).
     pub fn log_size(&self) -> Result<u64, StoreError> {
         Ok(self.last_entry()?.map_or(0, |(sequence, _)| sequence + 1))

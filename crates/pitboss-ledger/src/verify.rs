@@ -17,7 +17,7 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 
 use super::entry::{entry_hash, Entry, Hash, GENESIS};
 use super::keys::{rotation_message, KeyId};
-use super::store::{be_u64, Store};
+use super::store::{be_u64, KeyValue, Store};
 use crate::proto::LedgerKind as Kind;
 use crate::proto::LogRecovered;
 
@@ -169,20 +169,27 @@ pub fn verify_with(
     .report
 }
 
+impl Walk {
+    /// Nothing walked yet.
+    fn empty() -> Walk {
+        Walk {
+            report: VerifyReport {
+                verified: 0,
+                head: None,
+                problem: None,
+            },
+            keys: HashMap::new(),
+            last_key: None,
+            origin: None,
+            recoveries: Vec::new(),
+        }
+    }
+}
+
 /// Walks the log as `options` say.
 pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
     let from = options.from;
-    let mut walk = Walk {
-        report: VerifyReport {
-            verified: 0,
-            head: None,
-            problem: None,
-        },
-        keys: HashMap::new(),
-        last_key: None,
-        origin: None,
-        recoveries: Vec::new(),
-    };
+    let mut walk = Walk::empty();
     let mut prev: Hash = GENESIS;
     if from > 0 {
         match preload(store, from) {
@@ -200,7 +207,7 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
         }
     }
     let iter = match store.entries_from(from) {
-        Ok(iter) => iter,
+        Ok(iter) => iter.map(|item| item.map_err(|e| e.to_string())),
         Err(e) => {
             walk.report.problem = Some(Problem {
                 sequence: from,
@@ -209,6 +216,32 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
             return walk;
         }
     };
+    walk_items(walk, iter, prev, options)
+}
+
+/// Verifies stored entries read from anywhere (another storage engine, a copy), from entry 0 on,
+/// in sequence order, as (big-endian sequence key, stored bytes): the same checks as [`verify`].
+pub fn verify_entries(
+    items: impl Iterator<Item = Result<KeyValue, String>>,
+    payloads: Option<PayloadCheck>,
+) -> VerifyReport {
+    let walk = Walk::empty();
+    let options = WalkOptions {
+        payloads,
+        ..WalkOptions::default()
+    };
+    walk_items(walk, items, GENESIS, &options).report
+}
+
+/// The walk over `items` (from `options.from`, after `prev`, with the keys `walk` holds).
+fn walk_items(
+    mut walk: Walk,
+    items: impl Iterator<Item = Result<KeyValue, String>>,
+    mut prev: Hash,
+    options: &WalkOptions,
+) -> Walk {
+    let from = options.from;
+    let iter = items;
     let mut expected = from;
     let mut batch: Vec<Signed> = Vec::with_capacity(BATCH);
     let mut structural: Option<Problem> = None;
@@ -218,7 +251,7 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
             Err(e) => {
                 structural = Some(Problem {
                     sequence: expected,
-                    kind: ProblemKind::Unreadable(e.to_string()),
+                    kind: ProblemKind::Unreadable(e),
                 });
                 break;
             }

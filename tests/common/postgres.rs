@@ -1,0 +1,116 @@
+//! A private PostgreSQL cluster for a test: `initdb` in a temporary directory, the server on a free
+//! loopback port (and its socket in that directory), stopped and removed when dropped. Debian's
+//! PostgreSQL 15 (`scripts/test` installs `postgresql-15` when missing). PostgreSQL refuses to run
+//! as root: as root, the cluster runs as the `postgres` user the package creates.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where Debian puts the server's programs.
+const BIN: &str = "/usr/lib/postgresql/15/bin";
+
+pub struct Cluster {
+    dir: tempfile::TempDir,
+    pub port: u16,
+}
+
+fn as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// `program` of the server's, as the `postgres` user when we are root.
+fn pg(program: &str) -> Command {
+    let path = Path::new(BIN).join(program);
+    if as_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(path);
+        c
+    } else {
+        Command::new(path)
+    }
+}
+
+fn run(mut command: Command, what: &str) {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: {e} (scripts/test installs postgresql-15)"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Cluster {
+    /// A fresh cluster, running.
+    pub fn start() -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("pitboss-pg")
+            .tempdir()
+            .expect("a temporary directory");
+        if as_root() {
+            run(
+                {
+                    let mut c = Command::new("chown");
+                    c.arg("postgres:postgres").arg(dir.path());
+                    c
+                },
+                "chown",
+            );
+        }
+        let data = dir.path().join("data");
+        let mut init = pg("initdb");
+        init.arg("-D").arg(&data).args([
+            "-U",
+            "pitboss",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ]);
+        run(init, "initdb");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut start = pg("pg_ctl");
+        start
+            .arg("-D")
+            .arg(&data)
+            .arg("-l")
+            .arg(dir.path().join("server.log"))
+            .arg("-o")
+            .arg(format!(
+                "-c listen_addresses=127.0.0.1 -p {port} -k {}",
+                dir.path().display()
+            ))
+            .args(["-w", "-t", "60", "start"]);
+        run(start, "pg_ctl start");
+        Cluster { dir, port }
+    }
+
+    /// The connection settings of the cluster's `postgres` database.
+    pub fn url(&self) -> String {
+        format!("postgres://pitboss@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The server's log.
+    pub fn log(&self) -> PathBuf {
+        self.dir.path().join("server.log")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let mut stop = pg("pg_ctl");
+        stop.arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["-m", "immediate", "-w", "stop"]);
+        let _ = stop.output();
+    }
+}
