@@ -49,6 +49,20 @@ impl AuditService {
         scope::reach_hand(caller, "hand_id", &hand)
     }
 
+    /// A hand's evidence (its bundle, its dispute packet) made by `make` in the audit pool, once
+    /// the caller is found to reach the hand.
+    async fn evidence<T: Send + 'static>(
+        &self,
+        caller: &crate::access::Principal,
+        hand_id: String,
+        make: fn(&Floor, &str) -> Result<T, audit::bundle::BundleError>,
+    ) -> Result<T, Status> {
+        self.reach(caller, &hand_id)?;
+        let floor = self.floor.clone();
+        self.blocking(move || make(&floor, &hand_id).map_err(bundle_status))
+            .await
+    }
+
     /// Serves `floor`, reading in `pool`.
     pub fn new(floor: Arc<Floor>, pool: Pool, shutdown: Shutdown) -> AuditService {
         AuditService {
@@ -237,13 +251,9 @@ impl Audit for AuditService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        self.reach(&caller, &r.hand_id)?;
-        let id = r.hand_id;
-        let floor = self.floor.clone();
         let bundle = self
-            .blocking(move || {
-                audit::bundle::build(floor.ledger(), |c| floor.config(c), &id)
-                    .map_err(bundle_status)
+            .evidence(&caller, r.hand_id, |floor, id| {
+                audit::bundle::build(floor.ledger(), |c| floor.config(c), id)
             })
             .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
@@ -259,13 +269,9 @@ impl Audit for AuditService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        self.reach(&caller, &r.hand_id)?;
-        let id = r.hand_id;
-        let floor = self.floor.clone();
         let dispute = self
-            .blocking(move || {
-                audit::dispute::build(floor.ledger(), |c| floor.config(c), &id)
-                    .map_err(bundle_status)
+            .evidence(&caller, r.hand_id, |floor, id| {
+                audit::dispute::build(floor.ledger(), |c| floor.config(c), id)
             })
             .await?;
         Ok(Response::new(proto::GetDisputePacketResponse {

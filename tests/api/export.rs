@@ -108,16 +108,7 @@ async fn exports_read_back_by_pyarrow_and_duckdb_equal_the_servers_totals() {
         ),
     )
     .await;
-    c.ops
-        .void_hand(proto::VoidHandRequest {
-            hand_id: voided.hand_id.clone(),
-            kind: "malfunction".into(),
-            reason: "the shuffler jammed".into(),
-            recorded_by: String::new(),
-            ..Default::default()
-        })
-        .await
-        .expect("a void");
+    void_for_malfunction(&mut c, &voided.hand_id).await;
     let live = opened(
         &mut c,
         open(

@@ -94,16 +94,7 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
         ),
     )
     .await;
-    c.ops
-        .void_hand(proto::VoidHandRequest {
-            hand_id: live.hand_id.clone(),
-            kind: "malfunction".into(),
-            reason: "the shuffler jammed".into(),
-            recorded_by: String::new(),
-            ..Default::default()
-        })
-        .await
-        .expect("a void");
+    void_for_malfunction(&mut c, &live.hand_id).await;
     let refused = c
         .play
         .open_hand(open(proto::Game::Nutz, "", "p", vec![]))

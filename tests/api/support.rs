@@ -169,3 +169,17 @@ pub(crate) async fn head(c: &mut Clients) -> (Option<u64>, String) {
     assert!(v.ok, "{}", v.problem);
     (v.head_sequence, v.head_hash)
 }
+
+/// Voids `hand` for a malfunction (a hand in play: no second approval needed).
+pub(crate) async fn void_for_malfunction(c: &mut Clients, hand: &str) {
+    c.ops
+        .void_hand(proto::VoidHandRequest {
+            hand_id: hand.to_string(),
+            kind: "malfunction".into(),
+            reason: "the shuffler jammed".into(),
+            recorded_by: String::new(),
+            ..Default::default()
+        })
+        .await
+        .expect("a void");
+}
