@@ -4,7 +4,6 @@
 //! database that holds a log refused.
 
 use std::process::Command;
-use std::sync::atomic::AtomicU64;
 
 mod common;
 
@@ -71,19 +70,18 @@ fn a_log_copied_into_postgres_verifies_there_with_the_same_head() {
     assert!(copied["entries"].as_u64().unwrap() > 100, "{copied}");
     assert!(copied["records"].as_u64().unwrap() > 0, "{copied}");
 
-    // Read back independently of the copy: the same verification, the same head.
-    let mut log = pitboss_ledger::pg::PgLog::connect(&cluster.url()).unwrap();
-    let report = log
-        .verify(Some(pitboss::codec::check_payload), &AtomicU64::new(0))
-        .unwrap();
-    assert!(report.problem.is_none(), "{:?}", report.problem);
-    assert_eq!(
-        report.head.map(|(s, h)| (s, hex::encode(h))),
-        Some((
-            source["head_sequence"].as_u64().unwrap(),
-            source["head_hash"].as_str().unwrap().to_string()
-        ))
+    // Read back independently of the copy: the same verification, the same head, the head row.
+    let (ok, stdout, stderr) = pitboss(&["verify", "--store", &cluster.url()]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "last good entry {}, hash {}",
+            source["head_sequence"],
+            source["head_hash"].as_str().unwrap()
+        )),
+        "{stdout}"
     );
+    let log = pitboss_ledger::pg::PgStore::connect(&cluster.url()).unwrap();
     let (size, hash) = log.head_row().unwrap().expect("the head row");
     assert_eq!(size, source["head_sequence"].as_u64().unwrap() + 1);
     assert_eq!(hex::encode(hash), source["head_hash"].as_str().unwrap());
@@ -98,6 +96,53 @@ fn a_log_copied_into_postgres_verifies_there_with_the_same_head() {
     ]);
     assert!(!ok && stderr.contains("already holds a log"), "{stderr}");
 
+    // And back: a new data directory with the log's key, verified by `pitboss verify` as any
+    // other, at the same head; a server starts on it and goes on from there.
+    let back_parent = tempfile::tempdir().unwrap();
+    let back = back_parent.path().join("back");
+    let (ok, _, stderr) = pitboss(&[
+        "copy",
+        "--from",
+        &cluster.url(),
+        "--to",
+        back.to_str().unwrap(),
+    ]);
+    assert!(!ok && stderr.contains("--key"), "{stderr}");
+    let (ok, stdout, stderr) = pitboss(&[
+        "copy",
+        "--from",
+        &cluster.url(),
+        "--to",
+        back.to_str().unwrap(),
+        "--key",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let returned: serde_json::Value = serde_json::from_str(stdout.trim()).expect(&stdout);
+    assert_eq!(returned["head"], copied["head"]);
+    assert_eq!(returned["entries"], copied["entries"]);
+    assert_eq!(returned["records"], copied["records"]);
+    let (ok, stdout, stderr) = pitboss(&["verify", "--data", back.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!("hash {}", source["head_hash"].as_str().unwrap())),
+        "{stdout}"
+    );
+    // Into a directory that holds something: refused.
+    let (ok, _, stderr) = pitboss(&[
+        "copy",
+        "--from",
+        &cluster.url(),
+        "--to",
+        back.to_str().unwrap(),
+        "--key",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok && stderr.contains("not an empty directory"), "{stderr}");
+    let server = Server::start(&back);
+    assert!(server.address.starts_with("http://127.0.0.1:"));
+    drop(server);
+
     // One byte changed in the database is named by its sequence.
     let mut client = postgres::Client::connect(&cluster.url(), postgres::NoTls).unwrap();
     client
@@ -107,7 +152,6 @@ fn a_log_copied_into_postgres_verifies_there_with_the_same_head() {
             &[],
         )
         .unwrap();
-    let damaged = log.verify(None, &AtomicU64::new(0)).unwrap();
-    let problem = damaged.problem.expect("the damage is found");
-    assert_eq!(problem.sequence, 7, "{problem}");
+    let (ok, stdout, _) = pitboss(&["verify", "--store", &cluster.url()]);
+    assert!(!ok && stdout.contains("FAILED at entry 7"), "{stdout}");
 }

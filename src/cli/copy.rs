@@ -1,42 +1,83 @@
-//! `pitboss copy --from DATA_DIR --to postgres://…`: a RocksDB log copied into an empty PostgreSQL
-//! database (issue 14's first part), verified on the way — the source before anything is written,
-//! every entry and record byte for byte in one transaction with the head row, then the copy read
-//! back from the database and verified with the same checks, ending at the same head. The server
-//! must be stopped (the directory is refused while in use). Serving from PostgreSQL is not built
-//! yet: the copy is for migration and for a regulator's replica.
+//! `pitboss copy --from SOURCE --to TARGET`: a whole log moved between the two engines, verified
+//! on the way (`pitboss_ledger::copy`): a data directory (its server stopped) into an empty
+//! PostgreSQL database, or a PostgreSQL log into a new data directory — then `--key DIR` names
+//! the directory holding the log's current key file, which the new directory gets a copy of.
+//! The source is verified before anything is written, the target verified after, from its first
+//! entry, ending at the source's head.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::Args;
-use pitboss_ledger::pg::PgLog;
-use pitboss_ledger::store::{self, Store};
+use pitboss_ledger::copy::{self, Copied};
+use pitboss_ledger::pg::PgStore;
+use pitboss_ledger::store::{self, LogStore, Store};
 
 use super::progress;
 
 #[derive(Debug, Args)]
 pub struct CopyArgs {
-    /// The data directory to copy (the server stopped).
+    /// The log to copy: a data directory (the server stopped), or a PostgreSQL database
+    /// (`postgres://user@host:port/db`).
     #[arg(long)]
-    from: PathBuf,
-    /// The PostgreSQL database to copy into, empty: `postgres://user@host:port/db` or
-    /// `host=… port=… user=… dbname=…`.
+    from: String,
+    /// Where to copy it: an empty PostgreSQL database, or a data directory that does not exist
+    /// yet (or is empty).
     #[arg(long)]
     to: String,
+    /// Copying into a data directory: the directory holding the log's current key file
+    /// (`signing.key`, as a server of the database holds it).
+    #[arg(long)]
+    key: Option<PathBuf>,
+}
+
+fn is_database(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
 }
 
 pub fn run(args: CopyArgs) -> anyhow::Result<()> {
-    store::check_not_in_use(&args.from)
-        .with_context(|| format!("{} is in use: stop the server first", args.from.display()))?;
-    let store = Store::open_read_only(&args.from)
-        .with_context(|| format!("cannot open {}", args.from.display()))?;
-    let total = store.log_size()?;
-    let mut log = PgLog::connect(&args.to).context("cannot reach the database")?;
-    let done = AtomicU64::new(0);
-    let copied = progress::while_running(&done, total, "entries", || {
-        log.copy_from(&store, Some(pitboss::codec::check_payload), &done)
-    })?;
+    let done = Arc::new(AtomicU64::new(0));
+    let copied = match (is_database(&args.from), is_database(&args.to)) {
+        (false, true) => {
+            let from = Path::new(&args.from);
+            store::check_not_in_use(from)
+                .with_context(|| format!("{} is in use: stop the server first", from.display()))?;
+            let store = Store::open_read_only(from)
+                .with_context(|| format!("cannot open {}", from.display()))?;
+            let total = store.log_size()?;
+            let target = PgStore::connect(&args.to).context("cannot reach the database")?;
+            progress::while_running(&done, total, "entries", || {
+                copy::rocks_to_postgres(&store, &target, Some(pitboss::codec::check_payload), &done)
+            })?
+        }
+        (true, false) => {
+            let Some(key) = &args.key else {
+                bail!("--key DIR: the directory holding the log's current signing.key (a data directory needs it)");
+            };
+            let source = PgStore::connect(&args.from).context("cannot reach the database")?;
+            let total = source.log_size()?;
+            progress::while_running(&done, total, "entries", || {
+                copy::postgres_to_rocks(
+                    &source,
+                    Path::new(&args.to),
+                    key,
+                    Some(pitboss::codec::check_payload),
+                    &done,
+                )
+            })?
+        }
+        _ => bail!(
+            "one side is a data directory and the other a PostgreSQL URL (postgres://…); \
+             to copy a directory, stop its server and copy the files"
+        ),
+    };
+    report(&copied);
+    Ok(())
+}
+
+fn report(copied: &Copied) {
     println!(
         "{}",
         serde_json::json!({
@@ -49,5 +90,4 @@ pub fn run(args: CopyArgs) -> anyhow::Result<()> {
         "copied and verified {} entries and {} records; the copy ends at the source's head",
         copied.entries, copied.records
     );
-    Ok(())
 }

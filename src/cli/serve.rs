@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// The data directory (RocksDB), created if missing. Default: `./pitboss-data`.
     #[arg(long)]
     data: Option<PathBuf>,
+    /// Keep the log in this PostgreSQL database instead (`postgres://user@host:port/db`); the data
+    /// directory then holds the signing key (a copy of the log's key file) and the access file.
+    /// Several servers may serve one database (`docs/deploy.md`).
+    #[arg(long, env = "PITBOSS_STORE")]
+    store: Option<String>,
     /// The address to listen on. Default: `127.0.0.1:50051`.
     #[arg(long)]
     listen: Option<SocketAddr>,
@@ -69,6 +74,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
     };
     let flags = serve_file::Flags {
         data: args.data,
+        store: args.store,
         listen: args.listen,
         access: args.access,
         tls_cert: args.tls_cert,
@@ -176,10 +182,26 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let ledger = std::sync::Arc::new(
-            pitboss_ledger::Ledger::open_checked(&args.data, now_ms, pitboss::codec::check_payload)
-                .with_context(|| format!("cannot open the data directory {}", args.data.display()))?,
-        );
+        let ledger = std::sync::Arc::new(match &args.store {
+            None => pitboss_ledger::Ledger::open_checked(
+                &args.data,
+                now_ms,
+                pitboss::codec::check_payload,
+            )
+            .with_context(|| format!("cannot open the data directory {}", args.data.display()))?,
+            Some(url) => {
+                std::fs::create_dir_all(&args.data).with_context(|| {
+                    format!("cannot create the key directory {}", args.data.display())
+                })?;
+                pitboss_ledger::Ledger::open_postgres(
+                    url,
+                    &args.data,
+                    now_ms,
+                    Some(pitboss::codec::check_payload),
+                )
+                .context("cannot open the log in PostgreSQL")?
+            }
+        });
         let head = ledger.head()?;
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
@@ -221,6 +243,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(
             %address,
             data = %args.data.display(),
+            log = %floor.ledger().location(),
             tls = tls.is_some(),
             key = %floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
             head = head.map_or(-1, |(seq, _)| seq as i64),
@@ -230,6 +253,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "listening": address.to_string(),
             "tls": tls.is_some(),
             "data": args.data.display().to_string(),
+            "log": floor.ledger().location(),
             "key_id": floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
             "head": head.map(|(seq, _)| seq),
             "metrics": metrics_address,

@@ -25,6 +25,8 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:50051";
 pub struct File {
     /// `data = "./pitboss-data"`
     pub data: Option<PathBuf>,
+    /// `store = "postgres://pitboss@db1:5432/pitboss"` (default: RocksDB in `data`)
+    pub store: Option<String>,
     /// `listen = "127.0.0.1:50051"`
     pub listen: Option<SocketAddr>,
     /// `access = "access.toml"`
@@ -71,6 +73,7 @@ pub struct Tls {
 #[derive(Debug, Default)]
 pub struct Flags {
     pub data: Option<PathBuf>,
+    pub store: Option<String>,
     pub listen: Option<SocketAddr>,
     pub access: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -83,7 +86,11 @@ pub struct Flags {
 /// The settings `serve` runs with: flag, else file, else default.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Settings {
+    /// The server's own directory: the log (RocksDB) unless `store` names a database; always the
+    /// signing key and the default access file.
     pub data: PathBuf,
+    /// The PostgreSQL log (`postgres://…`), if the log is not in `data`.
+    pub store: Option<String>,
     pub listen: SocketAddr,
     pub access: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -211,6 +218,19 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
     Ok(Settings {
         metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
         limits,
+        store: match flags.store.or(file.store) {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Some(url)
+            }
+            Some(_) => {
+                return Err(FileError::Incomplete {
+                    field: "store",
+                    problem: "a store is a PostgreSQL URL (postgres://user@host:port/database); \
+                              leave it out for RocksDB in the data directory",
+                })
+            }
+            None => None,
+        },
         data: flags
             .data
             .or(file.data)

@@ -18,7 +18,7 @@ use ed25519_dalek::VerifyingKey;
 use pitboss_ledger::anchor;
 use pitboss_ledger::checkpoint::{self, Checkpoint};
 use pitboss_ledger::integrity::{self, AnchorState, Examine, Examined, Refusal};
-use pitboss_ledger::store::{OpenOptions, StoreError};
+use pitboss_ledger::store::{LogStore, OpenOptions, StoreError};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -47,11 +47,18 @@ pub struct VerifyArgs {
     /// Ask this running server to verify its log instead of reading a data directory.
     #[arg(long, conflicts_with = "data")]
     server: Option<String>,
+    /// Verify the log in this PostgreSQL database (`postgres://user@host:port/db`) instead: the
+    /// same walk, and the head row must name the last entry.
+    #[arg(long, conflicts_with_all = ["data", "server", "checkpoint", "without_keys"])]
+    store: Option<String>,
 }
 
 pub fn run(args: VerifyArgs) -> ExitCode {
     if let Some(server) = &args.server {
         return remote(server.clone(), args.from, args.to);
+    }
+    if let Some(url) = &args.store {
+        return database(url, args.from, args.to);
     }
     let checkpoint = match &args.checkpoint {
         None => None,
@@ -374,5 +381,78 @@ fn remote(server: String, from: u64, to: Option<u64>) -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// `--store`: the walk of `pitboss verify` over a PostgreSQL log, read a page at a time, and the
+/// head row against the last entry walked.
+fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
+    let store = match pitboss_ledger::pg::PgStore::connect(url) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("cannot read the database: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let size = store.log_size().unwrap_or(0);
+    let total = to.map_or(size, |to| size.min(to.saturating_add(1)));
+    let walked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let started = std::time::Instant::now();
+    let report =
+        super::progress::while_running(&walked, total.saturating_sub(from), "entries", || {
+            pitboss_ledger::walk(
+                &store,
+                &pitboss_ledger::WalkOptions {
+                    from,
+                    to,
+                    payloads: Some(pitboss::codec::check_payload),
+                    progress: Some(walked.clone()),
+                    ..Default::default()
+                },
+            )
+            .report
+        });
+    let seconds = started.elapsed().as_secs_f64();
+    let mut failed = Vec::new();
+    if let Some(problem) = &report.problem {
+        failed.push(format!(" at {problem}"));
+    }
+    match store.head_row() {
+        Ok(Some((size, hash))) => {
+            let walked_to = report.head.map(|(s, h)| (s + 1, h.to_vec()));
+            if to.is_none()
+                && report.problem.is_none()
+                && walked_to.unwrap_or((0, vec![0; 32])) != (size, hash.clone())
+            {
+                failed.push(format!(
+                    ": the head row says {size} entries ending at {}, the walk ended at {:?}",
+                    hex::encode(&hash),
+                    report.head.map(|(s, h)| (s, hex::encode(h)))
+                ));
+            }
+        }
+        Ok(None) if size > 0 => failed.push(": the log has entries but no head row".into()),
+        Ok(None) => {}
+        Err(e) => failed.push(format!(": the head row cannot be read: {e}")),
+    }
+    if let Some((sequence, hash)) = report.head {
+        println!(
+            "verified {} entries ({from}..={sequence}) in {seconds:.3} s ({:.0} entries/s) from {}; last good entry {sequence}, hash {}",
+            report.verified,
+            report.verified as f64 / seconds.max(1e-9),
+            store.describe(),
+            hex::encode(hash)
+        );
+    } else {
+        println!("verified 0 entries from {}", store.describe());
+    }
+    if failed.is_empty() {
+        println!("OK");
+        ExitCode::SUCCESS
+    } else {
+        for f in failed {
+            println!("FAILED{f}");
+        }
+        ExitCode::from(1)
     }
 }

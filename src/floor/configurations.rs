@@ -50,13 +50,27 @@ impl Floor {
         id
     }
 
-    /// A published configuration.
+    /// A published configuration. On a log other servers write too (PostgreSQL), one this
+    /// server has not seen is looked for in the log (its stream, one read), so a hand opened
+    /// elsewhere under a configuration published elsewhere is found here.
     pub fn config(&self, id: &ConfigId) -> Option<Arc<GameConfig>> {
-        self.configs
+        let known = self
+            .configs
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
-            .cloned()
+            .cloned();
+        if known.is_some() || !self.ledger.shared() {
+            return known;
+        }
+        let entries = self.ledger.read_stream(&format!("config/{id}"), 0).ok()?;
+        let payload = entries.first()?.payload().ok()?;
+        let config = codec::payload_to_config(&payload).ok()??;
+        if config.id() != *id {
+            return None;
+        }
+        self.insert_config(config);
+        self.config(id)
     }
 
     /// Every published configuration, by id.

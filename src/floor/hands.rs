@@ -108,7 +108,13 @@ impl Floor {
     pub fn load(&self, hand_id: &str, upto: Option<u64>) -> Result<Hand, FloorError> {
         if upto.is_none() {
             if let Some(hand) = self.cache.get(hand_id) {
-                return Ok(hand);
+                // Other servers may have moved the hand on a shared log: the cached state is
+                // used only while the stream holds exactly what it was built from.
+                if !self.ledger.shared()
+                    || self.ledger.stream_version(&hand_stream(hand_id))? == hand.version()
+                {
+                    return Ok(hand);
+                }
             }
         }
         let not_found = || FloorError::NotFound {

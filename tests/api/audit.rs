@@ -24,6 +24,9 @@ async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() 
         .events;
     let target = events[3].sequence;
     let data_dir = server.kill();
+    if let Some(url) = crate::common::server::store_url(&data_dir) {
+        return tampered_row_is_named(&data_dir, &url, target).await;
+    }
     {
         // Flip one byte of the stored entry through the raw RocksDB handle.
         let store = pitboss_ledger::tamper::Tamper::open(&data_dir).unwrap();
@@ -41,6 +44,49 @@ async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
         .args(["verify", "--data"])
         .arg(&data_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("FAILED at entry {target}: altered bytes")),
+        "{stdout}"
+    );
+}
+
+/// On PostgreSQL: one byte of the row changed with `psql`; a server still starts (it checks the
+/// head, not the whole chain, at every start) and its VerifyLog names the entry, as does
+/// `pitboss verify --store`.
+async fn tampered_row_is_named(data_dir: &std::path::Path, url: &str, target: u64) {
+    let out = std::process::Command::new("/usr/lib/postgresql/15/bin/psql")
+        .arg(url)
+        .args(["-v", "ON_ERROR_STOP=1", "-c"])
+        .arg(format!(
+            "UPDATE pitboss_entries SET stored = overlay(stored PLACING \
+             set_byte(substring(stored FROM length(stored) - 69 FOR 1), 0, \
+             get_byte(stored, length(stored) - 70) # 32) FROM length(stored) - 69 FOR 1) \
+             WHERE sequence = {target}"
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = Server::start(data_dir);
+    let mut c = clients(&server).await;
+    let report = c
+        .audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!report.ok);
+    assert_eq!(report.bad_sequence, Some(target), "{report:?}");
+    assert!(report.problem.contains("altered bytes"), "{report:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--store", url])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -62,14 +62,7 @@ fn hand_id(name: &str) -> String {
 /// Records every case's hand in a fresh log at `data`, as the floor would: its configuration
 /// published, its events appended one command at a time on the hand's stream.
 async fn record(data: &Path, played: &[(String, Played)]) {
-    let ledger = Arc::new(
-        pitboss_ledger::Ledger::open_checked(
-            data,
-            1_699_999_000_000,
-            pitboss::codec::check_payload,
-        )
-        .expect("a fresh log"),
-    );
+    let ledger = Arc::new(crate::common::server::open_ledger(data, 1_699_999_000_000));
     let floor = pitboss::floor::Floor::open(ledger.clone(), Arc::new(|| 1_699_999_000_000))
         .await
         .expect("the floor");

@@ -99,6 +99,58 @@ impl Cluster {
         format!("postgres://pitboss@127.0.0.1:{}/postgres", self.port)
     }
 
+    /// The connection settings of database `name`.
+    pub fn url_of(&self, name: &str) -> String {
+        format!("postgres://pitboss@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// A new, empty database in the cluster; its connection settings.
+    pub fn create_database(&self) -> String {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let name = format!(
+            "log_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let mut create = Command::new(Path::new(BIN).join("createdb"));
+        create
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "pitboss",
+            ])
+            .arg(&name);
+        run(create, "createdb");
+        self.url_of(&name)
+    }
+
+    /// A cluster shared by every test of this process, stopped when the process exits.
+    pub fn shared() -> &'static Cluster {
+        static SHARED: std::sync::OnceLock<Cluster> = std::sync::OnceLock::new();
+        extern "C" fn stop_shared() {
+            if let Some(cluster) = SHARED.get() {
+                cluster.stop();
+            }
+        }
+        SHARED.get_or_init(|| {
+            let cluster = Cluster::start();
+            // SAFETY: registers a plain function, run once at `exit`; it only runs `pg_ctl`.
+            unsafe { libc::atexit(stop_shared) };
+            cluster
+        })
+    }
+
+    fn stop(&self) {
+        let mut stop = pg("pg_ctl");
+        stop.arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["-m", "immediate", "-w", "stop"]);
+        let _ = stop.output();
+    }
+
     /// The server's log.
     pub fn log(&self) -> PathBuf {
         self.dir.path().join("server.log")
@@ -107,10 +159,6 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let mut stop = pg("pg_ctl");
-        stop.arg("-D")
-            .arg(self.dir.path().join("data"))
-            .args(["-m", "immediate", "-w", "stop"]);
-        let _ = stop.output();
+        self.stop();
     }
 }

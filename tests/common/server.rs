@@ -56,6 +56,50 @@ pub fn write_access(data: &Path, more: &str) {
     std::fs::write(data.join("admin.token"), ADMIN_TOKEN).expect("token file");
 }
 
+/// Whether the servers of this run keep their logs in PostgreSQL: `PITBOSS_TEST_STORE=postgres`
+/// (`scripts/test` runs the API suite both ways).
+pub fn on_postgres() -> bool {
+    std::env::var("PITBOSS_TEST_STORE").as_deref() == Ok("postgres")
+}
+
+/// Where the log of a server on `data` is kept: in the data directory (no arguments), or on
+/// PostgreSQL a database of its own in the process's shared cluster, the same one every time a
+/// server starts on `data` (its URL kept in `data/test-store-url`).
+fn store_args(data: &Path, args: &[&str]) -> Vec<String> {
+    match store_url(data) {
+        Some(url) if !args.contains(&"--store") => vec!["--store".into(), url],
+        _ => Vec::new(),
+    }
+}
+
+/// On PostgreSQL, the database of the servers on `data` (created the first time).
+pub fn store_url(data: &Path) -> Option<String> {
+    if !on_postgres() {
+        return None;
+    }
+    let file = data.join("test-store-url");
+    Some(match std::fs::read_to_string(&file) {
+        Ok(url) => url,
+        Err(_) => {
+            std::fs::create_dir_all(data).expect("data directory");
+            let url = super::postgres::Cluster::shared().create_database();
+            std::fs::write(&file, &url).expect("the test's store URL");
+            url
+        }
+    })
+}
+
+/// The ledger a server on `data` would open, opened by the test itself (the server stopped):
+/// the data directory's, or on PostgreSQL its database's with the directory's key.
+pub fn open_ledger(data: &Path, now_ms: u64) -> pitboss_ledger::Ledger {
+    let payloads = pitboss::codec::check_payload;
+    match store_url(data) {
+        None => pitboss_ledger::Ledger::open_checked(data, now_ms, payloads),
+        Some(url) => pitboss_ledger::Ledger::open_postgres(&url, data, now_ms, Some(payloads)),
+    }
+    .expect("the test's ledger")
+}
+
 /// A running server.
 pub struct Server {
     child: Child,
@@ -98,6 +142,7 @@ impl Server {
             .args(["serve", "--data"])
             .arg(data)
             .args(listen)
+            .args(store_args(data, args))
             .args(args)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")

@@ -140,8 +140,12 @@ fn rotation_by_the_command_is_recorded_signed_by_both_keys_and_a_retired_key_put
     {
         use ed25519_dalek::Verifier;
         let store = pitboss_ledger::Store::open_read_only(&r.data).unwrap();
-        let entry =
-            pitboss_ledger::Entry::decode(&store.stored_entry(sequence).unwrap().unwrap()).unwrap();
+        let entry = pitboss_ledger::Entry::decode(
+            &pitboss_ledger::LogStore::stored_entry(&store, sequence)
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(hex::encode(&entry.envelope.key_id), new_id);
         let Some(pitboss::proto::payload::Kind::KeyRotated(rotated)) =
             entry.payload().unwrap().kind

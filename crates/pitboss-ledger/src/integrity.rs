@@ -42,7 +42,7 @@ use super::anchor::{self, AnchorError, AnchorWriter, Slots};
 use super::entry::{entry_hash, Entry, Hash, GENESIS};
 use super::keys::{KeyError, KeyId, Keypair, KEY_FILE, RETIRED_DIR};
 use super::store::{
-    cf, check_not_in_use, has_database, OpenOptions, Store, StoreError, WalRecovery,
+    cf, check_not_in_use, has_database, LogStore, OpenOptions, Store, StoreError, WalRecovery,
     FORMAT_VERSION, LEGACY_FORMAT_VERSION,
 };
 use super::verify::{walk, PayloadCheck, Problem, Walk, WalkOptions};

@@ -1,5 +1,5 @@
-//! The ledger: every event an Ed25519-signed, SHA-256-chained entry in RocksDB, durable before it
-//! is acknowledged, and verifiable by anyone with the data files and a public key
+//! The ledger: every event an Ed25519-signed, SHA-256-chained entry in RocksDB (or PostgreSQL,
+//! `pg.rs`), durable before it is acknowledged, and verifiable by anyone with the data files and a public key
 //! (`docs/log-format.md`). It knows no game rule: it stores encoded payloads in named streams.
 //!
 //! - `entry`: the envelope's bytes, hash and signature.
@@ -13,13 +13,15 @@
 //! - `integrity`: the checks a data directory passes before it is served or called good.
 //! - `recovery`: the explicit, recorded repair of a damaged directory.
 //! - `verify`: walking the log and naming the first bad entry.
+//! - `pg`, `pg_open`: the log in PostgreSQL, several servers writing it; `copy`: verified copies
+//!   between the engines.
 //! - `tamper` (feature `tamper`, tests only): writes around the writer, to damage a directory.
 //!
 //! # Contract
 //!
 //! The API is [`Ledger`]'s methods (and, offline, [`integrity`], [`recovery`] and a read-only
-//! [`Store`]); column families and record layouts stay inside this crate. A second storage engine
-//! keeps the same promises:
+//! [`Store`]); column families and record layouts stay inside this crate. Both storage engines
+//! ([`LogStore`]: RocksDB, PostgreSQL) keep the same promises:
 //!
 //! - [`Ledger::append`] MUST NOT return `Ok` before the entries, their stream positions, index
 //!   keys, secrets and request record are durable together and the anchor records the new head; on
@@ -35,11 +37,13 @@
 
 pub mod anchor;
 pub mod checkpoint;
+pub mod copy;
 pub mod entry;
 pub mod integrity;
 pub mod keys;
 pub mod merkle;
 pub mod pg;
+pub mod pg_open;
 mod proofs;
 pub mod proto;
 pub mod recovery;
@@ -63,8 +67,8 @@ pub use integrity::Refused;
 pub use keys::KeyId;
 pub use proofs::{root_from_store, InclusionProof};
 pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
-pub use store::{Store, StoreError};
-pub use verify::{verify, PayloadCheck, Problem, ProblemKind, VerifyReport};
+pub use store::{LogStore, Store, StoreError};
+pub use verify::{verify, walk, PayloadCheck, Problem, ProblemKind, VerifyReport, WalkOptions};
 pub use writer::AppendRequest;
 
 /// The actor of what the server and its tools do on their own (the default configurations, key
@@ -147,6 +151,10 @@ pub enum LedgerError {
     NotInTree { sequence: u64, size: u64 },
     #[error("{}", requests::reused_message(.id))]
     RequestReused { id: String },
+    /// PostgreSQL: the head row was not the one the group was built on (another writer moved it
+    /// without the row's lock): nothing of the group was written.
+    #[error("the log's head moved while the group was written; nothing was written (retry)")]
+    HeadMoved,
 }
 
 /// Why a ledger could not be opened.
@@ -158,6 +166,9 @@ pub enum OpenError {
     /// The ledger could not start on it.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
+    /// The PostgreSQL log cannot be trusted, or reached.
+    #[error(transparent)]
+    Postgres(#[from] pg_open::PgRefusal),
 }
 
 impl From<StoreError> for LedgerError {
@@ -209,9 +220,27 @@ impl<E: std::error::Error + 'static> std::error::Error for Shared<E> {
     }
 }
 
+/// Where a ledger's log lives: a RocksDB data directory (the default), or a PostgreSQL database
+/// that several servers may write at once (`pg.rs`).
+#[derive(Clone)]
+pub(crate) enum Engine {
+    Rocks(Arc<Store>),
+    Postgres(Arc<pg::PgStore>),
+}
+
+impl Engine {
+    /// The engine's reads.
+    pub(crate) fn reads(&self) -> &dyn LogStore {
+        match self {
+            Engine::Rocks(store) => store.as_ref(),
+            Engine::Postgres(pg) => pg.as_ref(),
+        }
+    }
+}
+
 /// The open ledger. Cheap to share behind an `Arc`; appends from many tasks are grouped.
 pub struct Ledger {
-    store: Arc<Store>,
+    engine: Engine,
     jobs: Mutex<Option<mpsc::Sender<writer::Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     key_id: Mutex<KeyId>,
@@ -287,17 +316,62 @@ impl Ledger {
             publish_key,
             ..
         } = opened;
-        let anchorer = writer::Anchorer::new(anchor, store.clone(), anchored, next_sequence);
-        let anchor_stats = anchorer.stats();
-        let mut w = writer::Writer::new(
-            store.clone(),
+        let key_dir = store.path().to_path_buf();
+        let anchorer = writer::Anchorer::new(anchor, key_dir.clone(), anchored, next_sequence);
+        let w = writer::Writer::new(
+            Engine::Rocks(store),
+            key_dir,
+            key,
+            (next_sequence, last_hash),
+            origin,
+            Some(anchorer),
+        );
+        Ledger::launch(w, now_ms, publish_key, first)
+    }
+
+    /// Opens the log in the PostgreSQL database at `url` (`postgres://user@host:port/db`) after
+    /// the checks of `pg_open.rs`, for a server whose signing key file is in `key_dir` (created,
+    /// and published as the first entry, only for an empty log). Several servers may open one
+    /// database at once, each with a copy of the log's key file: their groups take turns at the
+    /// head row and never fork the chain (`pg.rs`).
+    pub fn open_postgres(
+        url: &str,
+        key_dir: &Path,
+        now_ms: u64,
+        payloads: Option<PayloadCheck>,
+    ) -> Result<Ledger, OpenError> {
+        let pg_open::PgOpened {
+            store,
+            key_dir,
             key,
             next_sequence,
             last_hash,
+            publish_key,
+        } = pg_open::open(url, key_dir)?;
+        let origin = None;
+        let w = writer::Writer::new(
+            Engine::Postgres(store),
+            key_dir,
+            key,
+            (next_sequence, last_hash),
             origin,
-            anchorer,
+            None,
         );
+        let (mut ledger, _) = Ledger::launch(w, now_ms, publish_key, None)?;
+        ledger.payloads = payloads;
+        Ok(ledger)
+    }
+
+    /// Publishes the key of an empty log and appends `first` (a recovery's record) on this thread,
+    /// then starts the writer's thread.
+    fn launch(
+        mut w: writer::Writer,
+        now_ms: u64,
+        publish_key: bool,
+        first: Option<AppendRequest>,
+    ) -> Result<(Ledger, Option<Appended>), LedgerError> {
         let key_id = w.key_id();
+        let engine = w.engine();
         if publish_key {
             // Publish the key before anything else is written, on this thread (no runtime needed).
             let (reply, mut answer) = oneshot::channel();
@@ -313,14 +387,14 @@ impl Ledger {
             }
         };
         let head = w.subscribe();
-        let stats = anchor_stats;
+        let stats = w.stats();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("ledger-writer".into())
             .spawn(move || w.run(rx))
             .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
         let ledger = Ledger {
-            store,
+            engine,
             jobs: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
             key_id: Mutex::new(key_id),
@@ -426,20 +500,40 @@ impl Ledger {
         self.key_id.lock().ok().map(|k| *k)
     }
 
-    /// The store, for the crate's own reads.
-    pub(crate) fn store(&self) -> &Store {
-        &self.store
+    /// The store's reads, whatever the engine (for the crate's own reads).
+    pub(crate) fn store(&self) -> &dyn LogStore {
+        self.engine.reads()
+    }
+
+    /// The RocksDB store (`None` on PostgreSQL): a recovery's flush, the tests' writes around
+    /// the writer.
+    pub(crate) fn rocks(&self) -> Option<&Store> {
+        match &self.engine {
+            Engine::Rocks(store) => Some(store),
+            Engine::Postgres(_) => None,
+        }
+    }
+
+    /// Whether other processes may append to this log at once (PostgreSQL): a caller's cache of
+    /// what a stream holds must then be checked against the stream's version before it is used.
+    pub fn shared(&self) -> bool {
+        matches!(self.engine, Engine::Postgres(_))
+    }
+
+    /// Where the log is: the data directory, or the database (its password hidden).
+    pub fn location(&self) -> String {
+        self.engine.reads().describe()
     }
 
     /// The secret an append stored under `key` ([`AppendRequest::secrets`]), if any. Secrets are
     /// outside the log: not hashed, not signed, never in a proof.
     pub fn secret(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LedgerError> {
-        Ok(self.store.get(store::cf::SECRETS, key)?)
+        Ok(self.store().get(store::cf::SECRETS, key)?)
     }
 
     /// A stream's version: how many entries it holds (0: none).
     pub fn stream_version(&self, stream: &str) -> Result<u64, LedgerError> {
-        Ok(self.store.stream_version(stream)?)
+        Ok(self.store().stream_version(stream)?)
     }
 
     /// One page of the index `name` ([`AppendRequest::indexes`]): keys from `from` on, in byte
@@ -452,28 +546,28 @@ impl Ledger {
         from: &[u8],
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, u64)>, LedgerError> {
-        Ok(self.store.index_scan(name, prefix, from, limit)?)
+        Ok(self.store().index_scan(name, prefix, from, limit)?)
     }
 
     /// The public key the log published under `id`, if any.
     pub fn public_key(&self, id: KeyId) -> Result<Option<Vec<u8>>, LedgerError> {
-        Ok(self.store.get(store::cf::KEYS, &id.0)?)
+        Ok(self.store().get(store::cf::KEYS, &id.0)?)
     }
 
     /// Every public key the log published, by id.
     pub fn known_keys(&self) -> Result<Vec<store::KeyValue>, LedgerError> {
-        Ok(self.store.known_keys()?)
+        Ok(self.store().known_keys()?)
     }
 
     /// Verifies entries `from ..= to` (to the end when `to` is `None`), with the keys the log
     /// published before `from`.
     pub fn verify_range(&self, from: u64, to: Option<u64>) -> VerifyReport {
-        verify::verify_with(&self.store, from, to, self.payloads)
+        verify::verify_with(self.store(), from, to, self.payloads)
     }
 
     /// The record of a request id, if the id was used by a durable append.
     pub fn request(&self, id: &str) -> Result<Option<RequestRecord>, LedgerError> {
-        match self.store.get(store::cf::REQUESTS, id.as_bytes())? {
+        match self.store().get(store::cf::REQUESTS, id.as_bytes())? {
             None => Ok(None),
             Some(bytes) => RequestRecord::decode(&bytes)
                 .map(Some)
@@ -483,7 +577,7 @@ impl Ledger {
 
     /// The entries of a stream, from `position` on.
     pub fn read_stream(&self, stream: &str, position: u64) -> Result<Vec<Entry>, LedgerError> {
-        self.store
+        self.store()
             .stream_sequences(stream, position)?
             .into_iter()
             .map(|seq| {
@@ -497,7 +591,10 @@ impl Ledger {
 
     /// One entry by sequence number.
     pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, LedgerError> {
-        match self.store.get(store::cf::EVENTS, &sequence.to_be_bytes())? {
+        match self
+            .store()
+            .get(store::cf::EVENTS, &sequence.to_be_bytes())?
+        {
             None => Ok(None),
             Some(bytes) => Entry::decode(&bytes)
                 .map(Some)
@@ -510,7 +607,7 @@ impl Ledger {
 
     /// The chain head: the last entry's sequence and hash.
     pub fn head(&self) -> Result<Option<(u64, Hash)>, LedgerError> {
-        match writer::load_head(&self.store)? {
+        match writer::load_head(self.store())? {
             (0, _) => Ok(None),
             (next, hash) => Ok(Some((next - 1, hash))),
         }
@@ -524,7 +621,7 @@ impl Ledger {
     /// Verifies the whole log one signature at a time: the reference the batched verification's
     /// speed is measured against (`benches/ledger.rs`). The number of entries checked.
     pub fn verify_one_by_one(&self) -> Result<u64, Problem> {
-        verify::verify_one_by_one(&self.store)
+        verify::verify_one_by_one(self.store())
     }
 
     /// Stops the writer after the jobs already sent.
@@ -639,9 +736,10 @@ mod tests {
             duplicate: false,
         };
         let bytes = RequestRecord::encode(&old, &Fingerprint([0; 32]));
-        let requests = ledger.store().cf(store::cf::REQUESTS).unwrap();
+        let requests = ledger.rocks().unwrap().cf(store::cf::REQUESTS).unwrap();
         ledger
-            .store()
+            .rocks()
+            .unwrap()
             .db()
             .put_cf(requests, b"old", &bytes[..24])
             .unwrap();

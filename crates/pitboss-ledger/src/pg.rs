@@ -1,30 +1,47 @@
-//! A log on PostgreSQL: the schema, a verified copy of a RocksDB data directory into it, and its
-//! verification read back from the database (issue 14's first part: `pitboss copy`).
+//! A log on PostgreSQL: the schema, the reads every engine answers ([`LogStore`]), the writer's
+//! locked commit (one group per transaction, ordered by the head row), and the verified copies
+//! between a RocksDB data directory and a database (`pitboss copy`).
 //!
 //! The schema keeps the store's own bytes: `pitboss_entries` holds each stored entry (envelope,
 //! hash, signature) under its sequence number, exactly as RocksDB holds it, so hashes, signatures,
 //! Merkle trees and proofs are the same; `pitboss_records` holds every other record (stream
 //! positions, stream heads, request records, recall indexes, keys, secrets, the format) under its
 //! family and key, byte for byte; `pitboss_head` is the one row naming the chain's head (size and
-//! last hash), written in the same transaction as the entries — the row a writer on several
-//! servers must find unchanged to commit (see `docs/deploy.md` when it exists; not served yet).
+//! last hash).
 //!
-//! Owns the SQL; MUST NOT decide what a record means (the store and the writer do) and MUST NOT
-//! write into a database that already holds a log (a copy never merges two logs).
+//! Sequencing (`docs/deploy.md`): a writer begins a transaction and locks the head row
+//! (`SELECT … FOR UPDATE`); several servers on one database take turns there. It builds and signs
+//! its group on the head it read (stream versions and request records read after the lock, so
+//! they include every group committed before), writes the entries and records, and moves the head
+//! with `UPDATE … WHERE size = old AND hash = old`, which must touch exactly one row, in the same
+//! transaction; only after `COMMIT` returns (with a synchronous standby: once the standby has it)
+//! are the callers answered. A server that waited for the lock finds the head moved, re-reads
+//! what it needs and signs on the new head: no two groups ever chain onto the same entry.
+//!
+//! Owns the SQL and the connections; MUST NOT decide what a record means (the store's layout and
+//! the writer do) and MUST NOT write into a database that already holds a log by a copy (a copy
+//! never merges two logs).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use postgres::{Client, NoTls};
+use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use super::store::{cf, KeyValue, Store};
-use super::verify::{self, PayloadCheck, VerifyReport};
-use super::Hash;
+use super::entry::{Hash, GENESIS};
+use super::store::{be_u64, cf, Batch, Entries, KeyValue, LogStore, StoreError, Write};
 
-/// Entries (or records) sent per statement.
-const BATCH: usize = 1_000;
+/// Entries (or records) sent or read per statement.
+pub(crate) const PAGE: usize = 1_000;
+
+/// Connections for reads, shared round robin (each pipelines the queries sent to it).
+const READERS: usize = 4;
 
 /// The tables, created when missing.
 const SCHEMA: &str = "
+SET client_min_messages = warning;
 CREATE TABLE IF NOT EXISTS pitboss_entries (
     sequence BIGINT PRIMARY KEY CHECK (sequence >= 0),
     stored BYTEA NOT NULL
@@ -42,227 +59,737 @@ CREATE TABLE IF NOT EXISTS pitboss_head (
 );
 ";
 
-/// Why a copy or a read of a PostgreSQL log failed.
-#[derive(Debug, thiserror::Error)]
-pub enum PgError {
-    #[error("PostgreSQL: {0}")]
-    Database(#[from] postgres::Error),
-    #[error("the source log does not verify: {0}")]
-    SourceBad(String),
-    #[error("the source store cannot be read: {0}")]
-    Source(#[from] super::store::StoreError),
-    #[error("the database already holds a log of {entries} entries: a copy never merges two logs")]
-    NotEmpty { entries: u64 },
-    #[error("the copy does not verify: {0}")]
-    CopyBad(String),
-    #[error("the copy's head {copied:?} is not the source's {source_head:?}")]
-    HeadDiffers {
-        source_head: Option<(u64, String)>,
-        copied: Option<(u64, String)>,
-    },
-    #[error("a sequence number {0} beyond what PostgreSQL's BIGINT holds")]
-    TooLarge(u64),
+pub(crate) fn signed(n: u64) -> Result<i64, StoreError> {
+    i64::try_from(n).map_err(|_| StoreError::Postgres {
+        database: String::new(),
+        detail: format!("{n} is beyond PostgreSQL's BIGINT"),
+    })
 }
 
-/// What a copy did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Copied {
-    /// Entries copied (and verified in the database).
-    pub entries: u64,
-    /// Other records copied.
-    pub records: u64,
-    /// The head both logs end at: (last sequence, its hash).
-    pub head: Option<(u64, Hash)>,
+/// A database value that must be a count or a sequence: never negative (the schema's CHECKs say
+/// so, and a database is hostile until checked).
+fn unsigned(n: i64, database: &str, what: &str) -> Result<u64, StoreError> {
+    u64::try_from(n).map_err(|_| StoreError::Postgres {
+        database: database.to_string(),
+        detail: format!("{what} is {n}, below zero"),
+    })
 }
 
-fn signed(n: u64) -> Result<i64, PgError> {
-    i64::try_from(n).map_err(|_| PgError::TooLarge(n))
-}
-
-/// A connection to a database holding (or to hold) a pitboss log.
-pub struct PgLog {
+/// One connection and the statements prepared on it.
+struct Conn {
     client: Client,
+    get_record: Statement,
+    get_entry: Statement,
+    scan: Statement,
+    scan_to: Statement,
+    entries_page: Statement,
+    last_entry: Statement,
 }
 
-impl PgLog {
-    /// Connects to `url` (`postgres://user@host:port/db` or key=value settings) and creates the
-    /// tables when missing.
-    pub fn connect(url: &str) -> Result<PgLog, PgError> {
-        let mut client = Client::connect(url, NoTls)?;
-        client.batch_execute(SCHEMA)?;
-        Ok(PgLog { client })
+impl Conn {
+    /// A connection whose statements are prepared (the tables exist).
+    async fn open(config: Config, database: String) -> Result<Conn, StoreError> {
+        let fail = |e: tokio_postgres::Error| pg_error(&database, &e);
+        let client = connect(&config, &database).await?;
+        let prepare = |sql: &'static str| {
+            let client = &client;
+            async move { client.prepare(sql).await }
+        };
+        Ok(Conn {
+            get_record: prepare("SELECT value FROM pitboss_records WHERE family = $1 AND key = $2")
+                .await
+                .map_err(fail)?,
+            get_entry: prepare("SELECT stored FROM pitboss_entries WHERE sequence = $1")
+                .await
+                .map_err(fail)?,
+            scan: prepare(
+                "SELECT key, value FROM pitboss_records WHERE family = $1 AND key >= $2
+                 ORDER BY key LIMIT $3",
+            )
+            .await
+            .map_err(fail)?,
+            scan_to: prepare(
+                "SELECT key, value FROM pitboss_records WHERE family = $1 AND key >= $2
+                 AND key < $3 ORDER BY key LIMIT $4",
+            )
+            .await
+            .map_err(fail)?,
+            entries_page: prepare(
+                "SELECT sequence, stored FROM pitboss_entries WHERE sequence >= $1
+                 ORDER BY sequence LIMIT $2",
+            )
+            .await
+            .map_err(fail)?,
+            last_entry: prepare(
+                "SELECT sequence, stored FROM pitboss_entries ORDER BY sequence DESC LIMIT 1",
+            )
+            .await
+            .map_err(fail)?,
+            client,
+        })
+    }
+}
+
+/// A bare connection, its driving task spawned on the current (the client's) runtime.
+async fn connect(config: &Config, database: &str) -> Result<Client, StoreError> {
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| pg_error(database, &e))?;
+    let label = database.to_string();
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(database = %label, error = %e, "a PostgreSQL connection ended");
+        }
+    });
+    Ok(client)
+}
+
+/// A PostgreSQL error as the store reports it: the server's own message when it sent one.
+fn pg_error(database: &str, e: &tokio_postgres::Error) -> StoreError {
+    let detail = match e.as_db_error() {
+        Some(db) => format!("{} {}: {}", db.severity(), db.code().code(), db.message()),
+        None => match std::error::Error::source(e) {
+            Some(source) => format!("{e}: {source}"),
+            None => e.to_string(),
+        },
+    };
+    StoreError::Postgres {
+        database: database.to_string(),
+        detail,
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix` (`None`: there is none).
+fn after_prefix(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < u8::MAX {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// A log in a PostgreSQL database: reads from a few shared connections, a dedicated connection
+/// for the writer (`PgStore::session`). The client runs on its own small runtime, so the
+/// ledger's synchronous reads can be called from anywhere (an async worker included): each one
+/// hands its query to that runtime and waits for the answer.
+pub struct PgStore {
+    runtime: Option<tokio::runtime::Runtime>,
+    runner: Runner,
+    config: Config,
+    /// `postgres://user@host:port/db`, never the password: for messages.
+    database: String,
+    readers: Vec<Mutex<Option<Arc<Conn>>>>,
+    next_reader: AtomicUsize,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("database", &self.database)
+            .finish()
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        // Dropped from an async task too (a server stopping): never block there.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// `postgres://user@host:port/db` from a parsed configuration, without the password.
+fn describe_config(config: &Config) -> String {
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|h| match h {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_default();
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "postgres://{}@{host}:{port}/{}",
+        config.get_user().unwrap_or(""),
+        config.get_dbname().unwrap_or("")
+    )
+}
+
+impl PgStore {
+    /// Connects to `url` (`postgres://user@host:port/db` or `host=… port=… user=… dbname=…`),
+    /// creates the tables when missing, and checks it can read.
+    pub fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let config = Config::from_str(url).map_err(|e| StoreError::Postgres {
+            database: "(the URL given)".into(),
+            detail: format!("not a PostgreSQL connection string: {e}"),
+        })?;
+        let database = describe_config(&config);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("pitboss-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Postgres {
+                database: database.clone(),
+                detail: format!("cannot start the client's threads: {e}"),
+            })?;
+        let store = PgStore {
+            runner: Runner {
+                handle: runtime.handle().clone(),
+                database: database.clone(),
+            },
+            runtime: Some(runtime),
+            config,
+            database,
+            readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
+            next_reader: AtomicUsize::new(0),
+        };
+        let (config, database) = (store.config.clone(), store.database.clone());
+        store.runner.block(async move {
+            connect(&config, &database)
+                .await?
+                .batch_execute(SCHEMA)
+                .await
+                .map_err(|e| pg_error(&database, &e))
+        })?;
+        Ok(store)
     }
 
-    /// How many entries the database holds.
-    pub fn entries(&mut self) -> Result<u64, PgError> {
+    fn open_conn(&self) -> Result<Arc<Conn>, StoreError> {
+        let (config, database) = (self.config.clone(), self.database.clone());
+        self.runner
+            .block(async move { Conn::open(config, database).await.map(Arc::new) })
+    }
+
+    /// A reader's connection, reconnected if it was lost (a restart, a failover).
+    fn reader(&self) -> Result<Arc<Conn>, StoreError> {
+        let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len().max(1);
+        let Some(slot) = self.readers.get(i) else {
+            return self.open_conn();
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        match slot.as_ref() {
+            Some(conn) if !conn.client.is_closed() => Ok(conn.clone()),
+            _ => {
+                let conn = self.open_conn()?;
+                *slot = Some(conn.clone());
+                Ok(conn)
+            }
+        }
+    }
+
+    /// A connection of its own, for the writer's transactions (and a copy's).
+    pub(crate) fn session(&self) -> Result<Session, StoreError> {
+        let conn = self.open_conn()?;
+        let (upsert, remove, insert_entries) =
+            self.runner.query(conn.clone(), |conn| async move {
+                let upsert = conn
+                    .client
+                    .prepare(
+                        "INSERT INTO pitboss_records (family, key, value)
+                     SELECT * FROM UNNEST($1::TEXT[], $2::BYTEA[], $3::BYTEA[])
+                     ON CONFLICT (family, key) DO UPDATE SET value = EXCLUDED.value",
+                    )
+                    .await?;
+                let remove = conn
+                    .client
+                    .prepare(
+                        "DELETE FROM pitboss_records r USING UNNEST($1::TEXT[], $2::BYTEA[])
+                     AS w(family, key) WHERE r.family = w.family AND r.key = w.key",
+                    )
+                    .await?;
+                let insert = conn
+                    .client
+                    .prepare(
+                        "INSERT INTO pitboss_entries (sequence, stored)
+                     SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[])",
+                    )
+                    .await?;
+                Ok((upsert, remove, insert))
+            })?;
+        Ok(Session {
+            conn,
+            runner: self.runner.clone(),
+            upsert,
+            remove,
+            insert_entries,
+        })
+    }
+
+    /// Runs a query on a reader with the database's name for its errors.
+    fn read<T: Send + 'static, F>(
+        &self,
+        query: impl FnOnce(Arc<Conn>) -> F + Send + 'static,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        self.runner.query(self.reader()?, query)
+    }
+
+    /// The head row: (size, last hash); `None` before the first writer created it.
+    pub fn head_row(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let row = self.read(|conn| async move {
+            conn.client
+                .query_opt("SELECT size, hash FROM pitboss_head", &[])
+                .await
+        })?;
+        row.map(|row| {
+            Ok((
+                unsigned(row.get(0), &self.database, "the head's size")?,
+                row.get(1),
+            ))
+        })
+        .transpose()
+    }
+
+    /// How many entries the database holds (counted, not read from the head row).
+    pub fn count_entries(&self) -> Result<u64, StoreError> {
         let count: i64 = self
-            .client
-            .query_one("SELECT count(*) FROM pitboss_entries", &[])?
+            .read(|conn| async move {
+                conn.client
+                    .query_one("SELECT count(*) FROM pitboss_entries", &[])
+                    .await
+            })?
             .get(0);
-        Ok(u64::try_from(count).unwrap_or(0))
+        unsigned(count, &self.database, "the count of entries")
     }
 
-    /// Verifies the log the database holds, entry by entry from 0, with the same checks as
-    /// `pitboss verify` (chain, hashes, keys, signatures, and `payloads` if given), reading
-    /// `BATCH` entries at a time; `progress` counts the entries read.
-    pub fn verify(
-        &mut self,
-        payloads: Option<PayloadCheck>,
-        progress: &AtomicU64,
-    ) -> Result<VerifyReport, PgError> {
-        let mut reader = self.client.transaction()?;
-        reader.batch_execute(
-            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
-             DECLARE entries NO SCROLL CURSOR FOR
-                 SELECT sequence, stored FROM pitboss_entries ORDER BY sequence",
-        )?;
-        let mut failure: Option<String> = None;
+    /// Puts one record outside a group (an empty log's format).
+    pub(crate) fn put_record(
+        &self,
+        family: &'static str,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(), StoreError> {
+        let (family, key, value) = (family.to_string(), key.to_vec(), value.to_vec());
+        self.read(move |conn| async move {
+            conn.client
+                .execute(
+                    "INSERT INTO pitboss_records (family, key, value) VALUES ($1, $2, $3)
+                     ON CONFLICT DO NOTHING",
+                    &[&family, &key, &value],
+                )
+                .await
+        })?;
+        Ok(())
+    }
+
+    /// Creates the head row of an empty log (size 0, the genesis hash) if there is none; refuses
+    /// a database whose entries have no head row (damaged, or written by something else).
+    pub(crate) fn ensure_head_row(&self) -> Result<(u64, Vec<u8>), StoreError> {
+        if let Some(head) = self.head_row()? {
+            return Ok(head);
+        }
+        let entries = self.count_entries()?;
+        if entries > 0 {
+            return Err(StoreError::Postgres {
+                database: self.database.clone(),
+                detail: format!("{entries} entries but no head row in pitboss_head"),
+            });
+        }
+        self.read(|conn| async move {
+            conn.client
+                .execute(
+                    "INSERT INTO pitboss_head (size, hash) VALUES (0, $1) ON CONFLICT DO NOTHING",
+                    &[&GENESIS.as_slice()],
+                )
+                .await
+        })?;
+        self.head_row()?.ok_or_else(|| StoreError::Postgres {
+            database: self.database.clone(),
+            detail: "the head row could not be created".into(),
+        })
+    }
+}
+
+/// A parameter of a statement run through [`Session::execute`].
+pub(crate) type Param = Box<dyn tokio_postgres::types::ToSql + Send + Sync>;
+
+/// Hands work to the client's runtime and waits for it, from any thread.
+#[derive(Clone)]
+struct Runner {
+    handle: tokio::runtime::Handle,
+    database: String,
+}
+
+impl Runner {
+    fn block<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.handle.spawn(async move {
+            let _ = tx.send(work.await);
+        });
+        rx.recv().map_err(|_| StoreError::Postgres {
+            database: self.database.clone(),
+            detail: "the client's runtime stopped".into(),
+        })?
+    }
+
+    fn query<T: Send + 'static, F>(
+        &self,
+        conn: Arc<Conn>,
+        work: impl FnOnce(Arc<Conn>) -> F + Send + 'static,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        let database = self.database.clone();
+        self.block(async move { work(conn).await.map_err(|e| pg_error(&database, &e)) })
+    }
+}
+
+/// A dedicated connection: the writer's transactions, a copy's.
+pub struct Session {
+    conn: Arc<Conn>,
+    runner: Runner,
+    upsert: Statement,
+    remove: Statement,
+    insert_entries: Statement,
+}
+
+/// Records read for a group before it is built, by family and key (`None`: no such record).
+pub(crate) type Prefetched = HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>>;
+
+impl Session {
+    fn run<T: Send + 'static, F>(
+        &self,
+        work: impl FnOnce(Arc<Conn>) -> F + Send + 'static,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        self.runner.query(self.conn.clone(), work)
+    }
+
+    /// Whether the connection is gone (the writer opens another).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.conn.client.is_closed()
+    }
+
+    pub(crate) fn execute(&self, sql: &'static str, params: Vec<Param>) -> Result<u64, StoreError> {
+        self.run(move |conn| async move {
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            conn.client.execute(sql, &refs).await
+        })
+    }
+
+    pub(crate) fn count(&self, sql: &'static str) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .run(move |conn| async move { conn.client.query_one(sql, &[]).await })?
+            .get(0);
+        unsigned(n, &self.runner.database, "a count")
+    }
+
+    /// Begins a group's transaction and locks the head row: (size, last hash) as committed by
+    /// whichever server wrote last. Every record in `wanted` is read after the lock, so it is as
+    /// the last group left it.
+    pub(crate) fn lock_head(
+        &self,
+        wanted: Vec<(&'static str, Vec<u8>)>,
+    ) -> Result<((u64, Hash), Prefetched), StoreError> {
+        let families: Vec<String> = wanted.iter().map(|(f, _)| f.to_string()).collect();
+        let keys: Vec<Vec<u8>> = wanted.iter().map(|(_, k)| k.clone()).collect();
+        let (row, found) = self.run(move |conn| async move {
+            conn.client.batch_execute("BEGIN").await?;
+            let row = conn
+                .client
+                .query_opt("SELECT size, hash FROM pitboss_head FOR UPDATE", &[])
+                .await?;
+            let found = if keys.is_empty() {
+                Vec::new()
+            } else {
+                conn.client
+                    .query(
+                        "SELECT r.family, r.key, r.value FROM pitboss_records r
+                         JOIN UNNEST($1::TEXT[], $2::BYTEA[]) AS w(family, key)
+                         ON r.family = w.family AND r.key = w.key",
+                        &[&families, &keys],
+                    )
+                    .await?
+            };
+            Ok((row, found))
+        })?;
+        let database = &self.runner.database;
+        let Some(row) = row else {
+            return Err(StoreError::Postgres {
+                database: database.clone(),
+                detail: "no head row in pitboss_head".into(),
+            });
+        };
+        let size = unsigned(row.get(0), database, "the head's size")?;
+        let hash: Vec<u8> = row.get(1);
+        let hash: Hash = hash.try_into().map_err(|_| StoreError::Postgres {
+            database: database.clone(),
+            detail: "the head's hash is not 32 bytes".into(),
+        })?;
+        let mut prefetched: Prefetched = wanted.into_iter().map(|k| (k, None)).collect();
+        for row in found {
+            let family: String = row.get(0);
+            if let Some(family) = cf::ALL.iter().find(|f| **f == family) {
+                prefetched.insert((family, row.get(1)), Some(row.get(2)));
+            }
+        }
+        Ok(((size, hash), prefetched))
+    }
+
+    /// Writes a batch inside the open transaction: entries into `pitboss_entries`, every other
+    /// record put or deleted in `pitboss_records` (the last write of a key wins, as in RocksDB's
+    /// batches). Returns (entries, records) written.
+    pub(crate) fn write(&self, batch: Batch) -> Result<(u64, u64), StoreError> {
+        let mut last: HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>> = HashMap::new();
+        let (mut sequences, mut stored): (Vec<i64>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
+        for write in batch.writes {
+            match write {
+                Write::Put(family, key, value) if family == cf::EVENTS => {
+                    let sequence = be_u64(&key).ok_or_else(|| StoreError::Postgres {
+                        database: self.runner.database.clone(),
+                        detail: "an entry's key is not a sequence".into(),
+                    })?;
+                    sequences.push(signed(sequence)?);
+                    stored.push(value);
+                }
+                Write::Put(family, key, value) => {
+                    last.insert((family, key), Some(value));
+                }
+                Write::Delete(family, key) => {
+                    last.insert((family, key), None);
+                }
+            }
+        }
+        let entries = sequences.len() as u64;
+        let records = last.len() as u64;
+        let (mut put_f, mut put_k, mut put_v) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut del_f, mut del_k) = (Vec::new(), Vec::new());
+        for ((family, key), value) in last {
+            match value {
+                Some(value) => {
+                    put_f.push(family.to_string());
+                    put_k.push(key);
+                    put_v.push(value);
+                }
+                None => {
+                    del_f.push(family.to_string());
+                    del_k.push(key);
+                }
+            }
+        }
+        let (insert, upsert, remove) = (
+            self.insert_entries.clone(),
+            self.upsert.clone(),
+            self.remove.clone(),
+        );
+        self.run(move |conn| async move {
+            if !sequences.is_empty() {
+                conn.client.execute(&insert, &[&sequences, &stored]).await?;
+            }
+            if !put_f.is_empty() {
+                conn.client
+                    .execute(&upsert, &[&put_f, &put_k, &put_v])
+                    .await?;
+            }
+            if !del_f.is_empty() {
+                conn.client.execute(&remove, &[&del_f, &del_k]).await?;
+            }
+            Ok(())
+        })?;
+        Ok((entries, records))
+    }
+
+    /// Writes a group and moves the head from `old` to `new` in the open transaction, then
+    /// commits. The head row must still be `old` (one row updated), else nothing is written:
+    /// [`Committed::HeadMoved`]. Returns once PostgreSQL has committed (with a synchronous
+    /// standby, once the standby has the commit).
+    pub(crate) fn commit_group(
+        &self,
+        batch: Batch,
+        old: (u64, Hash),
+        new: (u64, Hash),
+    ) -> Result<Committed, StoreError> {
+        let written = self.write(batch).and_then(|_| {
+            let (old_size, new_size) = (signed(old.0)?, signed(new.0)?);
+            let (old_hash, new_hash) = (old.1.to_vec(), new.1.to_vec());
+            self.run(move |conn| async move {
+                conn.client
+                    .execute(
+                        "UPDATE pitboss_head SET size = $1, hash = $2
+                         WHERE size = $3 AND hash = $4",
+                        &[&new_size, &new_hash, &old_size, &old_hash],
+                    )
+                    .await
+            })
+        });
+        match written {
+            Ok(1) => {
+                self.execute("COMMIT", Vec::new())?;
+                Ok(Committed::Done)
+            }
+            Ok(_) => {
+                self.rollback();
+                Ok(Committed::HeadMoved)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Ends the open transaction without writing anything (a group with nothing to write).
+    pub(crate) fn rollback(&self) {
+        if let Err(e) = self.execute("ROLLBACK", Vec::new()) {
+            tracing::debug!(error = %e, "rollback of a PostgreSQL transaction");
+        }
+    }
+}
+
+/// How a group's commit ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Committed {
+    /// Durable: the callers may be answered.
+    Done,
+    /// The head row was not the one the group was built on: nothing written.
+    HeadMoved,
+}
+
+impl LogStore for PgStore {
+    fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        if family == cf::EVENTS {
+            let Some(sequence) = be_u64(key).filter(|_| key.len() == 8) else {
+                return Ok(None);
+            };
+            let sequence = signed(sequence)?;
+            return self.read(move |conn| async move {
+                let row = conn.client.query_opt(&conn.get_entry, &[&sequence]).await?;
+                Ok(row.map(|r| r.get(0)))
+            });
+        }
+        let (family, key) = (family.to_string(), key.to_vec());
+        self.read(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.get_record, &[&family, &key])
+                .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn scan(
+        &self,
+        family: &str,
+        prefix: &[u8],
+        start: &[u8],
+        limit: usize,
+    ) -> Result<Vec<KeyValue>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let (family, start) = (family.to_string(), start.to_vec());
+        let end = after_prefix(prefix);
+        let rows = self.read(move |conn| async move {
+            match end {
+                Some(end) => {
+                    conn.client
+                        .query(&conn.scan_to, &[&family, &start, &end, &limit])
+                        .await
+                }
+                None => {
+                    conn.client
+                        .query(&conn.scan, &[&family, &start, &limit])
+                        .await
+                }
+            }
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .filter(|(key, _): &KeyValue| key.starts_with(prefix))
+            .collect())
+    }
+
+    fn entries_from(&self, from: u64) -> Result<Entries<'_>, StoreError> {
+        let mut next = Some(from);
         let mut page: std::vec::IntoIter<KeyValue> = Vec::new().into_iter();
-        let items = std::iter::from_fn(|| loop {
+        Ok(Box::new(std::iter::from_fn(move || loop {
             if let Some(item) = page.next() {
                 return Some(Ok(item));
             }
-            if failure.is_some() {
-                return None;
-            }
-            let rows = match reader.query(&format!("FETCH {BATCH} FROM entries"), &[]) {
+            let from = next.take()?;
+            let rows = match signed(from).and_then(|from| {
+                self.read(move |conn| async move {
+                    conn.client
+                        .query(&conn.entries_page, &[&from, &(PAGE as i64)])
+                        .await
+                })
+            }) {
                 Ok(rows) => rows,
-                Err(e) => {
-                    let text = e.to_string();
-                    failure = Some(text.clone());
-                    return Some(Err(text));
-                }
+                Err(e) => return Some(Err(e)),
             };
-            if rows.is_empty() {
-                return None;
-            }
-            let mut next = Vec::with_capacity(rows.len());
+            let full = rows.len() == PAGE;
+            let mut items = Vec::with_capacity(rows.len());
             for row in rows {
                 let sequence: i64 = row.get(0);
-                let stored: Vec<u8> = row.get(1);
                 // A negative sequence cannot be stored (CHECK), but a database is hostile until
                 // checked: it becomes a key that is not a sequence, which the walk names.
                 let key = u64::try_from(sequence)
                     .map(|s| s.to_be_bytes().to_vec())
                     .unwrap_or_default();
-                next.push((key, stored));
-            }
-            progress.fetch_add(next.len() as u64, Ordering::Relaxed);
-            page = next.into_iter();
-        });
-        let report = verify::verify_entries(items, payloads);
-        drop(reader);
-        Ok(report)
-    }
-
-    /// The head row: (size, last hash), if the database holds a log.
-    pub fn head_row(&mut self) -> Result<Option<(u64, Vec<u8>)>, PgError> {
-        Ok(self
-            .client
-            .query_opt("SELECT size, hash FROM pitboss_head", &[])?
-            .map(|row| {
-                let size: i64 = row.get(0);
-                (u64::try_from(size).unwrap_or(0), row.get(1))
-            }))
-    }
-
-    /// Copies the log of `store` into this (empty) database in one transaction: the source is
-    /// verified first (with `payloads`), every entry and record is written byte for byte with the
-    /// head row, the copy is verified back from the database, and its head must be the source's.
-    /// `progress` counts entries written, then entries verified.
-    pub fn copy_from(
-        &mut self,
-        store: &Store,
-        payloads: Option<PayloadCheck>,
-        progress: &AtomicU64,
-    ) -> Result<Copied, PgError> {
-        let source = verify::verify_with(store, 0, None, payloads);
-        if let Some(problem) = &source.problem {
-            return Err(PgError::SourceBad(problem.to_string()));
-        }
-        let existing = self.entries()?;
-        if existing > 0 {
-            return Err(PgError::NotEmpty { entries: existing });
-        }
-        let mut tx = self.client.transaction()?;
-        // Another copy into the same database waits here, then finds it not empty.
-        tx.batch_execute("LOCK TABLE pitboss_entries IN EXCLUSIVE MODE")?;
-        let again: i64 = tx
-            .query_one("SELECT count(*) FROM pitboss_entries", &[])?
-            .get(0);
-        if again > 0 {
-            return Err(PgError::NotEmpty {
-                entries: u64::try_from(again).unwrap_or(0),
-            });
-        }
-        let mut entries = 0u64;
-        let mut sequences: Vec<i64> = Vec::with_capacity(BATCH);
-        let mut stored: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
-        let insert_entries = "INSERT INTO pitboss_entries (sequence, stored)
-                              SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[])";
-        for item in store.entries_from(0)? {
-            let (key, bytes) = item?;
-            let sequence = super::store::be_u64(&key)
-                .ok_or_else(|| PgError::SourceBad("a stored key is not a sequence".into()))?;
-            sequences.push(signed(sequence)?);
-            stored.push(bytes);
-            if sequences.len() == BATCH {
-                tx.execute(insert_entries, &[&sequences, &stored])?;
-                entries += sequences.len() as u64;
-                progress.store(entries, Ordering::Relaxed);
-                sequences.clear();
-                stored.clear();
-            }
-        }
-        if !sequences.is_empty() {
-            tx.execute(insert_entries, &[&sequences, &stored])?;
-            entries += sequences.len() as u64;
-            progress.store(entries, Ordering::Relaxed);
-        }
-        let mut records = 0u64;
-        let insert_records = "INSERT INTO pitboss_records (family, key, value)
-                              SELECT $1, * FROM UNNEST($2::BYTEA[], $3::BYTEA[])";
-        for family in cf::ALL.iter().filter(|f| **f != cf::EVENTS) {
-            let (mut keys, mut values): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
-            for item in store.family_items(family)? {
-                let (key, value) = item?;
-                keys.push(key);
-                values.push(value);
-                if keys.len() == BATCH {
-                    tx.execute(insert_records, &[family, &keys, &values])?;
-                    records += keys.len() as u64;
-                    keys.clear();
-                    values.clear();
+                if full {
+                    next = u64::try_from(sequence).ok().and_then(|s| s.checked_add(1));
                 }
+                items.push((key, row.get(1)));
             }
-            if !keys.is_empty() {
-                tx.execute(insert_records, &[family, &keys, &values])?;
-                records += keys.len() as u64;
-            }
-        }
-        if let Some((last, hash)) = source.head {
-            tx.execute(
-                "INSERT INTO pitboss_head (size, hash) VALUES ($1, $2)",
-                &[&signed(last.saturating_add(1))?, &hash.as_slice()],
-            )?;
-        }
-        tx.commit()?;
-        progress.store(0, Ordering::Relaxed);
-        let copied = self.verify(payloads, progress)?;
-        if let Some(problem) = &copied.problem {
-            return Err(PgError::CopyBad(problem.to_string()));
-        }
-        let show = |head: Option<(u64, Hash)>| head.map(|(s, h)| (s, hex::encode(h)));
-        if copied.head != source.head || copied.verified != entries {
-            return Err(PgError::HeadDiffers {
-                source_head: show(source.head),
-                copied: show(copied.head),
-            });
-        }
-        Ok(Copied {
-            entries,
-            records,
-            head: source.head,
+            page = items.into_iter();
+        })))
+    }
+
+    fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let row =
+            self.read(|conn| async move { conn.client.query_opt(&conn.last_entry, &[]).await })?;
+        row.map(|row| {
+            Ok((
+                unsigned(row.get(0), &self.database, "a sequence")?,
+                row.get(1),
+            ))
         })
+        .transpose()
+    }
+
+    fn describe(&self) -> String {
+        self.database.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_after_a_prefix_bounds_every_key_with_it() {
+        assert_eq!(after_prefix(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(after_prefix(&[1, 0xff]), Some(vec![2]));
+        assert_eq!(after_prefix(&[0xff, 0xff]), None);
+        assert_eq!(after_prefix(&[]), None);
+        for key in [b"ab".to_vec(), b"ab\xff\xff".to_vec(), b"ab\0".to_vec()] {
+            assert!(key < after_prefix(b"ab").unwrap());
+        }
+    }
+
+    #[test]
+    fn a_connection_string_is_shown_without_its_password() {
+        let config = Config::from_str("postgres://pit:secret@127.0.0.1:6543/log").unwrap();
+        let shown = describe_config(&config);
+        assert_eq!(shown, "postgres://pit@127.0.0.1:6543/log");
+        assert!(!shown.contains("secret"));
     }
 }

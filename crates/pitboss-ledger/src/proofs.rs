@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use super::checkpoint::{self, Checkpoint};
 use super::entry::{entry_hash, Entry, Hash};
 use super::merkle::{self, Leaves, MerkleCache, RootBuilder, BLOCK_LEVEL};
-use super::store::Store;
+use super::store::LogStore;
 use super::{writer, Ledger, LedgerError};
 
 /// Leaf hashes read from the store, with the cache of block roots.
@@ -53,7 +53,7 @@ fn stored_leaf(sequence: u64, key: &[u8], bytes: &[u8]) -> Result<Hash, LedgerEr
 
 fn read_leaves(ledger: &Ledger, start: u64, count: u64) -> Result<Vec<Hash>, LedgerError> {
     let mut out = Vec::with_capacity(count as usize);
-    for item in ledger.store.entries_from(start)?.take(count as usize) {
+    for item in ledger.store().entries_from(start)?.take(count as usize) {
         let (key, bytes) = item?;
         out.push(stored_leaf(start + out.len() as u64, &key, &bytes)?);
     }
@@ -70,7 +70,7 @@ fn read_leaves(ledger: &Ledger, start: u64, count: u64) -> Result<Vec<Hash>, Led
 /// memory logarithmic in `size` (no ledger needed: `pitboss verify --checkpoint` on a read-only
 /// store). Leaves are recomputed from the stored bytes whatever else is wrong with the entries, so
 /// a rewrite shows as another root; a missing or undecodable entry is an error naming it.
-pub fn root_from_store(store: &Store, size: u64) -> Result<Hash, LedgerError> {
+pub fn root_from_store(store: &dyn LogStore, size: u64) -> Result<Hash, LedgerError> {
     let mut builder = RootBuilder::default();
     if size > 0 {
         for item in store.entries_from(0)? {
@@ -106,7 +106,7 @@ pub struct InclusionProof {
 impl Ledger {
     /// How many entries the tree holds now (the next sequence number).
     pub fn tree_size(&self) -> Result<u64, LedgerError> {
-        Ok(writer::load_head(&self.store)?.0)
+        Ok(writer::load_head(self.store())?.0)
     }
 
     /// The tree's leaves with the block cache brought up to `size`.
@@ -266,7 +266,7 @@ mod tests {
         for n in [1, block, block + 1, size] {
             assert_eq!(
                 ledger.tree_root(n).unwrap(),
-                root_from_store(&ledger.store, n).unwrap()
+                root_from_store(ledger.store(), n).unwrap()
             );
         }
     }

@@ -264,7 +264,9 @@ pub fn recover(
         Ledger::start(opened, now_ms, Some(request)).map_err(OpenError::from)?;
     let sequence = appended.map_or(plan.kept_size, |a| a.first_sequence);
     // The damaged write-ahead log is not needed any more: what it held that checks is in tables.
-    ledger.store().flush_all().map_err(Afterwards::from)?;
+    if let Some(store) = ledger.rocks() {
+        store.flush_all().map_err(Afterwards::from)?;
+    }
     ledger.close();
     drop(ledger);
     let after = examine(dir, WalRecovery::Strict, false).map_err(Afterwards::from)?;

@@ -50,7 +50,7 @@ pub(crate) mod cf {
 }
 
 /// Key under `meta` holding the on-disk format version.
-const FORMAT_KEY: &[u8] = b"format_version";
+pub(crate) const FORMAT_KEY: &[u8] = b"format_version";
 /// The on-disk format this build writes: 3, a directory with an anchor.
 pub const FORMAT_VERSION: u32 = 3;
 /// The format of the previous release (no anchor), which this build opens and upgrades.
@@ -140,6 +140,9 @@ pub enum StoreError {
     InUse { path: PathBuf, detail: String },
     #[error("the data directory {path} is not a pitboss store: {found}")]
     Format { path: PathBuf, found: String },
+    /// The PostgreSQL database failed a read or a write (`pg.rs`).
+    #[error("PostgreSQL ({database}): {detail}")]
+    Postgres { database: String, detail: String },
 }
 
 /// The open database.
@@ -168,6 +171,136 @@ pub(crate) fn index_key(name: &str, key: &[u8]) -> Vec<u8> {
 
 /// A stored key and value.
 pub type KeyValue = (Vec<u8>, Vec<u8>);
+
+/// Stored entries in sequence order, as (raw key, stored bytes); a read error is yielded and ends
+/// the iteration.
+pub type Entries<'a> = Box<dyn Iterator<Item = Result<KeyValue, StoreError>> + 'a>;
+
+/// The reads every storage engine answers: the seam between the ledger and where its bytes live
+/// (RocksDB here, PostgreSQL in `pg.rs`). Records are addressed by family and key exactly as the
+/// table in this module's comment lays them out, whatever the engine.
+///
+/// Contract: a read sees every group committed before it began and never part of one; keys come
+/// in byte order. An engine MUST NOT interpret a value (the ledger does).
+pub trait LogStore: Send + Sync {
+    /// One record.
+    fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Records of `family` from `start` on, in key order, while their keys start with `prefix`;
+    /// at most `limit`.
+    fn scan(
+        &self,
+        family: &str,
+        prefix: &[u8],
+        start: &[u8],
+        limit: usize,
+    ) -> Result<Vec<KeyValue>, StoreError>;
+
+    /// Stored entries from sequence `from` on.
+    fn entries_from(&self, from: u64) -> Result<Entries<'_>, StoreError>;
+
+    /// The last stored entry's sequence and stored bytes, if any.
+    fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError>;
+
+    /// Where the store is, for messages (a directory, or a database with its password hidden).
+    fn describe(&self) -> String;
+
+    /// How many entries the log holds: the last one's sequence, plus one (0 for none).
+    fn log_size(&self) -> Result<u64, StoreError> {
+        Ok(self.last_entry()?.map_or(0, |(sequence, _)| sequence + 1))
+    }
+
+    /// The sequences of a stream's entries from `position` on, in order.
+    fn stream_sequences(&self, stream: &str, position: u64) -> Result<Vec<u64>, StoreError> {
+        let mut prefix = stream.as_bytes().to_vec();
+        prefix.push(0);
+        Ok(self
+            .scan(
+                cf::STREAMS,
+                &prefix,
+                &stream_key(stream, position),
+                usize::MAX,
+            )?
+            .into_iter()
+            .take_while(|(key, _)| key.len() == prefix.len() + 8)
+            .filter_map(|(_, value)| be_u64(&value))
+            .collect())
+    }
+
+    /// A stream's version: how many entries it has.
+    fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
+        Ok(self
+            .get(cf::HEADS, stream.as_bytes())?
+            .and_then(|v| be_u64(&v))
+            .unwrap_or(0))
+    }
+
+    /// Index keys under `name` starting at `from` (a key prefix within the index), in order, with
+    /// the sequence that wrote each; at most `limit`, and only while they start with `prefix`.
+    fn index_scan(
+        &self,
+        name: &str,
+        prefix: &[u8],
+        from: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
+        let skip = name.len() + 1;
+        Ok(self
+            .scan(
+                cf::INDEXES,
+                &index_key(name, prefix),
+                &index_key(name, from),
+                limit,
+            )?
+            .into_iter()
+            .map(|(key, value)| (key[skip..].to_vec(), be_u64(&value).unwrap_or(0)))
+            .collect())
+    }
+
+    /// The stored record of entry `sequence` (its envelope bytes, hash and signature, as
+    /// [`crate::Entry::decode`] reads them), if there is one.
+    fn stored_entry(&self, sequence: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        self.get(cf::EVENTS, &sequence.to_be_bytes())
+    }
+
+    /// Public keys known to the log, by id.
+    fn known_keys(&self) -> Result<Vec<KeyValue>, StoreError> {
+        self.scan(cf::KEYS, &[], &[], usize::MAX)
+    }
+}
+
+/// One write of a group: a record put or deleted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Write {
+    Put(&'static str, Vec<u8>, Vec<u8>),
+    Delete(&'static str, Vec<u8>),
+}
+
+/// A group's writes, in order, for any engine: committed all together or not at all.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Batch {
+    pub(crate) writes: Vec<Write>,
+}
+
+impl Batch {
+    pub(crate) fn put(
+        &mut self,
+        family: &'static str,
+        key: impl Into<Vec<u8>>,
+        value: impl Into<Vec<u8>>,
+    ) {
+        self.writes
+            .push(Write::Put(family, key.into(), value.into()));
+    }
+
+    pub(crate) fn delete(&mut self, family: &'static str, key: impl Into<Vec<u8>>) {
+        self.writes.push(Write::Delete(family, key.into()));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+}
 
 /// A big-endian u64 from stored bytes.
 pub(crate) fn be_u64(bytes: &[u8]) -> Option<u64> {
@@ -297,6 +430,7 @@ impl Store {
     }
 
     /// The RocksDB handle, for the writer and for tests that tamper with the raw bytes.
+    #[cfg(any(test, feature = "tamper"))]
     pub(crate) fn db(&self) -> &DB {
         &self.db
     }
@@ -314,13 +448,6 @@ impl Store {
             path: self.path.clone(),
             found: format!("no `{name}` column family"),
         })
-    }
-
-    /// Reads one key.
-    pub(crate) fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        self.db
-            .get_cf(self.cf(family)?, key)
-            .map_err(|e| self.rocks(e))
     }
 
     /// The format version recorded in `meta` (`None` in a database not yet set up). Refuses one
@@ -390,16 +517,6 @@ impl Store {
         Ok(())
     }
 
-    /// The last stored entry's sequence and stored bytes, if any.
-    pub(crate) fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        let mut iter = self.db.iterator_cf(self.cf(cf::EVENTS)?, IteratorMode::End);
-        match iter.next() {
-            None => Ok(None),
-            Some(Err(e)) => Err(self.rocks(e)),
-            Some(Ok((key, value))) => Ok(be_u64(&key).map(|seq| (seq, value.to_vec()))),
-        }
-    }
-
     /// Every record of `family`, in key order (for a copy of the whole store). Stops at a read
     /// error, which it yields.
     pub(crate) fn family_items(
@@ -413,103 +530,78 @@ impl Store {
         }))
     }
 
-    /// How many entries the log holds: the last one's sequence, plus one (0 for none).
-    pub fn log_size(&self) -> Result<u64, StoreError> {
-        Ok(self.last_entry()?.map_or(0, |(sequence, _)| sequence + 1))
+    /// Writes a group's batch, synced when `sync` (every group the writer commits).
+    pub(crate) fn write(&self, batch: &Batch, sync: bool) -> Result<(), StoreError> {
+        let mut rocks = rocksdb::WriteBatch::default();
+        for write in &batch.writes {
+            match write {
+                Write::Put(family, key, value) => rocks.put_cf(self.cf(family)?, key, value),
+                Write::Delete(family, key) => rocks.delete_cf(self.cf(family)?, key),
+            }
+        }
+        let mut options = rocksdb::WriteOptions::default();
+        options.set_sync(sync);
+        self.db
+            .write_opt(rocks, &options)
+            .map_err(|e| self.rocks(e))
+    }
+}
+
+impl LogStore for Store {
+    fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.db
+            .get_cf(self.cf(family)?, key)
+            .map_err(|e| self.rocks(e))
     }
 
-    /// Stored entries from `from` on, in key order, as (raw key, stored bytes). Stops at a read
-    /// error, which it yields.
-    pub(crate) fn entries_from(
+    fn scan(
         &self,
-        from: u64,
-    ) -> Result<impl Iterator<Item = Result<KeyValue, StoreError>> + '_, StoreError> {
+        family: &str,
+        prefix: &[u8],
+        start: &[u8],
+        limit: usize,
+    ) -> Result<Vec<KeyValue>, StoreError> {
+        let iter = self.db.iterator_cf(
+            self.cf(family)?,
+            IteratorMode::From(start, Direction::Forward),
+        );
+        let mut out = Vec::new();
+        for item in iter {
+            if out.len() >= limit {
+                break;
+            }
+            let (key, value) = item.map_err(|e| self.rocks(e))?;
+            if !key.starts_with(prefix) {
+                break;
+            }
+            out.push((key.to_vec(), value.to_vec()));
+        }
+        Ok(out)
+    }
+
+    fn entries_from(&self, from: u64) -> Result<Entries<'_>, StoreError> {
         let start = from.to_be_bytes();
         let iter = self.db.iterator_cf(
             self.cf(cf::EVENTS)?,
             IteratorMode::From(&start, Direction::Forward),
         );
-        Ok(iter.map(move |item| {
+        Ok(Box::new(iter.map(move |item| {
             item.map(|(k, v)| (k.to_vec(), v.to_vec()))
                 .map_err(|e| self.rocks(e))
-        }))
+        })))
     }
 
-    /// The sequences of a stream's entries from `position` on, in order.
-    pub(crate) fn stream_sequences(
-        &self,
-        stream: &str,
-        position: u64,
-    ) -> Result<Vec<u64>, StoreError> {
-        let start = stream_key(stream, position);
-        let mut prefix = stream.as_bytes().to_vec();
-        prefix.push(0);
-        let iter = self.db.iterator_cf(
-            self.cf(cf::STREAMS)?,
-            IteratorMode::From(&start, Direction::Forward),
-        );
-        let mut out = Vec::new();
-        for item in iter {
-            let (key, value) = item.map_err(|e| self.rocks(e))?;
-            if !key.starts_with(&prefix) || key.len() != prefix.len() + 8 {
-                break;
-            }
-            if let Some(seq) = be_u64(&value) {
-                out.push(seq);
-            }
+    fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let mut iter = self.db.iterator_cf(self.cf(cf::EVENTS)?, IteratorMode::End);
+        match iter.next() {
+            None => Ok(None),
+            Some(Err(e)) => Err(self.rocks(e)),
+            Some(Ok((key, value))) => Ok(be_u64(&key).map(|seq| (seq, value.to_vec()))),
         }
-        Ok(out)
     }
 
-    /// A stream's version: how many entries it has.
-    pub(crate) fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
-        Ok(self
-            .get(cf::HEADS, stream.as_bytes())?
-            .and_then(|v| be_u64(&v))
-            .unwrap_or(0))
-    }
-
-    /// Index keys under `name` starting at `from` (a key prefix within the index), in order, with
-    /// the sequence that wrote each; at most `limit`, and only while they start with `prefix`.
-    pub(crate) fn index_scan(
-        &self,
-        name: &str,
-        prefix: &[u8],
-        from: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, u64)>, StoreError> {
-        let full_prefix = index_key(name, prefix);
-        let start = index_key(name, from);
-        let iter = self.db.iterator_cf(
-            self.cf(cf::INDEXES)?,
-            IteratorMode::From(&start, Direction::Forward),
-        );
-        let mut out = Vec::new();
-        for item in iter {
-            let (key, value) = item.map_err(|e| self.rocks(e))?;
-            if !key.starts_with(&full_prefix) || out.len() >= limit {
-                break;
-            }
-            out.push((key[name.len() + 1..].to_vec(), be_u64(&value).unwrap_or(0)));
-        }
-        Ok(out)
-    }
-
-    /// The stored record of entry `sequence` (its envelope bytes, hash and signature, as
-    /// [`crate::Entry::decode`] reads them), if there is one.
-    pub fn stored_entry(&self, sequence: u64) -> Result<Option<Vec<u8>>, StoreError> {
-        self.get(cf::EVENTS, &sequence.to_be_bytes())
-    }
-
-    /// Public keys known to the log, by id.
-    pub fn known_keys(&self) -> Result<Vec<KeyValue>, StoreError> {
-        self.db
-            .iterator_cf(self.cf(cf::KEYS)?, IteratorMode::Start)
-            .map(|item| {
-                item.map(|(k, v)| (k.to_vec(), v.to_vec()))
-                    .map_err(|e| self.rocks(e))
-            })
-            .collect()
+    fn describe(&self) -> String {
+        self.path.display().to_string()
     }
 }
 

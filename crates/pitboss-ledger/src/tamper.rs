@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::{cf, Store, StoreError};
+use crate::store::{cf, LogStore, Store, StoreError};
 
 /// A data directory's store, opened for tampering (no server may hold it), or an open ledger's.
 pub struct Tamper<'a> {
@@ -28,7 +28,11 @@ impl<'a> Tamper<'a> {
     /// The store of an open ledger, under its writer.
     pub fn ledger(ledger: &'a crate::Ledger) -> Tamper<'a> {
         Tamper {
-            store: Held::Ledger(ledger.store()),
+            store: Held::Ledger(
+                ledger
+                    .rocks()
+                    .expect("tampering is for RocksDB data directories"),
+            ),
         }
     }
 

@@ -17,7 +17,7 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 
 use super::entry::{entry_hash, Entry, Hash, GENESIS};
 use super::keys::{rotation_message, KeyId};
-use super::store::{be_u64, KeyValue, Store};
+use super::store::{be_u64, KeyValue, LogStore};
 use crate::proto::LedgerKind as Kind;
 use crate::proto::LogRecovered;
 
@@ -146,13 +146,13 @@ pub struct Walk {
 
 /// Verifies entries from `from` to `to` (inclusive; `None` for the end of the log), reading only
 /// the ledger's own payload kinds (`verify_with` also checks every payload).
-pub fn verify(store: &Store, from: u64, to: Option<u64>) -> VerifyReport {
+pub fn verify(store: &dyn LogStore, from: u64, to: Option<u64>) -> VerifyReport {
     verify_with(store, from, to, None)
 }
 
 /// [`verify`], every payload also held to `payloads`.
 pub fn verify_with(
-    store: &Store,
+    store: &dyn LogStore,
     from: u64,
     to: Option<u64>,
     payloads: Option<PayloadCheck>,
@@ -187,7 +187,7 @@ impl Walk {
 }
 
 /// Walks the log as `options` say.
-pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
+pub fn walk(store: &dyn LogStore, options: &WalkOptions) -> Walk {
     let from = options.from;
     let mut walk = Walk::empty();
     let mut prev: Hash = GENESIS;
@@ -217,20 +217,6 @@ pub fn walk(store: &Store, options: &WalkOptions) -> Walk {
         }
     };
     walk_items(walk, iter, prev, options)
-}
-
-/// Verifies stored entries read from anywhere (another storage engine, a copy), from entry 0 on,
-/// in sequence order, as (big-endian sequence key, stored bytes): the same checks as [`verify`].
-pub fn verify_entries(
-    items: impl Iterator<Item = Result<KeyValue, String>>,
-    payloads: Option<PayloadCheck>,
-) -> VerifyReport {
-    let walk = Walk::empty();
-    let options = WalkOptions {
-        payloads,
-        ..WalkOptions::default()
-    };
-    walk_items(walk, items, GENESIS, &options).report
 }
 
 /// The walk over `items` (from `options.from`, after `prev`, with the keys `walk` holds).
@@ -330,7 +316,10 @@ fn settle(batch: &mut Vec<Signed>, walk: &mut Walk) -> bool {
 }
 
 /// Keys from the store and the link from the entry before `from`.
-fn preload(store: &Store, from: u64) -> Result<(HashMap<KeyId, VerifyingKey>, Hash), ProblemKind> {
+fn preload(
+    store: &dyn LogStore,
+    from: u64,
+) -> Result<(HashMap<KeyId, VerifyingKey>, Hash), ProblemKind> {
     let mut keys = HashMap::new();
     for (id, public) in store
         .known_keys()
@@ -473,7 +462,7 @@ fn check_signatures(batch: &[Signed]) -> Option<Problem> {
 }
 
 /// Verifies signatures one by one (no batching), for comparison in benchmarks.
-pub fn verify_one_by_one(store: &Store) -> Result<u64, Problem> {
+pub fn verify_one_by_one(store: &dyn LogStore) -> Result<u64, Problem> {
     let mut keys = HashMap::new();
     let mut prev = GENESIS;
     let mut n = 0;

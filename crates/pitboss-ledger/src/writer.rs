@@ -23,7 +23,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use prost::Message;
-use rocksdb::{WriteBatch, WriteOptions};
 use tokio::sync::oneshot;
 
 use super::stats::WriterStats;
@@ -31,8 +30,10 @@ use super::stats::WriterStats;
 use super::anchor::AnchorWriter;
 use super::entry::{entry_hash, Entry, Hash};
 use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
+use super::pg::{Committed, PgStore, Prefetched, Session};
 use super::requests::{Fingerprint, RequestKey, RequestRecord};
-use super::store::{cf, index_key, stream_key, Store};
+use super::store::{cf, index_key, stream_key, Batch, LogStore, Store};
+use super::Engine;
 use super::{Appended, Expected, LedgerError};
 use crate::proto;
 
@@ -114,7 +115,12 @@ type Answer<T> = (
 /// The writer's state: the chain head, the signing key, and the stream versions and request ids of
 /// the last groups (bounded: see [`RECENT_GROUPS`]).
 pub(super) struct Writer {
-    store: Arc<Store>,
+    engine: Engine,
+    /// Where the signing key file is (a rotation writes the next key beside it).
+    key_dir: std::path::PathBuf,
+    /// Records read after a PostgreSQL group locked the head (empty with RocksDB): staging reads
+    /// them before the store.
+    prefetched: Prefetched,
     key: Arc<Keypair>,
     next_sequence: u64,
     last_hash: Hash,
@@ -151,7 +157,7 @@ const RECENT_GROUPS: u64 = 64;
 /// A group built and signed, ready to be written.
 pub(super) struct Prepared {
     epoch: u64,
-    batch: WriteBatch,
+    batch: Batch,
     appends: Vec<Answer<Appended>>,
     rotations: Vec<Answer<KeyId>>,
     rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
@@ -209,8 +215,6 @@ impl Syncer {
             Syncer::fail(prepared, LedgerError::EarlierWriteFailed);
             return None;
         }
-        let mut options = WriteOptions::default();
-        options.set_sync(true);
         let Prepared {
             epoch,
             batch,
@@ -226,11 +230,7 @@ impl Syncer {
             Ok(())
         } else {
             let started = Instant::now();
-            let written = self
-                .store
-                .db()
-                .write_opt(batch, &options)
-                .map_err(|e| LedgerError::from(self.store.rocks(e)));
+            let written = self.store.write(&batch, true).map_err(LedgerError::from);
             self.stats.wal_sync.observe_duration(started.elapsed());
             written
         };
@@ -249,7 +249,7 @@ impl Syncer {
                 Syncer::fail(
                     Prepared {
                         epoch,
-                        batch: WriteBatch::default(),
+                        batch: Batch::default(),
                         appends,
                         rotations,
                         rotated: None,
@@ -273,7 +273,8 @@ impl Syncer {
 /// open checks it and anchors it.
 pub(super) struct Anchorer {
     file: AnchorWriter,
-    store: Arc<Store>,
+    /// The signing key's directory (a rotation's files are finished there).
+    key_dir: std::path::PathBuf,
     head: tokio::sync::watch::Sender<u64>,
     /// The size the anchor records.
     anchored: u64,
@@ -287,13 +288,13 @@ impl Anchorer {
     /// the log's size, announced as the head.
     pub(super) fn new(
         file: AnchorWriter,
-        store: Arc<Store>,
+        key_dir: std::path::PathBuf,
         anchored: u64,
         next_sequence: u64,
     ) -> Anchorer {
         Anchorer {
             file,
-            store,
+            key_dir,
             head: tokio::sync::watch::Sender::new(next_sequence),
             anchored,
             stopped: Arc::new(AtomicBool::new(false)),
@@ -359,31 +360,36 @@ impl Anchorer {
             self.head.send_replace(size);
         }
         for group in groups {
-            let rotation_done = match &group.rotated {
-                // The rotation is durable and anchored: make the new key the key file.
-                Some((old, _)) => finish_rotation(self.store.path(), Some(old)).map_err(|e| {
-                    tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
-                    LedgerError::Key(format!(
-                        "the rotation is recorded in the log, but the key file could not be \
-                         replaced ({e}); the next start finishes it from {KEY_FILE}.next"
-                    ))
-                }),
-                None => Ok(()),
-            };
-            for (reply, result) in group.appends {
-                let _ = reply.send(result);
-            }
-            for (reply, result) in group.rotations {
-                let _ = reply.send(rotation_done.clone().and(result));
-            }
+            answer(&self.key_dir, group);
         }
+    }
+}
+
+/// Answers the callers of a durable group (anchored, or committed by PostgreSQL), after making a
+/// rotation's new key the key file.
+fn answer(key_dir: &std::path::Path, group: Durable) {
+    let rotation_done = match &group.rotated {
+        Some((old, _)) => finish_rotation(key_dir, Some(old)).map_err(|e| {
+            tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
+            LedgerError::Key(format!(
+                "the rotation is recorded in the log, but the key file could not be replaced \
+                 ({e}); the next start finishes it from {KEY_FILE}.next"
+            ))
+        }),
+        None => Ok(()),
+    };
+    for (reply, result) in group.appends {
+        let _ = reply.send(result);
+    }
+    for (reply, result) in group.rotations {
+        let _ = reply.send(rotation_done.clone().and(result));
     }
 }
 
 /// The group being built: its batch, the stream versions and request ids it has staged, its
 /// entries, and where the chain stands after them.
 struct Group {
-    batch: WriteBatch,
+    batch: Batch,
     overlay: HashMap<String, u64>,
     requests: HashMap<String, InFlight>,
     pending: Vec<Pending>,
@@ -402,24 +408,39 @@ struct Pending {
 impl Writer {
     /// A writer continuing the chain at `next_sequence` after `last_hash` (`origin`: entry 0's
     /// hash, if there is one), anchoring through `anchorer`.
+    /// `anchorer`: RocksDB's last stage; `None` with PostgreSQL, whose commit is the anchor.
     pub(super) fn new(
-        store: Arc<Store>,
+        engine: Engine,
+        key_dir: std::path::PathBuf,
         key: Keypair,
-        next_sequence: u64,
-        last_hash: Hash,
+        (next_sequence, last_hash): (u64, Hash),
         origin: Option<Hash>,
-        anchorer: Anchorer,
+        anchorer: Option<Anchorer>,
     ) -> Writer {
+        let (head, stopped, stats) = match &anchorer {
+            Some(anchorer) => (
+                anchorer.head.clone(),
+                anchorer.stopped.clone(),
+                anchorer.stats(),
+            ),
+            None => (
+                tokio::sync::watch::Sender::new(next_sequence),
+                Arc::new(AtomicBool::new(false)),
+                Arc::new(WriterStats::default()),
+            ),
+        };
         Writer {
-            store,
+            engine,
+            key_dir,
+            prefetched: Prefetched::new(),
             key: Arc::new(key),
             next_sequence,
             last_hash,
             origin,
-            head: anchorer.head.clone(),
-            stopped: anchorer.stopped.clone(),
-            stats: anchorer.stats(),
-            anchorer: Some(anchorer),
+            head,
+            stopped,
+            stats,
+            anchorer,
             versions: [HashMap::new(), HashMap::new()],
             max_group: 4096,
             epoch: 1,
@@ -434,6 +455,16 @@ impl Writer {
         self.head.subscribe()
     }
 
+    /// Where the writer writes.
+    pub(super) fn engine(&self) -> Engine {
+        self.engine.clone()
+    }
+
+    /// What the writer measures (shared with the ledger).
+    pub(super) fn stats(&self) -> Arc<WriterStats> {
+        self.stats.clone()
+    }
+
     pub(super) fn key_id(&self) -> KeyId {
         self.key.id()
     }
@@ -441,11 +472,31 @@ impl Writer {
     /// Runs until every sender is gone. Three stages overlap: this thread builds, chains and signs
     /// group n+2 while the syncer thread writes group n+1 with a synced WAL and the anchor thread
     /// records group n's head in the anchor and answers its callers.
-    pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
+    pub(super) fn run(self, jobs: mpsc::Receiver<Job>) {
+        match self.engine.clone() {
+            Engine::Rocks(store) => self.run_pipeline(&store, jobs),
+            Engine::Postgres(pg) => self.run_postgres(&pg, jobs),
+        }
+    }
+
+    /// The same jobs as [`Writer::run`] takes, grouped: whatever waits, up to `max_group`.
+    fn next_group(&self, first: Job, jobs: &mpsc::Receiver<Job>) -> Vec<Job> {
+        let mut group = vec![first];
+        while group.len() < self.max_group {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        group
+    }
+
+    /// RocksDB: the three-stage pipeline.
+    fn run_pipeline(mut self, store: &Arc<Store>, jobs: mpsc::Receiver<Job>) {
         let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
         let (to_anchorer, from_syncer) = mpsc::sync_channel::<Durable>(4);
         let syncer = Syncer {
-            store: self.store.clone(),
+            store: store.clone(),
             failed_through: self.failed_through.clone(),
             stats: self.stats.clone(),
         };
@@ -470,13 +521,7 @@ impl Writer {
                 self.stopped.store(true, Ordering::SeqCst);
             }
             while let Ok(first) = jobs.recv() {
-                let mut group = vec![first];
-                while group.len() < self.max_group {
-                    match jobs.try_recv() {
-                        Ok(job) => group.push(job),
-                        Err(_) => break,
-                    }
-                }
+                let group = self.next_group(first, &jobs);
                 let prepared = self.prepare(group);
                 if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
                     Syncer::fail(prepared, LedgerError::Stopped);
@@ -501,16 +546,31 @@ impl Writer {
         {
             return Ok(v);
         }
+        let key = (cf::HEADS, stream.as_bytes().to_vec());
+        if let Some(record) = self.prefetched.get(&key) {
+            return Ok(record
+                .as_deref()
+                .and_then(super::store::be_u64)
+                .unwrap_or(0));
+        }
         // Not written in the last groups: what the store holds is current.
-        Ok(self.store.stream_version(stream)?)
+        Ok(self.engine.reads().stream_version(stream)?)
     }
 
     /// Builds, signs, writes and anchors one group on this thread; answers every job. (Opening
     /// uses this to publish the key, or record a recovery, before the threads start.)
     pub(super) fn commit(&mut self, group: Vec<Job>) {
+        let store = match self.engine.clone() {
+            Engine::Rocks(store) => store,
+            Engine::Postgres(pg) => {
+                let mut session = None;
+                self.commit_postgres(&pg, &mut session, group);
+                return;
+            }
+        };
         let prepared = self.prepare(group);
         let durable = Syncer {
-            store: self.store.clone(),
+            store,
             failed_through: self.failed_through.clone(),
             stats: self.stats.clone(),
         }
@@ -533,7 +593,7 @@ impl Writer {
         self.epoch = failed + 1;
         self.versions = [HashMap::new(), HashMap::new()];
         self.recent = [HashMap::new(), HashMap::new()];
-        match load_head(&self.store) {
+        match load_head(self.engine.reads()) {
             Ok((next, hash)) => {
                 self.next_sequence = next;
                 self.last_hash = hash;
@@ -542,7 +602,12 @@ impl Writer {
                 tracing::error!(error = %e, "cannot reload the chain head after a failed write")
             }
         }
-        match Keypair::load(self.store.path()) {
+        self.reload_key();
+    }
+
+    /// Reads the signing key again (after a failed write that may have staged a rotation).
+    fn reload_key(&mut self) {
+        match Keypair::load(&self.key_dir) {
             Ok(key) => self.key = Arc::new(key),
             Err(e) => {
                 tracing::error!(error = %e, "cannot reload the signing key after a failed write")
@@ -555,13 +620,13 @@ impl Writer {
     fn prepare(&mut self, jobs: Vec<Job>) -> Prepared {
         self.resync_if_failed();
         let jobs = if self.stopped.load(Ordering::SeqCst) {
-            refuse_all(jobs);
+            refuse_all(jobs, &LedgerError::AnchorStopped);
             Vec::new()
         } else {
             jobs
         };
         let mut group = Group {
-            batch: WriteBatch::default(),
+            batch: Batch::default(),
             overlay: HashMap::new(),
             requests: HashMap::new(),
             pending: Vec::new(),
@@ -676,11 +741,10 @@ impl Writer {
 
     fn add_entries(
         &self,
-        batch: &mut WriteBatch,
+        batch: &mut Batch,
         pending: &[Pending],
         signatures: &[[u8; 64]],
     ) -> Result<(), LedgerError> {
-        let events = self.store.cf(cf::EVENTS)?;
         if pending.len() != signatures.len() {
             return Err(LedgerError::SignatureCount {
                 entries: pending.len(),
@@ -693,7 +757,7 @@ impl Writer {
                 hash: p.hash.to_vec(),
                 signature: signature.to_vec(),
             };
-            batch.put_cf(events, p.sequence.to_be_bytes(), entry.encode_to_vec());
+            batch.put(cf::EVENTS, p.sequence.to_be_bytes(), entry.encode_to_vec());
         }
         Ok(())
     }
@@ -734,7 +798,6 @@ impl Writer {
             }
         }
         let first_sequence = *sequence;
-        let streams = self.store.cf(cf::STREAMS)?;
         for (i, payload) in request.payloads.iter().enumerate() {
             let position = current + i as u64;
             let envelope = proto::Envelope {
@@ -749,8 +812,8 @@ impl Writer {
             };
             let bytes = envelope.encode_to_vec();
             let hash = entry_hash(&bytes);
-            batch.put_cf(
-                streams,
+            batch.put(
+                cf::STREAMS,
                 stream_key(&request.stream, position),
                 sequence.to_be_bytes(),
             );
@@ -765,21 +828,19 @@ impl Writer {
         }
         let version = current + request.payloads.len() as u64;
         overlay.insert(request.stream.clone(), version);
-        batch.put_cf(
-            self.store.cf(cf::HEADS)?,
-            request.stream.as_bytes(),
-            version.to_be_bytes(),
-        );
-        let indexes = self.store.cf(cf::INDEXES)?;
+        batch.put(cf::HEADS, request.stream.as_bytes(), version.to_be_bytes());
         for (name, key) in &request.indexes {
-            batch.put_cf(indexes, index_key(name, key), first_sequence.to_be_bytes());
+            batch.put(
+                cf::INDEXES,
+                index_key(name, key),
+                first_sequence.to_be_bytes(),
+            );
         }
         for (name, key) in &request.unindex {
-            batch.delete_cf(indexes, index_key(name, key));
+            batch.delete(cf::INDEXES, index_key(name, key));
         }
-        let secrets = self.store.cf(cf::SECRETS)?;
         for (key, value) in &request.secrets {
-            batch.put_cf(secrets, key, value);
+            batch.put(cf::SECRETS, key.clone(), value.clone());
         }
         let appended = Appended {
             first_sequence,
@@ -788,14 +849,112 @@ impl Writer {
             duplicate: false,
         };
         if let Some(key) = &request.request {
-            batch.put_cf(
-                self.store.cf(cf::REQUESTS)?,
+            batch.put(
+                cf::REQUESTS,
                 key.id.as_bytes(),
                 RequestRecord::encode(&appended, &key.fingerprint),
             );
             requests.insert(key.id.clone(), (appended.clone(), key.fingerprint));
         }
         Ok(appended)
+    }
+
+    /// A record as the group sees it: read after the head was locked (PostgreSQL), else from the
+    /// store.
+    fn stored_record(
+        &self,
+        family: &'static str,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>, LedgerError> {
+        match self.prefetched.get(&(family, key.to_vec())) {
+            Some(record) => Ok(record.clone()),
+            None => Ok(self.engine.reads().get(family, key)?),
+        }
+    }
+
+    /// PostgreSQL: one group at a time, each in its own transaction ordered by the head row
+    /// (`pg.rs`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
+    /// event streams see what the other servers write.
+    fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
+        let mut session = None;
+        loop {
+            let first = match jobs.recv_timeout(HEAD_POLL) {
+                Ok(job) => job,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Ok(Some((size, _))) = pg.head_row() {
+                        self.head.send_if_modified(|head| {
+                            let moved = size > *head;
+                            *head = (*head).max(size);
+                            moved
+                        });
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            let group = self.next_group(first, &jobs);
+            self.commit_postgres(pg, &mut session, group);
+        }
+    }
+
+    /// Locks the head row, builds and signs the group on it, commits it and answers. A lost
+    /// connection is opened again for the next group; a group that fails is refused whole.
+    fn commit_postgres(&mut self, pg: &PgStore, session: &mut Option<Session>, jobs: Vec<Job>) {
+        if session.as_ref().is_none_or(Session::is_closed) {
+            *session = None;
+            match pg.session() {
+                Ok(opened) => *session = Some(opened),
+                Err(e) => return refuse_all(jobs, &LedgerError::from(e)),
+            }
+        }
+        let Some(open) = session.as_ref() else {
+            return refuse_all(jobs, &LedgerError::Stopped);
+        };
+        let (head, prefetched) = match open.lock_head(wanted_records(&jobs)) {
+            Ok(locked) => locked,
+            Err(e) => {
+                open.rollback();
+                return refuse_all(jobs, &LedgerError::from(e));
+            }
+        };
+        // Another server may have written since this one's last group: only what was read after
+        // the lock is current.
+        (self.next_sequence, self.last_hash) = head;
+        self.versions = [HashMap::new(), HashMap::new()];
+        self.recent = [HashMap::new(), HashMap::new()];
+        self.prefetched = prefetched;
+        let mut prepared = self.prepare(jobs);
+        self.prefetched.clear();
+        let batch = std::mem::take(&mut prepared.batch);
+        let new = (prepared.next_sequence, prepared.last_hash);
+        let durable = Durable {
+            appends: prepared.appends,
+            rotations: prepared.rotations,
+            rotated: prepared.rotated,
+            next_sequence: prepared.next_sequence,
+            last_hash: prepared.last_hash,
+            origin: prepared.origin,
+            key: prepared.key,
+        };
+        if batch.is_empty() {
+            open.rollback();
+            return answer(&self.key_dir, durable);
+        }
+        let started = Instant::now();
+        let committed = open.commit_group(batch, head, new);
+        self.stats.wal_sync.observe_duration(started.elapsed());
+        let error = match committed {
+            Ok(Committed::Done) => {
+                self.head.send_replace(new.0);
+                return answer(&self.key_dir, durable);
+            }
+            Ok(Committed::HeadMoved) => LedgerError::HeadMoved,
+            Err(e) => LedgerError::from(e),
+        };
+        // Nothing was written: the next group starts from the head row again, with the key file
+        // as it is (a rotation staged here did not happen).
+        self.reload_key();
+        Anchorer::fail(durable, &error);
     }
 
     /// The first result of a request id already used, staged in this group, in a recent one (maybe
@@ -815,7 +974,7 @@ impl Writer {
                 appended: appended.clone(),
                 fingerprint: Some(*fingerprint),
             },
-            None => match self.store.get(cf::REQUESTS, key.id.as_bytes())? {
+            None => match self.stored_record(cf::REQUESTS, key.id.as_bytes())? {
                 None => return Ok(None),
                 Some(bytes) => RequestRecord::decode(&bytes)
                     .ok_or_else(|| LedgerError::DamagedRequestRecord { id: key.id.clone() })?,
@@ -842,7 +1001,7 @@ impl Writer {
         old: &Arc<Keypair>,
     ) -> Result<Arc<Keypair>, LedgerError> {
         let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
-        next.write_to(&self.store.path().join(format!("{KEY_FILE}.next")))
+        next.write_to(&self.key_dir.join(format!("{KEY_FILE}.next")))
             .map_err(|e| LedgerError::Key(e.to_string()))?;
         let rotated = proto::LedgerKind::KeyRotated(proto::KeyRotated {
             old_key_id: old.id().0.to_vec(),
@@ -861,6 +1020,16 @@ impl Writer {
         group: &mut Group,
         key: &Arc<Keypair>,
     ) -> Result<(), LedgerError> {
+        // Only entry 0 publishes a key: every later key is a rotation signed by a trusted one. Two
+        // servers starting on one empty database both ask; the second finds the log begun.
+        if group.sequence != 0 {
+            return Err(LedgerError::Key(format!(
+                "the log already holds {} entries signed by another key: this server's key {} is \
+                 not one the log trusts (give every server the log's key file)",
+                group.sequence,
+                key.id()
+            )));
+        }
         let published = proto::LedgerKind::KeyPublished(proto::KeyPublished {
             key_id: key.id().0.to_vec(),
             public_key: key.public().as_bytes().to_vec(),
@@ -894,18 +1063,35 @@ impl Writer {
             actor,
         );
         self.stage(&request, group, key)?;
-        group.batch.put_cf(
-            self.store.cf(cf::KEYS)?,
-            key.id().0,
-            key.public().as_bytes(),
-        );
+        group
+            .batch
+            .put(cf::KEYS, key.id().0, key.public().as_bytes().to_vec());
         Ok(())
     }
 }
 
 /// Answers every job with the ledger's stop.
-fn refuse_all(jobs: Vec<Job>) {
-    let error = LedgerError::AnchorStopped;
+/// The records a group's staging will read: each stream's version and each request id's record
+/// (read once, after the head row is locked).
+fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
+    let mut wanted = Vec::new();
+    for job in jobs {
+        if let Job::Append(request, _) = job {
+            wanted.push((cf::HEADS, request.stream.as_bytes().to_vec()));
+            if let Some(key) = &request.request {
+                wanted.push((cf::REQUESTS, key.id.as_bytes().to_vec()));
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    wanted
+}
+
+/// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
+const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
     for job in jobs {
         match job {
             Job::Append(_, reply) => {
@@ -943,7 +1129,7 @@ pub(super) fn finish_rotation(
 }
 
 /// The chain head recorded in the store: next sequence and last hash.
-pub(super) fn load_head(store: &Store) -> Result<(u64, Hash), LedgerError> {
+pub(super) fn load_head(store: &dyn LogStore) -> Result<(u64, Hash), LedgerError> {
     match store.last_entry()? {
         None => Ok((0, super::entry::GENESIS)),
         Some((sequence, bytes)) => {
@@ -1004,14 +1190,14 @@ mod tests {
         } else {
             AnchorWriter::open(anchor_path, 1).unwrap()
         };
-        let anchorer = Anchorer::new(file, store.clone(), 0, 0);
+        let anchorer = Anchorer::new(file, dir.to_path_buf(), 0, 0);
         let writer = Writer::new(
-            store.clone(),
+            Engine::Rocks(store.clone()),
+            dir.to_path_buf(),
             key,
-            0,
-            super::super::entry::GENESIS,
+            (0, super::super::entry::GENESIS),
             None,
-            anchorer,
+            Some(anchorer),
         );
         (store, writer)
     }
@@ -1100,7 +1286,7 @@ mod tests {
         let again = answer_again.try_recv().unwrap().unwrap();
         assert!(!again.duplicate);
         assert_eq!(again.first_sequence, 2);
-        let report = super::super::verify(&store, 0, None);
+        let report = super::super::verify(store.as_ref(), 0, None);
         assert!(report.ok(), "{:?}", report.problem);
         assert_eq!(report.verified, 3);
         let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
@@ -1154,7 +1340,7 @@ mod tests {
         land(&mut writer, &syncer, second);
         assert_eq!(first_answer.try_recv().unwrap().unwrap().stream_version, 1);
         assert_eq!(second_answer.try_recv().unwrap().unwrap().stream_version, 2);
-        let report = super::super::verify(&store, 0, None);
+        let report = super::super::verify(store.as_ref(), 0, None);
         assert!(report.ok(), "{:?}", report.problem);
         assert_eq!(report.verified, 1 + 1 + u64::from(groups) + 1 + 2);
     }

@@ -1,0 +1,157 @@
+//! The checks a log on PostgreSQL passes before a server writes to it: the head row agrees with
+//! the last entry (which decodes and whose signature verifies with a key the log published), the
+//! format is one this build reads, and the server's key file is the key that signed the last
+//! entry (or, for an empty log, is created here and published first).
+//!
+//! The whole chain is not walked at every start (several servers start and restart against one
+//! database): `pitboss verify --store postgres://…` does that, and the head row binds the chain's
+//! end, which is what a writer continues from.
+//!
+//! Owns these checks; MUST NOT write anything but the head row and format record of an empty log
+//! and a new log's key file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ed25519_dalek::{Verifier, VerifyingKey};
+
+use super::entry::{Entry, Hash};
+use super::integrity::{check_keys, KeyRefusal};
+use super::keys::{KeyId, Keypair};
+use super::pg::PgStore;
+use super::store::{cf, LogStore, StoreError, FORMAT_VERSION, LEGACY_FORMAT_VERSION};
+
+/// Why a PostgreSQL log is not served.
+#[derive(Debug, thiserror::Error)]
+pub enum PgRefusal {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{database}: the head row says {size} entries ending at {head}, but {found}")]
+    HeadDisagrees {
+        database: String,
+        size: u64,
+        head: String,
+        found: String,
+    },
+    #[error(
+        "{database}: format {found}; this build reads {LEGACY_FORMAT_VERSION} and {FORMAT_VERSION}"
+    )]
+    Format { database: String, found: String },
+    #[error("{database}: the key file: {refusal}")]
+    Key {
+        database: String,
+        refusal: KeyRefusal,
+    },
+    #[error("{database}: the last entry's signature does not verify with its key {key}")]
+    BadSignature { database: String, key: String },
+}
+
+/// A PostgreSQL log checked and ready for a writer.
+pub(crate) struct PgOpened {
+    pub store: Arc<PgStore>,
+    pub key_dir: PathBuf,
+    pub key: Keypair,
+    pub next_sequence: u64,
+    pub last_hash: Hash,
+    /// The log is empty: publish the key first.
+    pub publish_key: bool,
+}
+
+/// Connects to `url` and checks the log there for a server whose key file is in `key_dir`.
+pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
+    let store = Arc::new(PgStore::connect(url)?);
+    let database = store.describe();
+    let (size, head) = store.ensure_head_row()?;
+    let head: Hash = head.try_into().map_err(|_| PgRefusal::HeadDisagrees {
+        database: database.clone(),
+        size,
+        head: "a hash that is not 32 bytes".into(),
+        found: "a head row is 32 bytes".into(),
+    })?;
+    let disagrees = |found: String| PgRefusal::HeadDisagrees {
+        database: database.clone(),
+        size,
+        head: hex::encode(head),
+        found,
+    };
+    let last = store.last_entry()?;
+    let current: Option<KeyId> = match (size, last) {
+        (0, None) => None,
+        (_, None) => return Err(disagrees("the log holds no entry".into())),
+        (size, Some((sequence, bytes))) => {
+            if sequence.checked_add(1) != Some(size) {
+                return Err(disagrees(format!("the last entry is {sequence}")));
+            }
+            let entry = Entry::decode(&bytes)
+                .map_err(|e| disagrees(format!("entry {sequence} does not decode: {e}")))?;
+            if entry.hash != head {
+                return Err(disagrees(format!(
+                    "entry {sequence}'s hash is {}",
+                    hex::encode(entry.hash)
+                )));
+            }
+            let id = KeyId::from_slice(&entry.envelope.key_id)
+                .ok_or_else(|| disagrees(format!("entry {sequence}'s key id is not 16 bytes")))?;
+            let public = store
+                .get(cf::KEYS, &id.0)?
+                .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+                .and_then(|b| VerifyingKey::from_bytes(&b).ok());
+            let signature = ed25519_dalek::Signature::from_bytes(&entry.signature);
+            let good = public.is_some_and(|key| key.verify(&entry.hash, &signature).is_ok());
+            if !good {
+                return Err(PgRefusal::BadSignature {
+                    database,
+                    key: id.to_string(),
+                });
+            }
+            Some(id)
+        }
+    };
+    match store.get(cf::META, super::store::FORMAT_KEY)? {
+        None if size == 0 => store.put_record(
+            cf::META,
+            super::store::FORMAT_KEY,
+            &FORMAT_VERSION.to_be_bytes(),
+        )?,
+        None => {}
+        Some(bytes) => match <[u8; 4]>::try_from(bytes.as_slice()).map(u32::from_be_bytes) {
+            Ok(v) if v == FORMAT_VERSION || v == LEGACY_FORMAT_VERSION => {}
+            _ => {
+                return Err(PgRefusal::Format {
+                    database,
+                    found: hex::encode(bytes),
+                })
+            }
+        },
+    }
+    let established: HashMap<KeyId, VerifyingKey> = store
+        .known_keys()?
+        .into_iter()
+        .filter_map(|(id, public)| {
+            let id = KeyId::from_slice(&id)?;
+            let public = VerifyingKey::from_bytes(&public.try_into().ok()?).ok()?;
+            Some((id, public))
+        })
+        .collect();
+    let refused = |refusal| PgRefusal::Key {
+        database: database.clone(),
+        refusal,
+    };
+    let key = match check_keys(key_dir, size, current, &established).map_err(refused)? {
+        Some(key) => key,
+        None => {
+            let (key, _) =
+                Keypair::load_or_create(key_dir).map_err(|e| refused(KeyRefusal::Unusable(e)))?;
+            key
+        }
+    };
+    Ok(PgOpened {
+        store,
+        key_dir: key_dir.to_path_buf(),
+        key,
+        next_sequence: size,
+        last_hash: head,
+        publish_key: size == 0,
+    })
+}
