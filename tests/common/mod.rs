@@ -6,6 +6,7 @@
 
 #[path = "../../crates/pitboss-engine/tests/common/currency.rs"]
 pub mod currency;
+pub mod load;
 pub mod postgres;
 pub mod rpcs;
 pub mod server;

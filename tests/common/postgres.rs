@@ -46,23 +46,122 @@ fn run(mut command: Command, what: &str) {
     );
 }
 
+/// A temporary directory the cluster's user owns.
+fn owned_dir(prefix: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("a temporary directory");
+    if as_root() {
+        let mut chown = Command::new("chown");
+        chown.arg("postgres:postgres").arg(dir.path());
+        run(chown, "chown");
+    }
+    dir
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 impl Cluster {
+    /// Starts the server of the cluster in `dir` (its data in `dir/data`) on `port`.
+    fn run_server(dir: &Path, port: u16) {
+        let mut start = pg("pg_ctl");
+        start
+            .arg("-D")
+            .arg(dir.join("data"))
+            .arg("-l")
+            .arg(dir.join("server.log"))
+            .arg("-o")
+            .arg(format!(
+                "-c listen_addresses=127.0.0.1 -p {port} -k {}",
+                dir.display()
+            ))
+            .args(["-w", "-t", "60", "start"]);
+        run(start, "pg_ctl start");
+    }
+
+    /// A streaming standby of `primary`, named `name` (its `application_name`), running: a base
+    /// backup of the primary, then recovery following it.
+    pub fn standby_of(primary: &Cluster, name: &str) -> Cluster {
+        let dir = owned_dir("pitboss-pg-standby");
+        let data = dir.path().join("data");
+        let mut backup = pg("pg_basebackup");
+        backup
+            .args(["-h", "127.0.0.1", "-p", &primary.port.to_string(), "-U", "pitboss"])
+            .arg("-D")
+            .arg(&data)
+            .args(["-X", "stream", "-R", "--no-sync"]);
+        run(backup, "pg_basebackup");
+        let conninfo = format!(
+            "\nprimary_conninfo = 'host=127.0.0.1 port={} user=pitboss application_name={name}'\n",
+            primary.port
+        );
+        let auto = data.join("postgresql.auto.conf");
+        let mut text = std::fs::read_to_string(&auto).expect("postgresql.auto.conf");
+        text.push_str(&conninfo);
+        std::fs::write(&auto, text).expect("postgresql.auto.conf");
+        let port = free_port();
+        Cluster::run_server(dir.path(), port);
+        Cluster { dir, port }
+    }
+
+    /// Makes `standby` the primary's synchronous standby (`synchronous_commit = on`: a commit
+    /// returns once the standby has it on disk) and waits until it is.
+    pub fn make_synchronous(&self, standby: &str) {
+        self.sql(&format!(
+            "ALTER SYSTEM SET synchronous_standby_names = '{standby}'"
+        ));
+        self.sql("SELECT pg_reload_conf()");
+        let started = std::time::Instant::now();
+        while self.sql("SELECT string_agg(application_name || ':' || sync_state, ',') FROM pg_stat_replication")
+            != format!("{standby}:sync")
+        {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the standby never became synchronous"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the server at once, as a crash would (no checkpoint, connections cut).
+    pub fn kill(&self) {
+        self.stop();
+    }
+
+    /// Promotes a standby to a primary, waiting until it accepts writes.
+    pub fn promote(&self) {
+        let mut promote = pg("pg_ctl");
+        promote
+            .arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["-w", "-t", "60", "promote"]);
+        run(promote, "pg_ctl promote");
+    }
+
+    /// Runs `sql` in the `postgres` database; its output, unaligned, trimmed.
+    pub fn sql(&self, sql: &str) -> String {
+        let out = Command::new(Path::new(BIN).join("psql"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "pitboss"])
+            .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+            .output()
+            .expect("psql");
+        assert!(
+            out.status.success(),
+            "{sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     /// A fresh cluster, running.
     pub fn start() -> Cluster {
-        let dir = tempfile::Builder::new()
-            .prefix("pitboss-pg")
-            .tempdir()
-            .expect("a temporary directory");
-        if as_root() {
-            run(
-                {
-                    let mut c = Command::new("chown");
-                    c.arg("postgres:postgres").arg(dir.path());
-                    c
-                },
-                "chown",
-            );
-        }
+        let dir = owned_dir("pitboss-pg");
         let data = dir.path().join("data");
         let mut init = pg("initdb");
         init.arg("-D").arg(&data).args([
@@ -74,23 +173,8 @@ impl Cluster {
             "--no-sync",
         ]);
         run(init, "initdb");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let mut start = pg("pg_ctl");
-        start
-            .arg("-D")
-            .arg(&data)
-            .arg("-l")
-            .arg(dir.path().join("server.log"))
-            .arg("-o")
-            .arg(format!(
-                "-c listen_addresses=127.0.0.1 -p {port} -k {}",
-                dir.path().display()
-            ))
-            .args(["-w", "-t", "60", "start"]);
-        run(start, "pg_ctl start");
+        let port = free_port();
+        Cluster::run_server(dir.path(), port);
         Cluster { dir, port }
     }
 

@@ -24,7 +24,8 @@
 //! ([`LogStore`]: RocksDB, PostgreSQL) keep the same promises:
 //!
 //! - [`Ledger::append`] MUST NOT return `Ok` before the entries, their stream positions, index
-//!   keys, secrets and request record are durable together and the anchor records the new head; on
+//!   keys, secrets and request record are durable together and the new head is recorded (RocksDB:
+//!   the anchor file; PostgreSQL: the head row, in the same transaction); on
 //!   `Err` nothing of the append is written. Sequence numbers are gapless, each entry's hash chains
 //!   the one before, and a stream's entries are in its positions' order.
 //! - An append with [`Expected::Version`] goes ahead only if the stream holds exactly that many
@@ -578,12 +579,16 @@ impl Ledger {
     /// The entries of a stream, from `position` on.
     pub fn read_stream(&self, stream: &str, position: u64) -> Result<Vec<Entry>, LedgerError> {
         self.store()
-            .stream_sequences(stream, position)?
+            .stream_entries(stream, position)?
             .into_iter()
-            .map(|seq| {
-                self.entry(seq)?.ok_or(LedgerError::Corrupt {
-                    sequence: seq,
+            .map(|(sequence, stored)| {
+                let stored = stored.ok_or(LedgerError::Corrupt {
+                    sequence,
                     problem: "indexed but missing".into(),
+                })?;
+                Entry::decode(&stored).map_err(|e| LedgerError::Corrupt {
+                    sequence,
+                    problem: e.to_string(),
                 })
             })
             .collect()

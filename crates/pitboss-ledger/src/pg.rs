@@ -83,6 +83,7 @@ struct Conn {
     scan: Statement,
     scan_to: Statement,
     entries_page: Statement,
+    stream_entries: Statement,
     last_entry: Statement,
 }
 
@@ -111,6 +112,15 @@ impl Conn {
             scan_to: prepare(
                 "SELECT key, value FROM pitboss_records WHERE family = $1 AND key >= $2
                  AND key < $3 ORDER BY key LIMIT $4",
+            )
+            .await
+            .map_err(fail)?,
+            stream_entries: prepare(
+                "SELECT r.value, e.stored FROM pitboss_records r
+                 LEFT JOIN pitboss_entries e ON length(r.value) = 8
+                     AND e.sequence = ('x' || encode(r.value, 'hex'))::BIT(64)::BIGINT
+                 WHERE r.family = 'streams' AND r.key >= $1 AND r.key < $2
+                     AND length(r.key) = $3 ORDER BY r.key",
             )
             .await
             .map_err(fail)?,
@@ -230,6 +240,16 @@ impl PgStore {
             database: "(the URL given)".into(),
             detail: format!("not a PostgreSQL connection string: {e}"),
         })?;
+        let mut config = config;
+        // A database that does not answer is noticed, not waited for forever: a connection attempt
+        // gives up after 10 s, and a silent peer is probed after 30 s (unless the URL says).
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(std::time::Duration::from_secs(10));
+        }
+        let idle = config
+            .get_keepalives_idle()
+            .min(std::time::Duration::from_secs(30));
+        config.keepalives_idle(idle);
         let database = describe_config(&config);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -751,6 +771,36 @@ impl LogStore for PgStore {
             }
             page = items.into_iter();
         })))
+    }
+
+    fn stream_entries(
+        &self,
+        stream: &str,
+        position: u64,
+    ) -> Result<Vec<(u64, Option<Vec<u8>>)>, StoreError> {
+        let mut prefix = stream.as_bytes().to_vec();
+        prefix.push(0);
+        let start = super::store::stream_key(stream, position);
+        // A stream's keys are bounded by its prefix's successor (the prefix ends in 0x00).
+        let end = after_prefix(&prefix).unwrap_or_else(|| vec![0xff; prefix.len() + 9]);
+        let length = i32::try_from(prefix.len() + 8).unwrap_or(i32::MAX);
+        let rows = self.read(move |conn| async move {
+            conn.client
+                .query(&conn.stream_entries, &[&start, &end, &length])
+                .await
+        })?;
+        rows.into_iter()
+            .map(|row| {
+                let value: Vec<u8> = row.get(0);
+                let sequence = be_u64(&value)
+                    .filter(|_| value.len() == 8)
+                    .ok_or_else(|| StoreError::Postgres {
+                        database: self.database.clone(),
+                        detail: format!("a position of stream `{stream}` is not a sequence"),
+                    })?;
+                Ok((sequence, row.get(1)))
+            })
+            .collect()
     }
 
     fn last_entry(&self) -> Result<Option<(u64, Vec<u8>)>, StoreError> {

@@ -227,6 +227,20 @@ pub trait LogStore: Send + Sync {
             .collect())
     }
 
+    /// A stream's stored entries from `position` on, in order, as (sequence, stored bytes); the
+    /// bytes are `None` for an entry the stream names but the log does not hold (damage the
+    /// caller names). One query on PostgreSQL.
+    fn stream_entries(
+        &self,
+        stream: &str,
+        position: u64,
+    ) -> Result<Vec<(u64, Option<Vec<u8>>)>, StoreError> {
+        self.stream_sequences(stream, position)?
+            .into_iter()
+            .map(|sequence| Ok((sequence, self.stored_entry(sequence)?)))
+            .collect()
+    }
+
     /// A stream's version: how many entries it has.
     fn stream_version(&self, stream: &str) -> Result<u64, StoreError> {
         Ok(self
