@@ -56,7 +56,11 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
     let (on_a, on_b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut tasks = Vec::new();
     for client in 0..16 {
-        let (server, counter) = if client % 2 == 0 { (&a, &on_a) } else { (&b, &on_b) };
+        let (server, counter) = if client % 2 == 0 {
+            (&a, &on_a)
+        } else {
+            (&b, &on_b)
+        };
         tasks.push(tokio::spawn(load::play(
             server.address.clone(),
             client,
@@ -68,7 +72,12 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
     load::wait_for(&on_b, 400, "the second server before it is killed").await;
     let b_dir_path = b.kill();
     let at_kill = on_a.load(Ordering::Relaxed);
-    load::wait_for(&on_a, at_kill + 400, "the first server after the second was killed").await;
+    load::wait_for(
+        &on_a,
+        at_kill + 400,
+        "the first server after the second was killed",
+    )
+    .await;
     stop.store(true, Ordering::Relaxed);
     let mut acknowledged = Vec::new();
     for task in tasks {
@@ -131,4 +140,39 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
     drop((a, b));
     let (ok, out) = pitboss(&["verify", "--store", &url]);
     assert!(ok && out.contains("OK"), "{out}");
+}
+
+/// Two servers with the same key file starting at once on an empty database: the key is
+/// published once, both serve, and the log verifies.
+#[test]
+fn two_servers_starting_on_an_empty_database_publish_the_key_once() {
+    let cluster = Cluster::start();
+    let url = cluster.url();
+    let key = pitboss_ledger::keys::Keypair::generate().unwrap();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    for dir in &dirs {
+        key.write_to(&dir.path().join("signing.key")).unwrap();
+    }
+    let servers: Vec<Server> = std::thread::scope(|scope| {
+        let started: Vec<_> = dirs
+            .iter()
+            .map(|dir| {
+                let url = url.clone();
+                scope.spawn(move || Server::start_with(dir.path(), &["--store", &url]))
+            })
+            .collect();
+        started.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    assert_eq!(servers.len(), 2);
+    drop(servers);
+    let (ok, out) = pitboss(&["verify", "--store", &url]);
+    assert!(ok && out.contains("OK"), "{out}");
+    let store = pitboss_ledger::pg::PgStore::connect(&url).unwrap();
+    let keys = pitboss_ledger::LogStore::known_keys(&store).unwrap();
+    assert_eq!(keys.len(), 1, "one key published");
+    let first = pitboss_ledger::LogStore::stored_entry(&store, 0)
+        .unwrap()
+        .unwrap();
+    let entry = pitboss_ledger::Entry::decode(&first).unwrap();
+    assert_eq!(entry.envelope.stream, format!("key/{}", key.id()));
 }

@@ -178,7 +178,10 @@ pub async fn check_acknowledged(server: &str, acknowledged: &[Acknowledged]) {
             .into_inner()
             .hand
             .expect("a hand");
-        assert!(now.version >= ack.version, "{ack:?} but the log has {now:?}");
+        assert!(
+            now.version >= ack.version,
+            "{ack:?} but the log has {now:?}"
+        );
         let again = send(&mut play, &ack.call).await.expect("a retry");
         assert!(again.duplicate, "{ack:?} answered anew: {again:?}");
         let view = again.hand.expect("a hand");

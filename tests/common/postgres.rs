@@ -92,7 +92,14 @@ impl Cluster {
         let data = dir.path().join("data");
         let mut backup = pg("pg_basebackup");
         backup
-            .args(["-h", "127.0.0.1", "-p", &primary.port.to_string(), "-U", "pitboss"])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &primary.port.to_string(),
+                "-U",
+                "pitboss",
+            ])
             .arg("-D")
             .arg(&data)
             .args(["-X", "stream", "-R", "--no-sync"]);
@@ -147,7 +154,14 @@ impl Cluster {
     /// Runs `sql` in the `postgres` database; its output, unaligned, trimmed.
     pub fn sql(&self, sql: &str) -> String {
         let out = Command::new(Path::new(BIN).join("psql"))
-            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "pitboss"])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "pitboss",
+            ])
             .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql])
             .output()
             .expect("psql");

@@ -40,8 +40,13 @@ pub(crate) const PAGE: usize = 1_000;
 const READERS: usize = 4;
 
 /// The tables, created when missing.
+/// Servers starting at once on a new database create the tables one at a time (concurrent
+/// `CREATE TABLE IF NOT EXISTS` can fail on PostgreSQL's catalog): under this transaction-scoped
+/// advisory lock ("pitboss" in ASCII).
 const SCHEMA: &str = "
 SET client_min_messages = warning;
+BEGIN;
+SELECT pg_advisory_xact_lock(31641145980187507);
 CREATE TABLE IF NOT EXISTS pitboss_entries (
     sequence BIGINT PRIMARY KEY CHECK (sequence >= 0),
     stored BYTEA NOT NULL
@@ -57,6 +62,7 @@ CREATE TABLE IF NOT EXISTS pitboss_head (
     size BIGINT NOT NULL CHECK (size >= 0),
     hash BYTEA NOT NULL CHECK (length(hash) = 32)
 );
+COMMIT;
 ";
 
 pub(crate) fn signed(n: u64) -> Result<i64, StoreError> {
@@ -792,12 +798,12 @@ impl LogStore for PgStore {
         rows.into_iter()
             .map(|row| {
                 let value: Vec<u8> = row.get(0);
-                let sequence = be_u64(&value)
-                    .filter(|_| value.len() == 8)
-                    .ok_or_else(|| StoreError::Postgres {
+                let sequence = be_u64(&value).filter(|_| value.len() == 8).ok_or_else(|| {
+                    StoreError::Postgres {
                         database: self.database.clone(),
                         detail: format!("a position of stream `{stream}` is not a sequence"),
-                    })?;
+                    }
+                })?;
                 Ok((sequence, row.get(1)))
             })
             .collect()

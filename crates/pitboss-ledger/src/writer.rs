@@ -1023,6 +1023,12 @@ impl Writer {
         // Only entry 0 publishes a key: every later key is a rotation signed by a trusted one. Two
         // servers starting on one empty database both ask; the second finds the log begun.
         if group.sequence != 0 {
+            // Another server with the same key file published it first: nothing to do.
+            if self.stored_record(cf::KEYS, &key.id().0)?.as_deref()
+                == Some(key.public().as_bytes().as_slice())
+            {
+                return Ok(());
+            }
             return Err(LedgerError::Key(format!(
                 "the log already holds {} entries signed by another key: this server's key {} is \
                  not one the log trusts (give every server the log's key file)",
