@@ -137,6 +137,37 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
         .hand
         .unwrap();
     assert_eq!(current.version, acted.version + 2);
+
+    // The key rotated on the first server: the second refuses to sign with the old one
+    // (FAILED_PRECONDITION, naming the new key) until it is given the new key file.
+    let mut ops = pitboss::proto::operations_client::OperationsClient::new(
+        load::channel(&a.address).await.unwrap(),
+    );
+    let rotated = ops
+        .rotate_signing_key(proto::RotateSigningKeyRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let refused = play_b
+        .open_hand(load::open("after-rotation".into(), 1))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert!(
+        refused.message().contains(&rotated.new_key_id),
+        "{refused:?}"
+    );
+    std::fs::copy(a_dir.path().join("signing.key"), b.data.join("signing.key")).unwrap();
+    let reopened = play_b
+        .open_hand(load::open("after-rotation".into(), 1))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!reopened.duplicate, "the refused call wrote nothing");
     drop((a, b));
     let (ok, out) = pitboss(&["verify", "--store", &url]);
     assert!(ok && out.contains("OK"), "{out}");

@@ -128,6 +128,16 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         ),
         F::RequestReused { .. } => invalid_argument("request_id", message),
         F::Ledger(pitboss_ledger::LedgerError::Stopped) => Status::unavailable(message),
+        // The database did not answer, or the call's commit may not have happened (a failover):
+        // retry with the same request id, which returns the first answer if it did.
+        F::Ledger(pitboss_ledger::LedgerError::Store(e))
+            if matches!(e.get(), pitboss_ledger::StoreError::Postgres { .. }) =>
+        {
+            Status::unavailable(message)
+        }
+        F::Ledger(pitboss_ledger::LedgerError::HeadMoved) => Status::aborted(message),
+        // This server's signing key is not the log's (rotated by another server).
+        F::Ledger(pitboss_ledger::LedgerError::Key(_)) => Status::failed_precondition(message),
         F::Ledger(pitboss_ledger::LedgerError::TreeSize { .. }) => {
             super::limits::out_of_range("tree_size", message)
         }

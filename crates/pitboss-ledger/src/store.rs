@@ -12,7 +12,7 @@
 //! | `indexes` | index name, `0x00`, index key (caller-defined) | sequence of the entry that wrote it |
 //! | `keys` | key id (16 bytes) | Ed25519 public key (32 bytes), as published in the log |
 //! | `secrets` | caller-defined (a hand id) | caller-defined (the hand's seed, kept outside the log until revealed) |
-//! | `meta` | `format_version` | u32 |
+//! | `meta` | `format_version`; `current_key` | u32; the id of the key signing new entries (written with every key entry: the servers of a shared log compare theirs to it) |
 //!
 //! Format versions: 2 (the previous release: no anchor) and 3 (this one: the directory has an
 //! anchor file, `anchor.rs`, and a non-empty log without one is damaged).

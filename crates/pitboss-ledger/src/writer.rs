@@ -923,6 +923,30 @@ impl Writer {
         self.versions = [HashMap::new(), HashMap::new()];
         self.recent = [HashMap::new(), HashMap::new()];
         self.prefetched = prefetched;
+        // A rotation by another server: this one signs with the new key (if its key file was
+        // replaced) or not at all — never on with a key the log has rotated away from.
+        let current = self
+            .prefetched
+            .get(&(cf::META, CURRENT_KEY.to_vec()))
+            .cloned();
+        if let Some(Some(current)) = current.filter(|c| c.as_deref() != Some(&self.key.id().0[..]))
+        {
+            self.reload_key();
+            if current != self.key.id().0 {
+                open.rollback();
+                self.prefetched.clear();
+                let current = KeyId::from_slice(&current)
+                    .map_or_else(|| hex::encode(&current), |id| id.to_string());
+                return refuse_all(
+                    jobs,
+                    &LedgerError::Key(format!(
+                        "the log's signing key is now {current} (rotated by another server); this \
+                         server's key file holds {}: copy the new key file here",
+                        self.key.id()
+                    )),
+                );
+            }
+        }
         let mut prepared = self.prepare(jobs);
         self.prefetched.clear();
         let batch = std::mem::take(&mut prepared.batch);
@@ -1072,6 +1096,8 @@ impl Writer {
         group
             .batch
             .put(cf::KEYS, key.id().0, key.public().as_bytes().to_vec());
+        // The key signing from now on, for the other servers of a shared log to compare theirs to.
+        group.batch.put(cf::META, CURRENT_KEY, key.id().0);
         Ok(())
     }
 }
@@ -1080,7 +1106,7 @@ impl Writer {
 /// The records a group's staging will read: each stream's version and each request id's record
 /// (read once, after the head row is locked).
 fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
-    let mut wanted = Vec::new();
+    let mut wanted = vec![(cf::META, CURRENT_KEY.to_vec())];
     for job in jobs {
         if let Job::Append(request, _) = job {
             wanted.push((cf::HEADS, request.stream.as_bytes().to_vec()));
@@ -1093,6 +1119,9 @@ fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
     wanted.dedup();
     wanted
 }
+
+/// The `meta` record naming the key that signs new entries (written with every key entry).
+pub(crate) const CURRENT_KEY: &[u8] = b"current_key";
 
 /// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
 const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
