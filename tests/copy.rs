@@ -108,15 +108,18 @@ fn a_log_copied_into_postgres_verifies_there_with_the_same_head() {
         back.to_str().unwrap(),
     ]);
     assert!(!ok && stderr.contains("--key"), "{stderr}");
-    let (ok, stdout, stderr) = pitboss(&[
-        "copy",
-        "--from",
-        &cluster.url(),
-        "--to",
-        back.to_str().unwrap(),
-        "--key",
-        dir.to_str().unwrap(),
-    ]);
+    let copy_back = || {
+        pitboss(&[
+            "copy",
+            "--from",
+            &cluster.url(),
+            "--to",
+            back.to_str().unwrap(),
+            "--key",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let (ok, stdout, stderr) = copy_back();
     assert!(ok, "{stderr}");
     let returned: serde_json::Value = serde_json::from_str(stdout.trim()).expect(&stdout);
     assert_eq!(returned["head"], copied["head"]);
@@ -129,15 +132,7 @@ fn a_log_copied_into_postgres_verifies_there_with_the_same_head() {
         "{stdout}"
     );
     // Into a directory that holds something: refused.
-    let (ok, _, stderr) = pitboss(&[
-        "copy",
-        "--from",
-        &cluster.url(),
-        "--to",
-        back.to_str().unwrap(),
-        "--key",
-        dir.to_str().unwrap(),
-    ]);
+    let (ok, _, stderr) = copy_back();
     assert!(!ok && stderr.contains("not an empty directory"), "{stderr}");
     let server = Server::start(&back);
     assert!(server.address.starts_with("http://127.0.0.1:"));

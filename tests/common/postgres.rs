@@ -151,17 +151,24 @@ impl Cluster {
         run(promote, "pg_ctl promote");
     }
 
+    /// A client program of PostgreSQL's (`psql`, `createdb`) connecting to this cluster.
+    fn client(&self, program: &str) -> Command {
+        let mut command = Command::new(Path::new(BIN).join(program));
+        command.args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "pitboss",
+        ]);
+        command
+    }
+
     /// Runs `sql` in the `postgres` database; its output, unaligned, trimmed.
     pub fn sql(&self, sql: &str) -> String {
-        let out = Command::new(Path::new(BIN).join("psql"))
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "pitboss",
-            ])
+        let out = self
+            .client("psql")
             .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql])
             .output()
             .expect("psql");
@@ -210,17 +217,8 @@ impl Cluster {
             std::process::id(),
             NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
-        let mut create = Command::new(Path::new(BIN).join("createdb"));
-        create
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "pitboss",
-            ])
-            .arg(&name);
+        let mut create = self.client("createdb");
+        create.arg(&name);
         run(create, "createdb");
         self.url_of(&name)
     }

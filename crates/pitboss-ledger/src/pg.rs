@@ -31,7 +31,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 use super::entry::{Hash, GENESIS};
-use super::store::{be_u64, cf, Batch, Entries, KeyValue, LogStore, StoreError, Write};
+use super::store::{
+    be_u64, cf, Batch, Entries, KeyValue, LogStore, StoreError, StreamEntries, Write,
+};
 
 /// Entries (or records) sent or read per statement.
 pub(crate) const PAGE: usize = 1_000;
@@ -174,6 +176,16 @@ fn pg_error(database: &str, e: &tokio_postgres::Error) -> StoreError {
         database: database.to_string(),
         detail,
     }
+}
+
+/// Column `i` of a row, refused (not a panic) when the database holds another type or NULL there:
+/// a database is hostile until checked.
+fn col<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a tokio_postgres::Row,
+    i: usize,
+    database: &str,
+) -> Result<T, StoreError> {
+    row.try_get(i).map_err(|e| pg_error(database, &e))
 }
 
 /// The smallest key greater than every key starting with `prefix` (`None`: there is none).
@@ -369,8 +381,12 @@ impl PgStore {
         })?;
         row.map(|row| {
             Ok((
-                unsigned(row.get(0), &self.database, "the head's size")?,
-                row.get(1),
+                unsigned(
+                    col(&row, 0, &self.database)?,
+                    &self.database,
+                    "the head's size",
+                )?,
+                col(&row, 1, &self.database)?,
             ))
         })
         .transpose()
@@ -378,13 +394,12 @@ impl PgStore {
 
     /// How many entries the database holds (counted, not read from the head row).
     pub fn count_entries(&self) -> Result<u64, StoreError> {
-        let count: i64 = self
-            .read(|conn| async move {
-                conn.client
-                    .query_one("SELECT count(*) FROM pitboss_entries", &[])
-                    .await
-            })?
-            .get(0);
+        let row = self.read(|conn| async move {
+            conn.client
+                .query_one("SELECT count(*) FROM pitboss_entries", &[])
+                .await
+        })?;
+        let count: i64 = col(&row, 0, &self.database)?;
         unsigned(count, &self.database, "the count of entries")
     }
 
@@ -513,9 +528,8 @@ impl Session {
     }
 
     pub(crate) fn count(&self, sql: &'static str) -> Result<u64, StoreError> {
-        let n: i64 = self
-            .run(move |conn| async move { conn.client.query_one(sql, &[]).await })?
-            .get(0);
+        let row = self.run(move |conn| async move { conn.client.query_one(sql, &[]).await })?;
+        let n: i64 = col(&row, 0, &self.runner.database)?;
         unsigned(n, &self.runner.database, "a count")
     }
 
@@ -555,17 +569,20 @@ impl Session {
                 detail: "no head row in pitboss_head".into(),
             });
         };
-        let size = unsigned(row.get(0), database, "the head's size")?;
-        let hash: Vec<u8> = row.get(1);
+        let size = unsigned(col(&row, 0, database)?, database, "the head's size")?;
+        let hash: Vec<u8> = col(&row, 1, database)?;
         let hash: Hash = hash.try_into().map_err(|_| StoreError::Postgres {
             database: database.clone(),
             detail: "the head's hash is not 32 bytes".into(),
         })?;
         let mut prefetched: Prefetched = wanted.into_iter().map(|k| (k, None)).collect();
         for row in found {
-            let family: String = row.get(0);
+            let family: String = col(&row, 0, database)?;
             if let Some(family) = cf::ALL.iter().find(|f| **f == family) {
-                prefetched.insert((family, row.get(1)), Some(row.get(2)));
+                prefetched.insert(
+                    (family, col(&row, 1, database)?),
+                    Some(col(&row, 2, database)?),
+                );
             }
         }
         Ok(((size, hash), prefetched))
@@ -699,7 +716,7 @@ impl LogStore for PgStore {
             let sequence = signed(sequence)?;
             return self.read(move |conn| async move {
                 let row = conn.client.query_opt(&conn.get_entry, &[&sequence]).await?;
-                Ok(row.map(|r| r.get(0)))
+                row.map(|r| r.try_get(0)).transpose()
             });
         }
         let (family, key) = (family.to_string(), key.to_vec());
@@ -708,7 +725,7 @@ impl LogStore for PgStore {
                 .client
                 .query_opt(&conn.get_record, &[&family, &key])
                 .await?;
-            Ok(row.map(|r| r.get(0)))
+            row.map(|r| r.try_get(0)).transpose()
         })
     }
 
@@ -736,11 +753,14 @@ impl LogStore for PgStore {
                 }
             }
         })?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.get(0), row.get(1)))
-            .filter(|(key, _): &KeyValue| key.starts_with(prefix))
-            .collect())
+        let mut found = Vec::with_capacity(rows.len());
+        for row in rows {
+            let key: Vec<u8> = col(&row, 0, &self.database)?;
+            if key.starts_with(prefix) {
+                found.push((key, col(&row, 1, &self.database)?));
+            }
+        }
+        Ok(found)
     }
 
     fn entries_from(&self, from: u64) -> Result<Entries<'_>, StoreError> {
@@ -764,7 +784,11 @@ impl LogStore for PgStore {
             let full = rows.len() == PAGE;
             let mut items = Vec::with_capacity(rows.len());
             for row in rows {
-                let sequence: i64 = row.get(0);
+                let (sequence, stored): (i64, Vec<u8>) =
+                    match (col(&row, 0, &self.database), col(&row, 1, &self.database)) {
+                        (Ok(sequence), Ok(stored)) => (sequence, stored),
+                        (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+                    };
                 // A negative sequence cannot be stored (CHECK), but a database is hostile until
                 // checked: it becomes a key that is not a sequence, which the walk names.
                 let key = u64::try_from(sequence)
@@ -773,17 +797,13 @@ impl LogStore for PgStore {
                 if full {
                     next = u64::try_from(sequence).ok().and_then(|s| s.checked_add(1));
                 }
-                items.push((key, row.get(1)));
+                items.push((key, stored));
             }
             page = items.into_iter();
         })))
     }
 
-    fn stream_entries(
-        &self,
-        stream: &str,
-        position: u64,
-    ) -> Result<Vec<(u64, Option<Vec<u8>>)>, StoreError> {
+    fn stream_entries(&self, stream: &str, position: u64) -> Result<StreamEntries, StoreError> {
         let mut prefix = stream.as_bytes().to_vec();
         prefix.push(0);
         let start = super::store::stream_key(stream, position);
@@ -797,14 +817,14 @@ impl LogStore for PgStore {
         })?;
         rows.into_iter()
             .map(|row| {
-                let value: Vec<u8> = row.get(0);
+                let value: Vec<u8> = col(&row, 0, &self.database)?;
                 let sequence = be_u64(&value).filter(|_| value.len() == 8).ok_or_else(|| {
                     StoreError::Postgres {
                         database: self.database.clone(),
                         detail: format!("a position of stream `{stream}` is not a sequence"),
                     }
                 })?;
-                Ok((sequence, row.get(1)))
+                Ok((sequence, col(&row, 1, &self.database)?))
             })
             .collect()
     }
@@ -814,8 +834,8 @@ impl LogStore for PgStore {
             self.read(|conn| async move { conn.client.query_opt(&conn.last_entry, &[]).await })?;
         row.map(|row| {
             Ok((
-                unsigned(row.get(0), &self.database, "a sequence")?,
-                row.get(1),
+                unsigned(col(&row, 0, &self.database)?, &self.database, "a sequence")?,
+                col(&row, 1, &self.database)?,
             ))
         })
         .transpose()

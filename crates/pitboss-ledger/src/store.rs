@@ -176,6 +176,9 @@ pub type KeyValue = (Vec<u8>, Vec<u8>);
 /// the iteration.
 pub type Entries<'a> = Box<dyn Iterator<Item = Result<KeyValue, StoreError>> + 'a>;
 
+/// A stream's entries as (sequence, stored bytes, `None` when the log lacks the entry).
+pub type StreamEntries = Vec<(u64, Option<Vec<u8>>)>;
+
 /// The reads every storage engine answers: the seam between the ledger and where its bytes live
 /// (RocksDB here, PostgreSQL in `pg.rs`). Records are addressed by family and key exactly as the
 /// table in this module's comment lays them out, whatever the engine.
@@ -230,11 +233,7 @@ pub trait LogStore: Send + Sync {
     /// A stream's stored entries from `position` on, in order, as (sequence, stored bytes); the
     /// bytes are `None` for an entry the stream names but the log does not hold (damage the
     /// caller names). One query on PostgreSQL.
-    fn stream_entries(
-        &self,
-        stream: &str,
-        position: u64,
-    ) -> Result<Vec<(u64, Option<Vec<u8>>)>, StoreError> {
+    fn stream_entries(&self, stream: &str, position: u64) -> Result<StreamEntries, StoreError> {
         self.stream_sequences(stream, position)?
             .into_iter()
             .map(|sequence| Ok((sequence, self.stored_entry(sequence)?)))
