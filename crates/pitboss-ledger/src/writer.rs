@@ -975,8 +975,9 @@ impl Writer {
             Ok(Committed::HeadMoved) => LedgerError::HeadMoved,
             Err(e) => LedgerError::from(e),
         };
-        // Nothing was written: the next group starts from the head row again, with the key file
-        // as it is (a rotation staged here did not happen).
+        // Nothing was written — or, when the answer to COMMIT was lost with the connection, the
+        // outcome is unknown and the callers' retries with their request ids learn it. Either way
+        // the next group starts from the head row again, with the key file as it is.
         self.reload_key();
         Anchorer::fail(durable, &error);
     }
