@@ -56,7 +56,8 @@ pub fn run(args: CopyArgs) -> anyhow::Result<()> {
             let Some(key) = &args.key else {
                 bail!("--key DIR: the directory holding the log's current signing.key (a data directory needs it)");
             };
-            let source = PgStore::connect(&args.from).context("cannot reach the database")?;
+            let source =
+                PgStore::connect_reading(&args.from).context("cannot reach the database")?;
             let total = source.log_size()?;
             progress::while_running(&done, total, "entries", || {
                 copy::postgres_to_rocks(

@@ -39,6 +39,12 @@ pub struct ServeArgs {
     /// Several servers may serve one database (`docs/deploy.md`).
     #[arg(long, env = "PITBOSS_STORE")]
     store: Option<String>,
+    /// Serve the `--store` log read-only: a regulator's server on a streaming replica (or with a
+    /// role that may not write). The Audit API answers from it; every write is refused with
+    /// FAILED_PRECONDITION; checkpoints are signed only if the data directory holds a copy of
+    /// the log's current key file (`docs/deploy.md`).
+    #[arg(long)]
+    read_only: bool,
     /// The address to listen on. Default: `127.0.0.1:50051`.
     #[arg(long)]
     listen: Option<SocketAddr>,
@@ -75,6 +81,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
     let flags = serve_file::Flags {
         data: args.data,
         store: args.store,
+        read_only: args.read_only,
         listen: args.listen,
         access: args.access,
         tls_cert: args.tls_cert,
@@ -193,13 +200,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 std::fs::create_dir_all(&args.data).with_context(|| {
                     format!("cannot create the key directory {}", args.data.display())
                 })?;
-                pitboss_ledger::Ledger::open_postgres(
-                    url,
-                    &args.data,
-                    now_ms,
-                    Some(pitboss::codec::check_payload),
-                )
-                .context("cannot open the log in PostgreSQL")?
+                if args.read_only {
+                    pitboss_ledger::Ledger::open_postgres_reading(
+                        url,
+                        Some(&args.data),
+                        Some(pitboss::codec::check_payload),
+                    )
+                    .context("cannot open the log in PostgreSQL to read")?
+                } else {
+                    pitboss_ledger::Ledger::open_postgres(
+                        url,
+                        &args.data,
+                        now_ms,
+                        Some(pitboss::codec::check_payload),
+                    )
+                    .context("cannot open the log in PostgreSQL")?
+                }
             }
         });
         let head = ledger.head()?;
@@ -245,6 +261,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             data = %args.data.display(),
             log = %floor.ledger().location(),
             tls = tls.is_some(),
+            read_only = floor.ledger().read_only(),
             key = %floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
@@ -255,6 +272,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "data": args.data.display().to_string(),
             "log": floor.ledger().location(),
             "key_id": floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
+            "read_only": floor.ledger().read_only(),
             "head": head.map(|(seq, _)| seq),
             "metrics": metrics_address,
         }))?;

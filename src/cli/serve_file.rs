@@ -27,6 +27,8 @@ pub struct File {
     pub data: Option<PathBuf>,
     /// `store = "postgres://pitboss@db1:5432/pitboss"` (default: RocksDB in `data`)
     pub store: Option<String>,
+    /// `read_only = true`: serve a replica of the `store` log, writing nothing.
+    pub read_only: Option<bool>,
     /// `listen = "127.0.0.1:50051"`
     pub listen: Option<SocketAddr>,
     /// `access = "access.toml"`
@@ -74,6 +76,7 @@ pub struct Tls {
 pub struct Flags {
     pub data: Option<PathBuf>,
     pub store: Option<String>,
+    pub read_only: bool,
     pub listen: Option<SocketAddr>,
     pub access: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -91,6 +94,8 @@ pub struct Settings {
     pub data: PathBuf,
     /// The PostgreSQL log (`postgres://…`), if the log is not in `data`.
     pub store: Option<String>,
+    /// Serve the `store` log read-only (a regulator's server on a replica): no write at all.
+    pub read_only: bool,
     pub listen: SocketAddr,
     pub access: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -196,6 +201,26 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "a client CA needs a server certificate (--tls-cert or [tls] cert)",
         });
     }
+    let store = match flags.store.or(file.store) {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            Some(url)
+        }
+        Some(_) => {
+            return Err(FileError::Incomplete {
+                field: "store",
+                problem: "a store is a PostgreSQL URL (postgres://user@host:port/database); \
+                          leave it out for RocksDB in the data directory",
+            })
+        }
+        None => None,
+    };
+    let read_only = flags.read_only || file.read_only.unwrap_or(false);
+    if read_only && store.is_none() {
+        return Err(FileError::Incomplete {
+            field: "read_only",
+            problem: "a read-only server reads a PostgreSQL log (a replica): give --store",
+        });
+    }
     let table = file.limits.unwrap_or_default();
     let defaults = ServerLimits::default();
     let limit = |field: &'static str, value: Option<usize>, default: usize| match value {
@@ -218,19 +243,8 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
     Ok(Settings {
         metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
         limits,
-        store: match flags.store.or(file.store) {
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                Some(url)
-            }
-            Some(_) => {
-                return Err(FileError::Incomplete {
-                    field: "store",
-                    problem: "a store is a PostgreSQL URL (postgres://user@host:port/database); \
-                              leave it out for RocksDB in the data directory",
-                })
-            }
-            None => None,
-        },
+        store,
+        read_only,
         data: flags
             .data
             .or(file.data)
@@ -284,6 +298,24 @@ mod tests {
         let defaults = merge(Flags::default(), File::default()).unwrap();
         assert_eq!(defaults.listen, DEFAULT_LISTEN.parse().unwrap());
         assert!(!defaults.insecure_no_tls && defaults.tls_cert.is_none());
+    }
+
+    #[test]
+    fn a_read_only_server_needs_a_postgresql_store() {
+        let url = "postgres://regulator@replica:5432/pitboss";
+        let from_file = file(&format!("store = \"{url}\"\nread_only = true\n")).unwrap();
+        let settings = merge(Flags::default(), from_file).unwrap();
+        assert!(settings.read_only);
+        assert_eq!(settings.store.as_deref(), Some(url));
+        let flags = Flags {
+            read_only: true,
+            ..Flags::default()
+        };
+        match merge(flags, File::default()) {
+            Err(FileError::Incomplete { field, .. }) => assert_eq!(field, "read_only"),
+            other => panic!("{other:?}"),
+        }
+        assert!(!merge(Flags::default(), File::default()).unwrap().read_only);
     }
 
     #[test]

@@ -387,15 +387,22 @@ fn remote(server: String, from: u64, to: Option<u64>) -> ExitCode {
 /// `--store`: the walk of `pitboss verify` over a PostgreSQL log, read a page at a time, and the
 /// head row against the last entry walked.
 fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
-    let store = match pitboss_ledger::pg::PgStore::connect(url) {
+    let store = match pitboss_ledger::pg::PgStore::connect_reading(url) {
         Ok(store) => store,
         Err(e) => {
             eprintln!("cannot read the database: {e}");
             return ExitCode::from(2);
         }
     };
-    let size = store.log_size().unwrap_or(0);
-    let total = to.map_or(size, |to| size.min(to.saturating_add(1)));
+    // The head row first: writing servers may append while the walk runs (a live log, or a
+    // replica replaying), and the walk stops at the head read here.
+    let head = store.head_row();
+    let size = match &head {
+        Ok(Some((size, _))) => *size,
+        _ => store.log_size().unwrap_or(0),
+    };
+    let walk_to = to.or(size.checked_sub(1));
+    let total = walk_to.map_or(size, |to| size.min(to.saturating_add(1)));
     let walked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let started = std::time::Instant::now();
     let report =
@@ -404,7 +411,7 @@ fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
                 &store,
                 &pitboss_ledger::WalkOptions {
                     from,
-                    to,
+                    to: walk_to,
                     payloads: Some(pitboss::codec::check_payload),
                     progress: Some(walked.clone()),
                     ..Default::default()
@@ -417,7 +424,7 @@ fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
     if let Some(problem) = &report.problem {
         failed.push(format!(" at {problem}"));
     }
-    match store.head_row() {
+    match head {
         Ok(Some((size, hash))) => {
             let walked_to = report.head.map(|(s, h)| (s + 1, h.to_vec()));
             if to.is_none()
@@ -429,6 +436,15 @@ fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
                     hex::encode(&hash),
                     report.head.map(|(s, h)| (s, hex::encode(h)))
                 ));
+            }
+            // Nothing past the head: the head row and the last entry read in one snapshot.
+            match store.head_and_last_entry() {
+                Ok(Some((size, _, Some((last, _))))) if last.checked_add(1) != Some(size) => failed
+                    .push(format!(
+                        ": the head row says {size} entries, but the last entry is {last}"
+                    )),
+                Ok(_) => {}
+                Err(e) => failed.push(format!(": the head row cannot be read: {e}")),
             }
         }
         Ok(None) if size > 0 => failed.push(": the log has entries but no head row".into()),

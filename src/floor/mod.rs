@@ -107,6 +107,11 @@ impl Floor {
         floor.load_configs()?;
         for game in GameId::ALL {
             let config = GameConfig::default_for(game);
+            if floor.ledger.read_only() {
+                // A read-only server publishes nothing (and plays nothing under a default).
+                floor.defaults.insert(game, config.id());
+                continue;
+            }
             let (id, _) = floor
                 .publish(config, None, pitboss_ledger::SERVER_ACTOR)
                 .await?;

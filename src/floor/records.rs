@@ -1,6 +1,7 @@
 //! What the floor records about the service itself rather than a hand: a change of who may call it
 //! (the access file, stream `access`) and serving beyond loopback without TLS (stream
-//! `transport`). Each is one entry whose actor says who made it.
+//! `transport`). Each is one entry whose actor says who made it. A read-only server writes none:
+//! it says so in its own log (standard error).
 
 use prost::Message;
 
@@ -27,6 +28,15 @@ impl Floor {
         kind: proto::payload::Kind,
         actor: &str,
     ) -> Result<(), FloorError> {
+        if self.ledger.read_only() {
+            // Nothing can be written to a replica: said in the server's log, not silently lost.
+            tracing::warn!(
+                stream,
+                actor,
+                "read-only server: this event of the service is not recorded in the log"
+            );
+            return Ok(());
+        }
         self.ledger
             .append(AppendRequest::entries(
                 stream.to_string(),

@@ -136,8 +136,15 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             Status::unavailable(message)
         }
         F::Ledger(pitboss_ledger::LedgerError::HeadMoved) => Status::aborted(message),
-        // This server's signing key is not the log's (rotated by another server).
+        // This server's signing key is not the log's (rotated by another server), or a read-only
+        // server holds none.
         F::Ledger(pitboss_ledger::LedgerError::Key(_)) => Status::failed_precondition(message),
+        // A read-only server (`serve --read-only`) was asked to write.
+        F::Ledger(pitboss_ledger::LedgerError::ReadOnly) => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation("READ_ONLY", "server", message),
+        ),
         F::Ledger(pitboss_ledger::LedgerError::TreeSize { .. }) => {
             super::limits::out_of_range("tree_size", message)
         }

@@ -167,9 +167,14 @@ impl Cluster {
 
     /// Runs `sql` in the `postgres` database; its output, unaligned, trimmed.
     pub fn sql(&self, sql: &str) -> String {
+        self.sql_in("postgres", sql)
+    }
+
+    /// Runs `sql` in database `name`; its output, unaligned, trimmed.
+    pub fn sql_in(&self, name: &str, sql: &str) -> String {
         let out = self
             .client("psql")
-            .args(["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+            .args(["-d", name, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
             .output()
             .expect("psql");
         assert!(

@@ -14,7 +14,7 @@
 //! - `recovery`: the explicit, recorded repair of a damaged directory.
 //! - `verify`: walking the log and naming the first bad entry.
 //! - `pg`, `pg_open`: the log in PostgreSQL, several servers writing it; `copy`: verified copies
-//!   between the engines.
+//!   between the engines; `replica`: a read-only server's ledger on a replica of that log.
 //! - `tamper` (feature `tamper`, tests only): writes around the writer, to damage a directory.
 //!
 //! # Contract
@@ -48,6 +48,7 @@ pub mod pg_open;
 mod proofs;
 pub mod proto;
 pub mod recovery;
+mod replica;
 mod requests;
 pub mod stats;
 pub mod store;
@@ -156,6 +157,12 @@ pub enum LedgerError {
     /// without the row's lock): nothing of the group was written.
     #[error("the log's head moved while the group was written; nothing was written (retry)")]
     HeadMoved,
+    /// The ledger was opened read-only ([`Ledger::open_postgres_reading`]): it writes nothing.
+    #[error(
+        "this server serves a read-only replica of the log and writes nothing: play, publish and \
+         rotate keys on a writing server"
+    )]
+    ReadOnly,
 }
 
 /// Why a ledger could not be opened.
@@ -244,7 +251,8 @@ pub struct Ledger {
     engine: Engine,
     jobs: Mutex<Option<mpsc::Sender<writer::Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
-    key_id: Mutex<KeyId>,
+    /// The key signing new entries (`None`: a read-only ledger without a copy of the key file).
+    key_id: Mutex<Option<KeyId>>,
     head: tokio::sync::watch::Receiver<u64>,
     /// Roots of complete blocks of the Merkle tree, filled as proofs need them.
     merkle: Mutex<merkle::MerkleCache>,
@@ -363,6 +371,38 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// Opens the log in the PostgreSQL database at `url` only to read (a regulator's server on a
+    /// streaming replica, or with a role that may not write): the checks of `pg_open.rs` on
+    /// read-only connections, no writer. Every append and rotation is refused with
+    /// [`LedgerError::ReadOnly`]; the size follows the head row as writing servers move it.
+    /// Checkpoints are signed only when `key_dir` holds a copy of the log's current key file.
+    pub fn open_postgres_reading(
+        url: &str,
+        key_dir: Option<&Path>,
+        payloads: Option<PayloadCheck>,
+    ) -> Result<Ledger, OpenError> {
+        let pg_open::PgReading { store, key, size } = pg_open::open_reading(url, key_dir)?;
+        let key_id = key.as_ref().map(keys::Keypair::id);
+        let (follows, head) = tokio::sync::watch::channel(size);
+        let follower = replica::Follower::new(store.clone(), key, follows);
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("ledger-follower".into())
+            .spawn(move || follower.run(rx))
+            .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
+        Ok(Ledger {
+            engine: Engine::Postgres(store),
+            jobs: Mutex::new(Some(tx)),
+            thread: Mutex::new(Some(thread)),
+            key_id: Mutex::new(key_id),
+            head,
+            merkle: Mutex::new(merkle::MerkleCache::default()),
+            queued: tokio::sync::Semaphore::new(MAX_QUEUED),
+            payloads,
+            stats: Arc::new(stats::WriterStats::default()),
+        })
+    }
+
     /// Publishes the key of an empty log and appends `first` (a recovery's record) on this thread,
     /// then starts the writer's thread.
     fn launch(
@@ -398,7 +438,7 @@ impl Ledger {
             engine,
             jobs: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
-            key_id: Mutex::new(key_id),
+            key_id: Mutex::new(Some(key_id)),
             head,
             merkle: Mutex::new(merkle::MerkleCache::default()),
             queued: tokio::sync::Semaphore::new(MAX_QUEUED),
@@ -474,7 +514,7 @@ impl Ledger {
 
     fn rotated(&self, id: KeyId) {
         if let Ok(mut key_id) = self.key_id.lock() {
-            *key_id = id;
+            *key_id = Some(id);
         }
     }
 
@@ -498,7 +538,7 @@ impl Ledger {
 
     /// The id of the key signing new entries.
     pub fn key_id(&self) -> Option<KeyId> {
-        self.key_id.lock().ok().map(|k| *k)
+        self.key_id.lock().ok().and_then(|k| *k)
     }
 
     /// The store's reads, whatever the engine (for the crate's own reads).
@@ -519,6 +559,12 @@ impl Ledger {
     /// what a stream holds must then be checked against the stream's version before it is used.
     pub fn shared(&self) -> bool {
         matches!(self.engine, Engine::Postgres(_))
+    }
+
+    /// Whether the ledger was opened read-only ([`Ledger::open_postgres_reading`]): every write
+    /// is refused with [`LedgerError::ReadOnly`].
+    pub fn read_only(&self) -> bool {
+        matches!(&self.engine, Engine::Postgres(pg) if pg.is_reading())
     }
 
     /// Where the log is: the data directory, or the database (its password hidden).

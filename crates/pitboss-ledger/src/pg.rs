@@ -96,10 +96,17 @@ struct Conn {
 }
 
 impl Conn {
-    /// A connection whose statements are prepared (the tables exist).
-    async fn open(config: Config, database: String) -> Result<Conn, StoreError> {
+    /// A connection whose statements are prepared (the tables exist); a reading store's
+    /// connections refuse every write in the database itself.
+    async fn open(config: Config, database: String, reading: bool) -> Result<Conn, StoreError> {
         let fail = |e: tokio_postgres::Error| pg_error(&database, &e);
         let client = connect(&config, &database).await?;
+        if reading {
+            client
+                .batch_execute("SET default_transaction_read_only = on")
+                .await
+                .map_err(fail)?;
+        }
         let prepare = |sql: &'static str| {
             let client = &client;
             async move { client.prepare(sql).await }
@@ -212,6 +219,8 @@ pub struct PgStore {
     database: String,
     readers: Vec<Mutex<Option<Arc<Conn>>>>,
     next_reader: AtomicUsize,
+    /// Opened only to read ([`PgStore::connect_reading`]): every connection is read-only.
+    reading: bool,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -254,6 +263,42 @@ impl PgStore {
     /// Connects to `url` (`postgres://user@host:port/db` or `host=… port=… user=… dbname=…`),
     /// creates the tables when missing, and checks it can read.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let store = PgStore::configure(url, false)?;
+        let (config, database) = (store.config.clone(), store.database.clone());
+        store.runner.block(async move {
+            connect(&config, &database)
+                .await?
+                .batch_execute(SCHEMA)
+                .await
+                .map_err(|e| pg_error(&database, &e))
+        })?;
+        Ok(store)
+    }
+
+    /// Connects to `url` only to read: creates nothing, and every connection is read-only
+    /// (`default_transaction_read_only`), so a streaming replica (a hot standby) serves, and a
+    /// role without write privileges is enough. A database without the log's tables is refused.
+    pub fn connect_reading(url: &str) -> Result<PgStore, StoreError> {
+        let store = PgStore::configure(url, true)?;
+        // Opening a connection prepares the reads, which fails on a missing table: named here.
+        let opened = store.reader();
+        match opened {
+            Ok(_) => Ok(store),
+            Err(StoreError::Postgres { database, detail }) if detail.contains("42P01") => {
+                Err(StoreError::Postgres {
+                    database,
+                    detail: format!(
+                        "holds no pitboss log (the tables pitboss_entries, pitboss_records and \
+                         pitboss_head are made by the first writing server or a copy): {detail}"
+                    ),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The store for `url`, its client runtime started, not yet connected.
+    fn configure(url: &str, reading: bool) -> Result<PgStore, StoreError> {
         let config = Config::from_str(url).map_err(|e| StoreError::Postgres {
             database: "(the URL given)".into(),
             detail: format!("not a PostgreSQL connection string: {e}"),
@@ -288,22 +333,21 @@ impl PgStore {
             database,
             readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
             next_reader: AtomicUsize::new(0),
+            reading,
         };
-        let (config, database) = (store.config.clone(), store.database.clone());
-        store.runner.block(async move {
-            connect(&config, &database)
-                .await?
-                .batch_execute(SCHEMA)
-                .await
-                .map_err(|e| pg_error(&database, &e))
-        })?;
         Ok(store)
     }
 
+    /// Whether the store was opened only to read.
+    pub(crate) fn is_reading(&self) -> bool {
+        self.reading
+    }
+
     fn open_conn(&self) -> Result<Arc<Conn>, StoreError> {
-        let (config, database) = (self.config.clone(), self.database.clone());
+        let (config, database, reading) =
+            (self.config.clone(), self.database.clone(), self.reading);
         self.runner
-            .block(async move { Conn::open(config, database).await.map(Arc::new) })
+            .block(async move { Conn::open(config, database, reading).await.map(Arc::new) })
     }
 
     /// A reader's connection, reconnected if it was lost (a restart, a failover).
@@ -392,6 +436,34 @@ impl PgStore {
         .transpose()
     }
 
+    /// The head row and the last entry read together, in one statement's snapshot (other servers,
+    /// or a replica's replay, may commit in between two reads): `None` without a head row.
+    pub fn head_and_last_entry(&self) -> Result<Option<HeadAndLast>, StoreError> {
+        let row = self.read(|conn| async move {
+            conn.client
+                .query_opt(
+                    "SELECT h.size, h.hash, e.sequence, e.stored FROM pitboss_head h
+                     LEFT JOIN LATERAL (SELECT sequence, stored FROM pitboss_entries
+                         ORDER BY sequence DESC LIMIT 1) e ON true",
+                    &[],
+                )
+                .await
+        })?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let database = &self.database;
+        let size = unsigned(col(&row, 0, database)?, database, "the head's size")?;
+        let last = match col::<Option<i64>>(&row, 2, database)? {
+            None => None,
+            Some(sequence) => Some((
+                unsigned(sequence, database, "a sequence")?,
+                col(&row, 3, database)?,
+            )),
+        };
+        Ok(Some((size, col(&row, 1, database)?, last)))
+    }
+
     /// How many entries the database holds (counted, not read from the head row).
     pub fn count_entries(&self) -> Result<u64, StoreError> {
         let row = self.read(|conn| async move {
@@ -450,6 +522,9 @@ impl PgStore {
         })
     }
 }
+
+/// The head row (size, last hash) and the last entry (sequence, stored bytes), if any.
+pub type HeadAndLast = (u64, Vec<u8>, Option<(u64, Vec<u8>)>);
 
 /// A parameter of a statement run through [`Session::execute`].
 pub(crate) type Param = Box<dyn tokio_postgres::types::ToSql + Send + Sync>;

@@ -7,8 +7,11 @@
 //! database): `pitboss verify --store postgres://…` does that, and the head row binds the chain's
 //! end, which is what a writer continues from.
 //!
+//! A read-only server (a regulator's replica, `serve --read-only`) passes the same checks on a
+//! read-only connection, without a key file or with the log's current key to sign checkpoints.
+//!
 //! Owns these checks; MUST NOT write anything but the head row and format record of an empty log
-//! and a new log's key file.
+//! and a new log's key file, and nothing at all for a read-only server.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -58,11 +61,97 @@ pub(crate) struct PgOpened {
     pub publish_key: bool,
 }
 
+/// A PostgreSQL log checked for a read-only server (a regulator's replica): no writer, and a key
+/// only if the server was given one (to sign checkpoints).
+pub(crate) struct PgReading {
+    pub store: Arc<PgStore>,
+    /// The log's key file, when the server's directory holds one: it must be the log's current key.
+    pub key: Option<Keypair>,
+    pub size: u64,
+}
+
+/// What the checks of the head row and the last entry found.
+struct Head {
+    size: u64,
+    hash: Hash,
+    /// The key that signed the last entry (`None`: an empty log).
+    current: Option<KeyId>,
+    /// Every key the log published.
+    established: HashMap<KeyId, VerifyingKey>,
+}
+
 /// Connects to `url` and checks the log there for a server whose key file is in `key_dir`.
 pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
     let store = Arc::new(PgStore::connect(url)?);
+    let Head {
+        size,
+        hash,
+        current,
+        established,
+    } = check_head(&store, true)?;
+    let refused = |refusal| PgRefusal::Key {
+        database: store.describe(),
+        refusal,
+    };
+    let key = match check_keys(key_dir, size, current, &established).map_err(refused)? {
+        Some(key) => key,
+        None => {
+            let (key, _) =
+                Keypair::load_or_create(key_dir).map_err(|e| refused(KeyRefusal::Unusable(e)))?;
+            key
+        }
+    };
+    Ok(PgOpened {
+        store,
+        key_dir: key_dir.to_path_buf(),
+        key,
+        next_sequence: size,
+        last_hash: hash,
+        publish_key: size == 0,
+    })
+}
+
+/// Connects to `url` only to read ([`PgStore::connect_reading`]) and checks the log there as
+/// [`open`] does, writing nothing; a key file in `key_dir`, if there is one, must be the log's
+/// current key.
+pub(crate) fn open_reading(url: &str, key_dir: Option<&Path>) -> Result<PgReading, PgRefusal> {
+    let store = Arc::new(PgStore::connect_reading(url)?);
+    let Head {
+        size,
+        current,
+        established,
+        ..
+    } = check_head(&store, false)?;
+    let key = match key_dir {
+        Some(dir) if dir.join(super::keys::KEY_FILE).exists() => {
+            check_keys(dir, size, current, &established).map_err(|refusal| PgRefusal::Key {
+                database: store.describe(),
+                refusal,
+            })?
+        }
+        _ => None,
+    };
+    Ok(PgReading { store, key, size })
+}
+
+/// The head row against the last entry (which decodes, hashes to the head and carries a
+/// signature by a key the log published), and the format record. `create`: make the head row and
+/// the format record of an empty log (a writer); otherwise a database without a head row is
+/// refused.
+fn check_head(store: &PgStore, create: bool) -> Result<Head, PgRefusal> {
     let database = store.describe();
-    let (size, head) = store.ensure_head_row()?;
+    if create {
+        store.ensure_head_row()?;
+    }
+    let (size, head, last) =
+        store
+            .head_and_last_entry()?
+            .ok_or_else(|| PgRefusal::HeadDisagrees {
+                database: database.clone(),
+                size: 0,
+                head: "nothing".into(),
+                found: "pitboss_head holds no row (no writing server has opened this log)".into(),
+            })?;
     let head: Hash = head.try_into().map_err(|_| PgRefusal::HeadDisagrees {
         database: database.clone(),
         size,
@@ -75,7 +164,6 @@ pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
         head: hex::encode(head),
         found,
     };
-    let last = store.last_entry()?;
     let current: Option<KeyId> = match (size, last) {
         (0, None) => None,
         (_, None) => return Err(disagrees("the log holds no entry".into())),
@@ -109,7 +197,7 @@ pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
         }
     };
     match store.get(cf::META, super::store::FORMAT_KEY)? {
-        None if size == 0 => store.put_record(
+        None if size == 0 && create => store.put_record(
             cf::META,
             super::store::FORMAT_KEY,
             &FORMAT_VERSION.to_be_bytes(),
@@ -134,24 +222,10 @@ pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
             Some((id, public))
         })
         .collect();
-    let refused = |refusal| PgRefusal::Key {
-        database: database.clone(),
-        refusal,
-    };
-    let key = match check_keys(key_dir, size, current, &established).map_err(refused)? {
-        Some(key) => key,
-        None => {
-            let (key, _) =
-                Keypair::load_or_create(key_dir).map_err(|e| refused(KeyRefusal::Unusable(e)))?;
-            key
-        }
-    };
-    Ok(PgOpened {
-        store,
-        key_dir: key_dir.to_path_buf(),
-        key,
-        next_sequence: size,
-        last_hash: head,
-        publish_key: size == 0,
+    Ok(Head {
+        size,
+        hash: head,
+        current,
+        established,
     })
 }

@@ -1125,9 +1125,9 @@ fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
 pub(crate) const CURRENT_KEY: &[u8] = b"current_key";
 
 /// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
-const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+pub(super) const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
-fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
+pub(super) fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
     for job in jobs {
         match job {
             Job::Append(_, reply) => {

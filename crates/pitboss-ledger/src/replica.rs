@@ -1,0 +1,104 @@
+//! The thread of a read-only ledger (`serve --read-only`: a regulator's server on a streaming
+//! replica of a PostgreSQL log). It follows the head row as the log grows elsewhere, refuses every
+//! write with [`LedgerError::ReadOnly`], and signs checkpoints when the server holds a copy of the
+//! log's current key file.
+//!
+//! Owns only the follower's state; MUST NOT write to the database (its connections are read-only
+//! as well, `PgStore::connect_reading`) and MUST NOT sign with a key other than the one that
+//! signed the log's last entry (a key rotated away by a writing server is not used).
+
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+use super::entry::Entry;
+use super::keys::{KeyId, Keypair};
+use super::pg::PgStore;
+use super::store::LogStore;
+use super::writer::{refuse_all, Job, SignedBy, HEAD_POLL};
+use super::LedgerError;
+
+/// What a read-only ledger's thread holds.
+pub(super) struct Follower {
+    pg: Arc<PgStore>,
+    /// A copy of the log's key file, if the server was given one: checkpoints are signed with it.
+    key: Option<Keypair>,
+    /// The log's size as last read from the head row (what the ledger's `size()` answers).
+    head: tokio::sync::watch::Sender<u64>,
+}
+
+impl Follower {
+    pub(super) fn new(
+        pg: Arc<PgStore>,
+        key: Option<Keypair>,
+        head: tokio::sync::watch::Sender<u64>,
+    ) -> Follower {
+        Follower { pg, key, head }
+    }
+
+    /// Answers jobs until the ledger closes, reading the head row whenever `HEAD_POLL` passed.
+    pub(super) fn run(self, jobs: mpsc::Receiver<Job>) {
+        let mut followed = Instant::now();
+        loop {
+            match jobs.recv_timeout(HEAD_POLL) {
+                Ok(job) => self.answer(job),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if followed.elapsed() >= HEAD_POLL {
+                self.follow();
+                followed = Instant::now();
+            }
+        }
+    }
+
+    /// Moves the size forward to the head row's (a replica only ever grows; a database that
+    /// cannot be read now is read again at the next poll).
+    fn follow(&self) {
+        if let Ok(Some((size, _))) = self.pg.head_row() {
+            self.head.send_if_modified(|head| {
+                let moved = size > *head;
+                *head = (*head).max(size);
+                moved
+            });
+        }
+    }
+
+    fn answer(&self, job: Job) {
+        match job {
+            Job::Sign(message, reply) => {
+                let _ = reply.send(self.sign(&message));
+            }
+            other => refuse_all(vec![other], &LedgerError::ReadOnly),
+        }
+    }
+
+    /// Signs with the key file if it is the key that signed the log's last entry.
+    fn sign(&self, message: &[u8]) -> Result<SignedBy, LedgerError> {
+        let key = self.key.as_ref().ok_or_else(|| {
+            LedgerError::Key(
+                "this read-only server holds no copy of the log's key file (signing.key in its \
+                 data directory), so it signs no checkpoint"
+                    .into(),
+            )
+        })?;
+        let current = match self.pg.last_entry()? {
+            None => None,
+            Some((sequence, bytes)) => {
+                let entry = Entry::decode(&bytes).map_err(|e| LedgerError::Corrupt {
+                    sequence,
+                    problem: e.to_string(),
+                })?;
+                KeyId::from_slice(&entry.envelope.key_id)
+            }
+        };
+        if current != Some(key.id()) {
+            return Err(LedgerError::Key(format!(
+                "the log's signing key is now {} (rotated by a writing server); this server's key \
+                 file holds {}: copy the new key file here",
+                current.map_or_else(|| "unknown".to_string(), |id| id.to_string()),
+                key.id()
+            )));
+        }
+        Ok((key.public(), key.sign_message(message)))
+    }
+}
