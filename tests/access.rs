@@ -23,37 +23,9 @@ fn role_token(role: Role) -> String {
     format!("tok-{}", role.id())
 }
 
-/// Calls `path` with an empty request, as any client could; streams are read for their first
-/// message. The answer's code (`Ok` for a served call).
+/// Calls `path` with an empty request ([`common::rpcs::call`]); the answer's code.
 async fn call(channel: Authorized, path: &str) -> Code {
-    let mut grpc = tonic::client::Grpc::new(channel);
-    grpc.ready().await.expect("ready");
-    let path = http::uri::PathAndQuery::try_from(path).expect("a path");
-    let codec = tonic_prost::ProstCodec::<(), ()>::default();
-    let streaming = matches!(
-        path.as_str(),
-        "/pitboss.v1.Audit/StreamEvents"
-            | "/pitboss.v1.Audit/ExportHands"
-            | "/pitboss.v1.Lab/StreamRngWords"
-            | "/pitboss.v1.Lab/StreamShuffles"
-    );
-    let answer = if streaming {
-        match grpc
-            .server_streaming(tonic::Request::new(()), path, codec)
-            .await
-        {
-            Ok(response) => {
-                let mut stream = response.into_inner();
-                stream.message().await.map(|_| ())
-            }
-            Err(e) => Err(e),
-        }
-    } else {
-        grpc.unary(tonic::Request::new(()), path, codec)
-            .await
-            .map(|_| ())
-    };
-    match answer {
+    match common::rpcs::call(channel, path).await {
         Ok(()) => Code::Ok,
         Err(e) => e.code(),
     }

@@ -23,6 +23,7 @@ use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss::service::client::Authorized;
+use tonic_types::StatusExt;
 
 /// Clients play on `server` until `calls` more calls are acknowledged; what they acknowledged.
 async fn play_on(server: &Server, calls: usize, first_client: usize) -> Vec<load::Acknowledged> {
@@ -222,6 +223,22 @@ async fn a_read_only_server_on_a_replica_answers_as_the_writer_and_writes_nothin
     // Every write refused, naming why, and nothing written anywhere.
     let open = load::open("on-the-replica".into(), 99);
     refused(reader_play.open_hand(open).await.unwrap_err(), "read-only");
+    // Every RPC that may write the log is refused READ_ONLY before its request is looked at
+    // (an empty one here), and no other RPC is.
+    for rpc in common::rpcs::every_rpc() {
+        let answer = common::rpcs::call(reader.channel().await, &rpc).await;
+        let read_only = answer.as_ref().err().is_some_and(|status| {
+            status.code() == tonic::Code::FailedPrecondition
+                && status
+                    .get_details_precondition_failure()
+                    .is_some_and(|f| f.violations.iter().any(|v| v.r#type == "READ_ONLY"))
+        });
+        assert_eq!(
+            read_only,
+            pitboss::access::writes_log(&rpc),
+            "{rpc}: {answer:?}"
+        );
+    }
     let mut reader_operations = OperationsClient::new(reader.channel().await);
     refused(
         reader_operations
@@ -305,6 +322,41 @@ async fn a_read_only_server_on_a_replica_answers_as_the_writer_and_writes_nothin
     refused(
         reader_audit.get_checkpoint(at(0)).await.unwrap_err(),
         "rotated by a writing server",
+    );
+    // The retired copy still starts a server (which signs nothing); the new key signs again, the
+    // writer's checkpoint byte for byte.
+    drop(reader);
+    let restarted = Server::start_with(
+        reader_dir.path(),
+        &["--store", &standby.url(), "--read-only"],
+    );
+    let mut restarted_audit = AuditClient::new(restarted.channel().await);
+    refused(
+        restarted_audit.get_checkpoint(at(0)).await.unwrap_err(),
+        "rotated by a writing server",
+    );
+    drop(restarted);
+    std::fs::copy(
+        writer_dir.path().join("signing.key"),
+        reader_dir.path().join("signing.key"),
+    )
+    .unwrap();
+    let renewed = Server::start_with(
+        reader_dir.path(),
+        &["--store", &standby.url(), "--read-only"],
+    );
+    let mut renewed_audit = AuditClient::new(renewed.channel().await);
+    assert_eq!(
+        renewed_audit
+            .get_checkpoint(at(rotated))
+            .await
+            .unwrap()
+            .into_inner(),
+        writer_audit
+            .get_checkpoint(at(rotated))
+            .await
+            .unwrap()
+            .into_inner()
     );
     let foreign_dir = tempfile::tempdir().unwrap();
     pitboss_ledger::keys::Keypair::load_or_create(foreign_dir.path()).unwrap();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 pub use file::{token_sha256, AccessFile, AccessFileError, Principal, MAX_FILE_BYTES};
-pub use roles::{need, Need, Role, METHODS};
+pub use roles::{need, writes_log, Need, Role, LOG_WRITERS, METHODS};
 
 /// The authenticated principal of a call, put in the request's extensions by the transport.
 #[derive(Clone, Debug)]

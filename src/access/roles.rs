@@ -122,6 +122,28 @@ pub const METHODS: &[(&str, &[Role])] = &[
     ("/pitboss.v1.Lab/StreamShuffles", &[Lab]),
 ];
 
+/// The RPCs that may append to the log. A read-only server (`serve --read-only`, on a replica)
+/// refuses them before their handler runs, whatever their request: `FAILED_PRECONDITION`
+/// (`READ_ONLY`). Reloading the access file is not among them: a read-only server has an access
+/// file of its own (its changes are not recorded: there is no log to write them to).
+pub const LOG_WRITERS: &[&str] = &[
+    "/pitboss.v1.Play/OpenHand",
+    "/pitboss.v1.Play/Act",
+    "/pitboss.v1.Play/PlayHand",
+    "/pitboss.v1.Operations/PublishConfig",
+    "/pitboss.v1.Operations/VoidHand",
+    "/pitboss.v1.Operations/RecordTableMalfunction",
+    "/pitboss.v1.Operations/RunSweep",
+    "/pitboss.v1.Operations/ApproveProposal",
+    "/pitboss.v1.Operations/RejectProposal",
+    "/pitboss.v1.Operations/RotateSigningKey",
+];
+
+/// Whether a call to `path` may append to the log ([`LOG_WRITERS`]).
+pub fn writes_log(path: &str) -> bool {
+    LOG_WRITERS.contains(&path)
+}
+
 /// What a call to `path` needs.
 pub fn need(path: &str) -> Need {
     if path.starts_with("/grpc.health.v1.Health/") {
@@ -131,4 +153,23 @@ pub fn need(path: &str) -> Need {
         .iter()
         .find(|(method, _)| *method == path)
         .map_or(Need::Authenticated, |(_, roles)| Need::AnyOf(roles))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rpc_that_writes_the_log_is_a_method_of_the_table() {
+        for path in LOG_WRITERS {
+            assert!(METHODS.iter().any(|(method, _)| method == path), "{path}");
+            assert!(writes_log(path));
+        }
+        for read in [
+            "/pitboss.v1.Play/GetHand",
+            "/pitboss.v1.Operations/ReloadAccess",
+        ] {
+            assert!(!writes_log(read), "{read}");
+        }
+    }
 }

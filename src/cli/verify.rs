@@ -443,6 +443,9 @@ fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
                     .push(format!(
                         ": the head row says {size} entries, but the last entry is {last}"
                     )),
+                Ok(Some((size, _, None))) if size > 0 => failed.push(format!(
+                    ": the head row says {size} entries, but the log holds none"
+                )),
                 Ok(_) => {}
                 Err(e) => failed.push(format!(": the head row cannot be read: {e}")),
             }

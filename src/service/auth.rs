@@ -6,6 +6,9 @@
 //! `UNAUTHENTICATED` (no credential, an unknown or revoked one) and `PERMISSION_DENIED` (a role the
 //! principal lacks) carry an `ErrorInfo` naming the method and, for the latter, the principal and
 //! the roles that may call it. A refused call never reaches a handler, so it writes nothing.
+//! On a read-only server (`serve --read-only`) a call that may write the log
+//! (`access::LOG_WRITERS`) is refused here too, once its caller is known: `FAILED_PRECONDITION`
+//! (`READ_ONLY`), whatever its request.
 //! Health is open. Scopes (tables, games) are the handlers' to check: only they know a hand's
 //! table.
 
@@ -27,12 +30,14 @@ const MAX_AUTHORIZATION: usize = 512;
 #[derive(Clone, Debug)]
 pub struct AuthLayer {
     access: Arc<Access>,
+    read_only: bool,
 }
 
 impl AuthLayer {
-    /// Checks every call against `access`.
-    pub fn new(access: Arc<Access>) -> AuthLayer {
-        AuthLayer { access }
+    /// Checks every call against `access`; on a `read_only` server, refuses every call that may
+    /// write the log.
+    pub fn new(access: Arc<Access>, read_only: bool) -> AuthLayer {
+        AuthLayer { access, read_only }
     }
 }
 
@@ -43,6 +48,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
         Authenticated {
             inner,
             access: self.access.clone(),
+            read_only: self.read_only,
         }
     }
 }
@@ -52,6 +58,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
 pub struct Authenticated<S> {
     inner: S,
     access: Arc<Access>,
+    read_only: bool,
 }
 
 type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
@@ -74,7 +81,16 @@ where
         let method = request.uri().path().to_string();
         let need = access::need(&method);
         if need != Need::Open {
-            match admit(&self.access, &request, &method, need) {
+            let admitted = admit(&self.access, &request, &method, need).and_then(|principal| {
+                match self.read_only && access::writes_log(&method) {
+                    true => Err(super::convert::read_only(format!(
+                        "{method}: {}",
+                        pitboss_ledger::LedgerError::ReadOnly
+                    ))),
+                    false => Ok(principal),
+                }
+            });
+            match admitted {
                 Ok(principal) => {
                     request.extensions_mut().insert(Caller(principal));
                 }

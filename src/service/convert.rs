@@ -140,11 +140,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         // server holds none.
         F::Ledger(pitboss_ledger::LedgerError::Key(_)) => Status::failed_precondition(message),
         // A read-only server (`serve --read-only`) was asked to write.
-        F::Ledger(pitboss_ledger::LedgerError::ReadOnly) => Status::with_error_details(
-            Code::FailedPrecondition,
-            message.clone(),
-            ErrorDetails::with_precondition_failure_violation("READ_ONLY", "server", message),
-        ),
+        F::Ledger(pitboss_ledger::LedgerError::ReadOnly) => read_only(message),
         F::Ledger(pitboss_ledger::LedgerError::TreeSize { .. }) => {
             super::limits::out_of_range("tree_size", message)
         }
@@ -288,4 +284,14 @@ pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandVie
         currency: Some(currency_to_proto(&hand.config().currency)),
         completion: hand.completion().map(codec::completion_to),
     }
+}
+
+/// `FAILED_PRECONDITION` (`READ_ONLY`): a read-only server was asked to write (`message` says
+/// what).
+pub(crate) fn read_only(message: String) -> Status {
+    Status::with_error_details(
+        Code::FailedPrecondition,
+        message.clone(),
+        ErrorDetails::with_precondition_failure_violation("READ_ONLY", "server", message),
+    )
 }

@@ -284,7 +284,10 @@ pub async fn serve(
             serving.limits.max_in_flight,
             Some(metrics.clone()),
         ))
-        .layer(AuthLayer::new(serving.access.clone()))
+        .layer(AuthLayer::new(
+            serving.access.clone(),
+            floor.ledger().read_only(),
+        ))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

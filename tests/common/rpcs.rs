@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use pitboss::service::client::Authorized;
 use prost::Message;
 
 /// The package of the pitboss services.
@@ -35,4 +36,36 @@ pub fn every_rpc() -> BTreeSet<String> {
 pub fn short_name(full: &str) -> &str {
     full.strip_prefix(&format!("/{PACKAGE}."))
         .expect("a pitboss method")
+}
+
+/// Calls `path` with an empty request, as any client could; streams are read for their first
+/// message. The status of a call refused.
+pub async fn call(channel: Authorized, path: &str) -> Result<(), tonic::Status> {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.expect("ready");
+    let path = http::uri::PathAndQuery::try_from(path).expect("a path");
+    let codec = tonic_prost::ProstCodec::<(), ()>::default();
+    let streaming = matches!(
+        path.as_str(),
+        "/pitboss.v1.Audit/StreamEvents"
+            | "/pitboss.v1.Audit/ExportHands"
+            | "/pitboss.v1.Lab/StreamRngWords"
+            | "/pitboss.v1.Lab/StreamShuffles"
+    );
+    if streaming {
+        match grpc
+            .server_streaming(tonic::Request::new(()), path, codec)
+            .await
+        {
+            Ok(response) => {
+                let mut stream = response.into_inner();
+                stream.message().await.map(|_| ())
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        grpc.unary(tonic::Request::new(()), path, codec)
+            .await
+            .map(|_| ())
+    }
 }

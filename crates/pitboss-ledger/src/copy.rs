@@ -42,6 +42,14 @@ pub enum CopyError {
     },
     #[error("the key file {path}: {problem}")]
     Key { path: PathBuf, problem: String },
+    /// The source's head row moved while it was copied (a server wrote, or a replica replayed):
+    /// the copy is not put in place.
+    #[error(
+        "the source was written during the copy (its head row moved from {before} to {after} \
+         entries): stop its servers, or pause the replica's replay (SELECT pg_wal_replay_pause()), \
+         and copy again"
+    )]
+    SourceWritten { before: u64, after: u64 },
     #[error("cannot write {path}: {source}")]
     Io {
         path: PathBuf,
@@ -99,6 +107,8 @@ pub fn postgres_to_rocks(
     payloads: Option<PayloadCheck>,
     progress: &Arc<AtomicU64>,
 ) -> Result<Copied, CopyError> {
+    // The head row before the walk and after the copy: equal, nothing was written in between.
+    let before = source.head_row()?;
     let walked = verify::walk(
         source,
         &verify::WalkOptions {
@@ -183,6 +193,16 @@ pub fn postgres_to_rocks(
         }
         store.flush_all()?;
         progress.store(entries, Ordering::Relaxed);
+        let after = source.head_row()?;
+        if after != before {
+            drop(store);
+            let _ = std::fs::remove_dir_all(&partial);
+            let size = |head: &Option<(u64, Vec<u8>)>| head.as_ref().map_or(0, |(size, _)| *size);
+            return Err(CopyError::SourceWritten {
+                before: size(&before),
+                after: size(&after),
+            });
+        }
         key.write_to(&partial.join(KEY_FILE))
             .map_err(|e| CopyError::Key {
                 path: partial.join(KEY_FILE),

@@ -244,6 +244,8 @@ pub enum KeyRefusal {
         found: KeyId,
         current: KeyId,
     },
+    #[error("{path} holds key {found}, which this log never published: a key from another log (copy this log's key file)")]
+    NotPublished { path: PathBuf, found: KeyId },
     #[error("{path}: {problem} (files in {RETIRED_DIR}/ are keys this log retired, named by their id: move this one away or restore it)")]
     RetiredFile { path: PathBuf, problem: String },
 }

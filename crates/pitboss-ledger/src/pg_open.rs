@@ -21,7 +21,7 @@ use ed25519_dalek::{Verifier, VerifyingKey};
 
 use super::entry::{Entry, Hash};
 use super::integrity::{check_keys, KeyRefusal};
-use super::keys::{KeyId, Keypair};
+use super::keys::{KeyError, KeyId, Keypair, KEY_FILE};
 use super::pg::PgStore;
 use super::store::{cf, LogStore, StoreError, FORMAT_VERSION, LEGACY_FORMAT_VERSION};
 
@@ -112,24 +112,31 @@ pub(crate) fn open(url: &str, key_dir: &Path) -> Result<PgOpened, PgRefusal> {
 }
 
 /// Connects to `url` only to read ([`PgStore::connect_reading`]) and checks the log there as
-/// [`open`] does, writing nothing; a key file in `key_dir`, if there is one, must be the log's
-/// current key.
+/// [`open`] does, writing nothing; a key file in `key_dir`, if there is one, must hold a key the
+/// log published (the current one signs; a retired one is kept but signs nothing, which the
+/// follower checks at every signature, so a rotation by a writer does not stop a restart).
 pub(crate) fn open_reading(url: &str, key_dir: Option<&Path>) -> Result<PgReading, PgRefusal> {
     let store = Arc::new(PgStore::connect_reading(url)?);
     let Head {
-        size,
-        current,
-        established,
-        ..
+        size, established, ..
     } = check_head(&store, false)?;
-    let key = match key_dir {
-        Some(dir) if dir.join(super::keys::KEY_FILE).exists() => {
-            check_keys(dir, size, current, &established).map_err(|refusal| PgRefusal::Key {
-                database: store.describe(),
-                refusal,
-            })?
-        }
-        _ => None,
+    let refused = |refusal| PgRefusal::Key {
+        database: store.describe(),
+        refusal,
+    };
+    let key = match key_dir.map(|dir| dir.join(KEY_FILE)) {
+        None => None,
+        Some(path) => match Keypair::read(&path) {
+            Err(KeyError::Missing { .. }) => None,
+            Err(e) => return Err(refused(KeyRefusal::Unusable(e))),
+            Ok(key) if established.get(&key.id()) == Some(&key.public()) => Some(key),
+            Ok(key) => {
+                return Err(refused(KeyRefusal::NotPublished {
+                    path,
+                    found: key.id(),
+                }))
+            }
+        },
     };
     Ok(PgReading { store, key, size })
 }

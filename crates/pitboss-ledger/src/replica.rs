@@ -24,6 +24,8 @@ pub(super) struct Follower {
     key: Option<Keypair>,
     /// The log's size as last read from the head row (what the ledger's `size()` answers).
     head: tokio::sync::watch::Sender<u64>,
+    /// Whether the last read of the head row failed (said once in the log, not at every poll).
+    unreachable: std::cell::Cell<bool>,
 }
 
 impl Follower {
@@ -32,7 +34,12 @@ impl Follower {
         key: Option<Keypair>,
         head: tokio::sync::watch::Sender<u64>,
     ) -> Follower {
-        Follower { pg, key, head }
+        Follower {
+            pg,
+            key,
+            head,
+            unreachable: std::cell::Cell::new(false),
+        }
     }
 
     /// Answers jobs until the ledger closes, reading the head row whenever `HEAD_POLL` passed.
@@ -51,15 +58,27 @@ impl Follower {
         }
     }
 
-    /// Moves the size forward to the head row's (a replica only ever grows; a database that
-    /// cannot be read now is read again at the next poll).
+    /// Moves the size forward to the head row's (a replica only ever grows). A database that
+    /// cannot be read now is read again at the next poll; the server's log says when it stops
+    /// and starts answering (meanwhile the size stands still and reads fail UNAVAILABLE).
     fn follow(&self) {
-        if let Ok(Some((size, _))) = self.pg.head_row() {
-            self.head.send_if_modified(|head| {
-                let moved = size > *head;
-                *head = (*head).max(size);
-                moved
-            });
+        match self.pg.head_row() {
+            Ok(Some((size, _))) => {
+                if self.unreachable.replace(false) {
+                    tracing::info!(database = %self.pg.describe(), size, "the log is read again");
+                }
+                self.head.send_if_modified(|head| {
+                    let moved = size > *head;
+                    *head = (*head).max(size);
+                    moved
+                });
+            }
+            Ok(None) => {}
+            Err(e) => {
+                if !self.unreachable.replace(true) {
+                    tracing::warn!(error = %e, "the log's head row cannot be read; following it again at the next poll");
+                }
+            }
         }
     }
 
