@@ -7,8 +7,7 @@
 //! version; every request id answered once), which verifies whole. The test prints how long the
 //! clients went without an answer.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -29,19 +28,8 @@ async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start_with(data.path(), &["--store", &url]);
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let acked = Arc::new(AtomicUsize::new(0));
-    let tasks: Vec<_> = (0..8)
-        .map(|client| {
-            tokio::spawn(load::play(
-                server.address.clone(),
-                client,
-                stop.clone(),
-                acked.clone(),
-                OnError::Retry,
-            ))
-        })
-        .collect();
+    let clients = load::Clients::start(&server.address, 0..8, OnError::Retry);
+    let acked = clients.acked.clone();
     load::wait_for(&acked, 40, "before the primary fails").await;
 
     let failed = Instant::now();
@@ -54,11 +42,7 @@ async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {
     load::wait_for(&acked, at_failure + 9, "after the standby was promoted").await;
     let answering_again = failed.elapsed();
     load::wait_for(&acked, at_failure + 80, "on the promoted standby").await;
-    stop.store(true, Ordering::Relaxed);
-    let mut acknowledged = Vec::new();
-    for task in tasks {
-        acknowledged.extend(task.await.unwrap());
-    }
+    let acknowledged = clients.stop().await;
     eprintln!(
         "failover: standby promoted {:.2} s after the primary's crash; the clients answered again \
          after {:.2} s; {} calls acknowledged in all",

@@ -9,8 +9,6 @@
 //! copy of the log's current key (nor with a key the log rotated away from), and refuses to start
 //! on a key file that is not the log's or a database that holds no log.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -27,26 +25,13 @@ use tonic_types::StatusExt;
 
 /// Clients play on `server` until `calls` more calls are acknowledged; what they acknowledged.
 async fn play_on(server: &Server, calls: usize, first_client: usize) -> Vec<load::Acknowledged> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let acked = Arc::new(AtomicUsize::new(0));
-    let tasks: Vec<_> = (first_client..first_client + 4)
-        .map(|client| {
-            tokio::spawn(load::play(
-                server.address.clone(),
-                client,
-                stop.clone(),
-                acked.clone(),
-                OnError::Stop,
-            ))
-        })
-        .collect();
-    load::wait_for(&acked, calls, "playing on the primary").await;
-    stop.store(true, Ordering::Relaxed);
-    let mut acknowledged = Vec::new();
-    for task in tasks {
-        acknowledged.extend(task.await.unwrap());
-    }
-    acknowledged
+    let clients = load::Clients::start(
+        &server.address,
+        first_client..first_client + 4,
+        OnError::Stop,
+    );
+    load::wait_for(&clients.acked, calls, "playing on the primary").await;
+    clients.stop().await
 }
 
 /// The log's size in the head row of `cluster`'s database.

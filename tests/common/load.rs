@@ -138,6 +138,44 @@ pub async fn play(
     acknowledged
 }
 
+/// Clients playing on one server ([`play`]) until told to stop.
+pub struct Clients {
+    tasks: Vec<tokio::task::JoinHandle<Vec<Acknowledged>>>,
+    stop: Arc<AtomicBool>,
+    /// Calls acknowledged so far, all clients together.
+    pub acked: Arc<AtomicUsize>,
+}
+
+impl Clients {
+    /// Clients numbered `clients` playing on `server`, each meeting a failed call by `on_error`.
+    pub fn start(server: &str, clients: std::ops::Range<usize>, on_error: OnError) -> Clients {
+        let stop = Arc::new(AtomicBool::new(false));
+        let acked = Arc::new(AtomicUsize::new(0));
+        let tasks = clients
+            .map(|client| {
+                tokio::spawn(play(
+                    server.to_string(),
+                    client,
+                    stop.clone(),
+                    acked.clone(),
+                    on_error,
+                ))
+            })
+            .collect();
+        Clients { tasks, stop, acked }
+    }
+
+    /// Stops the clients; every call they had acknowledged.
+    pub async fn stop(self) -> Vec<Acknowledged> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut acknowledged = Vec::new();
+        for task in self.tasks {
+            acknowledged.extend(task.await.expect("a client"));
+        }
+        acknowledged
+    }
+}
+
 /// Waits until `counter` reaches `at_least` (a minute at most: then the test fails, naming what).
 pub async fn wait_for(counter: &AtomicUsize, at_least: usize, what: &str) {
     let started = Instant::now();
