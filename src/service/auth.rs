@@ -82,12 +82,13 @@ where
         let need = access::need(&method);
         if need != Need::Open {
             let admitted = admit(&self.access, &request, &method, need).and_then(|principal| {
-                match self.read_only && access::writes_log(&method) {
-                    true => Err(super::convert::read_only(format!(
+                if self.read_only && access::writes_log(&method) {
+                    Err(super::convert::read_only(format!(
                         "{method}: {}",
                         pitboss_ledger::LedgerError::ReadOnly
-                    ))),
-                    false => Ok(principal),
+                    )))
+                } else {
+                    Ok(principal)
                 }
             });
             match admitted {

@@ -8,7 +8,8 @@
 //! end, which is what a writer continues from.
 //!
 //! A read-only server (a regulator's replica, `serve --read-only`) passes the same checks on a
-//! read-only connection, without a key file or with the log's current key to sign checkpoints.
+//! read-only connection, without a key file or with a copy of one the log published (it signs
+//! checkpoints only while it is the current key: `replica.rs`).
 //!
 //! Owns these checks; MUST NOT write anything but the head row and format record of an empty log
 //! and a new log's key file, and nothing at all for a read-only server.
@@ -65,7 +66,8 @@ pub(crate) struct PgOpened {
 /// only if the server was given one (to sign checkpoints).
 pub(crate) struct PgReading {
     pub store: Arc<PgStore>,
-    /// The log's key file, when the server's directory holds one: it must be the log's current key.
+    /// The key file, when the server's directory holds one: a key the log published (it signs
+    /// only while it is the log's current key).
     pub key: Option<Keypair>,
     pub size: u64,
 }
