@@ -385,21 +385,43 @@ impl Ledger {
         let key_id = key.as_ref().map(keys::Keypair::id);
         let (follows, head) = tokio::sync::watch::channel(size);
         let follower = replica::Follower::new(store.clone(), key, follows);
+        let mut ledger = Ledger::with_thread(
+            Engine::Postgres(store),
+            key_id,
+            head,
+            Arc::new(stats::WriterStats::default()),
+            "ledger-follower",
+            move |jobs| follower.run(jobs),
+        )?;
+        ledger.payloads = payloads;
+        Ok(ledger)
+    }
+
+    /// The ledger whose jobs `run` answers on a thread of its own named `name` (the writer, or a
+    /// read-only ledger's follower).
+    fn with_thread(
+        engine: Engine,
+        key_id: Option<KeyId>,
+        head: tokio::sync::watch::Receiver<u64>,
+        stats: Arc<stats::WriterStats>,
+        name: &str,
+        run: impl FnOnce(mpsc::Receiver<writer::Job>) + Send + 'static,
+    ) -> Result<Ledger, LedgerError> {
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
-            .name("ledger-follower".into())
-            .spawn(move || follower.run(rx))
+            .name(name.into())
+            .spawn(move || run(rx))
             .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
         Ok(Ledger {
-            engine: Engine::Postgres(store),
+            engine,
             jobs: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
             key_id: Mutex::new(key_id),
             head,
             merkle: Mutex::new(merkle::MerkleCache::default()),
             queued: tokio::sync::Semaphore::new(MAX_QUEUED),
-            payloads,
-            stats: Arc::new(stats::WriterStats::default()),
+            payloads: None,
+            stats,
         })
     }
 
@@ -427,24 +449,15 @@ impl Ledger {
                 Some(answer.try_recv().map_err(|_| LedgerError::Stopped)??)
             }
         };
-        let head = w.subscribe();
-        let stats = w.stats();
-        let (tx, rx) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("ledger-writer".into())
-            .spawn(move || w.run(rx))
-            .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
-        let ledger = Ledger {
+        let (head, stats) = (w.subscribe(), w.stats());
+        let ledger = Ledger::with_thread(
             engine,
-            jobs: Mutex::new(Some(tx)),
-            thread: Mutex::new(Some(thread)),
-            key_id: Mutex::new(Some(key_id)),
+            Some(key_id),
             head,
-            merkle: Mutex::new(merkle::MerkleCache::default()),
-            queued: tokio::sync::Semaphore::new(MAX_QUEUED),
-            payloads: None,
             stats,
-        };
+            "ledger-writer",
+            move |jobs| w.run(jobs),
+        )?;
         Ok((ledger, first))
     }
 
