@@ -213,7 +213,7 @@ proptest! {
         };
         let checked = config
             .check_current()
-            .and_then(|()| pitboss_lab::budget::check(&config, 2).map(|_| ()));
+            .and_then(|()| pitboss_lab::analysable::check(&config, 2));
         match checked {
             Err(refused) => {
                 let field = refused.field().unwrap_or_default();
@@ -243,7 +243,7 @@ async fn accepted_configurations_work_through_the_floor() {
     let mut runner = TestRunner::deterministic();
     let edits = prop::collection::vec((any::<usize>(), number()), 1..3);
     let (mut accepted, mut refused) = (0, 0);
-    let mut mississippi_analysed = false;
+    let mut analysed_once = Vec::new();
     for round in 0..400 {
         let game = GameId::ALL[round % 4];
         let (value, bytes) = mutated(game, &edits.new_tree(&mut runner).unwrap().current());
@@ -267,17 +267,20 @@ async fn accepted_configurations_work_through_the_floor() {
             Err(other) => panic!("{other}"),
         };
         accepted += 1;
-        // Analysed: Nutz's exact sheets every time (milliseconds), one Mississippi Stud
-        // configuration's strategy tables (half a second).
+        // Analysed: Nutz's exact sheets every time (milliseconds); the first accepted Mississippi
+        // Stud and Caribbean Stud configurations' strategy tables and exact sheets (seconds):
+        // what a hand under an accepted configuration needs works for it (issue 23).
         match game {
             GameId::Nutz => {
                 pitboss_lab::exact_par_sheets(&analysed, 2)
                     .unwrap_or_else(|e| panic!("{value}: {e}"));
             }
-            GameId::MississippiStud if !mississippi_analysed => {
+            GameId::MississippiStud | GameId::CaribbeanStud if !analysed_once.contains(&game) => {
                 pitboss_lab::advice::StrategyTables::build(&analysed, 2)
                     .unwrap_or_else(|e| panic!("{value}: {e}"));
-                mississippi_analysed = true;
+                pitboss_lab::exact_par_sheets(&analysed, 2)
+                    .unwrap_or_else(|e| panic!("{value}: {e}"));
+                analysed_once.push(game);
             }
             _ => {}
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError};
 use prost::Message;
 
 use crate::codec::{self, EntryPayload};
-use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::config::{ConfigError, ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_ledger::{AppendRequest, Expected};
 
@@ -128,11 +128,17 @@ impl Floor {
     }
 
     /// What publishing a configuration checks (its structure, bounds, the current rules version,
-    /// the lab's budget), also before it is proposed.
+    /// and that the lab can analyse it: strategy tables within budget, advice, PAR sheets), also
+    /// before it is proposed.
     pub fn check_publishable(config: &GameConfig) -> Result<(), FloorError> {
+        Ok(Floor::playable(config)?)
+    }
+
+    /// [`Floor::check_publishable`]'s checks, as the configuration's own error: a hand opens only
+    /// under a configuration that passes them today (one recorded by an earlier release may not).
+    pub(super) fn playable(config: &GameConfig) -> Result<(), ConfigError> {
         config.check_current()?;
-        pitboss_lab::budget::check(config, pitboss_lab::threads())?;
-        Ok(())
+        pitboss_lab::analysable::check(config, pitboss_lab::threads())
     }
 }
 

@@ -236,13 +236,12 @@ impl Floor {
             }
         }
         // Recorded by an earlier release, a configuration may be of a retired rules version, or
-        // outside today's bounds: its hands replay, but no new one opens under it.
-        config
-            .check_current()
-            .map_err(|problem| FloorError::ConfigNotPlayable {
-                id: config_id,
-                problem,
-            })?;
+        // outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
+        // opens under it.
+        Floor::playable(&config).map_err(|problem| FloorError::ConfigNotPlayable {
+            id: config_id,
+            problem,
+        })?;
         let mut wagers = request.wagers.clone();
         if let Some(earlier) = &request.rebet_of {
             if !is_hand_id(earlier) {

@@ -374,6 +374,36 @@ async fn bad_input_on_publish_config_is_refused_naming_the_field_and_writes_noth
             "config_json.rules.mississippi_stud.street_multiples[2]"
         );
     }
+    // A configuration every hand could settle but the lab cannot analyse (its advice and PAR
+    // sheet count the ante in antes; issue 23): refused before it is written, naming the field,
+    // never accepted to fail each hand under it later.
+    let mut fixed = serde_json::to_value(pitboss_engine::config::GameConfig::default_for(
+        pitboss_engine::game::GameId::CaribbeanStud,
+    ))
+    .unwrap();
+    fixed["rules"]["caribbean_stud"]["ante_win"] = serde_json::json!({"fixed": 200});
+    assert!(
+        pitboss_engine::config::GameConfig::from_json(fixed.to_string().as_bytes()).is_ok(),
+        "the configuration parses: the refusal is the lab's"
+    );
+    let err = c
+        .ops
+        .publish_config(proto::PublishConfigRequest {
+            config_json: fixed.to_string(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    {
+        use tonic_types::StatusExt;
+        let details = err.get_error_details();
+        let violations = &details.bad_request().expect("BadRequest").field_violations;
+        assert_eq!(
+            violations[0].field,
+            "config_json.rules.caribbean_stud.ante_win"
+        );
+    }
     assert_eq!(
         head(&mut c).await,
         before_publish,

@@ -54,7 +54,7 @@ pub fn config(gen: &mut Gen, seeds: &[Value], tally: &mut Tally) {
     let publishable = |bytes: &[u8]| {
         let config = GameConfig::from_json(bytes)?;
         config.check_current()?;
-        pitboss_lab::budget::check(&config, 2)?;
+        pitboss_lab::analysable::check(&config, 2)?;
         Ok::<_, pitboss_engine::config::ConfigError>(config)
     };
     match publishable(&bytes) {

@@ -86,9 +86,9 @@ pub struct StrategyTables {
 
 impl StrategyTables {
     /// Builds the tables of a configuration on `threads` threads; refused, before any work, when
-    /// they would not fit the lab's budget ([`super::budget`]).
+    /// the lab cannot analyse it or they would not fit its budget ([`super::analysable`]).
     pub fn build(config: &GameConfig, threads: usize) -> Result<StrategyTables, LabError> {
-        super::budget::check(config, threads)?;
+        super::analysable::check(config, threads)?;
         Ok(match &config.rules {
             Rules::MississippiStud(rules) => StrategyTables {
                 mississippi: Some(mississippi::Strategy::build(rules)),

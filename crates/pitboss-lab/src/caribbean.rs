@@ -24,7 +24,8 @@ use pitboss_engine::config::{CaribbeanRules, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::dealer_qualifies;
 use pitboss_engine::hand::poker5::{self, Category, HandValue};
-use pitboss_engine::paytable::{row_for, Pay};
+use pitboss_engine::money::Money;
+use pitboss_engine::paytable::{row_for, Pay, PayRow};
 
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
@@ -66,7 +67,7 @@ pub struct Payouts {
 }
 
 /// What `units` staked on a row paying `pay` return, stake included; `row` names it in the error.
-fn per_unit(pay: Option<Pay>, units: i128, row: &str) -> Result<i128, LabError> {
+pub(crate) fn per_unit(pay: Option<Pay>, units: i128, row: &str) -> Result<i128, LabError> {
     match pay {
         Some(Pay::Odds(x)) => Ok(units * (i128::from(x) + 1)),
         Some(Pay::Push) => Ok(units),
@@ -162,6 +163,25 @@ pub fn advise(rules: &CaribbeanRules, player: &[Card; 5], up: Card) -> Result<De
     let payouts = Payouts::of(rules)?;
     let category = poker5::evaluate_unchecked(player).category();
     Ok(payouts.decide(category, &dealer_counts(player, up)))
+}
+
+/// What a bonus row pays per unit of the fixed `stake` (`digits`: the currency's, for the error):
+/// the sheet counts in stakes, so the payout must be a whole multiple of it.
+pub(crate) fn bonus_multiple(
+    row: &PayRow<Category>,
+    stake: Money,
+    digits: u8,
+) -> Result<u128, LabError> {
+    let payout = row.pay.payout(stake)?;
+    if stake.0 == 0 || payout.0 % stake.0 != 0 {
+        return Err(LabError::BonusNotWholeMultiple {
+            row: row.hand.id().to_string(),
+            payout,
+            stake,
+            minor_digits: digits,
+        });
+    }
+    Ok(u128::from(payout.0 / stake.0))
 }
 
 /// Every five-card hand, sorted by value: (value, card indices ascending).
@@ -584,19 +604,10 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
         let raised = tally.raised_situations[*category as usize];
         match row_for(&rules.bonus_paytable, *category) {
             Some(row) => {
-                let payout = row.pay.payout(stake)?;
-                if stake.0 == 0 || payout.0 % stake.0 != 0 {
-                    return Err(LabError::BonusNotWholeMultiple {
-                        row: category.id().to_string(),
-                        payout,
-                        stake,
-                        minor_digits: digits,
-                    });
-                }
                 bonus_rows.push(ParRow::single(
                     category.id(),
                     raised,
-                    u128::from(payout.0 / stake.0),
+                    bonus_multiple(&row, stake, digits)?,
                 ));
             }
             None => losing += raised,

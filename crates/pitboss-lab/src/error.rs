@@ -25,9 +25,10 @@ pub enum LabError {
         /// The configuration's game.
         game: GameId,
     },
-    /// The configuration's tables would not fit the lab's budget ([`crate::budget::check`]).
+    /// The configuration is one the lab cannot analyse: its tables would not fit the budget, or a
+    /// row cannot be counted ([`crate::analysable::check`], which names the field).
     #[error(transparent)]
-    OverBudget(#[from] ConfigError),
+    NotAnalysable(#[from] ConfigError),
     /// A fixed-amount row on a bet whose return the lab computes per unit staked.
     #[error("{}", fixed_amount_row(*.game))]
     FixedAmountRow {

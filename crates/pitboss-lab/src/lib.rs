@@ -9,6 +9,7 @@
 //! against the engine's rules (`transcript`).
 
 pub mod advice;
+pub mod analysable;
 pub mod budget;
 pub mod caribbean;
 pub mod error;
@@ -76,7 +77,7 @@ pub fn threads() -> usize {
 /// streets (optimal play) and bonus; Caribbean Stud's ante and raise (optimal play) and bonus; the
 /// Fortune bonus; the seven Nutz boxes. (The Pai Gow main bet is simulated: [`pai_gow`].)
 pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, LabError> {
-    budget::check(config, threads)?;
+    analysable::check(config, threads)?;
     match config.game {
         GameId::MississippiStud => Ok(vec![
             mississippi::main_sheet(config)?,

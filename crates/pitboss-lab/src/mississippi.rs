@@ -13,12 +13,12 @@
 use std::collections::HashMap;
 
 use pitboss_engine::card::Card;
-use pitboss_engine::config::{GameConfig, MississippiRules};
+use pitboss_engine::config::{GameConfig, MississippiHand, MississippiRules};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::mississippi_hand;
 use pitboss_engine::hand::{poker5, three_card};
 use pitboss_engine::money::Money;
-use pitboss_engine::paytable::{row_for, Pay};
+use pitboss_engine::paytable::{row_for, Pay, PayRow};
 
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
@@ -333,20 +333,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
     let mut sheet_rows = Vec::with_capacity(rows + 3);
     for (i, (count, wagered, _)) in showdown.iter().enumerate() {
         let (row, per_unit) = match rules.paytable.get(i) {
-            Some(r) => {
-                let row = pitboss_engine::id_of(&r.hand);
-                let per_unit = match r.pay {
-                    Pay::Odds(x) => u128::from(x) + 1,
-                    Pay::Push => 1,
-                    Pay::Fixed(_) => {
-                        return Err(LabError::FixedAmountRow {
-                            game: GameId::MississippiStud,
-                            row,
-                        })
-                    }
-                };
-                (row, per_unit)
-            }
+            Some(r) => (pitboss_engine::id_of(&r.hand), per_unit(r)?),
             None => ("loses".to_string(), 0),
         };
         sheet_rows.push(ParRow {
@@ -376,6 +363,19 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
             "amounts in antes; the house edge is per ante, the element of risk per total wagered".into(),
         ],
     })
+}
+
+/// What one unit staked on the ante or a street bet returns on `row`, stake included: the sheet
+/// counts in antes, so a fixed-amount row cannot be analysed ([`LabError::FixedAmountRow`]).
+pub(crate) fn per_unit(row: &PayRow<MississippiHand>) -> Result<u128, LabError> {
+    match row.pay {
+        Pay::Odds(x) => Ok(u128::from(x) + 1),
+        Pay::Push => Ok(1),
+        Pay::Fixed(_) => Err(LabError::FixedAmountRow {
+            game: GameId::MississippiStud,
+            row: pitboss_engine::id_of(&row.hand),
+        }),
+    }
 }
 
 /// The 3-card bonus over all 22 100 community hands.

@@ -1,0 +1,128 @@
+//! Whether the lab can analyse a configuration — its strategy tables, its advice and its PAR sheets
+//! — decided before any of them is built, from the same per-row functions the sheets use. The server
+//! publishes a configuration only when this passes, so that no hand under an accepted
+//! configuration ever meets a configuration the lab refuses (issue 23: a Caribbean Stud `ante_win`
+//! of a fixed amount was published, then every hand under it failed after it was written).
+//!
+//! Owns the mapping of the lab's refusals to the configuration's field paths. Must not build a
+//! table or walk a deck: it is cheap enough for every publication and proposal.
+
+use pitboss_engine::config::{ConfigError, GameConfig, Rules};
+use pitboss_engine::house_way::Edition;
+
+use super::error::LabError;
+use super::{budget, caribbean, mississippi};
+
+/// Refuses `config` when a strategy table, the advice or a PAR sheet could not be computed for
+/// it, naming the field at fault in the configuration's JSON; the tables' budget on `threads`
+/// threads included ([`budget::check`]). Every computation the lab offers for a configuration
+/// runs this first, so a configuration it passes is one they all accept.
+pub fn check(config: &GameConfig, threads: usize) -> Result<(), ConfigError> {
+    budget::check(config, threads)?;
+    let game = config.game.id();
+    let refused = |field: String, e: LabError| ConfigError::Field {
+        field: format!("rules.{game}.{field}"),
+        problem: e.to_string(),
+    };
+    match &config.rules {
+        Rules::MississippiStud(rules) => {
+            for (i, row) in rules.paytable.iter().enumerate() {
+                mississippi::per_unit(row).map_err(|e| refused(format!("paytable[{i}].pay"), e))?;
+            }
+        }
+        Rules::CaribbeanStud(rules) => {
+            caribbean::per_unit(Some(rules.ante_win), 1, "ante")
+                .map_err(|e| refused("ante_win".into(), e))?;
+            for (i, row) in rules.raise_paytable.iter().enumerate() {
+                caribbean::per_unit(Some(row.pay), 1, row.hand.id())
+                    .map_err(|e| refused(format!("raise_paytable[{i}].pay"), e))?;
+            }
+            for (i, row) in rules.bonus_paytable.iter().enumerate() {
+                caribbean::bonus_multiple(row, rules.bonus_stake, config.currency.minor_digits)
+                    .map_err(|e| refused(format!("bonus_paytable[{i}].pay"), e))?;
+            }
+        }
+        Rules::FortunePaiGow(rules) => {
+            if Edition::from_name(&rules.house_way).is_none() {
+                return Err(refused(
+                    "house_way".into(),
+                    LabError::UnknownHouseWay(rules.house_way.clone()),
+                ));
+            }
+        }
+        Rules::Nutz(_) => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pitboss_engine::game::GameId;
+    use pitboss_engine::money::Money;
+    use pitboss_engine::paytable::Pay;
+
+    const GAMES: [GameId; 4] = [
+        GameId::MississippiStud,
+        GameId::FortunePaiGow,
+        GameId::Nutz,
+        GameId::CaribbeanStud,
+    ];
+
+    #[test]
+    fn every_default_configuration_is_analysable() {
+        for game in GAMES {
+            assert_eq!(check(&GameConfig::default_for(game), 2), Ok(()), "{game:?}");
+        }
+    }
+
+    /// The defect of issue 23: a fixed-amount ante win, refused by its field before anything is
+    /// built, with the lab's own reason; and the computations refuse it the same way.
+    #[test]
+    fn a_fixed_amount_row_the_sheets_cannot_count_is_refused_by_its_field() {
+        let mut config = GameConfig::default_for(GameId::CaribbeanStud);
+        let Rules::CaribbeanStud(rules) = &mut config.rules else {
+            unreachable!()
+        };
+        rules.ante_win = Pay::Fixed(Money(200));
+        let refused = check(&config, 2).unwrap_err();
+        assert_eq!(refused.field(), Some("rules.caribbean_stud.ante_win"));
+        assert!(matches!(
+            crate::advice::StrategyTables::build(&config, 2),
+            Err(LabError::NotAnalysable(e)) if e == refused
+        ));
+        assert!(crate::exact_par_sheets(&config, 2).is_err());
+
+        let mut config = GameConfig::default_for(GameId::CaribbeanStud);
+        let Rules::CaribbeanStud(rules) = &mut config.rules else {
+            unreachable!()
+        };
+        rules.raise_paytable[2].pay = Pay::Fixed(Money(100));
+        assert_eq!(
+            check(&config, 2).unwrap_err().field(),
+            Some("rules.caribbean_stud.raise_paytable[2].pay")
+        );
+
+        let mut config = GameConfig::default_for(GameId::CaribbeanStud);
+        let Rules::CaribbeanStud(rules) = &mut config.rules else {
+            unreachable!()
+        };
+        let stake = rules.bonus_stake.0;
+        rules.bonus_paytable[1].pay = Pay::Fixed(Money(stake * 3 + 1));
+        assert_eq!(
+            check(&config, 2).unwrap_err().field(),
+            Some("rules.caribbean_stud.bonus_paytable[1].pay")
+        );
+
+        let mut config = GameConfig::default_for(GameId::MississippiStud);
+        let Rules::MississippiStud(rules) = &mut config.rules else {
+            unreachable!()
+        };
+        rules.paytable[0].pay = Pay::Fixed(Money(1000));
+        assert_eq!(
+            check(&config, 2).unwrap_err().field(),
+            Some("rules.mississippi_stud.paytable[0].pay")
+        );
+        assert!(crate::exact_par_sheets(&config, 2).is_err());
+    }
+}
