@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// Serve the metrics (Prometheus text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
     #[arg(long)]
     metrics: Option<SocketAddr>,
+    /// Build the default configurations' strategy tables in the background at start (`true`, the
+    /// default), so that no hand waits for them after a restart; `false` builds each on first use.
+    #[arg(long, value_name = "BOOL")]
+    warm: Option<bool>,
 }
 
 /// The settings to serve with: the flags over the settings file over the defaults.
@@ -89,6 +93,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         client_ca: args.client_ca,
         insecure_no_tls: args.insecure_no_tls,
         metrics: args.metrics,
+        warm: args.warm,
     };
     Ok(serve_file::merge(flags, file)?)
 }
@@ -282,6 +287,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             tls,
             metrics,
             limits: args.limits,
+            warm: args.warm,
         };
         pitboss::service::serve(listener, floor, serving, shutdown_signal()).await?;
         tracing::info!("pitboss stopped");

@@ -41,6 +41,17 @@ pub struct File {
     pub metrics: Option<MetricsTable>,
     /// `[limits]`: `max_connections`, `max_in_flight`.
     pub limits: Option<LimitsTable>,
+    /// `[advice]`: `warm`.
+    pub advice: Option<AdviceTable>,
+}
+
+/// The `[advice]` table: the strategy tables behind the Play service's advice.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdviceTable {
+    /// Build the default configurations' tables in the background at start (default `true`), so
+    /// that no hand waits for them after a restart.
+    pub warm: Option<bool>,
 }
 
 /// The `[metrics]` table.
@@ -84,6 +95,8 @@ pub struct Flags {
     pub client_ca: Option<PathBuf>,
     pub insecure_no_tls: bool,
     pub metrics: Option<SocketAddr>,
+    /// `--warm true|false`.
+    pub warm: Option<bool>,
 }
 
 /// The settings `serve` runs with: flag, else file, else default.
@@ -105,6 +118,8 @@ pub struct Settings {
     /// Where to serve the metrics, if anywhere.
     pub metrics: Option<SocketAddr>,
     pub limits: ServerLimits,
+    /// Build the default configurations' strategy tables in the background at start.
+    pub warm: bool,
 }
 
 /// Why the settings file cannot be used.
@@ -243,6 +258,10 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
     Ok(Settings {
         metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
         limits,
+        warm: flags
+            .warm
+            .or(file.advice.and_then(|a| a.warm))
+            .unwrap_or(true),
         store,
         read_only,
         data: flags
@@ -364,6 +383,22 @@ mod tests {
         assert_eq!(settings.listen, DEFAULT_LISTEN.parse().unwrap());
         assert_eq!(settings.limits, ServerLimits::default());
         assert_eq!(settings.metrics, Some("127.0.0.1:9100".parse().unwrap()));
+        assert!(settings.warm, "the example says the default");
+    }
+
+    /// `[advice] warm` from the file, overridden by `--warm`; on by default.
+    #[test]
+    fn warming_comes_from_the_flag_or_the_file_and_is_on_by_default() {
+        let off = || file("[advice]\nwarm = false\n").unwrap();
+        assert!(merge(Flags::default(), File::default()).unwrap().warm);
+        assert!(!merge(Flags::default(), off()).unwrap().warm);
+        let flag = Flags {
+            warm: Some(true),
+            ..Flags::default()
+        };
+        assert!(merge(flag, off()).unwrap().warm);
+        let unknown = file("[advice]\nwarmth = 1\n").unwrap_err().to_string();
+        assert!(unknown.contains("warmth"), "{unknown}");
     }
 
     #[test]

@@ -283,6 +283,7 @@ pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandVie
         advice: None,
         currency: Some(currency_to_proto(&hand.config().currency)),
         completion: hand.completion().map(codec::completion_to),
+        advice_unavailable: String::new(),
     }
 }
 
@@ -293,5 +294,16 @@ pub(crate) fn read_only(message: String) -> Status {
         Code::FailedPrecondition,
         message.clone(),
         ErrorDetails::with_precondition_failure_violation("READ_ONLY", "server", message),
+    )
+}
+
+/// `FAILED_PRECONDITION` (`ADVICE_UNAVAILABLE`) naming `field`: the strategy's advice, which the
+/// request asked to follow, cannot be had (nothing was written).
+pub(crate) fn advice_unavailable(field: &str, why: &super::advice::Unavailable) -> Status {
+    let message = why.to_string();
+    Status::with_error_details(
+        Code::FailedPrecondition,
+        message.clone(),
+        ErrorDetails::with_precondition_failure_violation("ADVICE_UNAVAILABLE", field, message),
     )
 }

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use pitboss_engine::game::GameId;
 use pitboss_ledger::stats::HistogramSnapshot;
 
+use super::advice::BuildCounts;
 use super::work::Pool;
 use crate::floor::{Floor, Happened};
 
@@ -47,16 +48,19 @@ const CODES: [&str; 17] = [
 pub struct Metrics {
     floor: Arc<Floor>,
     pools: Vec<Pool>,
+    /// The strategy tables' builds (`advice.rs`).
+    builds: Arc<BuildCounts>,
     /// (code, method) → calls answered with that code.
     refused: Mutex<BTreeMap<(&'static str, String), u64>>,
 }
 
 impl Metrics {
     /// Metrics of the server over `floor` with these work pools.
-    pub fn new(floor: Arc<Floor>, pools: Vec<Pool>) -> Metrics {
+    pub fn new(floor: Arc<Floor>, pools: Vec<Pool>, builds: Arc<BuildCounts>) -> Metrics {
         Metrics {
             floor,
             pools,
+            builds,
             refused: Mutex::new(BTreeMap::new()),
         }
     }
@@ -193,6 +197,23 @@ impl Metrics {
                 pool.load().1 as u64,
             );
         }
+        for (name, help, count) in [
+            (
+                "pitboss_strategy_builds_started_total",
+                "Strategy-table builds begun, by game, since the server started (one per configuration).",
+                BuildCounts::started as fn(&BuildCounts, GameId) -> u64,
+            ),
+            (
+                "pitboss_strategy_builds_finished_total",
+                "Strategy-table builds completed, by game, since the server started.",
+                BuildCounts::finished,
+            ),
+        ] {
+            family(&mut out, name, "counter", help);
+            for game in GameId::ALL {
+                sample(&mut out, name, &[("game", game.id())], count(&self.builds, game));
+            }
+        }
         if let Some(bytes) = resident_bytes() {
             family(
                 &mut out,
@@ -321,7 +342,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let metrics = Metrics::new(floor, Vec::new());
+        let metrics = Metrics::new(floor, Vec::new(), Default::default());
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 0);

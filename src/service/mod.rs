@@ -3,6 +3,7 @@
 //!
 //! Errors are `tonic::Status` values with `google.rpc` details naming the offending field.
 
+pub mod advice;
 pub mod audit;
 pub mod auth;
 pub mod client;

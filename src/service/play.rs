@@ -1,107 +1,55 @@
 //! The `pitboss.v1.Play` service: open a hand, act on it, see it as the player may. Every request
 //! is held to its limits (`limits.rs`) before anything else.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
+use super::advice::{advisor, Strategies};
 use super::convert::{self, hand_view, optional, status};
-use super::limits::{self, Bounded};
+use super::limits::Bounded;
 use super::scope;
-use super::work::Pool;
 use crate::access::Principal;
 use crate::codec;
 use crate::floor::{Floor, HandSnapshot, OpenRequest, Script};
-use crate::lru::Lru;
 use crate::proto;
 use crate::proto::play_server::Play;
-use pitboss_engine::config::ConfigId;
 use pitboss_engine::games::{Action, Status as HandStatus};
-use pitboss_lab::advice::StrategyTables;
-
-/// One configuration's strategy tables, built once (Mississippi Stud about half a second,
-/// Caribbean Stud about 1.5 s) by whichever call needs them first; later calls wait for that build.
-type Tables = Arc<tokio::sync::OnceCell<Arc<StrategyTables>>>;
 
 /// The Play service.
 pub struct PlayService {
     floor: Arc<Floor>,
-    /// Tables of the configurations used lately, a bounded number of them (each up to 64 MiB).
-    tables: Mutex<Lru<ConfigId, Tables>>,
-    /// The lab's workers: a build runs there, one at a time with the lab's computations.
-    pool: Pool,
+    /// The strategy tables behind the advice, built once per configuration without freezing play.
+    strategies: Arc<Strategies>,
 }
 
 impl PlayService {
-    /// Serves `floor`, building strategy tables in `pool`.
-    pub fn new(floor: Arc<Floor>, pool: Pool) -> PlayService {
-        PlayService {
-            floor,
-            tables: Mutex::new(Lru::new(limits::STRATEGY_TABLES_KEPT)),
-            pool,
-        }
+    /// Serves `floor`, advising from `strategies`.
+    pub fn new(floor: Arc<Floor>, strategies: Arc<Strategies>) -> PlayService {
+        PlayService { floor, strategies }
     }
 
-    /// The hand's view, with the optimal strategy's advice for the decision it awaits.
+    /// The hand's view, with the optimal strategy's advice for the decision it awaits. The hand is
+    /// already written: advice that cannot be had is absent, with its reason, never an error.
     async fn respond(
         &self,
         snapshot: HandSnapshot,
     ) -> Result<Response<proto::HandResponse>, Status> {
         let mut view = hand_view(&snapshot.id, &snapshot.hand);
         if snapshot.hand.status() == HandStatus::InProgress {
-            let tables = self.tables_of(snapshot.hand.config_id()).await?;
-            if let Some(action) = tables
-                .advisor()
-                .advise(&snapshot.hand)
-                .map_err(|e| Status::internal(e.to_string()))?
-            {
-                view.advice = Some(codec::action_to(&action));
+            match self.strategies.advise(&snapshot.hand).await {
+                Ok(Some(action)) => view.advice = Some(codec::action_to(&action)),
+                Ok(None) => {}
+                Err(why) => {
+                    tracing::warn!(hand = %snapshot.id, "no advice: {why}");
+                    view.advice_unavailable = why.to_string();
+                }
             }
         }
         Ok(Response::new(proto::HandResponse {
             hand: Some(view),
             duplicate: snapshot.duplicate,
         }))
-    }
-
-    /// The strategy tables of a published configuration, built once on first use. The build runs
-    /// in a task of its own, so a caller that goes away does not waste it: the next caller finds
-    /// it done or under way.
-    async fn tables_of(&self, id: ConfigId) -> Result<Arc<StrategyTables>, Status> {
-        let config = self
-            .floor
-            .config(&id)
-            .ok_or_else(|| Status::not_found(format!("configuration {id} is not published")))?;
-        let cell: Tables = {
-            let mut kept = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
-            match kept.get(&id) {
-                Some(cell) => cell.clone(),
-                None => {
-                    let cell = Tables::default();
-                    kept.put(id, cell.clone());
-                    cell
-                }
-            }
-        };
-        if let Some(tables) = cell.get() {
-            return Ok(tables.clone());
-        }
-        let pool = self.pool.clone();
-        let build = tokio::spawn(async move {
-            cell.get_or_try_init(|| async move {
-                pool.run(move |_| {
-                    StrategyTables::build(&config, pitboss_lab::threads())
-                        .map(Arc::new)
-                        .map_err(|e| Status::internal(e.to_string()))
-                })
-                .await
-            })
-            .await
-            .cloned()
-        });
-        build
-            .await
-            .map_err(|e| Status::internal(format!("a strategy build failed: {e}")))?
     }
 }
 
@@ -175,7 +123,7 @@ impl Play for PlayService {
                     .map_err(|e| convert::invalid_argument(&e.field, e.problem))
             })
             .collect::<Result<Vec<Action>, Status>>()?;
-        // The strategy's tables are ready before the hand is dealt.
+        // What advises the hand is ready before it is dealt: nothing is written when it cannot be.
         let tables = if r.follow_advice {
             let game = open
                 .game
@@ -186,7 +134,12 @@ impl Play for PlayService {
                     convert::invalid_argument("open.game", "no default configuration")
                 })?,
             };
-            Some(self.tables_of(id).await?)
+            let tables = self
+                .strategies
+                .for_config(id, game)
+                .await
+                .map_err(|why| convert::advice_unavailable("follow_advice", &why))?;
+            Some(tables)
         } else {
             None
         };
@@ -197,7 +150,7 @@ impl Play for PlayService {
         let snapshot = self
             .floor
             .play_hand(open, &script, |hand| match &tables {
-                Some(tables) => tables.advisor().advise(hand).map_err(|problem| {
+                Some(tables) => advisor(tables.as_deref()).advise(hand).map_err(|problem| {
                     crate::floor::FloorError::Script {
                         field: "follow_advice".into(),
                         problem: problem.to_string(),
@@ -228,8 +181,12 @@ impl Play for PlayService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
-        scope::reach_hand(&caller, "hand_id", &hand)?;
+        // A scoped principal reaches only its tables' hands; an unscoped one reaches every hand,
+        // and the floor loads it once, under its lock (on a shared log each load asks the database).
+        if !caller.unscoped() {
+            let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
+            scope::reach_hand(&caller, "hand_id", &hand)?;
+        }
         let action = r
             .action
             .as_ref()

@@ -30,6 +30,7 @@ use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
+use super::advice::Strategies;
 use super::audit::AuditService;
 use super::auth::AuthLayer;
 use super::guard::GuardLayer;
@@ -192,6 +193,9 @@ pub struct Serving {
     pub metrics: Option<TcpListener>,
     /// The limits an operator may set (`pitboss.toml`'s `[limits]`).
     pub limits: ServerLimits,
+    /// Build the default configurations' strategy tables in the background at start
+    /// (`advice.rs`).
+    pub warm: bool,
 }
 
 /// The server's limits that an operator may change; every other limit is part of the API
@@ -259,9 +263,14 @@ pub async fn serve(
     let lab = Pool::new("lab", limits::LAB_WORKERS, stop.clone());
     let tables = Pool::new("strategy tables", 1, stop.clone());
     let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
+    let strategies = Arc::new(Strategies::new(floor.clone(), tables.clone()));
+    if serving.warm && !floor.ledger().read_only() {
+        strategies.warm();
+    }
     let metrics = Arc::new(Metrics::new(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
+        strategies.builds(),
     ));
     if let Some(listener) = serving.metrics {
         tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
@@ -296,7 +305,7 @@ pub async fn serve(
             limits::AUDIT
         ))
         .add_service(sized!(
-            PlayServer::new(PlayService::new(floor.clone(), tables)),
+            PlayServer::new(PlayService::new(floor.clone(), strategies)),
             limits::PLAY
         ))
         .add_service(sized!(
@@ -354,6 +363,7 @@ mod tests {
             tls: None,
             metrics: None,
             limits: ServerLimits::default(),
+            warm: false,
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

@@ -22,6 +22,7 @@ mod common;
 mod fixture_hands;
 mod support;
 
+mod advice;
 mod audit;
 mod dispute;
 mod export;

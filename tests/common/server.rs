@@ -138,10 +138,19 @@ impl Server {
         } else {
             &["--listen", "127.0.0.1:0"]
         };
+        // Test servers build strategy tables when a hand first needs them (`--warm false`): most
+        // tests play no advised hand, and a build per server would cost CI minutes of CPU. Tests of
+        // the warm start ask for it with `--warm true`.
+        let warm: &[&str] = if args.contains(&"--warm") {
+            &[]
+        } else {
+            &["--warm", "false"]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_pitboss"))
             .args(["serve", "--data"])
             .arg(data)
             .args(listen)
+            .args(warm)
             .args(store_args(data, args))
             .args(args)
             .env("RUST_LOG", "info")

@@ -191,7 +191,13 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
         let target = rpc::Target::new().await;
         let stop = pitboss::service::work::Shutdown::default();
         let pool = |name| pitboss::service::work::Pool::new(name, 1, stop.clone());
-        let play = pitboss::service::play::PlayService::new(target.floor.clone(), pool("tables"));
+        let play = pitboss::service::play::PlayService::new(
+            target.floor.clone(),
+            std::sync::Arc::new(pitboss::service::advice::Strategies::new(
+                target.floor.clone(),
+                pool("tables"),
+            )),
+        );
         let audit = pitboss::service::audit::AuditService::new(
             target.floor.clone(),
             pool("audit"),

@@ -142,7 +142,13 @@ impl Target {
             admin,
             second,
             proposals: Vec::new(),
-            play: PlayService::new(floor.clone(), Pool::new("tables", 1, stop.clone())),
+            play: PlayService::new(
+                floor.clone(),
+                std::sync::Arc::new(pitboss::service::advice::Strategies::new(
+                    floor.clone(),
+                    Pool::new("tables", 1, stop.clone()),
+                )),
+            ),
             audit: AuditService::new(
                 floor.clone(),
                 Pool::new("audit", 2, stop.clone()),
