@@ -143,14 +143,45 @@ fn client_commands_play_recall_replay_void_and_load() {
         "{out}"
     );
 
-    let (ok, out, err) = pitboss(&server, &["bench-load", "--clients", "2", "--seconds", "1"]);
-    assert!(ok, "{err}");
-    let hands: f64 = out
-        .lines()
-        .find_map(|l| l.strip_prefix("hands/s"))
-        .map(|v| v.trim().parse().unwrap())
-        .expect("hands/s line");
-    assert!(hands > 0.0, "{out}");
+    // A fixed amount of work: 12 hands of the four games mixed, interactive then in one call each.
+    for batch in [false, true] {
+        let mut args = vec![
+            "bench-load",
+            "--clients",
+            "3",
+            "--hands",
+            "12",
+            "--games",
+            "all",
+        ];
+        if batch {
+            args.push("--batch");
+        }
+        let (ok, out, err) = pitboss(&server, &args);
+        assert!(ok, "{err}");
+        let line = |prefix: &str| {
+            out.lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_else(|| panic!("no {prefix} line in {out}"))
+        };
+        assert_eq!(line("hands   "), "12", "{out}");
+        let per_game: u64 = out
+            .lines()
+            .filter(|l| {
+                [
+                    "mississippi_stud ",
+                    "fortune_pai_gow ",
+                    "nutz ",
+                    "caribbean_stud ",
+                ]
+                .iter()
+                .any(|g| l.starts_with(g))
+            })
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(per_game, 12, "the games' rows add up to the hands: {out}");
+    }
 }
 
 /// A regulator's round trip: take a checkpoint away, play on, take another; `pitboss prove` shows

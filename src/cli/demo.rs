@@ -25,7 +25,7 @@ fn wager(bet: &str, amount: u64) -> proto::Wager {
 }
 
 /// The opening wagers and the decision the demo takes for each game.
-fn plan(game: proto::Game) -> (Vec<proto::Wager>, proto::Action) {
+pub(super) fn plan(game: proto::Game) -> (Vec<proto::Wager>, proto::Action) {
     let a = |kind: &str| proto::Action {
         kind: kind.into(),
         ..Default::default()
