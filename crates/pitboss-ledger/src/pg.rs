@@ -370,7 +370,7 @@ impl PgStore {
     /// A connection of its own, for the writer's transactions (and a copy's).
     pub(crate) fn session(&self) -> Result<Session, StoreError> {
         let conn = self.open_conn()?;
-        let (upsert, remove, insert_entries) =
+        let (upsert, remove, insert_entries, lock, prefetch, move_head) =
             self.runner.query(conn.clone(), |conn| async move {
                 let upsert = conn
                     .client
@@ -394,7 +394,26 @@ impl PgStore {
                      SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[])",
                     )
                     .await?;
-                Ok((upsert, remove, insert))
+                let lock = conn
+                    .client
+                    .prepare("SELECT size, hash FROM pitboss_head FOR UPDATE")
+                    .await?;
+                let prefetch = conn
+                    .client
+                    .prepare(
+                        "SELECT r.family, r.key, r.value FROM pitboss_records r
+                         JOIN UNNEST($1::TEXT[], $2::BYTEA[]) AS w(family, key)
+                         ON r.family = w.family AND r.key = w.key",
+                    )
+                    .await?;
+                let move_head = conn
+                    .client
+                    .prepare(
+                        "UPDATE pitboss_head SET size = $1, hash = $2
+                         WHERE size = $3 AND hash = $4",
+                    )
+                    .await?;
+                Ok((upsert, remove, insert, lock, prefetch, move_head))
             })?;
         Ok(Session {
             conn,
@@ -402,6 +421,9 @@ impl PgStore {
             upsert,
             remove,
             insert_entries,
+            lock,
+            prefetch,
+            move_head,
         })
     }
 
@@ -564,13 +586,78 @@ impl Runner {
     }
 }
 
-/// A dedicated connection: the writer's transactions, a copy's.
+/// A dedicated connection: the writer's transactions, a copy's. Every statement of a group is
+/// prepared once, so that a group's statements go out pipelined (tokio-postgres sends the requests
+/// of futures polled together in order, in one round trip): the lock and the reads after it in
+/// one, the writes and the head's move in one, the commit in one.
 pub struct Session {
     conn: Arc<Conn>,
     runner: Runner,
     upsert: Statement,
     remove: Statement,
     insert_entries: Statement,
+    /// `SELECT size, hash FROM pitboss_head FOR UPDATE`.
+    lock: Statement,
+    /// The records a group needs, read after the lock.
+    prefetch: Statement,
+    /// The head's move, only from the head the group was built on.
+    move_head: Statement,
+}
+
+/// A batch as the statements take it: entries, records put, records removed (the last write of a
+/// key wins, as in RocksDB's batches).
+struct Split {
+    sequences: Vec<i64>,
+    stored: Vec<Vec<u8>>,
+    put: (Vec<String>, Vec<Vec<u8>>, Vec<Vec<u8>>),
+    removed: (Vec<String>, Vec<Vec<u8>>),
+}
+
+impl Split {
+    /// (entries, records) it writes.
+    fn counts(&self) -> (u64, u64) {
+        (
+            self.sequences.len() as u64,
+            (self.put.0.len() + self.removed.0.len()) as u64,
+        )
+    }
+}
+
+/// The prepared statements that write a batch.
+struct Writes {
+    insert: Statement,
+    upsert: Statement,
+    remove: Statement,
+}
+
+impl Writes {
+    /// Sends the batch's statements together (pipelined, in order) and waits for them all.
+    async fn run(&self, conn: &Conn, split: &Split) -> Result<(), tokio_postgres::Error> {
+        let insert = async {
+            if split.sequences.is_empty() {
+                return Ok(0);
+            }
+            conn.client
+                .execute(&self.insert, &[&split.sequences, &split.stored])
+                .await
+        };
+        let upsert = async {
+            if split.put.0.is_empty() {
+                return Ok(0);
+            }
+            let (f, k, v) = &split.put;
+            conn.client.execute(&self.upsert, &[f, k, v]).await
+        };
+        let remove = async {
+            if split.removed.0.is_empty() {
+                return Ok(0);
+            }
+            let (f, k) = &split.removed;
+            conn.client.execute(&self.remove, &[f, k]).await
+        };
+        tokio::try_join!(insert, upsert, remove)?;
+        Ok(())
+    }
 }
 
 /// Records read for a group before it is built, by family and key (`None`: no such record).
@@ -602,6 +689,12 @@ impl Session {
         })
     }
 
+    /// A statement without parameters in PostgreSQL's simple protocol: one round trip, nothing
+    /// prepared (`COMMIT`, `ROLLBACK`).
+    fn simple(&self, sql: &'static str) -> Result<(), StoreError> {
+        self.run(move |conn| async move { conn.client.batch_execute(sql).await })
+    }
+
     pub(crate) fn count(&self, sql: &'static str) -> Result<u64, StoreError> {
         let row = self.run(move |conn| async move { conn.client.query_one(sql, &[]).await })?;
         let n: i64 = col(&row, 0, &self.runner.database)?;
@@ -617,24 +710,20 @@ impl Session {
     ) -> Result<((u64, Hash), Prefetched), StoreError> {
         let families: Vec<String> = wanted.iter().map(|(f, _)| f.to_string()).collect();
         let keys: Vec<Vec<u8>> = wanted.iter().map(|(_, k)| k.clone()).collect();
+        let (lock, prefetch) = (self.lock.clone(), self.prefetch.clone());
+        // BEGIN, the lock and the reads in one round trip: PostgreSQL runs them in order, so the
+        // reads see what was committed before the lock was granted.
         let (row, found) = self.run(move |conn| async move {
-            conn.client.batch_execute("BEGIN").await?;
-            let row = conn
-                .client
-                .query_opt("SELECT size, hash FROM pitboss_head FOR UPDATE", &[])
-                .await?;
-            let found = if keys.is_empty() {
-                Vec::new()
-            } else {
-                conn.client
-                    .query(
-                        "SELECT r.family, r.key, r.value FROM pitboss_records r
-                         JOIN UNNEST($1::TEXT[], $2::BYTEA[]) AS w(family, key)
-                         ON r.family = w.family AND r.key = w.key",
-                        &[&families, &keys],
-                    )
-                    .await?
+            let begin = conn.client.batch_execute("BEGIN");
+            let locked = conn.client.query_opt(&lock, &[]);
+            let read = async {
+                if keys.is_empty() {
+                    Ok(Vec::new())
+                } else {
+                    conn.client.query(&prefetch, &[&families, &keys]).await
+                }
             };
+            let ((), row, found) = tokio::try_join!(begin, locked, read)?;
             Ok((row, found))
         })?;
         let database = &self.runner.database;
@@ -667,6 +756,18 @@ impl Session {
     /// record put or deleted in `pitboss_records` (the last write of a key wins, as in RocksDB's
     /// batches). Returns (entries, records) written.
     pub(crate) fn write(&self, batch: Batch) -> Result<(u64, u64), StoreError> {
+        let split = self.split(batch)?;
+        let counts = split.counts();
+        let statements = self.writes();
+        self.run(move |conn| async move {
+            statements.run(&conn, &split).await?;
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+
+    /// The batch as the statements take it.
+    fn split(&self, batch: Batch) -> Result<Split, StoreError> {
         let mut last: HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>> = HashMap::new();
         let (mut sequences, mut stored): (Vec<i64>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
         for write in batch.writes {
@@ -687,43 +788,34 @@ impl Session {
                 }
             }
         }
-        let entries = sequences.len() as u64;
-        let records = last.len() as u64;
-        let (mut put_f, mut put_k, mut put_v) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut del_f, mut del_k) = (Vec::new(), Vec::new());
+        let mut split = Split {
+            sequences,
+            stored,
+            put: Default::default(),
+            removed: Default::default(),
+        };
         for ((family, key), value) in last {
             match value {
                 Some(value) => {
-                    put_f.push(family.to_string());
-                    put_k.push(key);
-                    put_v.push(value);
+                    split.put.0.push(family.to_string());
+                    split.put.1.push(key);
+                    split.put.2.push(value);
                 }
                 None => {
-                    del_f.push(family.to_string());
-                    del_k.push(key);
+                    split.removed.0.push(family.to_string());
+                    split.removed.1.push(key);
                 }
             }
         }
-        let (insert, upsert, remove) = (
-            self.insert_entries.clone(),
-            self.upsert.clone(),
-            self.remove.clone(),
-        );
-        self.run(move |conn| async move {
-            if !sequences.is_empty() {
-                conn.client.execute(&insert, &[&sequences, &stored]).await?;
-            }
-            if !put_f.is_empty() {
-                conn.client
-                    .execute(&upsert, &[&put_f, &put_k, &put_v])
-                    .await?;
-            }
-            if !del_f.is_empty() {
-                conn.client.execute(&remove, &[&del_f, &del_k]).await?;
-            }
-            Ok(())
-        })?;
-        Ok((entries, records))
+        Ok(split)
+    }
+
+    fn writes(&self) -> Writes {
+        Writes {
+            insert: self.insert_entries.clone(),
+            upsert: self.upsert.clone(),
+            remove: self.remove.clone(),
+        }
     }
 
     /// Writes a group and moves the head from `old` to `new` in the open transaction, then
@@ -736,22 +828,22 @@ impl Session {
         old: (u64, Hash),
         new: (u64, Hash),
     ) -> Result<Committed, StoreError> {
-        let written = self.write(batch).and_then(|_| {
-            let (old_size, new_size) = (signed(old.0)?, signed(new.0)?);
-            let (old_hash, new_hash) = (old.1.to_vec(), new.1.to_vec());
-            self.run(move |conn| async move {
-                conn.client
-                    .execute(
-                        "UPDATE pitboss_head SET size = $1, hash = $2
-                         WHERE size = $3 AND hash = $4",
-                        &[&new_size, &new_hash, &old_size, &old_hash],
-                    )
-                    .await
-            })
+        let split = self.split(batch)?;
+        let (old_size, new_size) = (signed(old.0)?, signed(new.0)?);
+        let (old_hash, new_hash) = (old.1.to_vec(), new.1.to_vec());
+        let (statements, move_head) = (self.writes(), self.move_head.clone());
+        // The writes and the head's move in one round trip; COMMIT only once the head moved.
+        let written = self.run(move |conn| async move {
+            let writes = statements.run(&conn, &split);
+            let head: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+                [&new_size, &new_hash, &old_size, &old_hash];
+            let moved = conn.client.execute(&move_head, &head);
+            let ((), moved) = tokio::try_join!(writes, moved)?;
+            Ok(moved)
         });
         match written {
             Ok(1) => {
-                self.execute("COMMIT", Vec::new())?;
+                self.simple("COMMIT")?;
                 Ok(Committed::Done)
             }
             Ok(_) => {
@@ -767,7 +859,7 @@ impl Session {
 
     /// Ends the open transaction without writing anything (a group with nothing to write).
     pub(crate) fn rollback(&self) {
-        if let Err(e) = self.execute("ROLLBACK", Vec::new()) {
+        if let Err(e) = self.simple("ROLLBACK") {
             tracing::debug!(error = %e, "rollback of a PostgreSQL transaction");
         }
     }
