@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::card::Card;
 use super::hand::pai_gow::{self, Category, HighValue, LowValue};
+use super::hand::rank_masks::{highest, RankCounts, SuitLanes};
 use super::hand::{check_cards, HandError};
 
 /// An edition of the house way. Editions differ only where `HOUSE_WAY.md` was corrected; each is
@@ -213,34 +214,50 @@ const LOWS: [(usize, usize); 21] = {
 const ACE: u8 = 12;
 const KING: u8 = 11;
 
-/// The 21 settings of a hand, evaluated.
+/// The 21 settings of a hand. A setting's hands are evaluated when a rule looks at them (a low
+/// hand is a few instructions from the two ranks; a high hand's suit lanes are the seven cards'
+/// less two bits), except when the seven cards could hold a straight or a flush: then all 21 high
+/// hands are evaluated up front, since rules 6, 9 and 10 look at every one of them. Most hands
+/// have no straight or flush to make, and their rule names one to six candidate settings: only
+/// those are evaluated, each once.
 struct Settings {
+    /// The cards in canonical order.
     cards: [Card; 7],
+    /// The seven cards' suit lanes, and each card's bit in them: a high hand's lanes are the
+    /// seven's without its low hand's two bits.
+    lanes: u64,
+    bit: [u64; 7],
     /// Effective rank of each card: the joker counts as an ace.
     rank: [u8; 7],
-    low: [LowValue; 21],
-    high: [HighValue; 21],
+    /// Every setting's high value, when some five of the cards might make a straight or a flush;
+    /// otherwise `None`, and [`Settings::high`] evaluates the ones asked for.
+    highs: Option<[HighValue; 21]>,
 }
 
 impl Settings {
     fn new(hand: &[Card; 7]) -> Settings {
-        let mut cards = *hand;
-        cards.sort_unstable();
+        let cards = sorted(hand);
         let rank = cards.map(|c| c.rank().map_or(ACE, |r| r.index()));
-        let mut low = [pai_gow::evaluate_low_unchecked(&[cards[0], cards[1]]); 21];
-        let mut high =
-            [pai_gow::evaluate_high_unchecked(&[cards[2], cards[3], cards[4], cards[5], cards[6]]);
-                21];
-        for (k, &(a, b)) in LOWS.iter().enumerate() {
-            low[k] = pai_gow::evaluate_low_unchecked(&[cards[a], cards[b]]);
-            high[k] = pai_gow::evaluate_high_unchecked(&Self::high_cards(&cards, a, b));
-        }
-        Settings {
+        let bit = cards.map(|c| SuitLanes::of(&[c]).0);
+        let lanes = bit.iter().fold(0, |all, b| all | b);
+        let mut settings = Settings {
             cards,
+            lanes,
+            bit,
             rank,
-            low,
-            high,
+            highs: None,
+        };
+        if may_complete(SuitLanes(lanes)) {
+            settings.highs = Some(std::array::from_fn(|k| settings.evaluate_high(k)));
         }
+        settings
+    }
+
+    /// Evaluates setting `k`'s high hand.
+    #[inline]
+    fn evaluate_high(&self, k: usize) -> HighValue {
+        let (a, b) = LOWS[k];
+        pai_gow::evaluate_high_lanes(SuitLanes(self.lanes ^ self.bit[a] ^ self.bit[b]))
     }
 
     fn high_cards(cards: &[Card; 7], a: usize, b: usize) -> [Card; 5] {
@@ -255,6 +272,22 @@ impl Settings {
         high
     }
 
+    /// The low hand's value of setting `k`.
+    #[inline]
+    fn low(&self, k: usize) -> LowValue {
+        let (a, b) = LOWS[k];
+        pai_gow::low_of_ranks(self.rank[a], self.rank[b])
+    }
+
+    /// The high hand's value of setting `k`.
+    #[inline]
+    fn high(&self, k: usize) -> HighValue {
+        match &self.highs {
+            Some(highs) => highs[k],
+            None => self.evaluate_high(k),
+        }
+    }
+
     fn setting(&self, k: usize) -> Setting {
         let (a, b) = LOWS[k];
         Setting {
@@ -263,31 +296,42 @@ impl Settings {
         }
     }
 
-    fn legal(&self, k: usize) -> bool {
-        pai_gow::is_legal_setting(self.high[k], self.low[k])
-    }
-
+    /// Whether setting `k`'s high hand is a straight or a flush (never, when no five of the cards
+    /// can make one).
     fn complete(&self, k: usize) -> bool {
-        matches!(
-            self.high[k].category(),
-            Category::Straight | Category::Flush | Category::StraightFlush | Category::RoyalFlush
-        )
+        self.highs.as_ref().is_some_and(|highs| {
+            matches!(
+                highs[k].category(),
+                Category::Straight
+                    | Category::Flush
+                    | Category::StraightFlush
+                    | Category::RoyalFlush
+            )
+        })
     }
 
     /// Best-of among the candidate settings: legal ones only; highest low, then highest high, then
     /// the first in canonical order.
     fn best_of(&self, candidate: impl Fn(usize) -> bool) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for k in (0..21).filter(|&k| candidate(k) && self.legal(k)) {
-            let better = match best {
-                None => true,
-                Some(b) => (self.low[k], self.high[k]) > (self.low[b], self.high[b]),
-            };
-            if better {
-                best = Some(k);
+        let mut best: Option<(usize, LowValue, HighValue)> = None;
+        for k in 0..21 {
+            if !candidate(k) {
+                continue;
+            }
+            let (low, high) = (self.low(k), self.high(k));
+            if !pai_gow::is_legal_setting(high, low) {
+                continue;
+            }
+            if best.is_none_or(|(_, best_low, best_high)| (low, high) > (best_low, best_high)) {
+                best = Some((k, low, high));
             }
         }
-        best
+        best.map(|(k, _, _)| k)
+    }
+
+    /// [`Settings::best_of`], with the rule it fired for.
+    fn pick(&self, candidate: impl Fn(usize) -> bool, rule: Rule) -> Option<(usize, Rule)> {
+        self.best_of(candidate).map(|k| (k, rule))
     }
 
     /// Ranks of the low hand's two cards.
@@ -300,6 +344,105 @@ impl Settings {
     fn low_is(&self, k: usize, x: usize, y: usize) -> bool {
         let (a, b) = LOWS[k];
         (a, b) == (x.min(y), x.max(y))
+    }
+}
+
+/// Seven distinct cards in canonical order (their indices are distinct bits of a mask, read back
+/// lowest first).
+fn sorted(hand: &[Card; 7]) -> [Card; 7] {
+    let mut mask = hand.iter().fold(0u64, |m, c| m | 1 << c.index());
+    let mut cards = *hand;
+    for slot in &mut cards {
+        // Seven distinct cards set seven bits; the index is below 64, a card's index below 53.
+        *slot = Card::from_index(mask.trailing_zeros() as u8).unwrap_or(Card::JOKER);
+        mask &= mask - 1;
+    }
+    cards
+}
+
+/// Whether some five of the seven cards with these suit lanes might make a straight or a flush:
+/// five natural cards of one suit or of five consecutive ranks (the wheel included), or four and
+/// the joker. Never false when a straight or flush can be made, which is all [`Settings`] relies
+/// on.
+fn may_complete(lanes: SuitLanes) -> bool {
+    let need = 5 - u8::from(lanes.has_joker());
+    let suits = lanes.suits();
+    let ranks = suits[0] | suits[1] | suits[2] | suits[3];
+    suits.iter().any(|&suit| RANKS_IN[suit as usize] >= need)
+        || MOST_IN_A_STRAIGHT[ranks as usize] >= need
+}
+
+/// How many ranks a 13-bit rank mask holds (no population count instruction on the baseline
+/// x86-64 target).
+static RANKS_IN: [u8; 8192] = {
+    let mut table = [0u8; 8192];
+    let mut mask = 0;
+    while mask < 8192 {
+        table[mask] = (mask as u16).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
+
+/// The most ranks of a 13-bit rank mask inside one straight's five ranks (the wheel A-2-3-4-5,
+/// then 2-6 up to T-A).
+static MOST_IN_A_STRAIGHT: [u8; 8192] = {
+    let mut table = [0u8; 8192];
+    let mut mask = 0;
+    while mask < 8192 {
+        let mut most = ((mask as u16) & (1 << ACE | 0b1111)).count_ones();
+        let mut low = 0;
+        while low < 9 {
+            let n = ((mask as u16) & (0b11111 << low)).count_ones();
+            if n > most {
+                most = n;
+            }
+            low += 1;
+        }
+        table[mask] = most as u8;
+        mask += 1;
+    }
+    table
+};
+
+/// The ranks of a 13-bit rank mask, highest first.
+fn highest_first(mut mask: u16) -> Few<u8> {
+    let mut ranks = Few::new();
+    while mask != 0 {
+        let rank = highest(mask);
+        ranks.push(rank);
+        mask ^= 1 << rank;
+    }
+    ranks
+}
+
+/// Up to seven small items (ranks or positions) in a fixed array: the shapes [`choose`] reads,
+/// without allocating. Reads as a slice.
+#[derive(Clone, Copy)]
+struct Few<T> {
+    items: [T; 7],
+    len: usize,
+}
+
+impl<T: Copy + Default> Few<T> {
+    fn new() -> Few<T> {
+        Few {
+            items: [T::default(); 7],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        self.items[self.len] = item;
+        self.len += 1;
+    }
+}
+
+impl<T> std::ops::Deref for Few<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
     }
 }
 
@@ -335,87 +478,92 @@ pub fn try_house_way(hand: &[Card; 7], edition: Edition) -> Option<HouseWay> {
 
 /// Applies the first rule whose shape fits; returns the chosen setting's index and the rule.
 fn choose(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
-    let mut counts = [0u8; 13];
-    for &r in &s.rank {
-        counts[r as usize] += 1;
-    }
-    // Ranks with each multiplicity, highest first.
-    let with = |n: u8| -> Vec<u8> {
-        (0..13u8)
-            .rev()
-            .filter(|&r| counts[r as usize] == n)
-            .collect()
+    // Which ranks occur once, twice, … five times (the joker counts as an ace).
+    let lanes = SuitLanes(s.lanes);
+    let natural = RankCounts::from_suits(lanes.suits());
+    let mut counts = natural;
+    let five_aces = if lanes.has_joker() {
+        counts.add(ACE);
+        natural.at_least_4 & 1 << ACE
+    } else {
+        0
     };
-    let (fives, fours, threes, pairs, singles) = (with(5), with(4), with(3), with(2), with(1));
-    // Positions of the singletons, highest rank first.
-    let mut single_pos: Vec<usize> = (0..7)
-        .filter(|&p| counts[s.rank[p] as usize] == 1)
-        .collect();
-    single_pos.sort_by(|&x, &y| s.rank[y].cmp(&s.rank[x]).then(x.cmp(&y)));
+    // Ranks with each multiplicity, highest first.
+    let singles = highest_first(counts.singles());
+    let pairs = highest_first(counts.at_least_2 & !counts.at_least_3);
+    let threes = highest_first(counts.at_least_3 & !counts.at_least_4);
+    let fours = highest_first(counts.at_least_4 & !five_aces);
+    let fives = highest_first(five_aces);
+    // Positions of the singletons, highest rank first: the cards are in canonical order, so ranks
+    // rise with the position (the joker, an ace, comes last) and singletons' ranks differ.
+    let mut single_pos = Few::<usize>::new();
+    for p in (0..7).rev() {
+        if counts.singles() & 1 << s.rank[p] != 0 {
+            single_pos.push(p);
+        }
+    }
     let both_of = |rank: u8| move |k: usize| s.low_ranks(k) == (rank, rank);
     let top_two_singles = |k: usize| s.low_is(k, single_pos[0], single_pos[1]);
     let any_complete = (0..21).any(|k| s.complete(k));
 
-    let pick =
-        |candidate: &dyn Fn(usize) -> bool, rule: Rule| s.best_of(candidate).map(|k| (k, rule));
-
     let chosen = if !fives.is_empty() {
         // Rule 1: AAAA + joker and two others.
-        if singles.is_empty() && pairs == [KING] {
-            pick(&both_of(KING), Rule::FiveAcesKingsLow)
+        if singles.is_empty() && *pairs == [KING] {
+            s.pick(both_of(KING), Rule::FiveAcesKingsLow)
         } else {
-            pick(&both_of(ACE), Rule::FiveAcesSplit)
+            s.pick(both_of(ACE), Rule::FiveAcesSplit)
         }
     } else if let Some(&q) = fours.first() {
         // Rule 2.
         if let Some(&t) = threes.first() {
-            pick(&both_of(t), Rule::QuadsWithTrips)
+            s.pick(both_of(t), Rule::QuadsWithTrips)
         } else if let Some(&p) = pairs.first() {
-            pick(&both_of(p), Rule::QuadsWithPair)
+            s.pick(both_of(p), Rule::QuadsWithPair)
         } else {
             let highest_single = singles[0];
             match q {
-                0..=4 => pick(&top_two_singles, Rule::QuadsLowKeptTogether),
+                0..=4 => s.pick(top_two_singles, Rule::QuadsLowKeptTogether),
                 5..=8 if highest_single == ACE => {
-                    pick(&top_two_singles, Rule::QuadsMiddleKeptWithAce)
+                    s.pick(top_two_singles, Rule::QuadsMiddleKeptWithAce)
                 }
-                5..=8 => pick(&both_of(q), Rule::QuadsMiddleSplit),
-                _ => pick(&both_of(q), Rule::QuadsHighSplit),
+                5..=8 => s.pick(both_of(q), Rule::QuadsMiddleSplit),
+                _ => s.pick(both_of(q), Rule::QuadsHighSplit),
             }
         }
     } else if threes.len() == 2 {
         // Rule 3.
-        pick(&both_of(threes[0]), Rule::TwoTrips)
+        s.pick(both_of(threes[0]), Rule::TwoTrips)
     } else if let Some(&t) = threes.first() {
         if pairs.len() == 2 {
             // Rule 4.
-            pick(&both_of(pairs[0]), Rule::TripsWithTwoPairs)
+            s.pick(both_of(pairs[0]), Rule::TripsWithTwoPairs)
         } else if let Some(&p) = pairs.first() {
             // Rule 5.
-            if p == 0 && singles == [ACE, KING] {
-                pick(&top_two_singles, Rule::TripsWithPairOfTwosAceKing)
+            if p == 0 && *singles == [ACE, KING] {
+                s.pick(top_two_singles, Rule::TripsWithPairOfTwosAceKing)
             } else {
-                pick(&both_of(p), Rule::TripsWithPair)
+                s.pick(both_of(p), Rule::TripsWithPair)
             }
         } else {
             // Rule 6.
-            pick(&|k| both_of(t)(k) && s.complete(k), Rule::TripsCompleteHand).or_else(|| {
-                if t == ACE {
-                    let one_ace_and_top_single = |k: usize| {
-                        let (a, b) = LOWS[k];
-                        let with_single = a == single_pos[0] || b == single_pos[0];
-                        let (ra, rb) = s.low_ranks(k);
-                        with_single && (ra == ACE) != (rb == ACE)
-                    };
-                    pick(&one_ace_and_top_single, Rule::ThreeAces)
-                } else {
-                    pick(&top_two_singles, Rule::Trips)
-                }
-            })
+            s.pick(|k| both_of(t)(k) && s.complete(k), Rule::TripsCompleteHand)
+                .or_else(|| {
+                    if t == ACE {
+                        let one_ace_and_top_single = |k: usize| {
+                            let (a, b) = LOWS[k];
+                            let with_single = a == single_pos[0] || b == single_pos[0];
+                            let (ra, rb) = s.low_ranks(k);
+                            with_single && (ra == ACE) != (rb == ACE)
+                        };
+                        s.pick(one_ace_and_top_single, Rule::ThreeAces)
+                    } else {
+                        s.pick(top_two_singles, Rule::Trips)
+                    }
+                })
         }
     } else if pairs.len() == 3 {
         // Rule 7.
-        pick(&both_of(pairs[0]), Rule::ThreePairs)
+        s.pick(both_of(pairs[0]), Rule::ThreePairs)
     } else if pairs.len() == 2 {
         // Rule 8 (straights and flushes ignored).
         let (big, small) = (pairs[0], pairs[1]);
@@ -433,9 +581,9 @@ fn choose(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
             _ => true,
         };
         if split {
-            pick(&both_of(small), Rule::TwoPairsSplit)
+            s.pick(both_of(small), Rule::TwoPairsSplit)
         } else {
-            pick(&top_two_singles, Rule::TwoPairsKeptTogether)
+            s.pick(top_two_singles, Rule::TwoPairsKeptTogether)
         }
     } else if let Some(&p) = pairs.first() {
         // Rule 9.
@@ -448,7 +596,7 @@ fn choose(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
                 let aces_low = usize::from(s.rank[a] == ACE) + usize::from(s.rank[b] == ACE);
                 // ...making an ace-high straight or straight flush (a royal flush is one; the first
                 // edition missed it: its value records the broadway ranks, not the top card).
-                let high = s.high[k];
+                let high = s.high(k);
                 let ace_high = match high.category() {
                     Category::Straight | Category::StraightFlush => {
                         (high.raw() >> 13) & 0x1FFF == 1 << ACE
@@ -459,21 +607,22 @@ fn choose(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
                 aces_low == 0 && ace_high
             };
             match best {
-                Some(k) if ace_joker_pair && uses_both_in_ace_high(k) => pick(
-                    &|k| s.complete(k) && !uses_both_in_ace_high(k),
-                    Rule::OnePairAceJokerOtherCompleteHand,
-                )
-                .or_else(|| pick(&top_two_singles, Rule::OnePairAceJokerKept)),
+                Some(k) if ace_joker_pair && uses_both_in_ace_high(k) => s
+                    .pick(
+                        |k| s.complete(k) && !uses_both_in_ace_high(k),
+                        Rule::OnePairAceJokerOtherCompleteHand,
+                    )
+                    .or_else(|| s.pick(top_two_singles, Rule::OnePairAceJokerKept)),
                 Some(k) => Some((k, Rule::OnePairCompleteHand)),
-                None => pick(&top_two_singles, Rule::OnePair),
+                None => s.pick(top_two_singles, Rule::OnePair),
             }
         } else {
-            pick(&top_two_singles, Rule::OnePair)
+            s.pick(top_two_singles, Rule::OnePair)
         }
     } else {
         // Rule 10.
-        pick(&|k| s.complete(k), Rule::NoPairCompleteHand)
-            .or_else(|| pick(&|k| s.low_is(k, single_pos[1], single_pos[2]), Rule::NoPair))
+        s.pick(|k| s.complete(k), Rule::NoPairCompleteHand)
+            .or_else(|| s.pick(|k| s.low_is(k, single_pos[1], single_pos[2]), Rule::NoPair))
     };
     chosen
 }

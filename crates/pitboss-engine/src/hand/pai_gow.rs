@@ -175,7 +175,13 @@ pub fn evaluate_high(cards: &[Card; 5]) -> Result<HighValue, HandError> {
 /// Evaluates five distinct cards (at most one joker, as in a 53-card deck) without checking.
 #[inline]
 pub fn evaluate_high_unchecked(cards: &[Card; 5]) -> HighValue {
-    let lanes = SuitLanes::of(cards);
+    evaluate_high_lanes(SuitLanes::of(cards))
+}
+
+/// [`evaluate_high_unchecked`] from the cards' suit lanes (five distinct cards, at most one of
+/// them the joker): the house way builds each setting's lanes from the seven cards' with two XORs.
+#[inline]
+pub(crate) fn evaluate_high_lanes(lanes: SuitLanes) -> HighValue {
     let suits = lanes.suits();
     let counts = RankCounts::from_suits(suits);
     let flush = one_suit(suits);
@@ -239,7 +245,12 @@ pub fn evaluate_low_unchecked(cards: &[Card; 2]) -> LowValue {
             card.rank_bits()
         }
     };
-    let (a, b) = (rank(cards[0]), rank(cards[1]));
+    low_of_ranks(rank(cards[0]), rank(cards[1]))
+}
+
+/// The low hand of two cards of rank indices `a` and `b` (the joker's is the ace's, 12).
+#[inline]
+pub(crate) fn low_of_ranks(a: u8, b: u8) -> LowValue {
     LowValue(if a == b {
         pack(Category::Pair as u8, 1 << a, 0)
     } else {
