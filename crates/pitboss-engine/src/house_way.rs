@@ -2,12 +2,15 @@
 //! and made deterministic): how the dealer sets seven cards into a two-card low hand and a five-card
 //! high hand, how "auto set" sets the player's, and where the suggested low hand comes from.
 //!
-//! The algorithm works on the 21 possible settings of the seven cards, each evaluated once. Every
+//! The algorithm works on the 21 possible settings of the seven cards, each evaluated at most once
+//! (and only when a rule looks at it). Every
 //! rule of HOUSE_WAY.md picks a set of candidate settings; "best-of" then keeps the legal ones and
 //! takes the highest low hand, then the highest high hand, then the first in a canonical order (the
 //! cards sorted by canonical index, lows enumerated lexicographically), so the result never depends
 //! on the order the cards were given in. Which rule fired is returned with the setting: it is what
-//! an operator shows a player who disputes the dealer's setting.
+//! an operator shows a player who disputes the dealer's setting. A hand in which no five cards can
+//! make a straight or a flush (most hands) is decided by its ranks alone: its answer is read from a
+//! table of the 68 952 rank shapes, which the same algorithm fills once, on first use.
 //!
 //! The algorithm has editions ([`Edition`]): a Pai Gow configuration names the one its hands are set
 //! by, so a hand recorded under an earlier edition is re-derived by that edition forever.
@@ -16,7 +19,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::card::Card;
+use super::card::{Card, Rank, Suit};
 use super::hand::pai_gow::{self, Category, HighValue, LowValue};
 use super::hand::rank_masks::{highest, RankCounts, SuitLanes};
 use super::hand::{check_cards, HandError};
@@ -355,7 +358,7 @@ fn sorted(hand: &[Card; 7]) -> [Card; 7] {
     for slot in &mut cards {
         // Seven distinct cards set seven bits; the index is below 64, a card's index below 53.
         *slot = Card::from_index(mask.trailing_zeros() as u8).unwrap_or(Card::JOKER);
-        mask &= mask - 1;
+        mask &= mask.wrapping_sub(1);
     }
     cards
 }
@@ -459,7 +462,7 @@ pub fn house_way_unchecked(hand: &[Card; 7], edition: Edition) -> HouseWay {
     // test suite through `try_house_way`); should a future edit break that, the best legal setting
     // is still played rather than a foul.
     let (k, rule) =
-        choose(&s, edition).unwrap_or_else(|| (s.best_of(|_| true).unwrap_or(0), Rule::NoPair));
+        decide(&s, edition).unwrap_or_else(|| (s.best_of(|_| true).unwrap_or(0), Rule::NoPair));
     HouseWay {
         setting: s.setting(k),
         rule,
@@ -470,10 +473,107 @@ pub fn house_way_unchecked(hand: &[Card; 7], edition: Edition) -> HouseWay {
 /// the exhaustive test shows never happens).
 pub fn try_house_way(hand: &[Card; 7], edition: Edition) -> Option<HouseWay> {
     let s = Settings::new(hand);
-    choose(&s, edition).map(|(k, rule)| HouseWay {
+    decide(&s, edition).map(|(k, rule)| HouseWay {
         setting: s.setting(k),
         rule,
     })
+}
+
+/// The chosen setting's index and the rule: from the table of rank shapes when no five of the
+/// cards can make a straight or a flush, otherwise by [`choose`].
+fn decide(s: &Settings, edition: Edition) -> Option<(usize, Rule)> {
+    if s.highs.is_none() {
+        let joker = s.cards[6] == Card::JOKER;
+        let naturals = &s.rank[..7 - usize::from(joker)];
+        if let Some((k, rule)) = shapes()[shape_index(naturals, joker)] {
+            return Some((usize::from(k), rule));
+        }
+    }
+    choose(s, edition)
+}
+
+/// What [`choose`] answers for a hand in which no five cards can make a straight or a flush,
+/// by its shape: the ranks of its natural cards in canonical order, and whether it holds the
+/// joker (`None` where some shape's ranks make a straight possible, or no legal candidate is
+/// named: there [`choose`] runs). Indexed by [`shape_index`]; built once, on first use, by
+/// [`choose`] itself on one hand of each shape.
+///
+/// Why a shape decides such a hand: with no straight or flush to make, every value `choose` reads
+/// (a low hand; a high hand, a pair or less up to five aces; the ranks and their multiplicities;
+/// the cards' positions in canonical order, which follow the ranks) is a function of the ranks in
+/// canonical order and of the joker's presence, and the edition is read only where a complete
+/// hand exists. The hand each entry is computed on deals its cards' suits round the four suits in
+/// canonical order, so it holds at most two cards of a suit: no flush either. (The exhaustive
+/// test's fingerprint holds the table to `choose` on every hand.)
+fn shapes() -> &'static [Option<(u8, Rule)>] {
+    static SHAPES: std::sync::OnceLock<Vec<Option<(u8, Rule)>>> = std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let mut table = vec![None; SHAPES_WITHOUT_JOKER + SHAPES_WITH_JOKER];
+        for joker in [false, true] {
+            let naturals = 7 - usize::from(joker);
+            let mut ranks = [0u8; 7];
+            loop {
+                // One hand of this shape: suits round the four suits, the joker last.
+                let mut hand = [Card::JOKER; 7];
+                for (i, &rank) in ranks[..naturals].iter().enumerate() {
+                    let card = Card::new(Rank::ALL[usize::from(rank)], Suit::ALL[i % 4]);
+                    hand[i] = card;
+                }
+                let fits =
+                    (0..13).all(|r| ranks[..naturals].iter().filter(|&&x| x == r).count() <= 4);
+                if fits {
+                    let s = Settings::new(&hand);
+                    if s.highs.is_none() {
+                        table[shape_index(&ranks[..naturals], joker)] =
+                            choose(&s, Edition::CURRENT).map(|(k, rule)| (k as u8, rule));
+                    }
+                }
+                // The next non-decreasing sequence of ranks.
+                let Some(i) = (0..naturals).rev().find(|&i| ranks[i] < 12) else {
+                    break;
+                };
+                let next = ranks[i] + 1;
+                ranks[i..naturals].fill(next);
+            }
+        }
+        table
+    })
+}
+
+/// Shapes of seven natural cards: multisets of 7 ranks of 13, C(19, 7).
+const SHAPES_WITHOUT_JOKER: usize = 50_388;
+/// Shapes of six natural cards and the joker: C(18, 6).
+const SHAPES_WITH_JOKER: usize = 18_564;
+
+/// `BINOMIAL[n][k]` = C(n, k) for n < 20, k ≤ 7.
+const BINOMIAL: [[u32; 8]; 20] = {
+    let mut table = [[0u32; 8]; 20];
+    let mut n = 0;
+    while n < 20 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k < 8 && k <= n {
+            table[n][k] = table[n - 1][k - 1] + if k < n { table[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// The place of a shape in [`shapes`]: non-decreasing ranks `r₀ ≤ … ≤ rₙ₋₁` (seven naturals, or six
+/// and the joker) are the strictly increasing `rᵢ + i`, ranked among the sets of their size in
+/// colexicographic order (Σ C(rᵢ + i, i + 1)); shapes with the joker come after the others.
+fn shape_index(ranks: &[u8], joker: bool) -> usize {
+    let mut index = 0;
+    for (i, &rank) in ranks.iter().enumerate() {
+        index += BINOMIAL[usize::from(rank) + i][i + 1] as usize;
+    }
+    if joker {
+        index + SHAPES_WITHOUT_JOKER
+    } else {
+        index
+    }
 }
 
 /// Applies the first rule whose shape fits; returns the chosen setting's index and the rule.
