@@ -2,8 +2,9 @@
 //! the Pai Gow main-bet simulation (`pai_gow::simulate_main`, what `pitboss par fortune_pai_gow
 //! --rounds N` runs) on two threads, `exact_par_sheets` for the default Mississippi Stud and
 //! Caribbean Stud configurations, and `StrategyTables::build` for both (what the server builds per
-//! configuration at start). It prints the Pai Gow totals too, so that two builds can be compared
-//! for identical results as well as for time.
+//! configuration at start). It prints the Pai Gow totals, and each sheet's totals and the SHA-256
+//! of its CSV (every row's exact integers), so that two builds can be compared for identical
+//! results as well as for time.
 //!
 //! ```sh
 //! export CARGO_TARGET_DIR=$HOME/.cache/pitboss-lab-target
@@ -18,6 +19,8 @@
 
 use std::time::Instant;
 
+use sha2::{Digest, Sha256};
+
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
@@ -30,6 +33,11 @@ fn timed<T>(what: &str, work: impl FnOnce() -> T) -> T {
     let out = work();
     println!("{what}: {:.3} s", started.elapsed().as_secs_f64());
     out
+}
+
+/// Lower-case hex of some bytes.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn main() {
@@ -66,11 +74,12 @@ fn main() {
             });
             for sheet in &sheets {
                 println!(
-                    "  {}: returned {} / wagered {} over {}",
+                    "  {}: returned {} / wagered {} over {}; SHA-256 of its CSV {}",
                     sheet.title,
                     sheet.returned(),
                     sheet.wagered(),
-                    sheet.denominator
+                    sheet.denominator,
+                    hex(&Sha256::digest(sheet.csv()))
                 );
             }
         }
