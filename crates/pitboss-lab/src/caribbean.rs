@@ -196,13 +196,33 @@ impl SortedHands {
 const OFFSETS: [u32; 5] = [0, 1, 52, 52 + 1_275, 52 + 1_275 + 20_825];
 const SUBSETS: usize = 52 + 1_275 + 20_825 + 249_900;
 
-/// The 31 subsets of a five-card set with at most four cards (and the 16 of a four-card set):
-/// for each bit mask, its size, its highest element and the mask without it.
+/// The 31 subsets of a five-card set with at most four cards (and the 16 of a four-card set),
+/// numbered from C(n, k) for n < 51, k ≤ 4.
 struct Subsets {
     binom: [[u32; 5]; 51],
-    size: [u8; 32],
-    high: [u8; 32],
 }
+
+/// For each bit mask of five positions: its size.
+const SUBSET_SIZE: [u8; 32] = {
+    let mut size = [0u8; 32];
+    let mut m = 0;
+    while m < 32 {
+        size[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    size
+};
+
+/// For each non-empty bit mask of five positions: its highest position.
+const SUBSET_HIGH: [u8; 32] = {
+    let mut high = [0u8; 32];
+    let mut m = 1;
+    while m < 32 {
+        high[m] = (31 - (m as u32).leading_zeros()) as u8;
+        m += 1;
+    }
+    high
+};
 
 impl Subsets {
     fn new() -> Subsets {
@@ -218,24 +238,20 @@ impl Subsets {
                 };
             }
         }
-        let mut size = [0u8; 32];
-        let mut high = [0u8; 32];
-        for m in 1..32usize {
-            size[m] = m.count_ones() as u8;
-            high[m] = (31 - (m as u32).leading_zeros()) as u8;
-        }
-        Subsets { binom, size, high }
+        Subsets { binom }
     }
 
     /// The numbers of the subsets of `set` (ascending, 4 or 5 cards) with at most four cards,
-    /// indexed by bit mask over `set`'s positions; returns how many masks are filled.
-    fn numbers(&self, set: &[u8], out: &mut [u32; 32]) -> usize {
-        let masks = if set.len() == 5 { 31 } else { 16 };
+    /// indexed by bit mask over `set`'s positions; returns how many masks are filled. (The sizes
+    /// are constants, so the loop unrolls with every mask's size and highest position known.)
+    #[inline(always)]
+    fn numbers<const N: usize>(&self, set: &[u8; N], out: &mut [u32; 32]) -> usize {
+        let masks = if N == 5 { 31 } else { 16 };
         let mut colex = [0u32; 32];
         out[0] = 0;
         for m in 1..masks {
-            let high = self.high[m];
-            let size = self.size[m];
+            let high = SUBSET_HIGH[m];
+            let size = SUBSET_SIZE[m];
             colex[m] = colex[m & !(1 << high)]
                 + self.binom[usize::from(set[usize::from(high)])][usize::from(size)];
             out[m] = OFFSETS[usize::from(size)] + colex[m];
@@ -243,19 +259,64 @@ impl Subsets {
         masks
     }
 
-    /// How many counted four-card sets avoid every card of the player's set: inclusion–exclusion.
-    fn avoiding(&self, counts: &[u32], numbers: &[u32; 32]) -> u64 {
-        let mut total: i64 = 0;
-        for m in 0..31 {
-            let c = i64::from(counts[numbers[m] as usize]);
-            if self.size[m].is_multiple_of(2) {
-                total += c;
-            } else {
-                total -= c;
-            }
-        }
-        total as u64
+    /// How many counted four-card sets avoid every card of the player's set: inclusion–exclusion
+    /// (the subsets of even size added, those of odd size taken away; the empty one first).
+    fn avoiding(&self, counted: &Counted, numbers: &[u32; 32]) -> u64 {
+        let sum = |masks: &[u8]| -> i64 {
+            masks
+                .iter()
+                .map(|&m| i64::from(counted.holding[numbers[usize::from(m)] as usize]))
+                .sum()
+        };
+        (i64::from(counted.all) + sum(&EVEN_SUBSETS[1..]) - sum(&ODD_SUBSETS)) as u64
     }
+}
+
+/// The sweep's counters: how many of the dealer hands counted so far hold each subset of cards
+/// (numbered as by [`Subsets::numbers`]). The empty subset's (every dealer hand, up to C(51,4))
+/// apart in a `u32`; any other is held by at most C(50,3) = 19 600 dealer hands, a `u16`, so the
+/// 272 052 counters take 532 KiB and stay in a core's cache next to the threshold's copy.
+#[derive(Clone)]
+struct Counted {
+    all: u32,
+    /// By subset number; the empty subset's place (0) unused.
+    holding: Vec<u16>,
+}
+
+impl Counted {
+    fn new() -> Counted {
+        Counted {
+            all: 0,
+            holding: vec![0; SUBSETS],
+        }
+    }
+
+    /// Counts one dealer hand, given its subsets' numbers (the empty one first).
+    fn add(&mut self, numbers: &[u32]) {
+        self.all += 1;
+        for &number in &numbers[1..] {
+            self.holding[number as usize] += 1;
+        }
+    }
+}
+
+/// The masks below 31 (subsets of five positions, all five excepted) of even size: 0, 2 or 4.
+const EVEN_SUBSETS: [u8; 16] = subsets_of_parity(0);
+/// Those of odd size: 1 or 3.
+const ODD_SUBSETS: [u8; 15] = subsets_of_parity(1);
+
+/// The masks below 31 whose size has this parity, ascending.
+const fn subsets_of_parity<const N: usize>(parity: u32) -> [u8; N] {
+    let mut masks = [0u8; N];
+    let (mut m, mut n) = (0u8, 0);
+    while m < 31 {
+        if m.count_ones() % 2 == parity {
+            masks[n] = m;
+            n += 1;
+        }
+        m += 1;
+    }
+    masks
 }
 
 /// The 51 other cards numbered 0..51 with the up card taken out.
@@ -275,8 +336,8 @@ fn without(set: &[u8], up: u8, out: &mut [u8; 5]) -> usize {
 /// hands (the others first, at the threshold).
 pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandValue, Counts)) {
     let subsets = Subsets::new();
-    let mut counted = vec![0u32; SUBSETS];
-    let mut at_threshold: Option<Vec<u32>> = None;
+    let mut counted = Counted::new();
+    let mut at_threshold: Option<Counted> = None;
     let mut below: Vec<u32> = Vec::new();
     let mut group: Vec<(u32, [u32; 32], u64, u64)> = Vec::new();
     let hands = &hands.0;
@@ -325,17 +386,24 @@ pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandVa
                 below.push(k as u32);
             }
         }
+        let mut dealer_hands = 0;
         for (_, set) in &hands[i..j] {
             if set.contains(&up) {
-                let n = without(set, up, &mut other);
-                let filled = subsets.numbers(&other[..n], &mut numbers);
-                for &number in &numbers[..filled] {
-                    counted[number as usize] += 1;
-                }
+                without(set, up, &mut other);
+                let four = [other[0], other[1], other[2], other[3]];
+                let filled = subsets.numbers(&four, &mut numbers);
+                counted.add(&numbers[..filled]);
+                dealer_hands += 1;
             }
         }
         for (k, numbers, not_qualifying, lower) in &group {
-            let at_most = subsets.avoiding(&counted, numbers);
+            // No dealer hand of this value (the up card's rank is not among its ranks): nothing
+            // was counted since `lower`, and none ties.
+            let at_most = if dealer_hands == 0 {
+                *lower
+            } else {
+                subsets.avoiding(&counted, numbers)
+            };
             visit(
                 &hands[*k as usize].1,
                 value,
@@ -412,17 +480,27 @@ pub struct DecisionTable {
 
 /// The colexicographic rank of an ascending five-card set among all C(52,5).
 fn colex5(set: &[u8; 5]) -> usize {
-    let binom = |n: usize, k: usize| -> usize {
-        if k > n {
-            return 0;
-        }
-        (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
-    };
     set.iter()
         .enumerate()
-        .map(|(i, &c)| binom(usize::from(c), i + 1))
+        .map(|(i, &c)| BINOMIAL52[usize::from(c)][i + 1] as usize)
         .sum()
 }
+
+/// `BINOMIAL52[n][k]` = C(n, k) for n < 52, k ≤ 5 (0 for k > n).
+const BINOMIAL52: [[u32; 6]; 52] = {
+    let mut table = [[0u32; 6]; 52];
+    let mut n = 0;
+    while n < 52 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k < 6 && k <= n {
+            table[n][k] = table[n - 1][k - 1] + table[n - 1][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
 
 impl DecisionTable {
     /// The optimal decision for this player hand and up card.
