@@ -79,11 +79,13 @@ pub struct Setting {
 
 impl Setting {
     /// The low hand's value.
+    #[inline]
     pub fn low_value(&self) -> LowValue {
         pai_gow::evaluate_low_unchecked(&self.low)
     }
 
     /// The high hand's value.
+    #[inline]
     pub fn high_value(&self) -> HighValue {
         pai_gow::evaluate_high_unchecked(&self.high)
     }

@@ -91,11 +91,13 @@ pub struct LowValue(u32);
 
 impl HighValue {
     /// The hand's category.
+    #[inline]
     pub fn category(self) -> Category {
         Category::ALL[(self.0 >> 26) as usize]
     }
 
     /// The raw ordered integer.
+    #[inline]
     pub const fn raw(self) -> u32 {
         self.0
     }
@@ -103,11 +105,13 @@ impl HighValue {
 
 impl LowValue {
     /// True for a pair (including the joker with an ace).
+    #[inline]
     pub fn is_pair(self) -> bool {
         self.0 >> 26 == Category::Pair as u32
     }
 
     /// The higher rank of the two cards (the pair's rank for a pair); the joker counts as an ace.
+    #[inline]
     pub fn top_rank(self) -> Rank {
         let primary = ((self.0 >> 13) & 0x1FFF) as u16;
         // A low value always holds at least one rank bit; Two is an unreachable fallback.
@@ -115,6 +119,7 @@ impl LowValue {
     }
 
     /// The raw ordered integer.
+    #[inline]
     pub const fn raw(self) -> u32 {
         self.0
     }
@@ -123,6 +128,7 @@ impl LowValue {
 /// True if the high hand outranks the low hand, so the setting is legal. A two-card pair compares
 /// as a pair with no kickers and a two-card non-pair as a high-card hand with no further kickers:
 /// a high hand equal to the low hand in all the low hand has still wins on its extra kickers.
+#[inline]
 pub fn is_legal_setting(high: HighValue, low: LowValue) -> bool {
     high.0 > low.0
 }
