@@ -333,17 +333,53 @@ mod tests {
         }
     }
 
-    /// The shuffle into an array deals what the shuffle into a vector deals, from the same words.
+    /// RNG.md §5 word for word: `uniform(i + 1)` by [`WordStream::uniform`] (a division), then a
+    /// swap, on a vector of the canonical deck.
+    fn reference_shuffle(stream: &mut WordStream, deck: Deck) -> Vec<Card> {
+        let mut cards = deck.canonical();
+        for i in (1..cards.len()).rev() {
+            let j = stream.uniform(Bound::new(i as u64 + 1).unwrap()) as usize;
+            cards.swap(i, j);
+        }
+        cards
+    }
+
+    /// The shuffle (into a vector or into an array) deals what RNG.md's steps deal and consumes
+    /// the same words: over a thousand shuffles of one stream, and on the first shuffle of seeds
+    /// found to draw a rejected word in it (seed bytes 0..8 = 1 359 272 and 4 461 923, little
+    /// endian: one more word than steps).
     #[test]
-    fn shuffle_into_is_the_shuffle() {
+    fn the_shuffle_is_rng_md_step_by_step() {
+        let seed_of = |k: u64| {
+            let mut bytes = [0u8; 32];
+            bytes[..8].copy_from_slice(&k.to_le_bytes());
+            Seed::from_bytes(bytes)
+        };
+        let mut cards = [Card::JOKER; 53];
         for deck in [Deck::Standard52, Deck::WithJoker53] {
-            let mut a = Seed::from_bytes([9; 32]).stream();
-            let mut b = a.clone();
-            let mut cards = [Card::JOKER; 53];
+            let mut reference = Seed::from_bytes([9; 32]).stream();
+            let mut a = reference.clone();
+            let mut b = reference.clone();
             for _ in 0..1000 {
-                assert_eq!(a.shuffle(deck), b.shuffle_into(deck, &mut cards));
-                assert_eq!(a.words_consumed(), b.words_consumed());
+                let expected = reference_shuffle(&mut reference, deck);
+                assert_eq!(a.shuffle(deck), expected);
+                assert_eq!(b.shuffle_into(deck, &mut cards), expected);
+                assert_eq!(a.words_consumed(), reference.words_consumed());
+                assert_eq!(b.words_consumed(), reference.words_consumed());
             }
+        }
+        for (k, deck) in [
+            (1_359_272, Deck::Standard52),
+            (4_461_923, Deck::Standard52),
+            (4_461_923, Deck::WithJoker53),
+        ] {
+            let mut reference = seed_of(k).stream();
+            let mut stream = seed_of(k).stream();
+            let expected = reference_shuffle(&mut reference, deck);
+            assert_eq!(reference.words_consumed(), deck.len() as u64, "a rejection");
+            assert_eq!(stream.shuffle_into(deck, &mut cards), expected);
+            assert_eq!(stream.words_consumed(), reference.words_consumed());
+            assert_eq!(stream.next_word(), reference.next_word());
         }
     }
     use crate::card::format_cards;
