@@ -792,6 +792,32 @@ mod tests {
         }
     }
 
+    /// Every bit of the default configuration's decision table (what the server's advice and
+    /// simulation read), pinned by a digest recorded from the sweep before it asked once per orbit
+    /// (every hand asked, three inclusion–exclusions each).
+    #[test]
+    fn the_decision_table_is_the_one_first_recorded() {
+        use sha2::{Digest, Sha256};
+        let config = GameConfig::default_for(GameId::CaribbeanStud);
+        let rules: &CaribbeanRules = config.rules_of().unwrap();
+        let (_, table) = analyse(rules, 2).unwrap();
+        let mut digest = Sha256::new();
+        for bits in &table.raise {
+            for word in bits {
+                digest.update(word.to_le_bytes());
+            }
+        }
+        let hex: String = digest
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            hex,
+            "7e9cbe9438042facef591cbc499751753d963502450e9aa362b2b80626bdc7c4"
+        );
+    }
+
     /// Hands that differ by a permutation of the suits other than the up card's share an orbit;
     /// a hand whose up-card suit holds other cards does not share it with one that moves them.
     #[test]
