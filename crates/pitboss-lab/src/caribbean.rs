@@ -361,10 +361,17 @@ pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandVa
         let value = value_of(raw);
         let qualifies = dealer_qualifies(value);
         if qualifies && at_threshold.is_none() {
+            // The hands below are in order of value, and an orbit's hands share theirs: one
+            // value's orbits at a time keeps the map small.
             let mut not_qualifying_by_orbit: HashMap<u64, u64, BuildHasherDefault<KeyHasher>> =
                 HashMap::default();
+            let mut of_value = None;
             for &k in &below {
                 let (raw, set) = hands[k as usize];
+                if of_value != Some(raw) {
+                    not_qualifying_by_orbit.clear();
+                    of_value = Some(raw);
+                }
                 let not_qualifying = *not_qualifying_by_orbit
                     .entry(orbit(&set, up))
                     .or_insert_with(|| {
