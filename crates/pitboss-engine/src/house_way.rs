@@ -216,6 +216,25 @@ const LOWS: [(usize, usize); 21] = {
     lows
 };
 
+/// The high hand's five positions of each of the 21 settings, ascending.
+const HIGHS: [[u8; 5]; 21] = {
+    let mut highs = [[0u8; 5]; 21];
+    let mut k = 0;
+    while k < 21 {
+        let (a, b) = LOWS[k];
+        let (mut p, mut i) = (0, 0);
+        while p < 7 {
+            if p != a && p != b {
+                highs[k][i] = p as u8;
+                i += 1;
+            }
+            p += 1;
+        }
+        k += 1;
+    }
+    highs
+};
+
 const ACE: u8 = 12;
 const KING: u8 = 11;
 
@@ -228,10 +247,9 @@ const KING: u8 = 11;
 struct Settings {
     /// The cards in canonical order.
     cards: [Card; 7],
-    /// The seven cards' suit lanes, and each card's bit in them: a high hand's lanes are the
-    /// seven's without its low hand's two bits.
+    /// The seven cards' suit lanes: a high hand's lanes are these without its low hand's two
+    /// cards' bits.
     lanes: u64,
-    bit: [u64; 7],
     /// Effective rank of each card: the joker counts as an ace.
     rank: [u8; 7],
     /// Every setting's high value, when some five of the cards might make a straight or a flush;
@@ -243,12 +261,10 @@ impl Settings {
     fn new(hand: &[Card; 7]) -> Settings {
         let cards = sorted(hand);
         let rank = cards.map(|c| c.rank().map_or(ACE, |r| r.index()));
-        let bit = cards.map(|c| SuitLanes::of(&[c]).0);
-        let lanes = bit.iter().fold(0, |all, b| all | b);
+        let lanes = SuitLanes::of(&cards).0;
         let mut settings = Settings {
             cards,
             lanes,
-            bit,
             rank,
             highs: None,
         };
@@ -262,19 +278,8 @@ impl Settings {
     #[inline]
     fn evaluate_high(&self, k: usize) -> HighValue {
         let (a, b) = LOWS[k];
-        pai_gow::evaluate_high_lanes(SuitLanes(self.lanes ^ self.bit[a] ^ self.bit[b]))
-    }
-
-    fn high_cards(cards: &[Card; 7], a: usize, b: usize) -> [Card; 5] {
-        let mut high = [cards[0]; 5];
-        let mut i = 0;
-        for (p, &card) in cards.iter().enumerate() {
-            if p != a && p != b {
-                high[i] = card;
-                i += 1;
-            }
-        }
-        high
+        let low = SuitLanes::of(&[self.cards[a], self.cards[b]]).0;
+        pai_gow::evaluate_high_lanes(SuitLanes(self.lanes ^ low))
     }
 
     /// The low hand's value of setting `k`.
@@ -297,7 +302,7 @@ impl Settings {
         let (a, b) = LOWS[k];
         Setting {
             low: [self.cards[a], self.cards[b]],
-            high: Self::high_cards(&self.cards, a, b),
+            high: HIGHS[k].map(|p| self.cards[usize::from(p)]),
         }
     }
 
