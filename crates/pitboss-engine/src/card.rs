@@ -48,11 +48,13 @@ impl Rank {
     ];
 
     /// 0 for Two up to 12 for Ace: the bit a rank occupies in a 13-bit rank mask.
+    #[inline]
     pub const fn index(self) -> u8 {
         self as u8
     }
 
     /// The rank with this index (0 = Two … 12 = Ace).
+    #[inline]
     pub const fn from_index(index: u8) -> Option<Rank> {
         if index < 13 {
             Some(Rank::ALL[index as usize])
@@ -99,6 +101,7 @@ impl Suit {
     pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
 
     /// 0 = clubs … 3 = spades.
+    #[inline]
     pub const fn index(self) -> u8 {
         self as u8
     }
@@ -131,11 +134,13 @@ impl Card {
     pub const JOKER: Card = Card(52);
 
     /// The natural card of this rank and suit.
+    #[inline]
     pub const fn new(rank: Rank, suit: Suit) -> Card {
         Card(rank.index() * 4 + suit.index())
     }
 
     /// The card at this canonical index (0..=52), if any.
+    #[inline]
     pub const fn from_index(index: u8) -> Option<Card> {
         if index <= 52 {
             Some(Card(index))
@@ -145,16 +150,19 @@ impl Card {
     }
 
     /// The canonical index: 0 (`2c`) … 51 (`As`), 52 for the joker.
+    #[inline]
     pub const fn index(self) -> u8 {
         self.0
     }
 
     /// True for the joker.
+    #[inline]
     pub const fn is_joker(self) -> bool {
         self.0 == 52
     }
 
     /// The rank of a natural card; `None` for the joker.
+    #[inline]
     pub const fn rank(self) -> Option<Rank> {
         if self.is_joker() {
             None
@@ -164,6 +172,7 @@ impl Card {
     }
 
     /// The suit of a natural card; `None` for the joker.
+    #[inline]
     pub const fn suit(self) -> Option<Suit> {
         if self.is_joker() {
             None
@@ -310,6 +319,7 @@ pub enum Deck {
 
 impl Deck {
     /// Number of cards.
+    #[inline]
     pub const fn len(self) -> usize {
         match self {
             Deck::Standard52 => 52,

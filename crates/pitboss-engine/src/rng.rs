@@ -167,6 +167,37 @@ impl Bound {
     }
 }
 
+/// `SHUFFLE_BOUNDS[i]` is the bound `i + 1` of the shuffle's step `i` (1 ≤ i ≤ 52).
+const SHUFFLE_BOUNDS: [Bound; 53] = {
+    let mut bounds = [Bound::small(std::num::NonZeroU32::MIN); 53];
+    let mut i = 1;
+    while i < 53 {
+        bounds[i] = Bound::small(std::num::NonZeroU32::MIN.saturating_add(i as u32));
+        i += 1;
+    }
+    bounds
+};
+
+/// `SHUFFLE_MAGIC[i]` is `⌈2^64 / (i + 1)⌉`, the multiplier of [`remainder`] for the bound `i + 1`.
+const SHUFFLE_MAGIC: [u64; 53] = {
+    let mut magic = [0u64; 53];
+    let mut i = 1;
+    while i < 53 {
+        magic[i] = u64::MAX / (i as u64 + 1) + 1;
+        i += 1;
+    }
+    magic
+};
+
+/// `w mod n` for a 32-bit `w` and `2 ≤ n < 2^32`, given `magic = ⌈2^64 / n⌉`, by multiplication
+/// alone (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact for every
+/// 32-bit `w` and `n` with a 64-bit multiplier; the tests hold it to `%`).
+#[inline]
+fn remainder(w: u32, n: u64, magic: u64) -> u32 {
+    let fraction = magic.wrapping_mul(u64::from(w));
+    ((u128::from(fraction) * u128::from(n)) >> 64) as u32
+}
+
 /// The six faces of a die.
 const DIE: Bound = Bound::small(std::num::NonZeroU32::MIN.saturating_add(5));
 
@@ -221,13 +252,38 @@ impl WordStream {
     /// `j = uniform(i + 1)`, swap positions `i` and `j`. Position 0 is dealt first.
     pub fn shuffle(&mut self, deck: Deck) -> Vec<Card> {
         let mut cards = deck.canonical();
+        self.shuffle_in_place(&mut cards);
+        cards
+    }
+
+    /// The shuffle of [`WordStream::shuffle`] into a caller's array, without allocating: `cards`
+    /// is set to `deck`'s canonical order, then shuffled; the first `deck.len()` cards are the
+    /// shuffled deck (the rest of the array is left as the canonical indices beyond it). Same
+    /// words, same result.
+    pub fn shuffle_into<'a>(&mut self, deck: Deck, cards: &'a mut [Card; 53]) -> &'a [Card] {
+        for (i, card) in (0u8..).zip(cards.iter_mut()) {
+            *card = Card::from_index(i).unwrap_or(Card::JOKER);
+        }
+        let cards = &mut cards[..deck.len()];
+        self.shuffle_in_place(cards);
+        cards
+    }
+
+    /// Fisher–Yates steps on `cards` as they stand (a deck: at most 53 cards): the draws of
+    /// [`WordStream::uniform`] with the bounds and their remainders' multipliers computed at
+    /// compile time (a multiplication instead of a division per step; the same numbers).
+    fn shuffle_in_place(&mut self, cards: &mut [Card]) {
         for i in (1..cards.len()).rev() {
             // n = i + 1, between 2 and 53.
-            let bound = Bound::small(std::num::NonZeroU32::MIN.saturating_add(i as u32));
-            let j = self.uniform(bound) as usize;
-            cards.swap(i, j);
+            let (bound, magic) = (SHUFFLE_BOUNDS[i], SHUFFLE_MAGIC[i]);
+            let j = loop {
+                let w = self.next_word();
+                if u64::from(w) < bound.limit {
+                    break remainder(w, bound.n, magic);
+                }
+            };
+            cards.swap(i, j as usize);
         }
-        cards
     }
 
     /// One die: `uniform(6) + 1` (RNG.md §7).
@@ -239,6 +295,93 @@ impl WordStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shuffle's remainder by multiplication equals `%` for every bound it uses, on the words
+    /// at the edges (0, the rejection limit's neighbours, multiples of `n` and their neighbours,
+    /// the top word) and on a million words of the stream.
+    #[test]
+    fn the_shuffles_remainder_is_the_modulo() {
+        let mut stream = Seed::from_bytes([7; 32]).stream();
+        let words: Vec<u32> = (0..1_000_000).map(|_| stream.next_word()).collect();
+        for i in 1..53 {
+            let n = SHUFFLE_BOUNDS[i].n;
+            assert_eq!(n, i as u64 + 1);
+            let limit = SHUFFLE_BOUNDS[i].limit;
+            let mut edges = vec![0, 1, u32::MAX, u32::MAX - 1, (limit - 1) as u32];
+            if limit < 1 << 32 {
+                edges.push(limit as u32);
+            }
+            for k in [
+                1u64,
+                2,
+                3,
+                1000,
+                (u64::from(u32::MAX) / n) - 1,
+                u64::from(u32::MAX) / n,
+            ] {
+                for w in [k * n - 1, k * n, k * n + 1] {
+                    edges.push(w as u32);
+                }
+            }
+            for &w in edges.iter().chain(&words) {
+                assert_eq!(
+                    u64::from(remainder(w, n, SHUFFLE_MAGIC[i])),
+                    u64::from(w) % n,
+                    "{w} mod {n}"
+                );
+            }
+        }
+    }
+
+    /// RNG.md §5 word for word: `uniform(i + 1)` by [`WordStream::uniform`] (a division), then a
+    /// swap, on a vector of the canonical deck.
+    fn reference_shuffle(stream: &mut WordStream, deck: Deck) -> Vec<Card> {
+        let mut cards = deck.canonical();
+        for i in (1..cards.len()).rev() {
+            let j = stream.uniform(Bound::new(i as u64 + 1).unwrap()) as usize;
+            cards.swap(i, j);
+        }
+        cards
+    }
+
+    /// The shuffle (into a vector or into an array) deals what RNG.md's steps deal and consumes
+    /// the same words: over a thousand shuffles of one stream, and on the first shuffle of seeds
+    /// found to draw a rejected word in it (seed bytes 0..8 = 1 359 272 and 4 461 923, little
+    /// endian: one more word than steps).
+    #[test]
+    fn the_shuffle_is_rng_md_step_by_step() {
+        let seed_of = |k: u64| {
+            let mut bytes = [0u8; 32];
+            bytes[..8].copy_from_slice(&k.to_le_bytes());
+            Seed::from_bytes(bytes)
+        };
+        let mut cards = [Card::JOKER; 53];
+        for deck in [Deck::Standard52, Deck::WithJoker53] {
+            let mut reference = Seed::from_bytes([9; 32]).stream();
+            let mut a = reference.clone();
+            let mut b = reference.clone();
+            for _ in 0..1000 {
+                let expected = reference_shuffle(&mut reference, deck);
+                assert_eq!(a.shuffle(deck), expected);
+                assert_eq!(b.shuffle_into(deck, &mut cards), expected);
+                assert_eq!(a.words_consumed(), reference.words_consumed());
+                assert_eq!(b.words_consumed(), reference.words_consumed());
+            }
+        }
+        for (k, deck) in [
+            (1_359_272, Deck::Standard52),
+            (4_461_923, Deck::Standard52),
+            (4_461_923, Deck::WithJoker53),
+        ] {
+            let mut reference = seed_of(k).stream();
+            let mut stream = seed_of(k).stream();
+            let expected = reference_shuffle(&mut reference, deck);
+            assert_eq!(reference.words_consumed(), deck.len() as u64, "a rejection");
+            assert_eq!(stream.shuffle_into(deck, &mut cards), expected);
+            assert_eq!(stream.words_consumed(), reference.words_consumed());
+            assert_eq!(stream.next_word(), reference.next_word());
+        }
+    }
     use crate::card::format_cards;
 
     fn zero_seed() -> Seed {

@@ -76,7 +76,7 @@ impl Advisor<'_> {
 }
 
 /// The tables a configuration's advice needs, built once: Mississippi Stud's backward induction
-/// (about half a second), Caribbean Stud's decision table (the counting sweep, about 1.5 s on two
+/// (about a quarter of a second), Caribbean Stud's decision table (the counting sweep, about 1.5 s on two
 /// cores); nothing for Pai Gow and Nutz.
 #[derive(Default)]
 pub struct StrategyTables {

@@ -9,7 +9,9 @@
 //! cards — by inclusion–exclusion over the 31 subsets of those cards with at most four of them.
 //! Asked before and after the dealer hands of the player's own value, and once at the qualifying
 //! threshold, that gives exactly how many of the 163 185 completions do not qualify, lose to the
-//! player, tie, or beat the player. Suits are symmetric, so one up card per rank is enough (×4).
+//! player, tie, or beat the player. Suits are symmetric, so one up card per rank is enough (×4);
+//! and the player hands that differ by a permutation of the other three suits have the same
+//! counts, so each is asked once per orbit.
 //!
 //! The decision: raise when its expected net is at least folding's (ties raise, as for Mississippi
 //! Stud), compared as exact integers. [`advise`] decides one hand by plain enumeration of its
@@ -17,6 +19,8 @@
 //!
 //! Pure: no I/O. Uses the engine's evaluator, qualification rule and paytables.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pitboss_engine::card::Card;
@@ -216,13 +220,33 @@ impl SortedHands {
 const OFFSETS: [u32; 5] = [0, 1, 52, 52 + 1_275, 52 + 1_275 + 20_825];
 const SUBSETS: usize = 52 + 1_275 + 20_825 + 249_900;
 
-/// The 31 subsets of a five-card set with at most four cards (and the 16 of a four-card set):
-/// for each bit mask, its size, its highest element and the mask without it.
+/// The 31 subsets of a five-card set with at most four cards (and the 16 of a four-card set),
+/// numbered from C(n, k) for n < 51, k ≤ 4.
 struct Subsets {
     binom: [[u32; 5]; 51],
-    size: [u8; 32],
-    high: [u8; 32],
 }
+
+/// For each bit mask of five positions: its size.
+const SUBSET_SIZE: [u8; 32] = {
+    let mut size = [0u8; 32];
+    let mut m = 0;
+    while m < 32 {
+        size[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    size
+};
+
+/// For each non-empty bit mask of five positions: its highest position.
+const SUBSET_HIGH: [u8; 32] = {
+    let mut high = [0u8; 32];
+    let mut m = 1;
+    while m < 32 {
+        high[m] = (31 - (m as u32).leading_zeros()) as u8;
+        m += 1;
+    }
+    high
+};
 
 impl Subsets {
     fn new() -> Subsets {
@@ -238,24 +262,20 @@ impl Subsets {
                 };
             }
         }
-        let mut size = [0u8; 32];
-        let mut high = [0u8; 32];
-        for m in 1..32usize {
-            size[m] = m.count_ones() as u8;
-            high[m] = (31 - (m as u32).leading_zeros()) as u8;
-        }
-        Subsets { binom, size, high }
+        Subsets { binom }
     }
 
     /// The numbers of the subsets of `set` (ascending, 4 or 5 cards) with at most four cards,
-    /// indexed by bit mask over `set`'s positions; returns how many masks are filled.
-    fn numbers(&self, set: &[u8], out: &mut [u32; 32]) -> usize {
-        let masks = if set.len() == 5 { 31 } else { 16 };
+    /// indexed by bit mask over `set`'s positions; returns how many masks are filled. (The sizes
+    /// are constants, so the loop unrolls with every mask's size and highest position known.)
+    #[inline(always)]
+    fn numbers<const N: usize>(&self, set: &[u8; N], out: &mut [u32; 32]) -> usize {
+        let masks = if N == 5 { 31 } else { 16 };
         let mut colex = [0u32; 32];
         out[0] = 0;
         for m in 1..masks {
-            let high = self.high[m];
-            let size = self.size[m];
+            let high = SUBSET_HIGH[m];
+            let size = SUBSET_SIZE[m];
             colex[m] = colex[m & !(1 << high)]
                 + self.binom[usize::from(set[usize::from(high)])][usize::from(size)];
             out[m] = OFFSETS[usize::from(size)] + colex[m];
@@ -263,19 +283,64 @@ impl Subsets {
         masks
     }
 
-    /// How many counted four-card sets avoid every card of the player's set: inclusion–exclusion.
-    fn avoiding(&self, counts: &[u32], numbers: &[u32; 32]) -> u64 {
-        let mut total: i64 = 0;
-        for m in 0..31 {
-            let c = i64::from(counts[numbers[m] as usize]);
-            if self.size[m].is_multiple_of(2) {
-                total += c;
-            } else {
-                total -= c;
-            }
-        }
-        total as u64
+    /// How many counted four-card sets avoid every card of the player's set: inclusion–exclusion
+    /// (the subsets of even size added, those of odd size taken away; the empty one first).
+    fn avoiding(&self, counted: &Counted, numbers: &[u32; 32]) -> u64 {
+        let sum = |masks: &[u8]| -> i64 {
+            masks
+                .iter()
+                .map(|&m| i64::from(counted.holding[numbers[usize::from(m)] as usize]))
+                .sum()
+        };
+        (i64::from(counted.all) + sum(&EVEN_SUBSETS[1..]) - sum(&ODD_SUBSETS)) as u64
     }
+}
+
+/// The sweep's counters: how many of the dealer hands counted so far hold each subset of cards
+/// (numbered as by [`Subsets::numbers`]). The empty subset's (every dealer hand, up to C(51,4))
+/// apart in a `u32`; any other is held by at most C(50,3) = 19 600 dealer hands, a `u16`, so the
+/// 272 052 counters take 532 KiB and stay in a core's cache next to the threshold's copy.
+#[derive(Clone)]
+struct Counted {
+    all: u32,
+    /// By subset number; the empty subset's place (0) unused.
+    holding: Vec<u16>,
+}
+
+impl Counted {
+    fn new() -> Counted {
+        Counted {
+            all: 0,
+            holding: vec![0; SUBSETS],
+        }
+    }
+
+    /// Counts one dealer hand, given its subsets' numbers (the empty one first).
+    fn add(&mut self, numbers: &[u32]) {
+        self.all += 1;
+        for &number in &numbers[1..] {
+            self.holding[number as usize] += 1;
+        }
+    }
+}
+
+/// The masks below 31 (subsets of five positions, all five excepted) of even size: 0, 2 or 4.
+const EVEN_SUBSETS: [u8; 16] = subsets_of_parity(0);
+/// Those of odd size: 1 or 3.
+const ODD_SUBSETS: [u8; 15] = subsets_of_parity(1);
+
+/// The masks below 31 whose size has this parity, ascending.
+const fn subsets_of_parity<const N: usize>(parity: u32) -> [u8; N] {
+    let mut masks = [0u8; N];
+    let (mut m, mut n) = (0u8, 0);
+    while m < 31 {
+        if m.count_ones() % 2 == parity {
+            masks[n] = m;
+            n += 1;
+        }
+        m += 1;
+    }
+    masks
 }
 
 /// The 51 other cards numbered 0..51 with the up card taken out.
@@ -295,10 +360,14 @@ fn without(set: &[u8], up: u8, out: &mut [u8; 5]) -> usize {
 /// hands (the others first, at the threshold).
 pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandValue, Counts)) {
     let subsets = Subsets::new();
-    let mut counted = vec![0u32; SUBSETS];
-    let mut at_threshold: Option<Vec<u32>> = None;
+    let mut counted = Counted::new();
+    let mut at_threshold: Option<Counted> = None;
     let mut below: Vec<u32> = Vec::new();
-    let mut group: Vec<(u32, [u32; 32], u64, u64)> = Vec::new();
+    // A value group's player hands, one entry per orbit (see `orbit`): its subsets' numbers, the
+    // completions not qualifying, and those lower than the player; then every hand's orbit entry.
+    let mut group: Vec<([u32; 32], u64, u64)> = Vec::new();
+    let mut members: Vec<(u32, u32)> = Vec::new();
+    let mut orbits: HashMap<u64, u32, BuildHasherDefault<KeyHasher>> = HashMap::default();
     let hands = &hands.0;
     let mut numbers = [0u32; 32];
     let mut other = [0u8; 5];
@@ -312,11 +381,24 @@ pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandVa
         let value = value_of(raw);
         let qualifies = dealer_qualifies(value);
         if qualifies && at_threshold.is_none() {
+            // The hands below are in order of value, and an orbit's hands share theirs: one
+            // value's orbits at a time keeps the map small.
+            let mut not_qualifying_by_orbit: HashMap<u64, u64, BuildHasherDefault<KeyHasher>> =
+                HashMap::default();
+            let mut of_value = None;
             for &k in &below {
                 let (raw, set) = hands[k as usize];
-                without(&set, up, &mut other);
-                subsets.numbers(&other, &mut numbers);
-                let not_qualifying = subsets.avoiding(&counted, &numbers);
+                if of_value != Some(raw) {
+                    not_qualifying_by_orbit.clear();
+                    of_value = Some(raw);
+                }
+                let not_qualifying = *not_qualifying_by_orbit
+                    .entry(orbit(&set, up))
+                    .or_insert_with(|| {
+                        without(&set, up, &mut other);
+                        subsets.numbers(&other, &mut numbers);
+                        subsets.avoiding(&counted, &numbers)
+                    });
                 visit(
                     &set,
                     value_of(raw),
@@ -331,43 +413,97 @@ pub fn sweep(hands: &SortedHands, up: u8, mut visit: impl FnMut(&[u8; 5], HandVa
             at_threshold = Some(counted.clone());
         }
         group.clear();
+        members.clear();
+        orbits.clear();
         for (k, (_, set)) in hands.iter().enumerate().take(j).skip(i) {
             if set.contains(&up) {
                 continue;
             }
             if let Some(threshold) = &at_threshold {
-                without(set, up, &mut other);
-                subsets.numbers(&other, &mut numbers);
-                let not_qualifying = subsets.avoiding(threshold, &numbers);
-                let lower = subsets.avoiding(&counted, &numbers);
-                group.push((k as u32, numbers, not_qualifying, lower));
+                let entry = *orbits.entry(orbit(set, up)).or_insert_with(|| {
+                    without(set, up, &mut other);
+                    subsets.numbers(&other, &mut numbers);
+                    let not_qualifying = subsets.avoiding(threshold, &numbers);
+                    let lower = subsets.avoiding(&counted, &numbers);
+                    group.push((numbers, not_qualifying, lower));
+                    (group.len() - 1) as u32
+                });
+                members.push((k as u32, entry));
             } else {
                 below.push(k as u32);
             }
         }
+        let mut dealer_hands = 0;
         for (_, set) in &hands[i..j] {
             if set.contains(&up) {
-                let n = without(set, up, &mut other);
-                let filled = subsets.numbers(&other[..n], &mut numbers);
-                for &number in &numbers[..filled] {
-                    counted[number as usize] += 1;
-                }
+                without(set, up, &mut other);
+                let four = [other[0], other[1], other[2], other[3]];
+                let filled = subsets.numbers(&four, &mut numbers);
+                counted.add(&numbers[..filled]);
+                dealer_hands += 1;
             }
         }
-        for (k, numbers, not_qualifying, lower) in &group {
-            let at_most = subsets.avoiding(&counted, numbers);
-            visit(
-                &hands[*k as usize].1,
-                value,
+        let counts: Vec<Counts> = group
+            .iter()
+            .map(|(numbers, not_qualifying, lower)| {
+                // No dealer hand of this value (the up card's rank is not among its ranks):
+                // nothing was counted since `lower`, and none ties.
+                let at_most = if dealer_hands == 0 {
+                    *lower
+                } else {
+                    subsets.avoiding(&counted, numbers)
+                };
                 Counts {
                     not_qualifying: *not_qualifying,
                     player_higher: lower - not_qualifying,
                     stand_off: at_most - lower,
                     dealer_higher: COMPLETIONS - at_most,
-                },
-            );
+                }
+            })
+            .collect();
+        for &(k, entry) in &members {
+            visit(&hands[k as usize].1, value, counts[entry as usize]);
         }
         i = j;
+    }
+}
+
+/// The orbit of a player hand (card indices) under the permutations of the three suits other than
+/// the up card's: its up-card suit's rank mask, then the other three suits' masks in descending
+/// order, in one integer. Such a permutation fixes the up card and maps the dealer hands holding
+/// it onto themselves, values kept, so every hand of an orbit has the same [`Counts`]: the sweep
+/// computes them once per orbit (up to six hands) and value group.
+fn orbit(set: &[u8; 5], up: u8) -> u64 {
+    // Four 16-bit lanes, one rank mask per suit.
+    let lanes = set
+        .iter()
+        .fold(0u64, |l, &card| l | 1 << (card / 4 + 16 * (card % 4)));
+    let lane = |suit: u8| lanes >> (16 * (suit % 4)) & 0x1FFF;
+    let fixed = up % 4;
+    let (a, b, c) = (lane(fixed + 1), lane(fixed + 2), lane(fixed + 3));
+    let (high, low) = (a.max(b), a.min(b));
+    let (top, middle, bottom) = (high.max(c), low.max(high.min(c)), low.min(c));
+    lane(fixed) | top << 13 | middle << 26 | bottom << 39
+}
+
+/// A hasher for [`orbit`] keys: one multiplication and a fold of the halves.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        let x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ x >> 32;
     }
 }
 
@@ -432,17 +568,27 @@ pub struct DecisionTable {
 
 /// The colexicographic rank of an ascending five-card set among all C(52,5).
 fn colex5(set: &[u8; 5]) -> usize {
-    let binom = |n: usize, k: usize| -> usize {
-        if k > n {
-            return 0;
-        }
-        (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
-    };
     set.iter()
         .enumerate()
-        .map(|(i, &c)| binom(usize::from(c), i + 1))
+        .map(|(i, &c)| BINOMIAL52[usize::from(c)][i + 1] as usize)
         .sum()
 }
+
+/// `BINOMIAL52[n][k]` = C(n, k) for n < 52, k ≤ 5 (0 for k > n).
+const BINOMIAL52: [[u32; 6]; 52] = {
+    let mut table = [[0u32; 6]; 52];
+    let mut n = 0;
+    while n < 52 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k < 6 && k <= n {
+            table[n][k] = table[n - 1][k - 1] + table[n - 1][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
 
 impl DecisionTable {
     /// The optimal decision for this player hand and up card.
@@ -628,4 +774,84 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
         )],
     };
     Ok(vec![main, bonus])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sweep (orbits of hands asked once) against plain enumeration of the 163 185 dealer
+    /// completions: up cards of the three suits the analysis does not sweep (a permutation then
+    /// fixes another suit), every 50 000th player hand and the first 30 that can tie.
+    #[test]
+    fn the_sweep_counts_what_enumeration_counts() {
+        let hands = SortedHands::build();
+        let card = |i: u8| Card::from_index(i).unwrap_or(Card::JOKER);
+        for up in [4 * 3 + 1, 4 * 9 + 2, 4 * 12 + 3] {
+            let (mut visited, mut checked, mut ties) = (0u64, 0, 0);
+            sweep(&hands, up, |set, value, counts| {
+                visited += 1;
+                let tie_prone = ties < 30 && counts.stand_off > 0;
+                if visited.is_multiple_of(50_000) || tie_prone {
+                    ties += usize::from(tie_prone);
+                    let player = set.map(card);
+                    assert_eq!(poker5::evaluate_unchecked(&player), value);
+                    assert_eq!(
+                        counts,
+                        dealer_counts(&player, card(up)),
+                        "{player:?} against {}",
+                        card(up)
+                    );
+                    checked += 1;
+                }
+            });
+            assert_eq!(visited, 2_349_060, "C(51,5) player hands");
+            assert!(checked >= 70, "{checked} checked");
+        }
+    }
+
+    /// Every bit of the default configuration's decision table (what the server's advice and
+    /// simulation read), pinned by a digest recorded from the sweep before it asked once per orbit
+    /// (every hand asked, three inclusion–exclusions each).
+    #[test]
+    fn the_decision_table_is_the_one_first_recorded() {
+        use sha2::{Digest, Sha256};
+        let config = GameConfig::default_for(GameId::CaribbeanStud);
+        let rules: &CaribbeanRules = config.rules_of().unwrap();
+        let (_, table) = analyse(rules, 2).unwrap();
+        let mut digest = Sha256::new();
+        for bits in &table.raise {
+            for word in bits {
+                digest.update(word.to_le_bytes());
+            }
+        }
+        let hex: String = digest
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            hex,
+            "7e9cbe9438042facef591cbc499751753d963502450e9aa362b2b80626bdc7c4"
+        );
+    }
+
+    /// Hands that differ by a permutation of the suits other than the up card's share an orbit;
+    /// a hand whose up-card suit holds other cards does not share it with one that moves them.
+    #[test]
+    fn orbits_are_the_permutations_fixing_the_up_cards_suit() {
+        let set = |cards: &str| -> [u8; 5] {
+            let mut set = pitboss_engine::card::parse_exact::<5>(cards)
+                .unwrap()
+                .map(Card::index);
+            set.sort_unstable();
+            set
+        };
+        let up = 4 * 12; // Ac
+        let hand = orbit(&set("2c 7d 7h Ks 9d"), up);
+        assert_eq!(hand, orbit(&set("2c 7h 7s Kd 9h"), up));
+        assert_eq!(hand, orbit(&set("2c 7s 7d Kh 9s"), up));
+        assert_ne!(hand, orbit(&set("2d 7c 7h Ks 9c"), up));
+        assert_ne!(hand, orbit(&set("2c 7d 7h Ks 9s"), up));
+    }
 }

@@ -78,9 +78,9 @@ impl Analysis {
 /// The best decision among folding (value and wager `fold`) and betting each multiple (`bets`, in
 /// the order of the configuration's multiples); ties go to betting, then to the smaller multiple.
 /// Returns the chosen (value, wager) and the index of the chosen multiple (`None`: fold).
-fn choose(fold: (i128, i128), bets: &[(i128, i128)]) -> Decided {
+fn choose(fold: (i128, i128), bets: impl IntoIterator<Item = (i128, i128)>) -> Decided {
     let mut choice = (fold, None);
-    for (k, &option) in bets.iter().enumerate() {
+    for (k, option) in bets.into_iter().enumerate() {
         if option.0 > choice.0 .0 || (choice.1.is_none() && option.0 == choice.0 .0) {
             choice = (option, Some(k));
         }
@@ -95,14 +95,15 @@ type Decided = ((i128, i128), Option<usize>);
 /// values for every three-card set and amount staked.
 pub(crate) struct Strategy {
     multiples: Vec<i128>,
-    fifth: HashMap<u64, i64>,
+    /// Σ over the 48 last cards of the net result per unit, by four-card set ([`four_index`]).
+    fifth: Vec<i64>,
     fourth: HashMap<(u64, i128), Decided>,
     /// The decision on 3rd street for each starting pair.
     third: HashMap<u64, Option<usize>>,
 }
 
 impl Strategy {
-    /// Builds the tables (about half a second).
+    /// Builds the tables (about a quarter of a second: every five-card hand evaluated once).
     pub(crate) fn build(rules: &MississippiRules) -> Strategy {
         let cards = deck();
         let multiples: Vec<i128> = rules
@@ -110,15 +111,14 @@ impl Strategy {
             .iter()
             .map(|&m| i128::from(m))
             .collect();
-        // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit.
-        let mut fifth: HashMap<u64, i64> = HashMap::with_capacity(270_725);
-        each_four_card_set(&cards, |four, m| {
-            let sum: i64 = cards
-                .iter()
-                .filter(|e| m & 1 << e.index() == 0)
-                .map(|&e| net_of(rules, &[four[0], four[1], four[2], four[3], e]))
-                .sum();
-            fifth.insert(m, sum);
+        // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit; each
+        // five-card hand evaluated once, its result added to its five four-card sets.
+        let mut fifth = vec![0i64; FOUR_CARD_SETS];
+        each_five_card_set(&cards, |five, fours| {
+            let net = net_of(rules, &five);
+            for i in fours {
+                fifth[i] += net;
+            }
         });
         let mut strategy = Strategy {
             multiples,
@@ -153,47 +153,38 @@ impl Strategy {
 
     /// 5th street, four cards seen, `staked` antes down; values over 48.
     fn at_fifth(&self, m4: u64, staked: i128) -> Decided {
-        let a = i128::from(self.fifth.get(&m4).copied().unwrap_or(0));
-        let bets: Vec<(i128, i128)> = self
+        let a = i128::from(self.fifth[four_index(m4)]);
+        let bets = self
             .multiples
             .iter()
-            .map(|&k| (a * (staked + k), (staked + k) * 48))
-            .collect();
-        choose((-staked * 48, staked * 48), &bets)
+            .map(|&k| (a * (staked + k), (staked + k) * 48));
+        choose((-staked * 48, staked * 48), bets)
     }
 
     /// 4th street, three cards seen; values over 48·49.
     fn at_fourth(&self, m3: u64, staked: i128) -> Decided {
-        let bets: Vec<(i128, i128)> = self
-            .multiples
-            .iter()
-            .map(|&k| {
-                unseen(m3).fold((0, 0), |acc, e| {
-                    let (v, w) = self.at_fifth(m3 | 1 << e, staked + k).0;
-                    (acc.0 + v, acc.1 + w)
-                })
+        let bets = self.multiples.iter().map(|&k| {
+            unseen(m3).fold((0, 0), |acc, e| {
+                let (v, w) = self.at_fifth(m3 | 1 << e, staked + k).0;
+                (acc.0 + v, acc.1 + w)
             })
-            .collect();
-        choose((-staked * 48 * 49, staked * 48 * 49), &bets)
+        });
+        choose((-staked * 48 * 49, staked * 48 * 49), bets)
     }
 
     /// 3rd street, two cards seen (one ante down); values over 48·49·50.
     fn at_third(&self, m2: u64) -> Decided {
-        let bets: Vec<(i128, i128)> = self
-            .multiples
-            .iter()
-            .map(|&k| {
-                unseen(m2).fold((0, 0), |acc, e| {
-                    let (v, w) = self
-                        .fourth
-                        .get(&(m2 | 1 << e, 1 + k))
-                        .map_or((0, 0), |f| f.0);
-                    (acc.0 + v, acc.1 + w)
-                })
+        let bets = self.multiples.iter().map(|&k| {
+            unseen(m2).fold((0, 0), |acc, e| {
+                let (v, w) = self
+                    .fourth
+                    .get(&(m2 | 1 << e, 1 + k))
+                    .map_or((0, 0), |f| f.0);
+                (acc.0 + v, acc.1 + w)
             })
-            .collect();
+        });
         let d3 = 48 * 49 * 50;
-        choose((-d3, d3), &bets)
+        choose((-d3, d3), bets)
     }
 
     /// The optimal decision with these cards seen (the player's two and the community cards shown,
@@ -223,24 +214,78 @@ impl Strategy {
     }
 }
 
-/// Calls `f` with every four-card set of `cards` and its mask.
-fn each_four_card_set(cards: &[Card], mut f: impl FnMut([Card; 4], u64)) {
+/// Four-card sets of 52 cards: C(52, 4).
+const FOUR_CARD_SETS: usize = 270_725;
+
+/// `BINOMIAL[n][k]` = C(n, k) for n ≤ 52, k ≤ 4.
+const BINOMIAL: [[u32; 5]; 53] = {
+    let mut table = [[0u32; 5]; 53];
+    let mut n = 0;
+    while n < 53 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k < 5 && k <= n {
+            table[n][k] = table[n - 1][k - 1] + table[n - 1][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// The place of the four-card set with card indices `a < b < c < d` among all of them, in
+/// colexicographic order: C(a, 1) + C(b, 2) + C(c, 3) + C(d, 4), below C(52, 4).
+fn four_index_of(a: usize, b: usize, c: usize, d: usize) -> usize {
+    (BINOMIAL[a][1] + BINOMIAL[b][2] + BINOMIAL[c][3] + BINOMIAL[d][4]) as usize
+}
+
+/// [`four_index_of`] the four cards of a mask (exactly four bits below 52).
+fn four_index(m: u64) -> usize {
+    let mut rest = m;
+    let mut next = || {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        i
+    };
+    let (a, b, c, d) = (next(), next(), next(), next());
+    four_index_of(a, b, c, d)
+}
+
+/// Calls `f` with every five-card set of the 52 cards, in canonical order, and the
+/// [`four_index`]es of its five four-card sets.
+fn each_five_card_set(cards: &[Card], mut f: impl FnMut([Card; 5], [usize; 5])) {
     let n = cards.len();
     for a in 0..n {
         for b in a + 1..n {
             for c in b + 1..n {
                 for d in c + 1..n {
-                    let four = [cards[a], cards[b], cards[c], cards[d]];
-                    f(four, mask(&four));
+                    for e in d + 1..n {
+                        let five = [cards[a], cards[b], cards[c], cards[d], cards[e]];
+                        let fours = [
+                            four_index_of(b, c, d, e),
+                            four_index_of(a, c, d, e),
+                            four_index_of(a, b, d, e),
+                            four_index_of(a, b, c, e),
+                            four_index_of(a, b, c, d),
+                        ];
+                        f(five, fours);
+                    }
                 }
             }
         }
     }
 }
 
-/// Indices of the cards not in the mask.
+/// Indices of the cards not in the mask, lowest first.
 fn unseen(m: u64) -> impl Iterator<Item = u8> {
-    (0..52u8).filter(move |i| m & 1 << i == 0)
+    let mut rest = !m & ((1 << 52) - 1);
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let i = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            i
+        })
+    })
 }
 
 /// Backward induction over every card sequence.
@@ -283,15 +328,18 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
     let strategy = Strategy::build(rules);
     let cards = deck();
     let rows = rules.paytable.len() + 1;
-    // For every four-card set, how many of the 48 last cards end in each row.
-    let mut histograms: HashMap<u64, Vec<u8>> = HashMap::with_capacity(270_725);
-    each_four_card_set(&cards, |four, m| {
-        let mut histogram = vec![0u8; rows];
-        for e in cards.iter().filter(|e| m & 1 << e.index() == 0) {
-            histogram[row_index(rules, &[four[0], four[1], four[2], four[3], *e])] += 1;
+    // For every four-card set (`rows` counters from `rows × four_index`), how many of the 48 last
+    // cards end in each row; each five-card hand evaluated once.
+    let mut histograms = vec![0u8; FOUR_CARD_SETS * rows];
+    each_five_card_set(&cards, |five, fours| {
+        let row = row_index(rules, &five);
+        for i in fours {
+            histograms[i * rows + row] += 1;
         }
-        histograms.insert(m, histogram);
     });
+    // How many sequences reach showdown after each four-card set, and the antes they stake in all
+    // (the rows are added once per set at the end).
+    let mut reached = vec![(0u32, 0u64); FOUR_CARD_SETS];
     // Per paytable row (then the loss): count, wagered, returned; then the three folds.
     let mut showdown = vec![(0u128, 0u128, 0u128); rows];
     let mut folds = [(0u128, 0u128); 3];
@@ -320,14 +368,18 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
                         folds[2].1 += 48 * staked4 as u128;
                         continue;
                     };
-                    let staked = (staked4 + k5) as u128;
-                    for (row, &n) in histograms.get(&m4).into_iter().flatten().enumerate() {
-                        let n = u128::from(n);
-                        showdown[row].0 += n;
-                        showdown[row].1 += n * staked;
-                    }
+                    let reach = &mut reached[four_index(m4)];
+                    reach.0 += 1;
+                    reach.1 += (staked4 + k5) as u64;
                 }
             }
+        }
+    }
+    for (histogram, &(times, staked)) in histograms.chunks_exact(rows).zip(&reached) {
+        for (row, &n) in histogram.iter().enumerate() {
+            let n = u128::from(n);
+            showdown[row].0 += n * u128::from(times);
+            showdown[row].1 += n * u128::from(staked);
         }
     }
     let mut sheet_rows = Vec::with_capacity(rows + 3);
@@ -421,6 +473,49 @@ mod tests {
     use super::*;
     use pitboss_engine::card::parse_cards;
     use pitboss_engine::game::GameId;
+
+    /// Every decision the strategy's tables give (3rd street for every pair; 4th street for every
+    /// three cards and stake; 5th street for every four cards and stake), pinned by a digest
+    /// recorded from the tables as first built (hash maps, every river card evaluated per set):
+    /// a change of how the tables are built must not change one decision.
+    #[test]
+    fn every_decision_is_the_one_first_recorded() {
+        use sha2::{Digest, Sha256};
+        let config = GameConfig::default_for(GameId::MississippiStud);
+        let rules: &MississippiRules = config.rules_of().unwrap();
+        let s = Strategy::build(rules);
+        let mut digest = Sha256::new();
+        let mut record = |m: u64, seen: usize, staked: i128| {
+            let choice = s.choice(m, seen, staked).unwrap();
+            digest.update(m.to_le_bytes());
+            digest.update([staked as u8, choice.map_or(0xFF, |k| k as u8)]);
+        };
+        for a in 0..52 {
+            for b in a + 1..52 {
+                record(1 << a | 1 << b, 2, 1);
+                for c in b + 1..52 {
+                    for staked in 2..=4 {
+                        record(1 << a | 1 << b | 1 << c, 3, staked);
+                    }
+                    for d in c + 1..52 {
+                        for staked in 3..=7 {
+                            record(1 << a | 1 << b | 1 << c | 1 << d, 4, staked);
+                        }
+                    }
+                }
+            }
+        }
+        let hex: String = digest
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(hex, DECISIONS_DIGEST);
+    }
+
+    /// See [`every_decision_is_the_one_first_recorded`].
+    const DECISIONS_DIGEST: &str =
+        "83a8dd549f0a5350f7aec51217458ec1ab0426cc0c9d1f84f5b66326ba93bad4";
 
     #[test]
     fn advice_follows_the_well_known_strategy() {

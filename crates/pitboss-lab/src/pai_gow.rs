@@ -105,13 +105,14 @@ pub fn simulate_main(
                     key.update(t.to_be_bytes());
                     let mut stream = Seed::from_bytes(key.finalize().into()).stream();
                     let mut out = Simulation::default();
+                    let mut cards = [Card::JOKER; 53];
                     let share = rounds / threads + u64::from(t < rounds % threads);
                     for n in 0..share {
                         if n % super::CHECK_EVERY == 0 && run.stopped() {
                             return None;
                         }
-                        let deck = stream.shuffle(Deck::WithJoker53);
-                        round(rules, edition, &deck, &mut out);
+                        let deck = stream.shuffle_into(Deck::WithJoker53, &mut cards);
+                        round(rules, edition, deck, &mut out);
                     }
                     Some(out)
                 })

@@ -35,6 +35,7 @@ fn rules(hand: &Hand) -> Result<&CaribbeanRules, RuleError> {
 }
 
 /// Whether a dealer hand qualifies: A-K high or better (any pair, or no pair with an ace and a king).
+#[inline]
 pub fn dealer_qualifies(value: HandValue) -> bool {
     const KING: u32 = 1 << 11;
     let primary = (value.raw() >> 13) & 0x1FFF;

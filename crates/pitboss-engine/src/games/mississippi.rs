@@ -183,6 +183,7 @@ impl Game for State {
 }
 
 /// The Mississippi paytable hand a five-card value falls in, if any.
+#[inline]
 pub fn mississippi_hand(value: HandValue) -> Option<MississippiHand> {
     use MississippiHand as M;
     Some(match value.category() {

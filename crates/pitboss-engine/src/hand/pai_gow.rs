@@ -91,11 +91,13 @@ pub struct LowValue(u32);
 
 impl HighValue {
     /// The hand's category.
+    #[inline]
     pub fn category(self) -> Category {
         Category::ALL[(self.0 >> 26) as usize]
     }
 
     /// The raw ordered integer.
+    #[inline]
     pub const fn raw(self) -> u32 {
         self.0
     }
@@ -103,11 +105,13 @@ impl HighValue {
 
 impl LowValue {
     /// True for a pair (including the joker with an ace).
+    #[inline]
     pub fn is_pair(self) -> bool {
         self.0 >> 26 == Category::Pair as u32
     }
 
     /// The higher rank of the two cards (the pair's rank for a pair); the joker counts as an ace.
+    #[inline]
     pub fn top_rank(self) -> Rank {
         let primary = ((self.0 >> 13) & 0x1FFF) as u16;
         // A low value always holds at least one rank bit; Two is an unreachable fallback.
@@ -115,6 +119,7 @@ impl LowValue {
     }
 
     /// The raw ordered integer.
+    #[inline]
     pub const fn raw(self) -> u32 {
         self.0
     }
@@ -123,6 +128,7 @@ impl LowValue {
 /// True if the high hand outranks the low hand, so the setting is legal. A two-card pair compares
 /// as a pair with no kickers and a two-card non-pair as a high-card hand with no further kickers:
 /// a high hand equal to the low hand in all the low hand has still wins on its extra kickers.
+#[inline]
 pub fn is_legal_setting(high: HighValue, low: LowValue) -> bool {
     high.0 > low.0
 }
@@ -175,7 +181,13 @@ pub fn evaluate_high(cards: &[Card; 5]) -> Result<HighValue, HandError> {
 /// Evaluates five distinct cards (at most one joker, as in a 53-card deck) without checking.
 #[inline]
 pub fn evaluate_high_unchecked(cards: &[Card; 5]) -> HighValue {
-    let lanes = SuitLanes::of(cards);
+    evaluate_high_lanes(SuitLanes::of(cards))
+}
+
+/// [`evaluate_high_unchecked`] from the cards' suit lanes (five distinct cards, at most one of
+/// them the joker): the house way builds each setting's lanes from the seven cards' with two XORs.
+#[inline]
+pub(crate) fn evaluate_high_lanes(lanes: SuitLanes) -> HighValue {
     let suits = lanes.suits();
     let counts = RankCounts::from_suits(suits);
     let flush = one_suit(suits);
@@ -239,7 +251,12 @@ pub fn evaluate_low_unchecked(cards: &[Card; 2]) -> LowValue {
             card.rank_bits()
         }
     };
-    let (a, b) = (rank(cards[0]), rank(cards[1]));
+    low_of_ranks(rank(cards[0]), rank(cards[1]))
+}
+
+/// The low hand of two cards of rank indices `a` and `b` (the joker's is the ace's, 12).
+#[inline]
+pub(crate) fn low_of_ranks(a: u8, b: u8) -> LowValue {
     LowValue(if a == b {
         pack(Category::Pair as u8, 1 << a, 0)
     } else {

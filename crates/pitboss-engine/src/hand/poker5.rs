@@ -75,22 +75,26 @@ pub struct HandValue(u32);
 
 impl HandValue {
     /// The hand's category.
+    #[inline]
     pub fn category(self) -> Category {
         Category::ALL[(self.0 >> 26) as usize]
     }
 
     /// The raw ordered integer.
+    #[inline]
     pub const fn raw(self) -> u32 {
         self.0
     }
 
     /// A value back from [`HandValue::raw`] (only for values the evaluator produced: the lab's
     /// tables keep raw values).
+    #[inline]
     pub const fn from_raw(raw: u32) -> HandValue {
         HandValue(raw)
     }
 
     /// The rank of the pair, for a one-pair hand.
+    #[inline]
     pub fn pair_rank(self) -> Option<Rank> {
         if self.category() == Category::Pair {
             let primary = ((self.0 >> 13) & 0x1FFF) as u16;

@@ -64,6 +64,7 @@ pub struct ThreeCardValue(u32);
 
 impl ThreeCardValue {
     /// The hand's category.
+    #[inline]
     pub fn category(self) -> Category {
         Category::ALL[(self.0 >> 26) as usize]
     }
