@@ -372,6 +372,12 @@ impl PgStore {
         let conn = self.open_conn()?;
         let (upsert, remove, insert_entries, lock, prefetch, move_head) =
             self.runner.query(conn.clone(), |conn| async move {
+                // A statement prepared once would get a generic plan after five runs; for the
+                // reads and writes by arrays of keys (UNNEST) that plan may scan the whole
+                // records table. Each run is planned for its own keys.
+                conn.client
+                    .batch_execute("SET plan_cache_mode = force_custom_plan")
+                    .await?;
                 let upsert = conn
                     .client
                     .prepare(
