@@ -207,3 +207,53 @@ fn two_servers_starting_on_an_empty_database_publish_the_key_once() {
     let entry = pitboss_ledger::Entry::decode(&first).unwrap();
     assert_eq!(entry.envelope.stream, format!("key/{}", key.id()));
 }
+
+/// A group built on a head the log no longer has (a server whose view was wrong) is refused whole:
+/// its head move fails, the COMMIT sent behind it in the same round trip becomes a ROLLBACK, and
+/// nothing of the group is written — while a group built on the real head commits.
+#[test]
+fn a_group_built_on_a_stale_head_writes_nothing() {
+    let cluster = Cluster::start();
+    let url = cluster.url();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(dir.path(), &["--store", &url]);
+    drop(server);
+    let store = pitboss_ledger::pg::PgStore::connect(&url).unwrap();
+    let (size, hash) = store.head_row().unwrap().expect("a head row");
+    let hash: [u8; 32] = hash.try_into().unwrap();
+    let entries = store.count_entries().unwrap();
+    assert_eq!(entries, size, "the head row counts the entries");
+
+    let unchanged = || {
+        assert_eq!(store.count_entries().unwrap(), entries);
+        assert_eq!(store.head_row().unwrap(), Some((size, hash.to_vec())));
+        assert_eq!(
+            cluster.sql("SELECT count(*) FROM pitboss_records WHERE key = 'tampered'::bytea"),
+            "0"
+        );
+    };
+    // Built on a head the log never had (its entry's place is free): the writes succeed, the
+    // head's move does not, and the COMMIT behind them rolls everything back.
+    let elsewhere = (size + 5, [9; 32]);
+    let committed =
+        pitboss_ledger::tamper::commit_on_claimed_head(&url, elsewhere, b"x".to_vec()).unwrap();
+    assert!(!committed, "a head the log does not have commits nothing");
+    unchanged();
+    // Built on an older head: its entry collides with the one there, refused, nothing written.
+    let stale = (size - 1, hash);
+    let refused = pitboss_ledger::tamper::commit_on_claimed_head(&url, stale, b"x".to_vec());
+    assert!(refused.is_err(), "{refused:?}");
+    unchanged();
+
+    // Built on the real head: committed, entry, record and head together.
+    let committed =
+        pitboss_ledger::tamper::commit_on_claimed_head(&url, (size, hash), b"real".to_vec())
+            .unwrap();
+    assert!(committed);
+    assert_eq!(store.count_entries().unwrap(), entries + 1);
+    assert_eq!(store.head_row().unwrap(), Some((size + 1, vec![7; 32])));
+    assert_eq!(
+        cluster.sql("SELECT count(*) FROM pitboss_records WHERE key = 'tampered'::bytea"),
+        "1"
+    );
+}

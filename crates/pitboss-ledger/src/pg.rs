@@ -412,11 +412,15 @@ impl PgStore {
                          ON r.family = w.family AND r.key = w.key",
                     )
                     .await?;
+                // Fails (division by zero, SQLSTATE 22012) unless exactly one row moved, so that
+                // the COMMIT sent behind it turns into a ROLLBACK when the head was not the one the
+                // group was built on.
                 let move_head = conn
                     .client
                     .prepare(
-                        "UPDATE pitboss_head SET size = $1, hash = $2
-                         WHERE size = $3 AND hash = $4",
+                        "WITH moved AS (UPDATE pitboss_head SET size = $1, hash = $2
+                         WHERE size = $3 AND hash = $4 RETURNING 1)
+                         SELECT 1 / count(*)::INT FROM moved",
                     )
                     .await?;
                 Ok((upsert, remove, insert, lock, prefetch, move_head))
@@ -825,9 +829,11 @@ impl Session {
     }
 
     /// Writes a group and moves the head from `old` to `new` in the open transaction, then
-    /// commits. The head row must still be `old` (one row updated), else nothing is written:
-    /// [`Committed::HeadMoved`]. Returns once PostgreSQL has committed (with a synchronous
-    /// standby, once the standby has the commit).
+    /// commits: the writes, the head's move and `COMMIT` go out together (one round trip). The head
+    /// row must still be `old`, else the move fails, PostgreSQL turns the `COMMIT` into a
+    /// `ROLLBACK` and nothing is written: [`Committed::HeadMoved`]. Any statement that fails does
+    /// the same. Returns `Done` only when every statement and the `COMMIT` succeeded, once
+    /// PostgreSQL has committed (with a synchronous standby, once the standby has the commit).
     pub(crate) fn commit_group(
         &self,
         batch: Batch,
@@ -838,28 +844,36 @@ impl Session {
         let (old_size, new_size) = (signed(old.0)?, signed(new.0)?);
         let (old_hash, new_hash) = (old.1.to_vec(), new.1.to_vec());
         let (statements, move_head) = (self.writes(), self.move_head.clone());
-        // The writes and the head's move in one round trip; COMMIT only once the head moved.
-        let written = self.run(move |conn| async move {
+        let (written, moved, committed) = self.run(move |conn| async move {
             let writes = statements.run(&conn, &split);
             let head: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
                 [&new_size, &new_hash, &old_size, &old_hash];
-            let moved = conn.client.execute(&move_head, &head);
-            let ((), moved) = tokio::try_join!(writes, moved)?;
-            Ok(moved)
-        });
-        match written {
-            Ok(1) => {
-                self.simple("COMMIT")?;
-                Ok(Committed::Done)
-            }
-            Ok(_) => {
+            let moved = conn.client.query_one(&move_head, &head);
+            let commit = conn.client.batch_execute("COMMIT");
+            Ok(tokio::join!(writes, moved, commit))
+        })?;
+        let database = &self.runner.database;
+        let failed = |e: tokio_postgres::Error| {
+            // Whatever failed, the transaction did not commit; end it if it is still open.
+            self.rollback();
+            Err(pg_error(database, &e))
+        };
+        if let Err(e) = written {
+            return failed(e);
+        }
+        match moved {
+            Ok(_) => {}
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DIVISION_BY_ZERO) => {
                 self.rollback();
-                Ok(Committed::HeadMoved)
+                return Ok(Committed::HeadMoved);
             }
-            Err(e) => {
-                self.rollback();
-                Err(e)
-            }
+            Err(e) => return failed(e),
+        }
+        match committed {
+            Ok(()) => Ok(Committed::Done),
+            // The answer to COMMIT was lost: the outcome is unknown to this server (the callers'
+            // retries with their request ids learn it).
+            Err(e) => Err(pg_error(database, &e)),
         }
     }
 

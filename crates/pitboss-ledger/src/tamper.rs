@@ -108,3 +108,23 @@ impl<'a> Tamper<'a> {
         }
     }
 }
+
+/// A group committed on a PostgreSQL log as the writer commits it — the head row locked, an entry
+/// and a record written, the head moved — but built on `claimed` rather than the head it locked,
+/// as a server whose view of the head was wrong would. Returns whether it committed (`true`) or
+/// was refused with nothing written (`false`).
+pub fn commit_on_claimed_head(
+    url: &str,
+    claimed: (u64, [u8; 32]),
+    entry: Vec<u8>,
+) -> Result<bool, StoreError> {
+    use crate::pg::Committed;
+    let pg = crate::pg::PgStore::connect(url)?;
+    let session = pg.session()?;
+    session.lock_head(Vec::new())?;
+    let mut batch = crate::store::Batch::default();
+    batch.put(cf::EVENTS, claimed.0.to_be_bytes(), entry);
+    batch.put(cf::META, b"tampered".to_vec(), b"yes".to_vec());
+    let next = (claimed.0 + 1, [7; 32]);
+    Ok(session.commit_group(batch, claimed, next)? == Committed::Done)
+}
