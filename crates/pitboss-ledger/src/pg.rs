@@ -13,9 +13,12 @@
 //! (`SELECT … FOR UPDATE`); several servers on one database take turns there. It builds and signs
 //! its group on the head it read (stream versions and request records read after the lock, so
 //! they include every group committed before), writes the entries and records, and moves the head
-//! with `UPDATE … WHERE size = old AND hash = old`, which must touch exactly one row, in the same
-//! transaction; only after `COMMIT` returns (with a synchronous standby: once the standby has it)
-//! are the callers answered. A server that waited for the lock finds the head moved, re-reads
+//! with `UPDATE … WHERE size = old AND hash = old`, which must touch exactly one row (else it fails
+//! and the transaction with it), in the same transaction; only after `COMMIT` returns (with a
+//! synchronous standby: once the standby has it) are the callers answered. A group is two round
+//! trips: `BEGIN`, the lock and the reads pipelined; the writes, the head's move and `COMMIT`
+//! pipelined (a failed statement turns the `COMMIT` into a `ROLLBACK`). Every statement is prepared
+//! once and planned for its own keys. A server that waited for the lock finds the head moved, re-reads
 //! what it needs and signs on the new head: no two groups ever chain onto the same entry.
 //!
 //! Owns the SQL and the connections; MUST NOT decide what a record means (the store's layout and
