@@ -137,6 +137,24 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
         .hand
         .unwrap();
     assert_eq!(current.version, acted.version + 2);
+    // The second server's kept hand is now behind the log (the first moved it): a decision there
+    // without an expected version is decided on the log's hand, not refused and not forked.
+    let behind = play_b
+        .act(load::act("behind-act".into(), &hand.hand_id))
+        .await
+        .unwrap()
+        .into_inner()
+        .hand
+        .unwrap();
+    assert_eq!(
+        behind.status, "settled",
+        "the third street bet ends the hand"
+    );
+    assert_eq!(
+        behind.version,
+        current.version + 4,
+        "decided on the log's hand: the bet, the last card, the settlement, the seed"
+    );
 
     // The key rotated on the first server: the second refuses to sign with the old one
     // (FAILED_PRECONDITION, naming the new key) until it is given the new key file.

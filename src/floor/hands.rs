@@ -363,10 +363,17 @@ impl Floor {
     /// request id already used answers with its first result (read from the log) before anything
     /// else is checked. The command is made from the hand as it stands under the hand's lock (so
     /// that a time taken from the clock is never earlier than the hand's last event).
+    ///
+    /// On a log other servers write too, a hand kept in memory may be behind the log. It is used as
+    /// it stands, without asking the database first: the append names the version it was decided
+    /// on, so a hand another server moved is refused there and nothing is written; the hand is then
+    /// read from the log and the command made and decided again, once. A client's expected version
+    /// that differs from the kept hand's, and a command the kept hand refuses, are judged against
+    /// the log the same way.
     pub(super) async fn command(
         &self,
         hand_id: &str,
-        command: impl FnOnce(&Hand) -> Result<Command, FloorError>,
+        command: impl Fn(&Hand) -> Result<Command, FloorError>,
         request: Option<RequestKey>,
         expected_version: Option<u64>,
         actor: &str,
@@ -386,74 +393,111 @@ impl Floor {
                 return Ok(first);
             }
         }
-        let hand = self.load(hand_id, None)?;
-        if let Some(expected) = expected_version {
-            if expected != hand.version() {
-                return Err(FloorError::Conflict {
-                    hand: hand_id.to_string(),
-                    expected,
-                    actual: hand.version(),
-                });
-            }
-        }
-        let events = hand.decide(&command(&hand)?)?;
-        // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
-        let ends = events.iter().any(|e| {
-            matches!(
-                e,
-                pitboss_engine::games::Event::Settled(_) | pitboss_engine::games::Event::Voided(_)
-            )
-        });
-        let unindex = match hand.opened() {
-            Some(opened) if ends && hand.status() == Status::InProgress => {
-                vec![index::open_hand_entry(hand_id, opened.at.0)]
-            }
-            _ => Vec::new(),
+        // `checked`: the hand is known to be what the log holds (read from it, or the log is this
+        // server's alone).
+        let kept = if self.ledger.shared() {
+            self.cache.get(hand_id)
+        } else {
+            None
         };
-        let appended: Appended = self
-            .ledger
-            .append(AppendRequest {
-                stream: hand_stream(hand_id),
-                expected: Expected::Version(hand.version()),
-                payloads: events
-                    .iter()
-                    .map(|e| codec::event_to_payload(e).encode_to_vec())
-                    .collect(),
-                request: request.clone(),
-                indexes: Vec::new(),
-                secrets: Vec::new(),
-                unindex,
-                recorded_at_ms: self.now(),
-                actor: actor.to_string(),
-            })
-            .await
-            .map_err(|e| match e {
-                LedgerError::VersionConflict {
+        let mut checked = kept.is_none();
+        let mut hand = match kept {
+            Some(hand) => hand,
+            None => self.load(hand_id, None)?,
+        };
+        loop {
+            if let Some(expected) = expected_version {
+                if expected != hand.version() {
+                    if !checked {
+                        hand = self.load(hand_id, None)?;
+                        checked = true;
+                        continue;
+                    }
+                    return Err(FloorError::Conflict {
+                        hand: hand_id.to_string(),
+                        expected,
+                        actual: hand.version(),
+                    });
+                }
+            }
+            let decided = command(&hand).and_then(|c| Ok(hand.decide(&c)?));
+            let events = match decided {
+                Ok(events) => events,
+                // Refused on a kept hand that may be behind the log: judged on the log's.
+                Err(_) if !checked => {
+                    hand = self.load(hand_id, None)?;
+                    checked = true;
+                    continue;
+                }
+                Err(refused) => return Err(refused),
+            };
+            // A hand that ends leaves the index of open hands (the 30-day sweep reads only that).
+            let ends = events.iter().any(|e| {
+                matches!(
+                    e,
+                    pitboss_engine::games::Event::Settled(_)
+                        | pitboss_engine::games::Event::Voided(_)
+                )
+            });
+            let unindex = match hand.opened() {
+                Some(opened) if ends && hand.status() == Status::InProgress => {
+                    vec![index::open_hand_entry(hand_id, opened.at.0)]
+                }
+                _ => Vec::new(),
+            };
+            let appended = self
+                .ledger
+                .append(AppendRequest {
+                    stream: hand_stream(hand_id),
+                    expected: Expected::Version(hand.version()),
+                    payloads: events
+                        .iter()
+                        .map(|e| codec::event_to_payload(e).encode_to_vec())
+                        .collect(),
+                    request: request.clone(),
+                    indexes: Vec::new(),
+                    secrets: Vec::new(),
+                    unindex,
+                    recorded_at_ms: self.now(),
+                    actor: actor.to_string(),
+                })
+                .await;
+            let appended: Appended = match appended {
+                // Another server moved the hand since it was kept: decide again on the log's.
+                Err(LedgerError::VersionConflict { .. }) if !checked => {
+                    hand = self.load(hand_id, None)?;
+                    checked = true;
+                    continue;
+                }
+                Err(LedgerError::VersionConflict {
                     expected, actual, ..
-                } => FloorError::Conflict {
-                    hand: hand_id.to_string(),
-                    expected,
-                    actual,
-                },
-                other => FloorError::from(other),
-            })?;
-        if appended.duplicate {
-            // The same request was recorded first (in flight when this one checked): its answer,
-            // from the log; nothing of this one is kept or cached.
-            return self.answered_after_append(request.as_ref(), &target);
+                }) => {
+                    return Err(FloorError::Conflict {
+                        hand: hand_id.to_string(),
+                        expected,
+                        actual,
+                    })
+                }
+                Err(other) => return Err(FloorError::from(other)),
+                Ok(appended) => appended,
+            };
+            if appended.duplicate {
+                // The same request was recorded first (in flight when this one checked): its
+                // answer, from the log; nothing of this one is kept or cached.
+                return self.answered_after_append(request.as_ref(), &target);
+            }
+            self.tally.record(hand.game(), &events);
+            for event in &events {
+                hand = hand.evolve(event)?;
+            }
+            debug_assert_eq!(hand.version(), appended.stream_version);
+            self.cache_put(hand_id, &hand);
+            return Ok(HandSnapshot {
+                id: hand_id.to_string(),
+                hand,
+                duplicate: false,
+            });
         }
-        self.tally.record(hand.game(), &events);
-        let mut hand = hand;
-        for event in &events {
-            hand = hand.evolve(event)?;
-        }
-        debug_assert_eq!(hand.version(), appended.stream_version);
-        self.cache_put(hand_id, &hand);
-        Ok(HandSnapshot {
-            id: hand_id.to_string(),
-            hand,
-            duplicate: false,
-        })
     }
 
     /// A decision. With a request id, a retry returns the first answer.

@@ -318,7 +318,13 @@ impl Floor {
                     at: as_of,
                 };
                 let ended = self
-                    .command(&id, |_| Ok(Command::Void(order)), None, None, recorded_by)
+                    .command(
+                        &id,
+                        |_| Ok(Command::Void(order.clone())),
+                        None,
+                        None,
+                        recorded_by,
+                    )
                     .await?;
                 let list = if ended.hand.completion().is_some() {
                     Listed::Completed
