@@ -34,6 +34,13 @@ fn newest_demo_hand(server: &Server) -> String {
         .to_string()
 }
 
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
 /// The public key `pitboss checkpoint` prints on standard error.
 fn printed_key(err: &str) -> String {
     err.split("public key ")
@@ -48,6 +55,7 @@ fn client_commands_play_recall_replay_void_and_load() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(data.path());
 
+    let started = now_ms();
     let (ok, out, err) = pitboss(&server, &["demo", "--hands", "1"]);
     assert!(ok, "{err}");
     for game in [
@@ -65,6 +73,13 @@ fn client_commands_play_recall_replay_void_and_load() {
     let rows: Vec<&str> = out.lines().skip(1).collect();
     assert_eq!(rows.len(), 4, "{out}");
     assert!(rows[0].contains("caribbean_stud"), "newest first: {out}");
+    // When it opened, as a person reads it: a UTC date between the demo's start and now.
+    let dates = [started, now_ms()].map(|ms| pitboss_packet::utc(ms)[..10].to_string());
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(" UTC") && dates.iter().any(|d| r.contains(d.as_str()))),
+        "{out}"
+    );
     let hand = rows[0].split_whitespace().next().unwrap().to_string();
 
     let (ok, out, _) = pitboss(&server, &["replay", &hand]);

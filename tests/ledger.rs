@@ -274,6 +274,23 @@ fn garbage_in_the_store_is_reported_not_panicked_on() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    // A directory with no database in it: the same, naming what is missing.
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify", "--data"])
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("holds no database (no CURRENT file)"),
+        "{said}"
+    );
+    assert!(
+        !empty.path().join("CURRENT").exists(),
+        "verify creates nothing"
+    );
 }
 
 #[test]

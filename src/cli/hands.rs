@@ -39,21 +39,21 @@ pub fn run(args: HandsArgs) -> anyhow::Result<()> {
             .map_err(refused)?
             .into_inner();
         println!(
-            "{:<34} {:<18} {:<10} {:<12} {:<12} {:>14} {:>12} {:>12}",
-            "hand", "game", "table", "player", "status", "opened (ms)", "staked", "paid"
+            "{:<34} {:<18} {:<10} {:<12} {:<12} {:<27} {:>12} {:>12}",
+            "hand", "game", "table", "player", "status", "opened", "staked", "paid"
         );
         for h in &list.hands {
             let game = proto::Game::try_from(h.game).map_or("?".to_string(), |g| {
                 g.as_str_name().trim_start_matches("GAME_").to_lowercase()
             });
             println!(
-                "{:<34} {:<18} {:<10} {:<12} {:<12} {:>14} {:>12} {:>12}",
+                "{:<34} {:<18} {:<10} {:<12} {:<12} {:<27} {:>12} {:>12}",
                 h.hand_id,
                 game,
                 h.table,
                 h.player,
                 h.status,
-                h.opened_at_ms,
+                pitboss_packet::utc(h.opened_at_ms),
                 money(h.total_staked, h.currency.as_ref()),
                 money(h.total_paid, h.currency.as_ref())
             );

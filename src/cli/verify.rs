@@ -78,10 +78,8 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             println!("FAILED: {e}");
             return ExitCode::from(1);
         }
-        Err(Refusal::Store(StoreError::Format { found, .. }))
-            if found.starts_with("no database") =>
-        {
-            eprintln!("cannot read {}: {found}", args.data.display());
+        Err(Refusal::Store(e @ StoreError::NoDatabase { .. })) => {
+            eprintln!("cannot read {}: {e}", args.data.display());
             return ExitCode::from(2);
         }
         Err(e) => {

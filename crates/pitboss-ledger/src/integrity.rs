@@ -370,9 +370,8 @@ pub fn scan_wal(dir: &Path) -> Vec<Finding> {
 /// log files to name the file and offset.
 pub fn open_store(dir: &Path, how: OpenOptions) -> Result<Store, Refusal> {
     if !(has_database(dir) || how.write && how.create) {
-        return Err(Refusal::Store(StoreError::Format {
+        return Err(Refusal::Store(StoreError::NoDatabase {
             path: dir.to_path_buf(),
-            found: "no database (no CURRENT file)".into(),
         }));
     }
     Store::open_with(dir, how).map_err(|e| {

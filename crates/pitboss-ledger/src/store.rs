@@ -140,6 +140,9 @@ pub enum StoreError {
     InUse { path: PathBuf, detail: String },
     #[error("the data directory {path} is not a pitboss store: {found}")]
     Format { path: PathBuf, found: String },
+    /// The directory holds no database at all (no `CURRENT` file), where one was to be read.
+    #[error("the data directory {path} holds no database (no CURRENT file)")]
+    NoDatabase { path: PathBuf },
     /// The PostgreSQL database failed a read or a write (`pg.rs`).
     #[error("PostgreSQL ({database}): {detail}")]
     Postgres { database: String, detail: String },

@@ -47,3 +47,6 @@ mod words;
 
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 pub use page::render;
+/// A recorded time as people read it (`YYYY-MM-DD HH:MM:SS.mmm UTC`), for every page and listing
+/// that shows one: the packet's, and the CLI's.
+pub use time::utc;

@@ -6,7 +6,7 @@
 
 /// `ms` milliseconds after 1970-01-01 00:00:00 UTC, as `YYYY-MM-DD HH:MM:SS.mmm UTC`. Years past
 /// 9999 get more digits; every `u64` has an answer.
-pub(crate) fn utc(ms: u64) -> String {
+pub fn utc(ms: u64) -> String {
     let days = ms / 86_400_000;
     let in_day = ms % 86_400_000;
     let (year, month, day) = civil_from_days(days);
