@@ -31,6 +31,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 use super::entry::{Hash, GENESIS};
@@ -72,6 +73,7 @@ COMMIT;
 
 pub(crate) fn signed(n: u64) -> Result<i64, StoreError> {
     i64::try_from(n).map_err(|_| StoreError::Postgres {
+        state: None,
         database: String::new(),
         detail: format!("{n} is beyond PostgreSQL's BIGINT"),
     })
@@ -81,6 +83,7 @@ pub(crate) fn signed(n: u64) -> Result<i64, StoreError> {
 /// so, and a database is hostile until checked).
 fn unsigned(n: i64, database: &str, what: &str) -> Result<u64, StoreError> {
     u64::try_from(n).map_err(|_| StoreError::Postgres {
+        state: None,
         database: database.to_string(),
         detail: format!("{what} is {n}, below zero"),
     })
@@ -185,6 +188,7 @@ fn pg_error(database: &str, e: &tokio_postgres::Error) -> StoreError {
     StoreError::Postgres {
         database: database.to_string(),
         detail,
+        state: e.code().map(|state| state.code().to_string()),
     }
 }
 
@@ -287,9 +291,14 @@ impl PgStore {
         let opened = store.reader();
         match opened {
             Ok(_) => Ok(store),
-            Err(StoreError::Postgres { database, detail }) if detail.contains("42P01") => {
+            Err(StoreError::Postgres {
+                database,
+                detail,
+                state,
+            }) if state.as_ref() == Some(&SqlState::UNDEFINED_TABLE.code().to_string()) => {
                 Err(StoreError::Postgres {
                     database,
+                    state,
                     detail: format!(
                         "holds no pitboss log (the tables pitboss_entries, pitboss_records and \
                          pitboss_head are made by the first writing server or a copy): {detail}"
@@ -303,6 +312,7 @@ impl PgStore {
     /// The store for `url`, its client runtime started, not yet connected.
     fn configure(url: &str, reading: bool) -> Result<PgStore, StoreError> {
         let config = Config::from_str(url).map_err(|e| StoreError::Postgres {
+            state: None,
             database: "(the URL given)".into(),
             detail: format!("not a PostgreSQL connection string: {e}"),
         })?;
@@ -323,6 +333,7 @@ impl PgStore {
             .enable_all()
             .build()
             .map_err(|e| StoreError::Postgres {
+                state: None,
                 database: database.clone(),
                 detail: format!("cannot start the client's threads: {e}"),
             })?;
@@ -539,6 +550,7 @@ impl PgStore {
         let entries = self.count_entries()?;
         if entries > 0 {
             return Err(StoreError::Postgres {
+                state: None,
                 database: self.database.clone(),
                 detail: format!("{entries} entries but no head row in pitboss_head"),
             });
@@ -552,6 +564,7 @@ impl PgStore {
                 .await
         })?;
         self.head_row()?.ok_or_else(|| StoreError::Postgres {
+            state: None,
             database: self.database.clone(),
             detail: "the head row could not be created".into(),
         })
@@ -581,6 +594,7 @@ impl Runner {
             let _ = tx.send(work.await);
         });
         rx.recv().map_err(|_| StoreError::Postgres {
+            state: None,
             database: self.database.clone(),
             detail: "the client's runtime stopped".into(),
         })?
@@ -742,6 +756,7 @@ impl Session {
         let database = &self.runner.database;
         let Some(row) = row else {
             return Err(StoreError::Postgres {
+                state: None,
                 database: database.clone(),
                 detail: "no head row in pitboss_head".into(),
             });
@@ -749,6 +764,7 @@ impl Session {
         let size = unsigned(col(&row, 0, database)?, database, "the head's size")?;
         let hash: Vec<u8> = col(&row, 1, database)?;
         let hash: Hash = hash.try_into().map_err(|_| StoreError::Postgres {
+            state: None,
             database: database.clone(),
             detail: "the head's hash is not 32 bytes".into(),
         })?;
@@ -787,6 +803,7 @@ impl Session {
             match write {
                 Write::Put(family, key, value) if family == cf::EVENTS => {
                     let sequence = be_u64(&key).ok_or_else(|| StoreError::Postgres {
+                        state: None,
                         database: self.runner.database.clone(),
                         detail: "an entry's key is not a sequence".into(),
                     })?;
@@ -1010,6 +1027,7 @@ impl LogStore for PgStore {
                 let value: Vec<u8> = col(&row, 0, &self.database)?;
                 let sequence = be_u64(&value).filter(|_| value.len() == 8).ok_or_else(|| {
                     StoreError::Postgres {
+                        state: None,
                         database: self.database.clone(),
                         detail: format!("a position of stream `{stream}` is not a sequence"),
                     }

@@ -145,7 +145,12 @@ pub enum StoreError {
     NoDatabase { path: PathBuf },
     /// The PostgreSQL database failed a read or a write (`pg.rs`).
     #[error("PostgreSQL ({database}): {detail}")]
-    Postgres { database: String, detail: String },
+    Postgres {
+        database: String,
+        detail: String,
+        /// The SQLSTATE PostgreSQL answered with (`42P01`: no such table), when it answered one.
+        state: Option<String>,
+    },
 }
 
 /// The open database.
