@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::client::{block_on, refused, ServerArgs};
+use super::client::{block_on, hand_of, ServerArgs};
 use super::demo;
 use pitboss::proto;
 use pitboss::proto::play_client::PlayClient;
@@ -155,8 +155,8 @@ async fn play_one(
     };
     let t = Instant::now();
     if batch {
-        let hand = play
-            .play_hand(proto::PlayHandRequest {
+        let hand = hand_of(
+            play.play_hand(proto::PlayHandRequest {
                 open: Some(open),
                 decisions: if fixed {
                     vec![bet(), bet(), bet()]
@@ -165,21 +165,12 @@ async fn play_one(
                 },
                 follow_advice: !fixed,
             })
-            .await
-            .map_err(refused)?
-            .into_inner()
-            .hand
-            .unwrap_or_default();
+            .await,
+        )?;
         calls.push(t.elapsed());
         return Ok(hand);
     }
-    let mut hand = play
-        .open_hand(open)
-        .await
-        .map_err(refused)?
-        .into_inner()
-        .hand
-        .unwrap_or_default();
+    let mut hand = hand_of(play.open_hand(open).await)?;
     calls.push(t.elapsed());
     while hand.status == "in_progress" {
         let action = if fixed {
@@ -194,18 +185,15 @@ async fn play_one(
             })?
         };
         let t = Instant::now();
-        hand = play
-            .act(proto::ActRequest {
+        hand = hand_of(
+            play.act(proto::ActRequest {
                 hand_id: hand.hand_id.clone(),
                 action: Some(action),
                 expected_version: Some(hand.version),
                 ..Default::default()
             })
-            .await
-            .map_err(refused)?
-            .into_inner()
-            .hand
-            .unwrap_or_default();
+            .await,
+        )?;
         calls.push(t.elapsed());
     }
     Ok(hand)

@@ -124,6 +124,17 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
     anyhow::anyhow!("{:?}: {}", status.code(), status.message())
 }
 
+/// The hand a Play call answered with, or its refusal in words.
+pub fn hand_of(
+    answer: Result<tonic::Response<pitboss::proto::HandResponse>, tonic::Status>,
+) -> anyhow::Result<pitboss::proto::HandView> {
+    Ok(answer
+        .map_err(refused)?
+        .into_inner()
+        .hand
+        .unwrap_or_default())
+}
+
 /// Minor units as money in the response's currency (its minor digits; two when the server named
 /// none).
 pub fn money(minor: u64, currency: Option<&pitboss::proto::Currency>) -> String {

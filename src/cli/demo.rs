@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use super::client::{block_on, money, refused, ServerArgs};
+use super::client::{block_on, hand_of, money, refused, ServerArgs};
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::play_client::PlayClient;
@@ -71,31 +71,25 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         ] {
             for _ in 0..args.hands {
                 let (wagers, decision) = plan(game);
-                let mut hand = play
-                    .open_hand(proto::OpenHandRequest {
+                let mut hand = hand_of(
+                    play.open_hand(proto::OpenHandRequest {
                         game: game as i32,
                         table: "demo".into(),
                         player: "demo-player".into(),
                         wagers,
                         ..Default::default()
                     })
-                    .await
-                    .map_err(refused)?
-                    .into_inner()
-                    .hand
-                    .unwrap_or_default();
+                    .await,
+                )?;
                 while hand.status == "in_progress" {
-                    hand = play
-                        .act(proto::ActRequest {
+                    hand = hand_of(
+                        play.act(proto::ActRequest {
                             hand_id: hand.hand_id.clone(),
                             action: Some(decision.clone()),
                             ..Default::default()
                         })
-                        .await
-                        .map_err(refused)?
-                        .into_inner()
-                        .hand
-                        .unwrap_or_default();
+                        .await,
+                    )?;
                 }
                 println!("{} hand {}", game.as_str_name(), hand.hand_id);
                 for seat in &hand.seats {
