@@ -14,7 +14,7 @@ use pitboss_ledger::entry::entry_hash;
 use pitboss_ledger::tamper::Tamper;
 use pitboss_ledger::{
     AppendRequest, Entry, Expected, Fingerprint, Ledger, LedgerError, ProblemKind, RequestKey,
-    Store,
+    Store, Unsealed, SEAL_RUN,
 };
 use prost::Message;
 
@@ -197,7 +197,7 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
     let dir = filled(20);
     let store = raw(dir.path());
     let mut entry = Entry::decode(&store.entry(3).unwrap().unwrap()).unwrap();
-    entry.signature = foreign.sign(&entry.hash).to_bytes();
+    entry.signature = Some(foreign.sign(&entry.hash).to_bytes());
     store.put_entry(3, &entry.encode()).unwrap();
     drop(store);
     assert_eq!(problem_of(dir.path()), (3, ProblemKind::BadSignature));
@@ -614,5 +614,120 @@ fn checkpoints_and_proofs_verify_and_a_rewrite_cannot_be_hidden() {
     assert!(
         stdout.contains("FAILED at entry 100: altered bytes"),
         "{stdout}"
+    );
+}
+
+/// Which entries of a log carry a signature of their own.
+fn signed_entries(dir: &Path) -> Vec<u64> {
+    let store = raw(dir);
+    (0..)
+        .map_while(|sequence| Some((sequence, store.entry(sequence).unwrap()?)))
+        .filter(|(_, bytes)| Entry::decode(bytes).unwrap().signature.is_some())
+        .map(|(sequence, _)| sequence)
+        .collect()
+}
+
+/// Rewrites entry `sequence` (the log's last) with its signature removed.
+fn strip_signature(dir: &Path, sequence: u64) {
+    let store = raw(dir);
+    let mut entry = Entry::decode(&store.entry(sequence).unwrap().unwrap()).unwrap();
+    assert!(
+        entry.signature.take().is_some(),
+        "entry {sequence} was signed"
+    );
+    store.put_entry(sequence, &entry.encode()).unwrap();
+}
+
+/// One signature seals a group (format 4): an append of many entries is signed by its last entry
+/// and, in a run that long, by every `SEAL_RUN`th; every entry verifies, also alone (a range is
+/// read past its end to its seal); a signature removed is named where the unsealed run starts.
+#[test]
+fn a_group_is_signed_by_its_last_entry_and_an_unsealed_run_is_named() {
+    let n = SEAL_RUN as u64 + 100;
+    let many = |dir: &Path| {
+        let ledger = Ledger::open(dir, 0).unwrap();
+        let mut big = request("hand/many", Expected::Any, 0);
+        big.payloads = (0..n).map(payload).collect();
+        ledger.append_blocking(big).unwrap();
+        let mut small = request("hand/few", Expected::Any, 1);
+        small.payloads = (0..3).map(payload).collect();
+        ledger.append_blocking(small).unwrap();
+        assert!(ledger.verify().ok());
+        // Entry 5 alone is vouched for by entry SEAL_RUN's signature, 1 019 entries later.
+        let alone = ledger.verify_range(5, Some(5));
+        assert!(alone.ok(), "{alone:?}");
+        assert_eq!(alone.verified, 1);
+        assert_eq!(alone.head.map(|(sequence, _)| sequence), Some(5));
+    };
+    let dir = tempfile::tempdir().unwrap();
+    many(dir.path());
+    let last = n + 3;
+    // The key entry, the run's forced seal, the end of the big append, the end of the small one.
+    assert_eq!(
+        signed_entries(dir.path()),
+        vec![0, SEAL_RUN as u64, n, last]
+    );
+
+    // The log's last entry unsigned: the small append's three entries have no seal.
+    strip_signature(dir.path(), last);
+    assert_eq!(
+        problem_of(dir.path()),
+        (n + 1, ProblemKind::Unsealed(Unsealed::LogEnds))
+    );
+    // The server refuses to open it, naming the entry.
+    let refused = Ledger::open(dir.path(), 0)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        refused.contains(&format!("entry {}", n + 1)) && refused.contains("not signed"),
+        "{refused}"
+    );
+
+    // The forced seal removed: 1 100 unsigned entries in a row.
+    let dir = tempfile::tempdir().unwrap();
+    many(dir.path());
+    strip_signature(dir.path(), SEAL_RUN as u64);
+    assert_eq!(
+        problem_of(dir.path()),
+        (1, ProblemKind::Unsealed(Unsealed::RunTooLong))
+    );
+}
+
+/// An unsigned run must be sealed by its own key: a run signed by the new key after a rotation,
+/// whose last entry is rewritten and signed by the old (still established) key, is named.
+#[test]
+fn an_unsigned_run_sealed_by_another_key_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path(), 0).unwrap();
+    let old = pitboss_ledger::keys::Keypair::load(dir.path()).unwrap();
+    ledger.rotate_key_blocking(1, "test").unwrap();
+    let mut big = request("hand/many", Expected::Any, 0);
+    big.payloads = (0..10).map(payload).collect();
+    let appended = ledger.append_blocking(big).unwrap();
+    assert!(ledger.verify().ok());
+    drop(ledger);
+    let last = appended.first_sequence + 9;
+    assert_eq!(signed_entries(dir.path()).last(), Some(&last));
+
+    let store = raw(dir.path());
+    let entry = Entry::decode(&store.entry(last).unwrap().unwrap()).unwrap();
+    let mut envelope = entry.envelope.clone();
+    envelope.key_id = old.id().0.to_vec();
+    let bytes = envelope.encode_to_vec();
+    let hash = entry_hash(&bytes);
+    let record = proto::StoredEntry {
+        envelope: bytes,
+        hash: hash.to_vec(),
+        signature: old.sign(&hash).to_vec(),
+    };
+    store.put_entry(last, &record.encode_to_vec()).unwrap();
+    drop(store);
+    assert_eq!(
+        problem_of(dir.path()),
+        (
+            appended.first_sequence,
+            ProblemKind::Unsealed(Unsealed::KeyChanges { at: last })
+        )
     );
 }

@@ -11,8 +11,9 @@
 //! Checking a bundle ([`verify`]) needs only the log's public key, pinned beforehand: the
 //! checkpoint's signature is checked with it; the entries must be the stated stream, positions
 //! 0, 1, … in order up to the stated last; each entry's bytes must hash to a leaf proven in the
-//! checkpoint's tree and carry a valid signature by the key its envelope names (a key's id is the
-//! hash of the key, so a listed key cannot stand for another); the configuration must hash to the
+//! checkpoint's tree, and a signature it carries must verify with the key its envelope names (a key's
+//! id is the hash of the key, so a listed key cannot stand for another; an entry its group's later
+//! signature sealed in the log carries none, and rests on the checkpoint's); the configuration must hash to the
 //! id the hand names; then the hand is replayed by the same code as live replay, and the proof
 //! report says, line by line, whether the rules give what was recorded.
 
@@ -349,16 +350,18 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
                 )
             });
         let key_id = hex::encode(&entry.envelope.key_id);
-        let signed = bundle
-            .keys
-            .get(&key_id)
-            .and_then(|k| hash_of(k))
-            .and_then(|k| VerifyingKey::from_bytes(&k).ok())
-            .filter(|k| KeyId::of(k).0.as_slice() == entry.envelope.key_id.as_slice())
-            .is_some_and(|k| {
-                k.verify(&hash, &Signature::from_bytes(&entry.signature))
-                    .is_ok()
-            });
+        // An unsigned entry was sealed in the log by its group's last signature; here the
+        // checkpoint's signature vouches for it, through its inclusion.
+        let signed = match &entry.signature {
+            None => included,
+            Some(signature) => bundle
+                .keys
+                .get(&key_id)
+                .and_then(|k| hash_of(k))
+                .and_then(|k| VerifyingKey::from_bytes(&k).ok())
+                .filter(|k| KeyId::of(k).0.as_slice() == entry.envelope.key_id.as_slice())
+                .is_some_and(|k| k.verify(&hash, &Signature::from_bytes(signature)).is_ok()),
+        };
         let note = match (hash == entry.hash, included, signed) {
             (true, true, true) => String::new(),
             (false, _, _) => "its bytes do not hash to its recorded hash".into(),

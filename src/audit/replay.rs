@@ -28,7 +28,8 @@ pub struct EventCheck {
     pub kind: String,
     /// Its bytes hash to its hash and it links to the entry before it.
     pub chain_ok: bool,
-    /// Its signature verifies with a key the log established.
+    /// Its signature verifies with a key the log established (an unsigned entry: the signature that
+    /// seals its group in the log; in a bundle, the checkpoint's, through its inclusion).
     pub signature_ok: bool,
     /// Re-deciding produced exactly this event.
     pub rederived: bool,

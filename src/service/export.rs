@@ -155,7 +155,7 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
             recorded_at_ms: envelope.recorded_at_ms,
             actor: envelope.actor.clone(),
             hash: hex::encode(entry.hash),
-            signature: hex::encode(entry.signature),
+            signature: entry.signature.map(hex::encode).unwrap_or_default(),
             key_id: hex::encode(&envelope.key_id),
         }));
     }

@@ -111,6 +111,9 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
     let ((ok, out), (py_ok, py_out)) = check(files.path(), "a.json", &a, &key);
     assert!(ok && out.contains("bundle verified"), "{out}");
     assert!(py_ok && py_out.ends_with("bundle verified\n"), "{py_out}");
+    // The entries of one append are sealed by the last one's signature: some carry none, and both
+    // checkers accept them on the checkpoint's signature, through their inclusion.
+    assert!(py_out.contains("unsigned: sealed by its group"), "{py_out}");
 
     let with_entries = |list: Vec<Value>| {
         let mut v = a.clone();
@@ -140,6 +143,28 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
     plain["checkpoint"] = plain_note.into();
     let mut v1 = a.clone();
     v1["format"] = "pitboss.bundle.v1".into();
+    // An unsigned entry given a signature that is not the key's.
+    let mut forged = entries(&a);
+    let unsigned = forged
+        .iter()
+        .position(|e| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(e["stored"].as_str().unwrap())
+                .unwrap();
+            <proto::StoredEntry as prost::Message>::decode(bytes.as_slice())
+                .unwrap()
+                .signature
+                .is_empty()
+        })
+        .expect("an unsigned entry");
+    let stored = base64::engine::general_purpose::STANDARD
+        .decode(forged[unsigned]["stored"].as_str().unwrap())
+        .unwrap();
+    let mut record = <proto::StoredEntry as prost::Message>::decode(stored.as_slice()).unwrap();
+    record.signature = vec![7; 64];
+    forged[unsigned]["stored"] = base64::engine::general_purpose::STANDARD
+        .encode(prost::Message::encode_to_vec(&record))
+        .into();
     let mut extra_line = a.clone();
     extra_line["checkpoint"] = a["checkpoint"]
         .as_str()
@@ -201,6 +226,12 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
             extra_line,
             "checkpoint: the checkpoint's signature does not verify",
             "BAD SIGNATURE",
+        ),
+        (
+            "forged_signature",
+            with_entries(forged),
+            "signature does not verify with key",
+            "FAIL signature",
         ),
         (
             "v1",

@@ -409,6 +409,35 @@ fn as_previous_release(data: &Path) {
         .unwrap();
 }
 
+/// Format 3 (an anchor, every entry signed) is read as it is and marked 4 when a server opens it,
+/// so that a release reading only 3 refuses it by its format; a format this build does not know
+/// is refused by its number, before any entry is read.
+#[test]
+fn a_format_3_directory_is_marked_4_and_an_unknown_format_is_refused_by_its_number() {
+    let r = recorded(2);
+    let format = |data: &Path| {
+        Store::open_read_only(data)
+            .unwrap()
+            .format_version()
+            .unwrap()
+    };
+    Tamper::open(&r.data)
+        .unwrap()
+        .set_format_version(pitboss_ledger::store::SIGNED_FORMAT_VERSION)
+        .unwrap();
+    assert_eq!(format(&r.data), Some(3));
+    let (code, out) = verify(&r.data, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    serves_and_verifies(&r.data);
+    assert_eq!(format(&r.data), Some(pitboss_ledger::store::FORMAT_VERSION));
+
+    Tamper::open(&r.data)
+        .unwrap()
+        .set_format_version(pitboss_ledger::store::FORMAT_VERSION + 1)
+        .unwrap();
+    serve_refuses_naming(&r.data, &["this build reads 2 to 4"]);
+}
+
 #[test]
 fn a_directory_of_the_previous_release_is_verified_in_full_anchored_and_upgraded() {
     let r = recorded(3);
@@ -433,9 +462,11 @@ fn a_directory_of_the_previous_release_is_verified_in_full_anchored_and_upgraded
         use ed25519_dalek::Signer;
         let store = Tamper::open(&r.data).unwrap();
         let mut entry = pitboss_ledger::Entry::decode(&store.entry(5).unwrap().unwrap()).unwrap();
-        entry.signature = ed25519_dalek::SigningKey::from_bytes(&[9; 32])
-            .sign(&entry.hash)
-            .to_bytes();
+        entry.signature = Some(
+            ed25519_dalek::SigningKey::from_bytes(&[9; 32])
+                .sign(&entry.hash)
+                .to_bytes(),
+        );
         store.put_entry(5, &entry.encode()).unwrap();
     }
     serve_refuses_naming(&r.data, &["entry 5: bad signature"]);

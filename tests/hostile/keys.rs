@@ -174,7 +174,9 @@ fn rotation_by_the_command_is_recorded_signed_by_both_keys_and_a_retired_key_put
         new_public_key
             .verify(
                 &entry.hash,
-                &ed25519_dalek::Signature::from_bytes(&entry.signature),
+                &ed25519_dalek::Signature::from_bytes(
+                    &entry.signature.expect("a key entry is signed"),
+                ),
             )
             .expect("the new key signed the entry");
     }

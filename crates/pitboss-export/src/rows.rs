@@ -103,7 +103,7 @@ pub struct EventRow {
     pub actor: String,
     /// The entry's hash, lowercase hex.
     pub hash: String,
-    /// The entry's signature, lowercase hex.
+    /// The entry's signature, lowercase hex; empty when a later entry's signature seals it.
     pub signature: String,
     /// The id of the key that signed the entry.
     pub key_id: String,

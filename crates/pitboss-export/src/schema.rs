@@ -300,7 +300,7 @@ const EVENTS: &[Column] = &[
     ),
     col("actor", Utf8, "Who caused it: the authenticated principal in the signed envelope."),
     col("hash", Utf8, "The entry's hash, lowercase hex."),
-    col("signature", Utf8, "The entry's signature, lowercase hex."),
+    col("signature", Utf8, "The entry's signature, lowercase hex; empty when the next signed entry seals it (the log signs each group of entries once, by its last)."),
     col("key_id", Utf8, "The id of the key that signed the entry (hex)."),
 ];
 

@@ -1,7 +1,10 @@
 //! One log entry: the envelope's fields, its canonical (stored) bytes, its hash and signature.
 //!
 //! The hash is `SHA-256(DOMAIN || envelope bytes)` over the bytes exactly as stored, never a
-//! re-encoding; the signature is Ed25519 over that hash. Owns no storage and no game rule.
+//! re-encoding; the signature is Ed25519 over that hash. Since format 4 not every entry carries one:
+//! the writer signs the last entry of each group (and every key entry, the last entry before the
+//! signing key changes, and at least every [`SEAL_RUN`]th entry); an unsigned entry is vouched for
+//! by the next signed one, whose hash the chain binds to it. Owns no storage and no game rule.
 
 use prost::Message;
 use sha2::{Digest, Sha256};
@@ -13,6 +16,11 @@ pub const ENTRY_DOMAIN: &[u8] = b"pitboss.v1.event\0";
 
 /// A 32-byte SHA-256 hash.
 pub type Hash = [u8; 32];
+
+/// The longest run of unsigned entries a log may hold: the writer signs at least every
+/// `SEAL_RUN`th entry, and verification refuses a longer run (it holds a run in memory until the
+/// signature that seals it is checked).
+pub const SEAL_RUN: usize = 1024;
 
 /// The hash before the first entry.
 pub const GENESIS: Hash = [0; 32];
@@ -34,8 +42,9 @@ pub struct Entry {
     pub envelope_bytes: Vec<u8>,
     /// The stored hash.
     pub hash: Hash,
-    /// The stored signature.
-    pub signature: [u8; 64],
+    /// The stored signature; `None` for an entry sealed by a later one (format 4: a group is
+    /// signed once, by its last entry, whose hash the chain binds to every entry before it).
+    pub signature: Option<[u8; 64]>,
 }
 
 /// Why stored bytes are not an entry.
@@ -71,11 +80,14 @@ impl Entry {
                 .as_slice()
                 .try_into()
                 .map_err(|_| length("hash", &record.hash, 32))?,
-            signature: record
-                .signature
-                .as_slice()
-                .try_into()
-                .map_err(|_| length("signature", &record.signature, 64))?,
+            signature: match record.signature.as_slice() {
+                [] => None,
+                bytes => Some(
+                    bytes
+                        .try_into()
+                        .map_err(|_| length("signature", bytes, 64))?,
+                ),
+            },
             envelope,
             envelope_bytes: record.envelope,
         })
@@ -86,7 +98,7 @@ impl Entry {
         proto::StoredEntry {
             envelope: self.envelope_bytes.clone(),
             hash: self.hash.to_vec(),
-            signature: self.signature.to_vec(),
+            signature: self.signature.map_or_else(Vec::new, |s| s.to_vec()),
         }
         .encode_to_vec()
     }

@@ -15,8 +15,8 @@
 //!   (`verify.rs`). Signatures are checked for every entry the anchor does not cover: the anchor
 //!   is signed by a key the log established and names the head's hash, and the chain binds every
 //!   entry before the head to it, so no entry below it can change unseen.
-//! - **The anchor** (`anchor.rs`): present (a directory of format 3 with entries and no anchor is
-//!   damaged), both slots intact, signed by a key the log established, naming this log; the log
+//! - **The anchor** (`anchor.rs`): present (a directory of format 3 or 4 with entries and no anchor
+//!   is damaged), both slots intact, signed by a key the log established, naming this log; the log
 //!   holds at least the entries it acknowledged, and the entry at its head has its hash (otherwise
 //!   the log lost its tail, or was rewritten). A log longer than its anchor holds entries written
 //!   but never acknowledged (a crash before the anchor was written): they are checked, signatures
@@ -25,8 +25,9 @@
 //!   a missing, unreadable, malformed, exposed (group or other permissions), foreign or retired
 //!   key is refused with the reason. Files under `retired-keys/` must be keys the log retired.
 //!   A key is created only for an empty log.
-//! - **Upgrades**: a directory of format 2 (the previous release, no anchor) is verified in full,
-//!   signatures included, then anchored and marked format 3.
+//! - **Upgrades**: a directory of format 2 (no anchor) is verified in full, signatures included,
+//!   then anchored and marked format 4; one of format 3 (every entry signed) is valid format 4 as it
+//!   is, and marked 4.
 //!
 //! Owns these decisions and their messages; reads files and the store, and writes only the anchor
 //! and the format version (when opening for writing).
@@ -42,8 +43,8 @@ use super::anchor::{self, AnchorError, AnchorWriter, Slots};
 use super::entry::{entry_hash, Entry, Hash, GENESIS};
 use super::keys::{KeyError, KeyId, Keypair, KEY_FILE, RETIRED_DIR};
 use super::store::{
-    cf, check_not_in_use, has_database, LogStore, OpenOptions, Store, StoreError, WalRecovery,
-    FORMAT_VERSION, LEGACY_FORMAT_VERSION,
+    anchored_format, cf, check_not_in_use, has_database, LogStore, OpenOptions, Store, StoreError,
+    WalRecovery, FORMAT_VERSION, LEGACY_FORMAT_VERSION, SIGNED_FORMAT_VERSION,
 };
 use super::verify::{walk, PayloadCheck, Problem, Walk, WalkOptions};
 use super::wal::{self, Finding};
@@ -74,7 +75,7 @@ pub enum Refusal {
     NoFormat { size: u64 },
     /// The anchor file is damaged.
     Anchor(AnchorError),
-    /// No anchor beside a non-empty log of format 3.
+    /// No anchor beside a non-empty log of format 3 or 4.
     AnchorMissing {
         dir: PathBuf,
         path: PathBuf,
@@ -153,8 +154,9 @@ impl fmt::Display for Refusal {
             Refusal::Anchor(e) => write!(f, "{e}. {}", anchor_hint(e)),
             Refusal::AnchorMissing { dir, path, size } => write!(
                 f,
-                "the anchor {} is missing, but the log has {size} entries (format \
-                 {FORMAT_VERSION} keeps one beside every non-empty log: a deleted anchor is a \
+                "the anchor {} is missing, but the log has {size} entries (formats \
+                 {SIGNED_FORMAT_VERSION} and {FORMAT_VERSION} keep one beside every non-empty \
+                 log: a deleted anchor is a \
                  damaged directory). Restore it from a backup, or {}",
                 path.display(),
                 recover_hint(dir)
@@ -436,7 +438,7 @@ pub fn examine(
     };
     // Signatures below the anchored head are bound by the chain to the anchor's signature.
     let signatures_from = match (&anchor, how.all_signatures || how.recovering) {
-        (AnchorState::Read(slots), false) if format == Some(FORMAT_VERSION) => {
+        (AnchorState::Read(slots), false) if anchored_format(format) => {
             slots.newer.size.min(log_size)
         }
         _ => 0,

@@ -64,13 +64,15 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-pub use entry::{Entry, Hash};
+pub use entry::{Entry, Hash, SEAL_RUN};
 pub use integrity::Refused;
 pub use keys::KeyId;
 pub use proofs::{root_from_store, InclusionProof};
 pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
 pub use store::{LogStore, Store, StoreError};
-pub use verify::{verify, walk, PayloadCheck, Problem, ProblemKind, VerifyReport, WalkOptions};
+pub use verify::{
+    verify, walk, PayloadCheck, Problem, ProblemKind, Unsealed, VerifyReport, WalkOptions,
+};
 pub use writer::AppendRequest;
 
 /// The actor of what the server and its tools do on their own (the default configurations, key

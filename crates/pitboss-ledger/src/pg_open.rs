@@ -24,7 +24,10 @@ use super::entry::{Entry, Hash};
 use super::integrity::{check_keys, KeyRefusal};
 use super::keys::{KeyError, KeyId, Keypair, KEY_FILE};
 use super::pg::PgStore;
-use super::store::{cf, LogStore, StoreError, FORMAT_VERSION, LEGACY_FORMAT_VERSION};
+use super::store::{
+    cf, readable_format, LogStore, StoreError, FORMAT_VERSION, LEGACY_FORMAT_VERSION,
+    SIGNED_FORMAT_VERSION,
+};
 
 /// Why a PostgreSQL log is not served.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +42,7 @@ pub enum PgRefusal {
         found: String,
     },
     #[error(
-        "{database}: format {found}; this build reads {LEGACY_FORMAT_VERSION} and {FORMAT_VERSION}"
+        "{database}: format {found}; this build reads {LEGACY_FORMAT_VERSION} to {FORMAT_VERSION}"
     )]
     Format { database: String, found: String },
     #[error("{database}: the key file: {refusal}")]
@@ -194,8 +197,13 @@ fn check_head(store: &PgStore, create: bool) -> Result<Head, PgRefusal> {
                 .get(cf::KEYS, &id.0)?
                 .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
                 .and_then(|b| VerifyingKey::from_bytes(&b).ok());
-            let signature = ed25519_dalek::Signature::from_bytes(&entry.signature);
-            let good = public.is_some_and(|key| key.verify(&entry.hash, &signature).is_ok());
+            // The last entry ends a group: it is always signed.
+            let signature = entry
+                .signature
+                .map(|s| ed25519_dalek::Signature::from_bytes(&s));
+            let good = public
+                .zip(signature)
+                .is_some_and(|(key, signature)| key.verify(&entry.hash, &signature).is_ok());
             if !good {
                 return Err(PgRefusal::BadSignature {
                     database,
@@ -213,7 +221,15 @@ fn check_head(store: &PgStore, create: bool) -> Result<Head, PgRefusal> {
         )?,
         None => {}
         Some(bytes) => match <[u8; 4]>::try_from(bytes.as_slice()).map(u32::from_be_bytes) {
-            Ok(v) if v == FORMAT_VERSION || v == LEGACY_FORMAT_VERSION => {}
+            Ok(v) if v == FORMAT_VERSION => {}
+            // A log every entry of which is signed is valid format 4: marked so when opened to
+            // write (a release reading only 3 then refuses it by its format).
+            Ok(v) if v == SIGNED_FORMAT_VERSION && create => store.put_record(
+                cf::META,
+                super::store::FORMAT_KEY,
+                &FORMAT_VERSION.to_be_bytes(),
+            )?,
+            Ok(v) if readable_format(v) => {}
             _ => {
                 return Err(PgRefusal::Format {
                     database,

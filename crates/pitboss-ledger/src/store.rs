@@ -51,10 +51,25 @@ pub(crate) mod cf {
 
 /// Key under `meta` holding the on-disk format version.
 pub(crate) const FORMAT_KEY: &[u8] = b"format_version";
-/// The on-disk format this build writes: 3, a directory with an anchor.
-pub const FORMAT_VERSION: u32 = 3;
-/// The format of the previous release (no anchor), which this build opens and upgrades.
+/// The on-disk format this build writes: 4, a directory with an anchor whose entries are signed
+/// once per group (an unsigned entry is sealed by the next signed one).
+pub const FORMAT_VERSION: u32 = 4;
+/// Format 3: an anchor, every entry signed. Its entries are valid format 4 as they are: opened for
+/// writing, the directory is marked 4 (so that a release reading only 3 refuses it by its format,
+/// not as damaged at its first unsigned entry).
+pub const SIGNED_FORMAT_VERSION: u32 = 3;
+/// The format of an earlier release (no anchor), which this build opens and upgrades.
 pub const LEGACY_FORMAT_VERSION: u32 = 2;
+
+/// The formats this build reads.
+pub(crate) fn readable_format(version: u32) -> bool {
+    [LEGACY_FORMAT_VERSION, SIGNED_FORMAT_VERSION, FORMAT_VERSION].contains(&version)
+}
+
+/// A format whose directories keep an anchor.
+pub(crate) fn anchored_format(version: Option<u32>) -> bool {
+    matches!(version, Some(SIGNED_FORMAT_VERSION | FORMAT_VERSION))
+}
 
 /// How the write-ahead log is replayed when the database opens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,11 +497,11 @@ impl Store {
         {
             None => Ok(None),
             Some(bytes) => match <[u8; 4]>::try_from(bytes.as_slice()).map(u32::from_be_bytes) {
-                Ok(v) if v == FORMAT_VERSION || v == LEGACY_FORMAT_VERSION => Ok(Some(v)),
+                Ok(v) if readable_format(v) => Ok(Some(v)),
                 _ => Err(StoreError::Format {
                     path: self.path.clone(),
                     found: format!(
-                        "format {}, this build reads {LEGACY_FORMAT_VERSION} and {FORMAT_VERSION}",
+                        "format {}, this build reads {LEGACY_FORMAT_VERSION} to {FORMAT_VERSION}",
                         hex::encode(bytes)
                     ),
                 }),

@@ -8,14 +8,16 @@
 //! before the range.
 //!
 //! Signatures are checked in batches (`ed25519_dalek::verify_batch`); a failing batch is re-checked
-//! one by one to name the first bad entry.
+//! one by one to name the first bad entry. An unsigned entry (format 4: one signature per group)
+//! counts as verified only once the next signed entry, by the same key and fewer than
+//! [`SEAL_RUN`] entries later, has checked: a range is read past its end to that seal.
 
 use std::collections::HashMap;
 use std::fmt;
 
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 
-use super::entry::{entry_hash, Entry, Hash, GENESIS};
+use super::entry::{entry_hash, Entry, Hash, GENESIS, SEAL_RUN};
 use super::keys::{rotation_message, KeyId};
 use super::store::{be_u64, KeyValue, LogStore};
 use crate::proto::LedgerKind as Kind;
@@ -36,6 +38,8 @@ pub enum ProblemKind {
     UnknownKey(String),
     /// The signature does not verify.
     BadSignature,
+    /// The entry is unsigned and no later signature seals it.
+    Unsealed(Unsealed),
     /// A key published or rotated without the trust the rules require.
     UntrustedKey(String),
     /// The stored record or envelope does not decode.
@@ -53,9 +57,36 @@ impl fmt::Display for ProblemKind {
             ProblemKind::BrokenLink => f.write_str("broken link: its previous-hash is not the previous entry's hash"),
             ProblemKind::UnknownKey(id) => write!(f, "signed by an unknown key {id}"),
             ProblemKind::BadSignature => f.write_str("bad signature"),
+            ProblemKind::Unsealed(why) => write!(f, "not signed, and no later signature seals it: {why}"),
             ProblemKind::UntrustedKey(why) => write!(f, "untrusted key: {why}"),
             ProblemKind::Undecodable(why) => write!(f, "does not decode: {why}"),
             ProblemKind::Unreadable(why) => write!(f, "cannot be read: {why}"),
+        }
+    }
+}
+
+/// Why an unsigned entry is not sealed by a later signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsealed {
+    /// The log (or what could be read of it) ends before a signed entry.
+    LogEnds,
+    /// The entry at this sequence is signed by another key than the unsigned run before it.
+    KeyChanges { at: u64 },
+    /// [`SEAL_RUN`] entries in a row are unsigned (the writer never writes such a run).
+    RunTooLong,
+}
+
+impl fmt::Display for Unsealed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unsealed::LogEnds => f.write_str("the log ends before a signed entry"),
+            Unsealed::KeyChanges { at } => {
+                write!(
+                    f,
+                    "entry {at} names another key than the unsigned entries before it"
+                )
+            }
+            Unsealed::RunTooLong => write!(f, "{SEAL_RUN} entries in a row are unsigned"),
         }
     }
 }
@@ -93,15 +124,18 @@ impl VerifyReport {
     }
 }
 
-/// An entry whose signature awaits the batch check.
+/// An entry whose signature (or whose seal's) awaits the batch check.
 struct Signed {
     sequence: u64,
     hash: Hash,
-    signature: Signature,
+    /// `None`: sealed by the next signed entry.
+    signature: Option<Signature>,
     key: VerifyingKey,
     key_id: KeyId,
     /// False below [`WalkOptions::signatures_from`].
     check_signature: bool,
+    /// Past the walk's last sequence: read only for the signature sealing the range's end.
+    beyond: bool,
     /// The entry records a recovery.
     recovery: Option<LogRecovered>,
 }
@@ -231,6 +265,8 @@ fn walk_items(
     let mut expected = from;
     let mut batch: Vec<Signed> = Vec::with_capacity(BATCH);
     let mut structural: Option<Problem> = None;
+    // The unsigned entries at the batch's end, waiting for the signature that seals them.
+    let mut unsealed = 0usize;
     for item in iter {
         let (key, value) = match item {
             Ok(kv) => kv,
@@ -252,7 +288,8 @@ fn walk_items(
             });
             break;
         };
-        if options.to.is_some_and(|to| sequence > to) {
+        let beyond = options.to.is_some_and(|to| sequence > to);
+        if beyond && unsealed == 0 {
             break;
         }
         match check(
@@ -264,7 +301,28 @@ fn walk_items(
             options.payloads,
         ) {
             Ok(mut signed) => {
+                if let Some(run_key) = batch.last().filter(|_| unsealed > 0).map(|s| s.key_id) {
+                    if run_key != signed.key_id {
+                        structural = Some(Problem {
+                            sequence: sequence - unsealed as u64,
+                            kind: ProblemKind::Unsealed(Unsealed::KeyChanges { at: sequence }),
+                        });
+                        break;
+                    }
+                }
+                if signed.signature.is_some() {
+                    unsealed = 0;
+                } else if unsealed + 1 == SEAL_RUN {
+                    structural = Some(Problem {
+                        sequence: sequence - unsealed as u64,
+                        kind: ProblemKind::Unsealed(Unsealed::RunTooLong),
+                    });
+                    break;
+                } else {
+                    unsealed += 1;
+                }
                 signed.check_signature = sequence >= options.signatures_from;
+                signed.beyond = beyond;
                 if sequence == 0 {
                     walk.origin = Some(signed.hash);
                 }
@@ -283,14 +341,22 @@ fn walk_items(
                 break;
             }
         }
-        if batch.len() == BATCH && !settle(&mut batch, &mut walk) {
+        if batch.len() >= BATCH && unsealed == 0 && !settle(&mut batch, &mut walk) {
             return walk;
         }
     }
+    // Unsigned entries at the end that no signature sealed are not verified.
+    let first_unsealed = batch.len() - unsealed;
+    let unsealed_tail = batch.split_off(first_unsealed);
     if !settle(&mut batch, &mut walk) {
         return walk;
     }
-    walk.report.problem = structural;
+    walk.report.problem = structural.or_else(|| {
+        unsealed_tail.first().map(|entry| Problem {
+            sequence: entry.sequence,
+            kind: ProblemKind::Unsealed(Unsealed::LogEnds),
+        })
+    });
     walk
 }
 
@@ -301,7 +367,9 @@ fn settle(batch: &mut Vec<Signed>, walk: &mut Walk) -> bool {
         walk.report.problem = Some(problem);
         return false;
     }
-    walk.report.verified += batch.len() as u64;
+    let within = batch.iter().take_while(|s| !s.beyond).count();
+    batch.truncate(within);
+    walk.report.verified += within as u64;
     if let Some(last) = batch.last() {
         walk.report.head = Some((last.sequence, last.hash));
         walk.last_key = Some(last.key_id);
@@ -425,10 +493,11 @@ fn check(
     Ok(Signed {
         sequence,
         hash,
-        signature: Signature::from_bytes(&entry.signature),
+        signature: entry.signature.as_ref().map(Signature::from_bytes),
         key,
         key_id,
         check_signature: true,
+        beyond: false,
         recovery,
     })
 }
@@ -442,20 +511,24 @@ fn verifying_key(bytes: &[u8]) -> Result<VerifyingKey, ProblemKind> {
 
 /// The first entry of the batch whose signature fails, if any.
 fn check_signatures(batch: &[Signed]) -> Option<Problem> {
-    let batch: Vec<&Signed> = batch.iter().filter(|s| s.check_signature).collect();
+    let batch: Vec<(&Signed, Signature)> = batch
+        .iter()
+        .filter(|s| s.check_signature)
+        .filter_map(|s| Some((s, s.signature?)))
+        .collect();
     if batch.is_empty() {
         return None;
     }
-    let messages: Vec<&[u8]> = batch.iter().map(|s| s.hash.as_slice()).collect();
-    let signatures: Vec<Signature> = batch.iter().map(|s| s.signature).collect();
-    let keys: Vec<VerifyingKey> = batch.iter().map(|s| s.key).collect();
+    let messages: Vec<&[u8]> = batch.iter().map(|(s, _)| s.hash.as_slice()).collect();
+    let signatures: Vec<Signature> = batch.iter().map(|(_, signature)| *signature).collect();
+    let keys: Vec<VerifyingKey> = batch.iter().map(|(s, _)| s.key).collect();
     if ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok() {
         return None;
     }
     batch
         .iter()
-        .find(|s| s.key.verify(&s.hash, &s.signature).is_err())
-        .map(|s| Problem {
+        .find(|(s, signature)| s.key.verify(&s.hash, signature).is_err())
+        .map(|(s, _)| Problem {
             sequence: s.sequence,
             kind: ProblemKind::BadSignature,
         })
@@ -466,6 +539,8 @@ pub fn verify_one_by_one(store: &dyn LogStore) -> Result<u64, Problem> {
     let mut keys = HashMap::new();
     let mut prev = GENESIS;
     let mut n = 0;
+    // The first unsigned entry not yet sealed, and its key.
+    let mut run: Option<(u64, KeyId)> = None;
     let iter = store.entries_from(0).map_err(|e| Problem {
         sequence: 0,
         kind: ProblemKind::Unreadable(e.to_string()),
@@ -478,14 +553,37 @@ pub fn verify_one_by_one(store: &dyn LogStore) -> Result<u64, Problem> {
         let sequence = be_u64(&key).unwrap_or(u64::MAX);
         let signed = check(sequence, n, &value, &prev, &mut keys, None)
             .map_err(|kind| Problem { sequence, kind })?;
-        if signed.key.verify(&signed.hash, &signed.signature).is_err() {
-            return Err(Problem {
-                sequence,
-                kind: ProblemKind::BadSignature,
-            });
+        let unsealed = |first, why| Problem {
+            sequence: first,
+            kind: ProblemKind::Unsealed(why),
+        };
+        match (run, &signed.signature) {
+            (Some((first, key)), _) if key != signed.key_id => {
+                return Err(unsealed(first, Unsealed::KeyChanges { at: sequence }));
+            }
+            (Some((first, _)), None) if sequence - first + 1 >= SEAL_RUN as u64 => {
+                return Err(unsealed(first, Unsealed::RunTooLong));
+            }
+            (None, None) => run = Some((sequence, signed.key_id)),
+            (_, None) => {}
+            (_, Some(signature)) => {
+                if signed.key.verify(&signed.hash, signature).is_err() {
+                    return Err(Problem {
+                        sequence,
+                        kind: ProblemKind::BadSignature,
+                    });
+                }
+                run = None;
+            }
         }
         prev = signed.hash;
         n += 1;
     }
-    Ok(n)
+    match run {
+        Some((first, _)) => Err(Problem {
+            sequence: first,
+            kind: ProblemKind::Unsealed(Unsealed::LogEnds),
+        }),
+        None => Ok(n),
+    }
 }

@@ -1,5 +1,6 @@
 //! The single writer: it takes append requests from any number of callers, groups whatever is
-//! waiting into one RocksDB write batch (group commit), chains, hashes and signs the entries, and
+//! waiting into one RocksDB write batch (group commit), chains and hashes the entries and signs the
+//! group (its last entry's signature seals the entries before it: `seals`), and
 //! hands the batch to the syncer thread, which writes it with a synced WAL and passes it to the
 //! anchor thread, which records the new head in the anchor file (`anchor.rs`, one `pwrite` and
 //! `fdatasync`, once for every group waiting) and only then answers each caller. So an
@@ -28,7 +29,7 @@ use tokio::sync::oneshot;
 use super::stats::WriterStats;
 
 use super::anchor::AnchorWriter;
-use super::entry::{entry_hash, Entry, Hash};
+use super::entry::{entry_hash, Entry, Hash, SEAL_RUN};
 use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
 use super::pg::{Committed, PgStore, Prefetched, Session};
 use super::requests::{Fingerprint, RequestKey, RequestRecord};
@@ -403,6 +404,28 @@ struct Pending {
     bytes: Vec<u8>,
     hash: Hash,
     signer: Arc<Keypair>,
+    /// Signed whatever its place in the group (a key entry).
+    sealed: bool,
+}
+
+/// Which of a group's entries are signed: the last; the last before the signing key changes; a key
+/// entry; and enough others that no run of unsigned entries reaches [`SEAL_RUN`]. Every other
+/// entry is vouched for by the next signed one, whose hash the chain binds to it.
+fn seals(pending: &[Pending]) -> Vec<bool> {
+    let mut run = 0;
+    pending
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seal = p.sealed
+                || run + 1 == SEAL_RUN
+                || pending
+                    .get(i + 1)
+                    .is_none_or(|next| next.signer.id() != p.signer.id());
+            run = if seal { 0 } else { run + 1 };
+            seal
+        })
+        .collect()
 }
 
 impl Writer {
@@ -673,25 +696,11 @@ impl Writer {
             ..
         } = group;
 
-        // Sign: the hashes are chained already; signatures are independent of each other, so a
-        // large group is signed on two threads.
-        let sign = |p: &Pending| p.signer.sign(&p.hash);
-        let signatures: Vec<[u8; 64]> = if pending.len() >= 64 {
-            let (left, right) = pending.split_at(pending.len() / 2);
-            std::thread::scope(|s| {
-                let handle = s.spawn(|| right.iter().map(sign).collect::<Vec<_>>());
-                let mut out: Vec<[u8; 64]> = left.iter().map(sign).collect();
-                // A panic while signing is a bug: it stops the writer (every waiting append is
-                // answered `Stopped`), never a group written with signatures missing.
-                match handle.join() {
-                    Ok(right) => out.extend(right),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-                out
-            })
-        } else {
-            pending.iter().map(sign).collect()
-        };
+        // Sign: the hashes are chained already, so one signature seals every entry before it back
+        // to the previous signed one; a group is signed once unless it is very large or changes key.
+        let seals = seals(&pending);
+        let sign = |(p, seal): (&Pending, &bool)| seal.then(|| p.signer.sign(&p.hash));
+        let signatures: Vec<Option<[u8; 64]>> = pending.iter().zip(&seals).map(sign).collect();
         let stored = self.add_entries(&mut batch, &pending, &signatures);
         if !pending.is_empty() {
             self.stats
@@ -743,7 +752,7 @@ impl Writer {
         &self,
         batch: &mut Batch,
         pending: &[Pending],
-        signatures: &[[u8; 64]],
+        signatures: &[Option<[u8; 64]>],
     ) -> Result<(), LedgerError> {
         if pending.len() != signatures.len() {
             return Err(LedgerError::SignatureCount {
@@ -755,7 +764,7 @@ impl Writer {
             let entry = proto::StoredEntry {
                 envelope: p.bytes.clone(),
                 hash: p.hash.to_vec(),
-                signature: signature.to_vec(),
+                signature: signature.map_or_else(Vec::new, |s| s.to_vec()),
             };
             batch.put(cf::EVENTS, p.sequence.to_be_bytes(), entry.encode_to_vec());
         }
@@ -822,6 +831,7 @@ impl Writer {
                 bytes,
                 hash,
                 signer: signer.clone(),
+                sealed: false,
             });
             *prev = hash;
             *sequence += 1;
@@ -1094,6 +1104,10 @@ impl Writer {
             actor,
         );
         self.stage(&request, group, key)?;
+        // A key entry is signed by its own key, always: it is what establishes that key.
+        if let Some(entry) = group.pending.last_mut() {
+            entry.sealed = true;
+        }
         group
             .batch
             .put(cf::KEYS, key.id().0, key.public().as_bytes().to_vec());
@@ -1181,6 +1195,52 @@ pub(super) fn load_head(store: &dyn LogStore) -> Result<(u64, Hash), LedgerError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Which entries are signed: each group's last, the last before the key changes, key entries,
+    /// and enough others that no unsigned run reaches `SEAL_RUN`.
+    #[test]
+    fn a_group_is_sealed_at_its_end_at_a_key_change_at_key_entries_and_within_seal_run() {
+        let a = Arc::new(Keypair::from_secret([1; 32]));
+        let b = Arc::new(Keypair::from_secret([2; 32]));
+        let pending = |keys: &[(&Arc<Keypair>, bool)]| -> Vec<Pending> {
+            keys.iter()
+                .enumerate()
+                .map(|(i, (signer, sealed))| Pending {
+                    sequence: i as u64,
+                    bytes: Vec::new(),
+                    hash: [0; 32],
+                    signer: Arc::clone(signer),
+                    sealed: *sealed,
+                })
+                .collect()
+        };
+        let signed = |p: &[Pending]| -> Vec<usize> {
+            seals(p)
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert!(seals(&[]).is_empty());
+        assert_eq!(signed(&pending(&[(&a, false)])), vec![0]);
+        assert_eq!(signed(&pending(&[(&a, false); 5])), vec![4]);
+        // A rotation inside a group: the old key's last entry, the key entry, the group's end.
+        let rotation = [
+            (&a, false),
+            (&a, false),
+            (&b, true),
+            (&b, false),
+            (&b, false),
+        ];
+        assert_eq!(signed(&pending(&rotation)), vec![1, 2, 4]);
+        // A long group: every SEAL_RUN-th entry and the last.
+        let long = pending(&vec![(&a, false); 2 * SEAL_RUN + 5]);
+        assert_eq!(
+            signed(&long),
+            vec![SEAL_RUN - 1, 2 * SEAL_RUN - 1, 2 * SEAL_RUN + 4]
+        );
+    }
 
     /// A payload of a kind the ledger does not read: field 9 of `pitboss.v1.Payload` (a
     /// published configuration, to the root crate) holding 32 bytes `n`.

@@ -62,7 +62,8 @@ pub struct PacketEvent {
     pub event: Event,
     /// Whether the entry is in the signed checkpoint (its inclusion proof verified).
     pub in_checkpoint: bool,
-    /// Whether the entry's signature verified with the key it names.
+    /// Whether the entry's signature verified with the key it names (for an entry its group's
+    /// later signature seals: that signature in the log, or in a bundle the checkpoint's).
     pub signature_ok: bool,
     /// Whether the replay from the seed re-derived this event exactly.
     pub rederived: bool,
