@@ -180,7 +180,7 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
         let hand = floor.load(id, None).unwrap();
         assert_eq!(hand.status(), Status::Voided);
         assert_eq!(hand.net(), 0, "every stake refunded");
-        let report = pitboss::audit::replay(floor.ledger(), |c| floor.config(c), id).unwrap();
+        let report = pitboss::audit::replay(&floor, id).unwrap();
         assert!(report.consistent, "{:#?}", report.report);
         assert!(report
             .report
@@ -203,7 +203,7 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
     assert_eq!(nutz.status(), Status::Settled);
     assert!(nutz.completion().is_some());
     for id in [&stale_cs, &stale_nutz] {
-        let report = pitboss::audit::replay(floor.ledger(), |c| floor.config(c), id).unwrap();
+        let report = pitboss::audit::replay(&floor, id).unwrap();
         assert!(report.consistent, "{:#?}", report.report);
         assert!(report
             .report
@@ -233,7 +233,7 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
             .voided,
         vec![recent]
     );
-    assert!(floor.ledger().verify().ok());
+    assert!(floor.verify_range(0, None).ok());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -258,7 +258,7 @@ async fn a_clock_stepped_back_never_backdates_a_decision() {
         .await
         .unwrap();
     assert_eq!(after.hand.last_at().0, T0 + 5_000);
-    assert!(floor.ledger().verify().ok());
+    assert!(floor.verify_range(0, None).ok());
 }
 
 /// Request records of the previous release (24 bytes: the first result, no fingerprint) still
@@ -272,7 +272,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
 
     let dir = tempfile::tempdir().unwrap();
     let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
-    let floor = Floor::open(ledger, Arc::new(|| T0)).await.unwrap();
+    let floor = Floor::open(ledger.clone(), Arc::new(|| T0)).await.unwrap();
     let with_id = |id: &str| OpenRequest {
         request_id: Some(id.into()),
         ..open(GameId::MississippiStud, &[BetId::Ante])
@@ -287,7 +287,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
     floor.sweep(T0, "sweep", Some("old-sweep")).await.unwrap();
 
     // Rewrite the records as the previous release wrote them.
-    let store = Tamper::ledger(floor.ledger());
+    let store = Tamper::ledger(&ledger);
     for id in ["old-open", "old-act"] {
         let bytes = store.request(id).unwrap().unwrap();
         assert_eq!(bytes.len(), 56, "a record with its fingerprint");
@@ -295,7 +295,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
     }
     // It kept an operation's result in its stream only.
     store.delete_request("old-sweep").unwrap();
-    let head = floor.ledger().head().unwrap();
+    let head = floor.head().unwrap();
 
     let again = floor.open_hand(with_id("old-open")).await.unwrap();
     assert!(again.duplicate);
@@ -360,8 +360,8 @@ async fn request_records_of_the_previous_release_are_still_read() {
         floor.sweep(T0, "sweep", Some("old-open")).await.map(|_| ()),
         "old-open",
     );
-    assert_eq!(floor.ledger().head().unwrap(), head, "nothing written");
-    assert!(floor.ledger().verify().ok());
+    assert_eq!(floor.head().unwrap(), head, "nothing written");
+    assert!(floor.verify_range(0, None).ok());
     assert_eq!(
         floor.hands_locked(),
         0,
@@ -457,7 +457,7 @@ async fn a_proposal_past_its_time_is_refused_and_the_sweep_records_its_expiry() 
         }) => {}
         other => panic!("approved past its time: {other:?}"),
     }
-    let head = floor.ledger().head().unwrap();
+    let head = floor.head().unwrap();
     floor.sweep(T0, "sweep", None).await.unwrap();
     let recorded = floor.proposal(&late_id).unwrap().decided.expect("recorded");
     assert_eq!(recorded.outcome, "expired");
@@ -471,11 +471,11 @@ async fn a_proposal_past_its_time_is_refused_and_the_sweep_records_its_expiry() 
         "rejected"
     );
     assert_eq!(
-        floor.ledger().head().unwrap().unwrap().0,
+        floor.head().unwrap().unwrap().0,
         head.unwrap().0 + 1,
         "one entry: the expiry"
     );
-    let head = floor.ledger().head().unwrap();
+    let head = floor.head().unwrap();
     floor.sweep(T0, "sweep", None).await.unwrap();
-    assert_eq!(floor.ledger().head().unwrap(), head, "recorded once");
+    assert_eq!(floor.head().unwrap(), head, "recorded once");
 }

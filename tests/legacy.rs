@@ -108,7 +108,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
             continue;
         }
         let hand_id = hand_id.as_str().unwrap();
-        let report = pitboss::audit::replay(floor.ledger(), |c| floor.config(c), hand_id).unwrap();
+        let report = pitboss::audit::replay(&floor, hand_id).unwrap();
         assert!(report.consistent, "{name}: {:#?}", report.report);
         assert!(
             report.report.iter().any(|l| l.contains("rules version 1")),
@@ -232,7 +232,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
     assert_eq!(swept.voided, vec![open_id.clone()]);
     let voided = floor.load(&open_id, None).unwrap();
     assert_eq!(voided.net(), 0);
-    let report = pitboss::audit::replay(floor.ledger(), |c| floor.config(c), &open_id).unwrap();
+    let report = pitboss::audit::replay(&floor, &open_id).unwrap();
     assert!(report.consistent, "{:#?}", report.report);
 
     // No new hand opens under a configuration of version 1; the current defaults were published.
@@ -273,7 +273,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
         let default = floor.config(&floor.default_config(game).unwrap()).unwrap();
         assert_eq!(default.rules_version, RULES_VERSION);
     }
-    assert!(floor.ledger().verify().ok());
+    assert!(floor.verify_range(0, None).ok());
     drop(dir);
 }
 

@@ -27,12 +27,13 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
 use super::replay::{replay_entries, EntryStatus, ProofReport};
+use crate::floor::{hand_stream, Floor};
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::games::Event;
 use pitboss_ledger::checkpoint::Checkpoint;
 use pitboss_ledger::entry::{entry_hash, Entry};
 use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
-use pitboss_ledger::{KeyId, Ledger, LedgerError};
+use pitboss_ledger::{KeyId, LedgerError};
 
 /// The format name written in every bundle.
 pub const FORMAT: &str = "pitboss.bundle.v2";
@@ -151,25 +152,17 @@ pub enum BundleError {
 }
 
 /// Makes the bundle of a hand from the log, proven in a checkpoint of the whole log now.
-pub fn build(
-    ledger: &Ledger,
-    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
-    hand_id: &str,
-) -> Result<Bundle, BundleError> {
-    build_signed(ledger, configs, hand_id).map(|(bundle, _)| bundle)
+pub fn build(floor: &Floor, hand_id: &str) -> Result<Bundle, BundleError> {
+    build_signed(floor, hand_id).map(|(bundle, _)| bundle)
 }
 
 /// [`build`], with the key that signed the bundle's checkpoint.
-pub fn build_signed(
-    ledger: &Ledger,
-    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
-    hand_id: &str,
-) -> Result<(Bundle, VerifyingKey), BundleError> {
+pub fn build_signed(floor: &Floor, hand_id: &str) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
-    let size = ledger.tree_size()?;
-    let stream = format!("hand/{hand_id}");
-    let mut entries = ledger.read_stream(&stream, 0)?;
+    let size = floor.tree_size()?;
+    let stream = hand_stream(hand_id);
+    let mut entries = floor.hand_stream_entries(hand_id)?;
     entries.retain(|e| e.envelope.sequence < size);
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
         return Err(BundleError::NotFound(hand_id.to_string()));
@@ -183,7 +176,7 @@ pub fn build_signed(
             "hand {hand_id}'s first entry is not its opening"
         )));
     };
-    let config = configs(&opened.config_id).ok_or_else(|| {
+    let config = floor.config(&opened.config_id).ok_or_else(|| {
         BundleError::Malformed(format!(
             "configuration {} is not published",
             opened.config_id
@@ -194,14 +187,14 @@ pub fn build_signed(
         count: entries.len() as u64,
         last: last.envelope.sequence,
     };
-    let (checkpoint, signer) = ledger.checkpoint_with(size, vec![end.line()])?;
+    let (checkpoint, signer) = floor.checkpoint_with(size, vec![end.line()])?;
     let mut keys = BTreeMap::new();
-    for (id, public) in ledger.known_keys()? {
+    for (id, public) in floor.known_keys()? {
         keys.insert(hex::encode(id), hex::encode(public));
     }
     let mut bundled = Vec::with_capacity(entries.len());
     for entry in &entries {
-        let proof = ledger.inclusion_proof(entry.envelope.sequence, checkpoint.size)?;
+        let proof = floor.inclusion_proof(entry.envelope.sequence, checkpoint.size)?;
         bundled.push(BundledEntry {
             sequence: entry.envelope.sequence,
             stored: STANDARD.encode(entry.encode()),
@@ -387,7 +380,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
 /// sequence, and sequences rising.
 fn stream_problems(bundle: &Bundle, end: &StreamEnd, size: u64) -> Vec<String> {
     let mut problems = Vec::new();
-    let named = format!("hand/{}", bundle.hand_id);
+    let named = hand_stream(&bundle.hand_id);
     if end.stream != named {
         problems.push(format!(
             "the checkpoint states the end of stream {}, but the bundle is for {named}",

@@ -6,13 +6,11 @@
 //!
 //! Reads the log (through the bundle) and never changes it; draws nothing itself.
 
-use std::sync::Arc;
-
+use crate::floor::Floor;
 use ed25519_dalek::VerifyingKey;
-use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::config::GameConfig;
 use pitboss_engine::games::Event;
 use pitboss_ledger::checkpoint::Checkpoint;
-use pitboss_ledger::Ledger;
 use pitboss_packet::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 
 use super::bundle::{self, Bundle, BundleError, Verified};
@@ -34,12 +32,8 @@ pub struct Dispute {
 }
 
 /// Builds the dispute packet of `hand_id` from the log, proven in a checkpoint of the whole log.
-pub fn build(
-    ledger: &Ledger,
-    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
-    hand_id: &str,
-) -> Result<Dispute, BundleError> {
-    let (bundle, key) = bundle::build_signed(ledger, configs, hand_id)?;
+pub fn build(floor: &Floor, hand_id: &str) -> Result<Dispute, BundleError> {
+    let (bundle, key) = bundle::build_signed(floor, hand_id)?;
     let bundle_json = serde_json::to_string_pretty(&bundle)
         .map_err(|e| BundleError::Malformed(format!("the bundle does not serialize: {e}")))?;
     let bundle_file = format!("hand-{hand_id}.bundle.json");

@@ -9,6 +9,7 @@ use crate::codec::EntryPayload;
 use std::sync::Arc;
 
 use crate::codec;
+use crate::floor::Floor;
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{
@@ -18,7 +19,7 @@ use pitboss_engine::money::Money;
 use pitboss_engine::paytable::Pay;
 use pitboss_engine::rng::Seed;
 use pitboss_engine::settlement::{GameCapLine, Settlement};
-use pitboss_ledger::{Entry, Ledger, ProblemKind};
+use pitboss_ledger::{Entry, ProblemKind};
 
 /// One recorded event, as checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,13 +191,9 @@ fn pays(pay: Option<Pay>, minor_digits: u8) -> String {
 pub type EntryStatus = (bool, bool, String);
 
 /// Replays `hand_id` from the log. `configs` finds a published configuration by id.
-pub fn replay(
-    ledger: &Ledger,
-    configs: impl Fn(&ConfigId) -> Option<Arc<GameConfig>>,
-    hand_id: &str,
-) -> Result<ProofReport, ReplayError> {
-    let entries = ledger
-        .read_stream(&format!("hand/{hand_id}"), 0)
+pub fn replay(floor: &Floor, hand_id: &str) -> Result<ProofReport, ReplayError> {
+    let entries = floor
+        .hand_stream_entries(hand_id)
         .map_err(|e| ReplayError::Ledger(e.to_string()))?;
     if entries.is_empty() {
         return Err(ReplayError::NotFound(hand_id.to_string()));
@@ -206,7 +203,7 @@ pub fn replay(
         .iter()
         .map(|entry| {
             let seq = entry.envelope.sequence;
-            let check = ledger.verify_range(seq, Some(seq));
+            let check = floor.verify_range(seq, Some(seq));
             match &check.problem {
                 None => (true, true, String::new()),
                 Some(p) => match &p.kind {
@@ -218,7 +215,9 @@ pub fn replay(
             }
         })
         .collect();
-    Ok(replay_entries(hand_id, &entries, statuses, configs))
+    Ok(replay_entries(hand_id, &entries, statuses, |id| {
+        floor.config(id)
+    }))
 }
 
 /// Replays a hand from its entries, whose storage was checked by the caller (`statuses`, one per

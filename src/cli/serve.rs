@@ -264,10 +264,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(
             %address,
             data = %args.data.display(),
-            log = %floor.ledger().location(),
+            log = %floor.log_location(),
             tls = tls.is_some(),
-            read_only = floor.ledger().read_only(),
-            key = %floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
+            read_only = floor.read_only(),
+            key = %floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
         );
@@ -275,13 +275,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "listening": address.to_string(),
             "tls": tls.is_some(),
             "data": args.data.display().to_string(),
-            "log": floor.ledger().location(),
-            "key_id": floor.ledger().key_id().map(|k| k.to_string()).unwrap_or_default(),
-            "read_only": floor.ledger().read_only(),
+            "log": floor.log_location(),
+            "key_id": floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
+            "read_only": floor.read_only(),
             "head": head.map(|(seq, _)| seq),
             "metrics": metrics_address,
         }))?;
-        warm_tree(floor.ledger().clone());
+        warm_tree(floor.clone());
         let serving = pitboss::service::Serving {
             access,
             tls,
@@ -298,13 +298,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// Reads the log once in the background to build the Merkle tree's block roots, so that the first
 /// checkpoint or proof after a restart does not wait for a whole-log read; a bar on a terminal, a
 /// log line at the end. Serving goes on meanwhile.
-fn warm_tree(ledger: Arc<pitboss_ledger::Ledger>) {
+fn warm_tree(floor: Arc<pitboss::floor::Floor>) {
     tokio::task::spawn_blocking(move || {
-        let total = ledger.size();
+        let total = floor.log_size();
         let progress = std::sync::atomic::AtomicU64::new(0);
         let started = std::time::Instant::now();
         let warmed = super::progress::while_running(&progress, total, "entries", || {
-            ledger.warm_tree(&progress)
+            floor.warm_tree(&progress)
         });
         match warmed {
             Ok(covered) => tracing::info!(

@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(ids.len(), 4, "one default per game");
         let size = log_size(&floor);
         assert!(size > 4, "the key's entry and one per default");
-        floor.ledger().close();
+        floor.close_log();
         drop(floor);
         let (again, _) = floor_in(dir.path()).await;
         let loaded: Vec<ConfigId> = again.configs().iter().map(|c| c.id()).collect();

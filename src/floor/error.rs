@@ -44,6 +44,12 @@ pub enum FloorError {
         id: String,
         problem: ProposalProblem,
     },
+    /// The log has no signing key to rotate (a read-only server holds none).
+    #[error("the log has no signing key")]
+    NoSigningKey,
+    /// A rotation named the key it expected in use, and another is: nothing changed.
+    #[error("expected_key_id: the key in use is {in_use}, not {expected}")]
+    KeyChanged { expected: String, in_use: String },
 }
 
 /// Why a proposal cannot be approved or rejected.

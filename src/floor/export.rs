@@ -81,7 +81,7 @@ fn log_page(ledger: &Ledger, from_ms: u64, to_ms: u64, at: u64) -> Result<HandsP
             ));
         };
         let envelope = &entry.envelope;
-        let Some(id) = envelope.stream.strip_prefix("hand/") else {
+        let Some(id) = super::hands::hand_of_stream(&envelope.stream) else {
             continue;
         };
         if envelope.stream_position == 0

@@ -56,9 +56,17 @@ pub struct OpenRequest {
     pub actor: String,
 }
 
+/// The prefix of every hand's stream name.
+const HAND_STREAM: &str = "hand/";
+
 /// The stream of a hand.
 pub fn hand_stream(id: &str) -> String {
-    format!("hand/{id}")
+    format!("{HAND_STREAM}{id}")
+}
+
+/// The hand whose stream `stream` is (`None` for any other stream): [`hand_stream`] read back.
+pub fn hand_of_stream(stream: &str) -> Option<&str> {
+    stream.strip_prefix(HAND_STREAM)
 }
 
 /// A hand's place in the floor's per-hand locks; leaving it removes the hand's lock when nobody

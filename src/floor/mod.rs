@@ -15,6 +15,7 @@ mod error;
 mod export;
 mod hands;
 mod index;
+mod log;
 mod operations;
 mod proposals;
 mod recall;
@@ -38,8 +39,9 @@ use cache::HandCache;
 use error::invalid;
 pub use error::{FloorError, ProposalProblem};
 pub use export::{ExportCursor, HandsPage};
-pub use hands::{hand_stream, HandSnapshot, OpenRequest};
+pub use hands::{hand_of_stream, hand_stream, HandSnapshot, OpenRequest};
 pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
+pub use log::VerifyStopped;
 use operations::operation_stream;
 pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_HANDS};
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
@@ -118,11 +120,6 @@ impl Floor {
             floor.defaults.insert(game, id);
         }
         Ok(floor)
-    }
-
-    /// The ledger.
-    pub fn ledger(&self) -> &Arc<Ledger> {
-        &self.ledger
     }
 
     /// What the floor recorded since it opened, by game.

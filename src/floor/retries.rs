@@ -14,10 +14,7 @@ impl Floor {
             .ledger
             .entry(sequence)?
             .ok_or_else(|| FloorError::Corrupt(format!("entry {sequence}"), "missing".into()))?;
-        entry
-            .envelope
-            .stream
-            .strip_prefix("hand/")
+        super::hands::hand_of_stream(&entry.envelope.stream)
             .map(str::to_string)
             .ok_or_else(|| {
                 FloorError::Corrupt(format!("entry {sequence}"), "not a hand's entry".into())
@@ -57,7 +54,8 @@ impl Floor {
                 let envelope = &entry.envelope;
                 let same = match target {
                     Target::NewHand => {
-                        envelope.stream.starts_with("hand/") && envelope.stream_position == 0
+                        super::hands::hand_of_stream(&envelope.stream).is_some()
+                            && envelope.stream_position == 0
                     }
                     Target::OnHand(stream) => {
                         envelope.stream == *stream && envelope.stream_position > 0

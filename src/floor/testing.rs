@@ -44,7 +44,6 @@ pub(super) fn mississippi(table: &str, player: &str, request_id: Option<&str>) -
 /// The number of entries in the log.
 pub(super) fn log_size(floor: &Floor) -> u64 {
     floor
-        .ledger()
         .head()
         .expect("the head reads")
         .map_or(0, |(sequence, _)| sequence + 1)

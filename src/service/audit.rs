@@ -115,7 +115,7 @@ async fn stream_from(
     shutdown: Shutdown,
 ) {
     use tokio::sync::mpsc::error::SendTimeoutError;
-    let mut head = floor.ledger().subscribe();
+    let mut head = floor.subscribe();
     let end_with = |status: Status| {
         // Best effort: a client that reads nothing does not get it.
         let _ = tx.try_send(Err(status));
@@ -126,7 +126,7 @@ async fn stream_from(
             if shutdown.is_set() {
                 return end_with(Status::unavailable("the server is stopping"));
             }
-            let item = match floor.ledger().entry(next) {
+            let item = match floor.entry(next) {
                 Ok(Some(entry)) => logged(entry),
                 Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
                 Err(e) => Err(Status::internal(e.to_string())),
@@ -169,7 +169,7 @@ fn ledger_status(e: pitboss_ledger::LedgerError) -> Status {
 
 /// How many entries the log holds now (its tree size).
 fn log_size(floor: &Floor) -> Result<u64, Status> {
-    floor.ledger().tree_size().map_err(ledger_status)
+    floor.tree_size().map_err(ledger_status)
 }
 
 /// A tree size asked for in `field`: 0 for the whole log now, else at most the log's size.
@@ -194,10 +194,7 @@ impl Audit for AuditService {
         let (checkpoint, public) = self
             .blocking(move || {
                 let size = tree_size(&floor, "tree_size", r.tree_size)?;
-                floor
-                    .ledger()
-                    .checkpoint_blocking(Some(size))
-                    .map_err(ledger_status)
+                floor.checkpoint(Some(size)).map_err(ledger_status)
             })
             .await?;
         Ok(Response::new(proto::Checkpoint {
@@ -231,7 +228,6 @@ impl Audit for AuditService {
                     ));
                 }
                 floor
-                    .ledger()
                     .inclusion_proof(r.sequence, size)
                     .map_err(ledger_status)
             })
@@ -253,7 +249,7 @@ impl Audit for AuditService {
         r.check()?;
         let bundle = self
             .evidence(&caller, r.hand_id, |floor, id| {
-                audit::bundle::build(floor.ledger(), |c| floor.config(c), id)
+                audit::bundle::build(floor, id)
             })
             .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
@@ -271,7 +267,7 @@ impl Audit for AuditService {
         r.check()?;
         let dispute = self
             .evidence(&caller, r.hand_id, |floor, id| {
-                audit::dispute::build(floor.ledger(), |c| floor.config(c), id)
+                audit::dispute::build(floor, id)
             })
             .await?;
         Ok(Response::new(proto::GetDisputePacketResponse {
@@ -344,7 +340,6 @@ impl Audit for AuditService {
                     ));
                 }
                 floor
-                    .ledger()
                     .consistency_proof(r.first_size, r.second_size)
                     .map_err(ledger_status)
             })
@@ -417,7 +412,7 @@ impl Audit for AuditService {
         let floor = self.floor.clone();
         let report = self
             .blocking(move || {
-                audit::replay(floor.ledger(), |c| floor.config(c), &id).map_err(|e| match e {
+                audit::replay(&floor, &id).map_err(|e| match e {
                     audit::ReplayError::NotFound(id) => {
                         status(crate::floor::FloorError::NotFound { what: "hand", id })
                     }
@@ -491,29 +486,10 @@ impl Audit for AuditService {
                         ));
                     }
                 }
-                // In parts, so that a caller who goes away stops the work within one part.
-                const PART: u64 = 100_000;
                 let end = r.to_sequence.unwrap_or(last);
-                let mut from = r.from_sequence;
-                let mut report = pitboss_ledger::VerifyReport {
-                    verified: 0,
-                    head: None,
-                    problem: None,
-                };
-                loop {
-                    let to = from.saturating_add(PART - 1).min(end);
-                    let part = floor.ledger().verify_range(from, Some(to));
-                    report.verified += part.verified;
-                    report.head = part.head.or(report.head);
-                    report.problem = part.problem;
-                    if report.problem.is_some() || to >= end {
-                        return Ok(report);
-                    }
-                    if run.stopped() {
-                        return Err(Status::cancelled(pitboss_lab::STOPPED));
-                    }
-                    from = to + 1;
-                }
+                floor
+                    .verify_in_parts(r.from_sequence, end, || run.stopped())
+                    .map_err(|_| Status::cancelled(pitboss_lab::STOPPED))
             })
             .await?;
         Ok(Response::new(proto::VerifyLogResponse {

@@ -93,6 +93,7 @@ pub fn config_id(field: &str, text: &str) -> Result<pitboss_engine::config::Conf
 /// The status of a floor error: the code, the message naming the problem, and google.rpc details.
 pub fn status(err: crate::floor::FloorError) -> Status {
     use crate::floor::FloorError as F;
+    use pitboss_ledger::ErrorKind as LedgerKind;
     let message = err.to_string();
     match err {
         F::NotFound { what, id } => Status::with_error_details(
@@ -127,29 +128,32 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             ),
         ),
         F::RequestReused { .. } => invalid_argument("request_id", message),
-        F::Ledger(pitboss_ledger::LedgerError::Stopped) => Status::unavailable(message),
-        // The database did not answer, or the call's commit may not have happened (a failover):
-        // retry with the same request id, which returns the first answer if it did.
-        F::Ledger(pitboss_ledger::LedgerError::Store(e))
-            if matches!(e.get(), pitboss_ledger::StoreError::Postgres { .. }) =>
-        {
-            Status::unavailable(message)
-        }
-        F::Ledger(pitboss_ledger::LedgerError::HeadMoved) => Status::aborted(message),
-        // This server's signing key is not the log's (rotated by another server), or a read-only
-        // server holds none.
-        F::Ledger(pitboss_ledger::LedgerError::Key(_)) => Status::failed_precondition(message),
-        // A read-only server (`serve --read-only`) was asked to write.
-        F::Ledger(pitboss_ledger::LedgerError::ReadOnly) => read_only(message),
-        F::Ledger(pitboss_ledger::LedgerError::TreeSize { .. }) => {
-            super::limits::out_of_range("tree_size", message)
-        }
-        F::Ledger(pitboss_ledger::LedgerError::NotInTree { .. }) => {
-            super::limits::out_of_range("sequence", message)
-        }
-        F::Ledger(_) => Status::internal(message),
+        F::Ledger(e) => match e.kind() {
+            // The database did not answer, the call's commit may not have happened (a failover),
+            // or the writer stopped: retry with the same request id, which returns the first
+            // answer if it did.
+            LedgerKind::Unavailable => Status::unavailable(message),
+            LedgerKind::Conflict => Status::aborted(message),
+            // This server's signing key is not the log's (rotated by another server), or a
+            // read-only server holds none.
+            LedgerKind::KeyMismatch => Status::failed_precondition(message),
+            // A read-only server (`serve --read-only`) was asked to write.
+            LedgerKind::ReadOnly => read_only(message),
+            LedgerKind::OutOfRange { field } => super::limits::out_of_range(field, message),
+            LedgerKind::Corrupt | LedgerKind::Internal => Status::internal(message),
+        },
         F::Randomness(_) => Status::unavailable(message),
         F::Corrupt(..) => Status::data_loss(message),
+        F::NoSigningKey => Status::failed_precondition(message),
+        F::KeyChanged { in_use, .. } => Status::with_error_details(
+            Code::FailedPrecondition,
+            message,
+            ErrorDetails::with_precondition_failure_violation(
+                "KEY_CHANGED",
+                "expected_key_id",
+                format!("the key in use is {in_use}"),
+            ),
+        ),
         F::SecondPersonRequired { hand } => Status::with_error_details(
             Code::FailedPrecondition,
             message.clone(),

@@ -18,7 +18,7 @@ use super::convert::{self, status};
 use super::limits;
 use super::work::Shutdown;
 use crate::codec;
-use crate::floor::{hand_stream, ExportCursor, Floor};
+use crate::floor::{ExportCursor, Floor};
 use crate::proto;
 use proto::export_row::Row;
 
@@ -51,10 +51,7 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
     let Some(opened) = hand.opened() else {
         return Ok(Vec::new());
     };
-    let entries = floor
-        .ledger()
-        .read_stream(&hand_stream(id), 0)
-        .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?;
+    let entries = floor.hand_entries(id, 0).map_err(status)?;
     let config = hand.config();
     let currency = config.currency.code.clone();
     let staked = hand

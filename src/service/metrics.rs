@@ -128,8 +128,7 @@ impl Metrics {
                 sample(&mut out, "pitboss_refused_total", &labels, *count);
             }
         }
-        let ledger = self.floor.ledger();
-        let stats = ledger.stats();
+        let stats = self.floor.writer_stats();
         let histograms = [
             (
                 "pitboss_ledger_append_seconds",
@@ -166,7 +165,7 @@ impl Metrics {
             "gauge",
             "Entries in the log (durable and acknowledged).",
         );
-        sample(&mut out, "pitboss_log_entries", &[], ledger.size());
+        sample(&mut out, "pitboss_log_entries", &[], self.floor.log_size());
         family(
             &mut out,
             "pitboss_work_running",

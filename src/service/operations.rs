@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
-use tonic_types::StatusExt;
 
 use super::convert::{self, hand_view, optional, status};
 use super::limits::Bounded;
@@ -416,32 +415,12 @@ impl Operations for OperationsService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
-        let ledger = self.floor.ledger();
-        let old = ledger
-            .key_id()
-            .ok_or_else(|| Status::failed_precondition("the log has no signing key"))?;
-        if !r.expected_key_id.is_empty() && r.expected_key_id != old.to_string() {
-            return Err(Status::with_error_details(
-                tonic::Code::FailedPrecondition,
-                format!(
-                    "expected_key_id: the key in use is {old}, not {}",
-                    r.expected_key_id
-                ),
-                tonic_types::ErrorDetails::with_precondition_failure_violation(
-                    "KEY_CHANGED",
-                    "expected_key_id",
-                    format!("the key in use is {old}"),
-                ),
-            ));
-        }
-        let new = ledger
-            .rotate_key(self.floor.now(), &caller.id)
+        let expected = Some(r.expected_key_id.as_str()).filter(|e| !e.is_empty());
+        let (old, new, public) = self
+            .floor
+            .rotate_key(expected, &caller.id)
             .await
-            .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?;
-        let public = ledger
-            .public_key(new)
-            .map_err(|e| status(crate::floor::FloorError::Ledger(e)))?
-            .ok_or_else(|| Status::internal("the new key is not in the log"))?;
+            .map_err(status)?;
         Ok(Response::new(proto::RotateSigningKeyResponse {
             old_key_id: old.to_string(),
             new_key_id: new.to_string(),

@@ -233,7 +233,7 @@ pub async fn serve(
     // A ledger whose writer has stopped cannot record anything: say so to load balancers.
     let watched = floor.clone();
     let watcher = tokio::spawn(async move {
-        watched.ledger().stopped().await;
+        watched.log_stopped().await;
         tracing::error!("the ledger's writer has stopped; reporting NOT_SERVING");
         report(&health, ServingStatus::NotServing).await;
     });
@@ -264,7 +264,7 @@ pub async fn serve(
     let tables = Pool::new("strategy tables", 1, stop.clone());
     let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
     let strategies = Arc::new(Strategies::new(floor.clone(), tables.clone()));
-    if serving.warm && !floor.ledger().read_only() {
+    if serving.warm && !floor.read_only() {
         strategies.warm();
     }
     let metrics = Arc::new(Metrics::new(
@@ -293,10 +293,7 @@ pub async fn serve(
             serving.limits.max_in_flight,
             Some(metrics.clone()),
         ))
-        .layer(AuthLayer::new(
-            serving.access.clone(),
-            floor.ledger().read_only(),
-        ))
+        .layer(AuthLayer::new(serving.access.clone(), floor.read_only()))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -320,7 +317,7 @@ pub async fn serve(
         .await;
     watcher.abort();
     // The ledger stays open until every call has drained; closing it lets its writer finish.
-    floor.ledger().close();
+    floor.close_log();
     served?;
     Ok(())
 }
@@ -396,7 +393,7 @@ mod tests {
         };
         let hand = play.open_hand(open.clone()).await.unwrap().into_inner();
 
-        floor.ledger().crash_writer();
+        floor.crash_writer();
         let not_serving = tonic_health::pb::health_check_response::ServingStatus::NotServing as i32;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         for name in SERVICES {

@@ -164,7 +164,7 @@ impl Target {
     }
 
     fn size(&self) -> u64 {
-        self.floor.ledger().tree_size().expect("the log's size")
+        self.floor.tree_size().expect("the log's size")
     }
 
     /// A proposal id: a recent one mostly, sometimes one that does not exist.
@@ -424,8 +424,7 @@ impl Target {
             "RotateSigningKey" => proto::RotateSigningKeyRequest {
                 expected_key_id: if gen.chance(2) {
                     self.floor
-                        .ledger()
-                        .key_id()
+                        .signing_key_id()
                         .map(|k| k.to_string())
                         .unwrap_or_default()
                 } else {

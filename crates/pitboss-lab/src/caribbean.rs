@@ -706,7 +706,7 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
     for category in Category::ALL.iter().rev() {
         let count = tally.player_higher[*category as usize];
         rows.push(ParRow {
-            row: format!("player_higher_{}", category.id()),
+            row: pitboss_engine::games::player_higher_rule(category.id()),
             count,
             wagered: count * w,
             returned: count * (ante_win + payouts.raise_win[*category as usize] as u128),

@@ -167,6 +167,55 @@ pub enum LedgerError {
     ReadOnly,
 }
 
+/// What a caller can do about a [`LedgerError`], whatever the storage engine behind it: the one
+/// thing a boundary (the gRPC service) maps to its own codes, so that it never asks which engine
+/// failed or how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// What the caller built on moved (a stream's version, the log's head): nothing was written;
+    /// read again and retry.
+    Conflict,
+    /// The log cannot be written or reached now (a database that does not answer, a commit whose
+    /// outcome is unknown, a writer that stopped): retry, with the same request id.
+    Unavailable,
+    /// This server may not write what was asked: it serves a read-only replica.
+    ReadOnly,
+    /// This server's signing key is not the log's (another server rotated it), or it holds none.
+    KeyMismatch,
+    /// The request named a place outside the log: a tree larger than it (`tree_size`) or an entry
+    /// outside a tree (`sequence`), the request's field.
+    OutOfRange { field: &'static str },
+    /// Stored bytes are damaged.
+    Corrupt,
+    /// A fault a retry does not mend (a bug, a local disk's failure).
+    Internal,
+}
+
+impl LedgerError {
+    /// What a caller can do about it.
+    pub fn kind(&self) -> ErrorKind {
+        use LedgerError as E;
+        match self {
+            E::VersionConflict { .. } | E::HeadMoved => ErrorKind::Conflict,
+            E::Stopped => ErrorKind::Unavailable,
+            E::Store(e) => e.get().kind(),
+            E::ReadOnly => ErrorKind::ReadOnly,
+            E::Key(_) => ErrorKind::KeyMismatch,
+            E::TreeSize { .. } => ErrorKind::OutOfRange { field: "tree_size" },
+            E::NotInTree { .. } => ErrorKind::OutOfRange { field: "sequence" },
+            E::Corrupt { .. } | E::DamagedRequestRecord { .. } => ErrorKind::Corrupt,
+            E::Empty
+            | E::BadStream(_)
+            | E::StartWriter(_)
+            | E::EarlierWriteFailed
+            | E::Anchor { .. }
+            | E::SignatureCount { .. }
+            | E::AnchorStopped
+            | E::RequestReused { .. } => ErrorKind::Internal,
+        }
+    }
+}
+
 /// Why a ledger could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {

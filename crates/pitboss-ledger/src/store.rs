@@ -168,6 +168,21 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// What a caller can do about it: a database that does not answer (or whose commit's outcome
+    /// is unknown) is worth a retry; a local store's failure is not.
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            StoreError::Postgres { .. } => crate::ErrorKind::Unavailable,
+            StoreError::Format { .. } => crate::ErrorKind::Corrupt,
+            StoreError::CreateDir { .. }
+            | StoreError::Rocks { .. }
+            | StoreError::InUse { .. }
+            | StoreError::NoDatabase { .. } => crate::ErrorKind::Internal,
+        }
+    }
+}
+
 /// The open database.
 pub struct Store {
     db: DB,

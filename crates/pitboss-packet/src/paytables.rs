@@ -15,6 +15,7 @@
 
 use pitboss_engine::config::Rules;
 use pitboss_engine::game::GameId;
+use pitboss_engine::games::player_higher_category;
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::Pay;
 use pitboss_engine::settlement::{BetId, BetLine};
@@ -205,11 +206,9 @@ pub(crate) fn applies(game: GameId, field: &str, hand: &str, line: &BetLine) -> 
     let rule = line.rule.as_str();
     match (game, field) {
         (GameId::CaribbeanStud, "ante_win") => {
-            rule == "dealer_not_qualifying" || rule.starts_with("player_higher_")
+            rule == "dealer_not_qualifying" || player_higher_category(rule).is_some()
         }
-        (GameId::CaribbeanStud, "raise_paytable") => {
-            rule.strip_prefix("player_higher_") == Some(hand)
-        }
+        (GameId::CaribbeanStud, "raise_paytable") => player_higher_category(rule) == Some(hand),
         _ => rule == hand,
     }
 }

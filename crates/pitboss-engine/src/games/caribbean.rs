@@ -22,6 +22,20 @@ use crate::hand::rank_masks::ACE;
 use crate::paytable::row_for;
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
+/// How a settlement line names a raise that wins: `player_higher_<category id>`. The one spelling,
+/// written by [`player_higher_rule`] and read back by [`player_higher_category`].
+const PLAYER_HIGHER: &str = "player_higher_";
+
+/// The rule of an ante and raise won with a player's hand of `category_id` (`flush`, …).
+pub fn player_higher_rule(category_id: &str) -> String {
+    format!("{PLAYER_HIGHER}{category_id}")
+}
+
+/// The category id a [`player_higher_rule`] names; `None` for any other rule.
+pub fn player_higher_category(rule: &str) -> Option<&str> {
+    rule.strip_prefix(PLAYER_HIGHER)
+}
+
 /// Whether the player has raised or folded yet.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct State {
@@ -178,7 +192,7 @@ impl Game for State {
                 (
                     Some(r.ante_win),
                     raise_row.map(|row| row.pay),
-                    format!("player_higher_{}", crate::id_of(&p.category())),
+                    player_higher_rule(&crate::id_of(&p.category())),
                 )
             } else if p < d {
                 (None, None, "dealer_higher".to_string())

@@ -34,7 +34,7 @@ use super::money::{Money, MoneyOverflow, SignedMinor};
 use super::rng::{Commitment, Seed, WordStream};
 use super::settlement::{BetId, Settlement, Wager};
 
-pub use caribbean::dealer_qualifies;
+pub use caribbean::{dealer_qualifies, player_higher_category, player_higher_rule};
 pub use error::{ConfigMisfit, RefusalKind, RuleError};
 pub use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
