@@ -1,7 +1,8 @@
 //! The floor is the only door from the service and the audit to the log (issue 24): their code
 //! never names the ledger — no `.ledger()` reach-around, no `Ledger` handle — and reads the log
 //! through the floor's methods (`src/floor/log.rs`). Their unit tests (the `#[cfg(test)]` module
-//! at the end of a file) may open a ledger to build a floor; nothing before it may.
+//! at the end of a file) may open a ledger to build a floor; nothing before it may. And no import
+//! circle between the modules of the service, the audit or the floor.
 
 use std::path::{Path, PathBuf};
 
@@ -72,4 +73,121 @@ fn a_reach_around_is_found() {
         "the test module is not held to it"
     );
     assert!(REACH_AROUND.iter().any(|p| code.contains(p)));
+}
+
+/// The modules a file names: `super::m`, `crate::<layer>::m` and `use super::{m, …}`, whatever
+/// follows; only those in `known` count.
+fn imports(text: &str, layer: &str, known: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let prefixes = [
+        "super::".to_string(),
+        format!("crate::{layer}::"),
+        format!("pitboss::{layer}::"),
+    ];
+    for prefix in &prefixes {
+        for (at, _) in text.match_indices(prefix.as_str()) {
+            let rest = &text[at + prefix.len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap_or_default())
+                    .collect(),
+                None => vec![rest
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or_default()],
+            };
+            for name in names {
+                if known.iter().any(|k| k == name) && !out.iter().any(|o| o == name) {
+                    out.push(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A cycle in `edges` (module → the modules it imports), if there is one.
+fn cycle(edges: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &std::collections::BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut found = path[at..].to_vec();
+            found.push(node.to_string());
+            return Some(found);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, edges, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    edges
+        .keys()
+        .find_map(|node| visit(node, edges, &mut Vec::new(), &mut done))
+}
+
+/// No import circle between the service's modules (issue 24: `convert` and `limits` imported
+/// each other; the statuses now live in `status.rs`, which imports neither), nor between the
+/// audit's or the floor's. A module's own tests do not count.
+#[test]
+fn the_service_and_the_audit_have_no_import_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for layer in ["service", "audit", "floor"] {
+        let files = sources(&root.join(layer));
+        let names: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .filter(|n| n != "mod")
+            .collect();
+        let mut edges = std::collections::BTreeMap::new();
+        for file in &files {
+            let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+            if name == "mod" {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).expect("a readable source file");
+            let mut used = imports(code_before_tests(&text), layer, &names);
+            used.retain(|n| *n != name);
+            edges.insert(name, used);
+        }
+        assert!(edges.len() >= 3, "{layer}: its modules are read");
+        assert_eq!(cycle(&edges), None, "{layer}: an import circle");
+    }
+}
+
+/// The circle check finds a circle, and the import reader reads both forms of `use`.
+#[test]
+fn an_import_circle_is_found() {
+    let known: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        imports(
+            "use super::{a, b::x};\nlet _ = super::c::f();",
+            "service",
+            &known
+        ),
+        vec!["a", "b", "c"]
+    );
+    let mut edges = std::collections::BTreeMap::new();
+    edges.insert("a".to_string(), vec!["b".to_string()]);
+    edges.insert("b".to_string(), vec!["c".to_string()]);
+    edges.insert("c".to_string(), vec![]);
+    assert_eq!(cycle(&edges), None);
+    edges.insert("c".to_string(), vec!["a".to_string()]);
+    assert!(cycle(&edges).is_some_and(|c| c.first() == c.last()));
 }

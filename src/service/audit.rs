@@ -14,10 +14,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use tonic::{Request, Response, Status};
 
-use super::convert::{self, status};
+use super::convert;
 use super::guard;
-use super::limits::{self, out_of_range, within_log, Bounded};
+use super::limits::{self, within_log, Bounded};
 use super::scope;
+use super::status::{invalid_argument, out_of_range, status};
 use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::codec;
@@ -331,7 +332,7 @@ impl Audit for AuditService {
                 within_log("first_size", r.first_size, now, what)?;
                 within_log("second_size", r.second_size, now, what)?;
                 if r.first_size > r.second_size {
-                    return Err(convert::invalid_argument(
+                    return Err(invalid_argument(
                         "first_size",
                         format!(
                             "{} is larger than second_size {}: 0 to second_size",
@@ -477,7 +478,7 @@ impl Audit for AuditService {
                 if let Some(to) = r.to_sequence {
                     within_log("to_sequence", to, last, what)?;
                     if to < r.from_sequence {
-                        return Err(convert::invalid_argument(
+                        return Err(invalid_argument(
                             "to_sequence",
                             format!(
                                 "{to} is before from_sequence {}: from_sequence to the last sequence",
@@ -516,9 +517,9 @@ impl Audit for AuditService {
         };
         let from = match r.page_token.as_str() {
             "" => 0,
-            token => token.parse::<u64>().map_err(|_| {
-                convert::invalid_argument("page_token", "not a token this service issued")
-            })?,
+            token => token
+                .parse::<u64>()
+                .map_err(|_| invalid_argument("page_token", "not a token this service issued"))?,
         };
         let entries = self.floor.hand_entries(&r.hand_id, from).map_err(status)?;
         let next = if entries.len() > size {
@@ -551,12 +552,13 @@ impl Audit for AuditService {
             0 => None,
             value => Some(convert::game("game", value)?),
         };
-        let status_filter = match r.status.as_str() {
-            "" => None,
-            s => Some(codec::from_id::<HandStatus>("status", s).map_err(|_| {
-                convert::invalid_argument("status", "one of in_progress, settled, voided")
-            })?),
-        };
+        let status_filter =
+            match r.status.as_str() {
+                "" => None,
+                s => Some(codec::from_id::<HandStatus>("status", s).map_err(|_| {
+                    invalid_argument("status", "one of in_progress, settled, voided")
+                })?),
+            };
         let filter = HandFilter {
             player: convert::optional(&r.player),
             table: convert::optional(&r.table),

@@ -83,7 +83,7 @@ where
         if need != Need::Open {
             let admitted = admit(&self.access, &request, &method, need).and_then(|principal| {
                 if self.read_only && access::writes_log(&method) {
-                    Err(super::convert::read_only(format!(
+                    Err(super::status::read_only(format!(
                         "{method}: {}",
                         pitboss_ledger::LedgerError::ReadOnly
                     )))

@@ -14,8 +14,9 @@ use pitboss_engine::games::Event;
 use pitboss_engine::paytable::Pay;
 use tonic::Status;
 
-use super::convert::{self, status};
+use super::convert;
 use super::limits;
+use super::status::status;
 use super::work::Shutdown;
 use crate::codec;
 use crate::floor::{ExportCursor, Floor};

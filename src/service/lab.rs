@@ -19,6 +19,7 @@ use tonic::{Request, Response, Status};
 use super::convert;
 use super::guard;
 use super::limits::{self, Bounded};
+use super::status::invalid_argument;
 use super::work::{lab_status, Pool, Shutdown};
 use crate::floor::Floor;
 use crate::lru::Lru;
@@ -76,7 +77,7 @@ impl LabService {
             .config(&id)
             .ok_or_else(|| Status::not_found(format!("configuration {id} is not published")))?;
         if config.game != game {
-            return Err(convert::invalid_argument(
+            return Err(invalid_argument(
                 "config_id",
                 format!("configuration {id} is for {}, not {game}", config.game),
             ));
@@ -259,7 +260,7 @@ impl Lab for LabService {
         r.check()?;
         let game = convert::game("game", r.game)?;
         if game != GameId::FortunePaiGow && r.main_bet_rounds > 0 {
-            return Err(convert::invalid_argument(
+            return Err(invalid_argument(
                 "main_bet_rounds",
                 "only Fortune Pai Gow's main bet is simulated: 0 for other games",
             ));
@@ -343,14 +344,14 @@ impl Lab for LabService {
             Ok(proto::Strategy::Optimal | proto::Strategy::Unspecified) => Strategy::Optimal,
             Ok(proto::Strategy::Always) => Strategy::Always,
             Err(_) => {
-                return Err(convert::invalid_argument(
+                return Err(invalid_argument(
                     "strategy",
                     format!("{} is not a known Strategy value", r.strategy),
                 ))
             }
         };
         if !simulate::supports(game, strategy) {
-            return Err(convert::invalid_argument(
+            return Err(invalid_argument(
                 "strategy",
                 format!("{game} has one way to play: STRATEGY_OPTIMAL"),
             ));
@@ -406,7 +407,7 @@ impl Lab for LabService {
             Ok(proto::DeckKind::Standard52 | proto::DeckKind::Unspecified) => Deck::Standard52,
             Ok(proto::DeckKind::WithJoker53) => Deck::WithJoker53,
             Err(_) => {
-                return Err(convert::invalid_argument(
+                return Err(invalid_argument(
                     "deck",
                     format!("{} is not a known DeckKind value", r.deck),
                 ))

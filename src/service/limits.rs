@@ -16,10 +16,10 @@
 
 use std::time::Duration;
 
-use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::Status;
 
-use super::convert::invalid_argument;
+use super::status::invalid_argument;
+use super::status::out_of_range;
 use crate::floor::{HAND_ID_LEN, MAX_HANDS_PAGE, MAX_NAME_CHARS};
 use crate::proto;
 
@@ -174,16 +174,6 @@ impl Range {
             Ok(value)
         }
     }
-}
-
-/// An `OUT_OF_RANGE` status whose details carry one field violation: a position beyond the log.
-pub fn out_of_range(field: &str, description: impl Into<String>) -> Status {
-    let description = description.into();
-    Status::with_error_details(
-        Code::OutOfRange,
-        format!("{field}: {description}"),
-        ErrorDetails::with_bad_request_violation(field, description),
-    )
 }
 
 /// Checks that `value` is at most `max`, which is `what` ("the log's size", "the last sequence")
@@ -705,6 +695,8 @@ impl Bounded for proto::StreamShufflesRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tonic::Code;
+    use tonic_types::StatusExt;
 
     fn violation(status: &Status) -> (String, String) {
         let details = status.get_details_bad_request().expect("a BadRequest");

@@ -18,6 +18,7 @@ pub mod operations;
 pub mod play;
 pub mod scope;
 pub mod server;
+mod status;
 pub mod work;
 
 pub use server::{serve, ServeError, ServerLimits, Serving};

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use super::convert::{self, hand_view, optional, status};
+use super::convert::{self, hand_view, optional};
 use super::limits::Bounded;
 use super::scope;
+use super::status::{invalid_argument, status};
 use crate::access::{Access, Principal, Role};
 use crate::codec;
 use crate::floor::{Attribution, Done, Floor, Proposal};
@@ -192,7 +193,7 @@ impl Operations for OperationsService {
         r.check()?;
         scope::recorded_by(&caller, "recorded_by", &r.recorded_by)?;
         let kind: VoidKind = codec::from_id("kind", &r.kind).map_err(|_| {
-            convert::invalid_argument("kind", "one of malfunction, incomplete, conduct_forfeit")
+            invalid_argument("kind", "one of malfunction, incomplete, conduct_forfeit")
         })?;
         let hand = self.floor.load(&r.hand_id, None).map_err(status)?;
         scope::reach_hand(&caller, "hand_id", &hand)?;
@@ -357,7 +358,7 @@ impl Operations for OperationsService {
             "" => None,
             s @ ("pending" | "approved" | "rejected" | "expired") => Some(s),
             _ => {
-                return Err(convert::invalid_argument(
+                return Err(invalid_argument(
                     "state",
                     "empty, or one of pending, approved, rejected, expired",
                 ))
@@ -371,7 +372,7 @@ impl Operations for OperationsService {
             "" => None,
             token => Some(
                 hex::decode(token)
-                    .map_err(|_| convert::invalid_argument("page_token", "not a page token"))?,
+                    .map_err(|_| invalid_argument("page_token", "not a page token"))?,
             ),
         };
         let (page, next) = self

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 use super::advice::{advisor, Strategies};
-use super::convert::{self, hand_view, optional, status};
+use super::convert::{self, hand_view, optional};
 use super::limits::Bounded;
 use super::scope;
+use super::status::{advice_unavailable, invalid_argument, status, status_in};
 use crate::access::Principal;
 use crate::codec;
 use crate::floor::{Floor, HandSnapshot, OpenRequest, Script};
@@ -68,7 +69,7 @@ fn open_request(
         text => Some(convert::config_id(&field("config_id"), text)?),
     };
     let wagers = codec::wagers_from(&field("wagers"), &r.wagers)
-        .map_err(|e| convert::invalid_argument(&e.field, e.problem))?;
+        .map_err(|e| invalid_argument(&e.field, e.problem))?;
     scope::reach(caller, &field("table"), &r.table, Some(game))?;
     if !r.rebet_of.is_empty() && !caller.unscoped() {
         let earlier = floor.load(&r.rebet_of, None).map_err(status)?;
@@ -110,8 +111,7 @@ impl Play for PlayService {
         let open = open_request(
             &self.floor,
             &caller,
-            r.open
-                .ok_or_else(|| convert::invalid_argument("open", "required"))?,
+            r.open.ok_or_else(|| invalid_argument("open", "required"))?,
             "open.",
         )?;
         let decisions = r
@@ -120,25 +120,26 @@ impl Play for PlayService {
             .enumerate()
             .map(|(i, a)| {
                 codec::action_from(&format!("decisions[{i}]"), a)
-                    .map_err(|e| convert::invalid_argument(&e.field, e.problem))
+                    .map_err(|e| invalid_argument(&e.field, e.problem))
             })
             .collect::<Result<Vec<Action>, Status>>()?;
         // What advises the hand is ready before it is dealt: nothing is written when it cannot be.
         let tables = if r.follow_advice {
             let game = open
                 .game
-                .ok_or_else(|| convert::invalid_argument("open.game", "required"))?;
+                .ok_or_else(|| invalid_argument("open.game", "required"))?;
             let id = match open.config_id {
                 Some(id) => id,
-                None => self.floor.default_config(game).ok_or_else(|| {
-                    convert::invalid_argument("open.game", "no default configuration")
-                })?,
+                None => self
+                    .floor
+                    .default_config(game)
+                    .ok_or_else(|| invalid_argument("open.game", "no default configuration"))?,
             };
             let tables = self
                 .strategies
                 .for_config(id, game)
                 .await
-                .map_err(|why| convert::advice_unavailable("follow_advice", &why))?;
+                .map_err(|why| advice_unavailable("follow_advice", &why))?;
             Some(tables)
         } else {
             None
@@ -166,7 +167,7 @@ impl Play for PlayService {
                     F::Script { .. } | F::Decision { .. } => status(e),
                     // The opening's own checks, named as the client wrote them: `open.table`...
                     e @ (F::Invalid { .. } | F::Rule(_) | F::RequestReused { .. }) => {
-                        convert::status_in(e, "open")
+                        status_in(e, "open")
                     }
                     other => status(other),
                 }
@@ -190,9 +191,9 @@ impl Play for PlayService {
         let action = r
             .action
             .as_ref()
-            .ok_or_else(|| convert::invalid_argument("action", "required"))?;
+            .ok_or_else(|| invalid_argument("action", "required"))?;
         let action = codec::action_from("action", action)
-            .map_err(|e| convert::invalid_argument(&e.field, e.problem))?;
+            .map_err(|e| invalid_argument(&e.field, e.problem))?;
         let snapshot = self
             .floor
             .act(

@@ -140,7 +140,7 @@ pub fn recorded_by(principal: &Principal, field: &str, given: &str) -> Result<()
     if given.is_empty() || given == principal.id {
         return Ok(());
     }
-    Err(super::convert::invalid_argument(
+    Err(super::status::invalid_argument(
         field,
         format!(
             "the server records the authenticated principal `{}`; leave it empty or write that",
