@@ -10,24 +10,24 @@ use tonic_types::{ErrorDetails, StatusExt};
 use pitboss_engine::games::{RefusalKind, RuleError};
 use pitboss_engine::FieldPath;
 
-/// An `INVALID_ARGUMENT` status whose details carry one field violation.
-pub fn invalid_argument(field: &str, description: impl Into<String>) -> Status {
+/// A status of `code` whose details carry one field violation (`BadRequest`).
+fn field_violation(code: Code, field: &str, description: impl Into<String>) -> Status {
     let description = description.into();
     Status::with_error_details(
-        Code::InvalidArgument,
+        code,
         format!("{field}: {description}"),
         ErrorDetails::with_bad_request_violation(field, description),
     )
 }
 
+/// An `INVALID_ARGUMENT` status whose details carry one field violation.
+pub fn invalid_argument(field: &str, description: impl Into<String>) -> Status {
+    field_violation(Code::InvalidArgument, field, description)
+}
+
 /// An `OUT_OF_RANGE` status whose details carry one field violation: a position beyond the log.
 pub fn out_of_range(field: &str, description: impl Into<String>) -> Status {
-    let description = description.into();
-    Status::with_error_details(
-        Code::OutOfRange,
-        format!("{field}: {description}"),
-        ErrorDetails::with_bad_request_violation(field, description),
-    )
+    field_violation(Code::OutOfRange, field, description)
 }
 
 /// The status of a floor error: the code, the message naming the problem, and google.rpc details.
