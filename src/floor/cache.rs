@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::lru::Lru;
+use crate::lru::{bounded, Lru};
 use pitboss_engine::games::{Hand, Status};
 
 /// The most hands kept (a hand in progress takes about 2 KiB: 20 MiB in all).
@@ -23,7 +23,7 @@ impl HandCache {
     /// An empty cache of at most `capacity` hands.
     pub(super) fn new(capacity: usize) -> HandCache {
         HandCache {
-            hands: Mutex::new(Lru::new(capacity)),
+            hands: Mutex::new(bounded(capacity)),
         }
     }
 
@@ -33,7 +33,7 @@ impl HandCache {
 
     /// The hand, if kept.
     pub(super) fn get(&self, id: &str) -> Option<Hand> {
-        self.hands().get(&id.to_string()).cloned()
+        self.hands().get(id).cloned()
     }
 
     /// Keeps the hand as it now stands in the log if it is in progress; forgets it otherwise.
@@ -42,7 +42,7 @@ impl HandCache {
         if hand.status() == Status::InProgress {
             hands.put(id.to_string(), hand.clone());
         } else {
-            hands.remove(&id.to_string());
+            hands.pop(id);
         }
     }
 

@@ -29,7 +29,7 @@ use pitboss_lab::advice::{Advisor, StrategyTables};
 use super::limits;
 use super::work::Pool;
 use crate::floor::Floor;
-use crate::lru::Lru;
+use crate::lru::{bounded, Lru};
 
 /// One configuration's tables, built once by whichever caller needs them first.
 #[derive(Default)]
@@ -103,7 +103,7 @@ impl Strategies {
     pub fn new(floor: Arc<Floor>, pool: Pool) -> Strategies {
         Strategies {
             floor,
-            kept: Mutex::new(Lru::new(limits::STRATEGY_TABLES_KEPT)),
+            kept: Mutex::new(bounded(limits::STRATEGY_TABLES_KEPT)),
             pool,
             counts: Arc::default(),
         }

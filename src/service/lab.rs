@@ -22,7 +22,7 @@ use super::limits::{self, Bounded};
 use super::status::invalid_argument;
 use super::work::{lab_status, Pool, Shutdown};
 use crate::floor::Floor;
-use crate::lru::Lru;
+use crate::lru::{bounded, Lru};
 use crate::proto;
 use crate::proto::lab_server::Lab;
 use pitboss_engine::card::Deck;
@@ -50,7 +50,7 @@ impl LabService {
         LabService {
             floor,
             pool,
-            sheets: Mutex::new(Lru::new(limits::PAR_SHEETS_KEPT)),
+            sheets: Mutex::new(bounded(limits::PAR_SHEETS_KEPT)),
             streams: Arc::new(Semaphore::new(limits::LAB_STREAMS)),
             shutdown,
         }
