@@ -1,10 +1,12 @@
-//! The ledger: every event an Ed25519-signed, SHA-256-chained entry in RocksDB (or PostgreSQL,
-//! `pg.rs`), durable before it is acknowledged, and verifiable by anyone with the data files and a public key
+//! The ledger: every event a SHA-256-chained entry in RocksDB (or PostgreSQL, `pg.rs`), signed
+//! with Ed25519 once per group written together, durable before it is acknowledged, and verifiable by anyone with the data files and a public key
 //! (`docs/log-format.md`). It knows no game rule: it stores encoded payloads in named streams.
 //!
 //! - `entry`: the envelope's bytes, hash and signature.
 //! - `keys`: the signing key file, key ids, rotation signatures.
-//! - `store`: the RocksDB column families and reads.
+//! - `seam`: what every storage engine keeps and answers — families, key layouts, the reads
+//!   (`LogStore`), a group's writes (`Batch`) — and the MUST/MUST NOT of a commit and a read.
+//! - `store`: RocksDB's side of it: the database, its options, its reads and synced writes.
 //! - `writer`: the single writer with group commit, anchoring every acknowledged head.
 //! - `requests`: request records (an id bound to a fingerprint of its request) for idempotent
 //!   retries.
@@ -50,6 +52,7 @@ pub mod proto;
 pub mod recovery;
 mod replica;
 mod requests;
+mod seam;
 pub mod stats;
 pub mod store;
 #[cfg(feature = "tamper")]
