@@ -5,7 +5,7 @@
 //!
 //! Reads that take more than a moment (verification, replay, bundles, proofs, recall) run in the
 //! audit pool of workers (`work.rs`), a bounded number at once; verification stops when its caller
-//! goes away. At most [`limits::EVENT_STREAMS`] event streams run at once, each ended when its
+//! goes away. At most `limits::EVENT_STREAMS` event streams run at once, each ended when its
 //! client reads nothing for a minute.
 
 use std::sync::Arc;

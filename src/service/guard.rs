@@ -5,7 +5,7 @@
 //! - answers a unary call that outlives its service's deadline (`limits.rs`) with
 //!   `DEADLINE_EXCEEDED` (a client's own shorter `grpc-timeout` is applied by tonic as well);
 //! - answers `RESOURCE_EXHAUSTED` at once, before its message is read, a call that would pass
-//!   [`limits::MAX_IN_FLIGHT`] calls being handled (health checks are never refused).
+//!   `limits::MAX_IN_FLIGHT` calls being handled (health checks are never refused).
 //!
 //! It also opens each call's `rpc` tracing span (method; code and milliseconds logged at its end,
 //! at debug level) and counts every answer that is not OK in the metrics, by code and method (an

@@ -5,19 +5,19 @@
 
 pub mod advice;
 pub mod audit;
-pub mod auth;
+mod auth;
 pub mod client;
-pub mod convert;
+mod convert;
 mod export;
 pub mod guard;
 pub mod lab;
-pub mod limits;
-pub mod metrics;
+mod limits;
+mod metrics;
 mod metrics_http;
 pub mod operations;
 pub mod play;
-pub mod scope;
-pub mod server;
+mod scope;
+mod server;
 mod status;
 pub mod work;
 
