@@ -2,7 +2,7 @@
 //! (`anchor` in the data directory), so that a log that lost its tail (a truncated or removed
 //! write-ahead log, table files put back from an older copy) is told apart from a log that was
 //! never longer. The writer rewrites it after every group's write-ahead-log sync and before it
-//! acknowledges the group (`writer.rs`); opening the ledger and `pitboss verify` compare the log
+//! acknowledges the group (`writer/`); opening the ledger and `pitboss verify` compare the log
 //! with it (`integrity.rs`).
 //!
 //! The file is 1 024 bytes: two slots of 512 bytes, written alternately in place (`pwrite`, then

@@ -1,5 +1,5 @@
 //! The RocksDB database in the data directory: its column families, their key layouts, and reads.
-//! Writes go through the ledger's writer (`writer.rs`), one atomic, synced batch at a time.
+//! Writes go through the ledger's writer (`writer/`), one atomic, synced batch at a time.
 //!
 //! Column families and keys (all integers big-endian, so byte order is numeric order):
 //!

@@ -16,24 +16,35 @@
 //! the first result and writes nothing, whether the first is durable or still in flight (then the
 //! retry is answered after it, in a later group of the same pipeline, so never before the first
 //! is durable); the same id with another fingerprint is refused.
+//!
+//! This file builds and signs groups (grouping, staging, versions, request ids, sealing) and
+//! answers their callers; each engine's way of committing them is a file of its own — `rocks.rs`
+//! (the syncer and anchorer stages of the pipeline), `postgres.rs` (one transaction per group under
+//! the head row) — and `keys.rs` stages key entries and finishes a rotation's files.
 
+mod keys;
+mod postgres;
+mod rocks;
+
+pub(super) use keys::finish_rotation;
+pub(super) use postgres::HEAD_POLL;
+pub(super) use rocks::Anchorer;
+use rocks::Syncer;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::Instant;
 
 use prost::Message;
 use tokio::sync::oneshot;
 
 use super::stats::WriterStats;
 
-use super::anchor::AnchorWriter;
 use super::entry::{entry_hash, Entry, Hash, SEAL_RUN};
-use super::keys::{KeyId, Keypair, KEY_FILE, RETIRED_DIR};
-use super::pg::{Committed, PgStore, Prefetched, Session};
+use super::keys::{KeyId, Keypair, KEY_FILE};
+use super::pg::Prefetched;
 use super::requests::{Fingerprint, RequestKey, RequestRecord};
-use super::store::{cf, index_key, stream_key, Batch, LogStore, Store};
+use super::store::{cf, index_key, stream_key, Batch, LogStore};
 use super::Engine;
 use super::{Appended, Expected, LedgerError};
 use crate::proto;
@@ -179,191 +190,6 @@ pub(super) struct Durable {
     last_hash: Hash,
     origin: Option<Hash>,
     key: Arc<Keypair>,
-}
-
-/// Writes prepared groups in order, each with a synced WAL, and passes them on to the anchor.
-/// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
-/// and the writer starts a new epoch from what the store holds.
-struct Syncer {
-    store: Arc<Store>,
-    failed_through: Arc<AtomicU64>,
-    stats: Arc<WriterStats>,
-}
-
-impl Syncer {
-    fn run(self, groups: mpsc::Receiver<Prepared>, anchor: &mpsc::SyncSender<Durable>) {
-        while let Ok(prepared) = groups.recv() {
-            if let Some(durable) = self.apply(prepared) {
-                if let Err(mpsc::SendError(durable)) = anchor.send(durable) {
-                    Anchorer::fail(durable, &LedgerError::Stopped);
-                }
-            }
-        }
-    }
-
-    fn fail(prepared: Prepared, error: LedgerError) {
-        for (reply, result) in prepared.appends {
-            let _ = reply.send(result.and(Err(error.clone())));
-        }
-        for (reply, _) in prepared.rotations {
-            let _ = reply.send(Err(error.clone()));
-        }
-    }
-
-    /// Writes one group with a synced WAL; `None` when it was refused (its callers answered).
-    fn apply(&self, prepared: Prepared) -> Option<Durable> {
-        if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
-            Syncer::fail(prepared, LedgerError::EarlierWriteFailed);
-            return None;
-        }
-        let Prepared {
-            epoch,
-            batch,
-            appends,
-            rotations,
-            rotated,
-            next_sequence,
-            last_hash,
-            origin,
-            key,
-        } = prepared;
-        let written = if batch.is_empty() {
-            Ok(())
-        } else {
-            let started = Instant::now();
-            let written = self.store.write(&batch, true).map_err(LedgerError::from);
-            self.stats.wal_sync.observe_duration(started.elapsed());
-            written
-        };
-        match written {
-            Ok(()) => Some(Durable {
-                appends,
-                rotations,
-                rotated,
-                next_sequence,
-                last_hash,
-                origin,
-                key,
-            }),
-            Err(e) => {
-                self.failed_through.fetch_max(epoch, Ordering::SeqCst);
-                Syncer::fail(
-                    Prepared {
-                        epoch,
-                        batch: Batch::default(),
-                        appends,
-                        rotations,
-                        rotated: None,
-                        next_sequence,
-                        last_hash,
-                        origin,
-                        key,
-                    },
-                    e,
-                );
-                None
-            }
-        }
-    }
-}
-
-/// The last stage: records the head of the groups the WAL holds in the anchor file, once for all
-/// the groups waiting, and only then answers their callers, announces the new head and finishes a
-/// key rotation's files. If the anchor cannot be written, the groups are refused and the ledger
-/// stops (`stopped`): what the WAL holds beyond the anchor was never acknowledged, and the next
-/// open checks it and anchors it.
-pub(super) struct Anchorer {
-    file: AnchorWriter,
-    /// The signing key's directory (a rotation's files are finished there).
-    key_dir: std::path::PathBuf,
-    head: tokio::sync::watch::Sender<u64>,
-    /// The size the anchor records.
-    anchored: u64,
-    stopped: Arc<AtomicBool>,
-    /// Shared with the writer and the syncer; the ledger reads it.
-    stats: Arc<WriterStats>,
-}
-
-impl Anchorer {
-    /// `anchored`: the size the file records now (0 for a file to be replaced); `next_sequence`:
-    /// the log's size, announced as the head.
-    pub(super) fn new(
-        file: AnchorWriter,
-        key_dir: std::path::PathBuf,
-        anchored: u64,
-        next_sequence: u64,
-    ) -> Anchorer {
-        Anchorer {
-            file,
-            key_dir,
-            head: tokio::sync::watch::Sender::new(next_sequence),
-            anchored,
-            stopped: Arc::new(AtomicBool::new(false)),
-            stats: Arc::new(WriterStats::default()),
-        }
-    }
-
-    /// The measurements of the writer this anchorer finishes for.
-    pub(super) fn stats(&self) -> Arc<WriterStats> {
-        self.stats.clone()
-    }
-
-    fn run(mut self, groups: mpsc::Receiver<Durable>) {
-        while let Ok(first) = groups.recv() {
-            let mut waiting = vec![first];
-            while let Ok(more) = groups.try_recv() {
-                waiting.push(more);
-            }
-            self.finish(waiting);
-        }
-    }
-
-    fn fail(durable: Durable, error: &LedgerError) {
-        for (reply, result) in durable.appends {
-            let _ = reply.send(result.and(Err(error.clone())));
-        }
-        for (reply, _) in durable.rotations {
-            let _ = reply.send(Err(error.clone()));
-        }
-    }
-
-    /// Anchors the last of `groups` (they are in order) and answers them all.
-    fn finish(&mut self, groups: Vec<Durable>) {
-        let Some(last) = groups.last() else {
-            return;
-        };
-        let (size, head, origin, key) = (
-            last.next_sequence,
-            last.last_hash,
-            last.origin.unwrap_or(super::entry::GENESIS),
-            last.key.clone(),
-        );
-        if self.stopped.load(Ordering::SeqCst) {
-            let error = LedgerError::AnchorStopped;
-            groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
-            return;
-        }
-        if size > self.anchored {
-            let started = Instant::now();
-            let written = self.file.write(size, head, origin, &key);
-            self.stats.anchor_sync.observe_duration(started.elapsed());
-            if let Err(e) = written {
-                self.stopped.store(true, Ordering::SeqCst);
-                tracing::error!(anchor = %self.file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
-                let error = LedgerError::Anchor {
-                    path: self.file.path().to_path_buf(),
-                    source: super::Shared::new(e),
-                };
-                groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
-                return;
-            }
-            self.anchored = size;
-            self.head.send_replace(size);
-        }
-        for group in groups {
-            answer(&self.key_dir, group);
-        }
-    }
 }
 
 /// Answers the callers of a durable group (anchored, or committed by PostgreSQL), after making a
@@ -512,46 +338,6 @@ impl Writer {
             }
         }
         group
-    }
-
-    /// RocksDB: the three-stage pipeline.
-    fn run_pipeline(mut self, store: &Arc<Store>, jobs: mpsc::Receiver<Job>) {
-        let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
-        let (to_anchorer, from_syncer) = mpsc::sync_channel::<Durable>(4);
-        let syncer = Syncer {
-            store: store.clone(),
-            failed_through: self.failed_through.clone(),
-            stats: self.stats.clone(),
-        };
-        let Some(anchorer) = self.anchorer.take() else {
-            tracing::error!("the ledger's writer has no anchor: refusing everything");
-            self.stopped.store(true, Ordering::SeqCst);
-            return;
-        };
-        std::thread::scope(|scope| {
-            let anchor_thread = std::thread::Builder::new()
-                .name("ledger-anchor".into())
-                .spawn_scoped(scope, move || anchorer.run(from_syncer));
-            let sync_thread = match &anchor_thread {
-                Ok(_) => std::thread::Builder::new()
-                    .name("ledger-sync".into())
-                    .spawn_scoped(scope, move || syncer.run(from_writer, &to_anchorer))
-                    .is_ok(),
-                Err(_) => false,
-            };
-            if !sync_thread {
-                tracing::error!("cannot start the ledger's sync and anchor threads");
-                self.stopped.store(true, Ordering::SeqCst);
-            }
-            while let Ok(first) = jobs.recv() {
-                let group = self.next_group(first, &jobs);
-                let prepared = self.prepare(group);
-                if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
-                    Syncer::fail(prepared, LedgerError::Stopped);
-                }
-            }
-            drop(to_syncer);
-        });
     }
 
     fn version(
@@ -882,116 +668,6 @@ impl Writer {
         }
     }
 
-    /// PostgreSQL: one group at a time, each in its own transaction ordered by the head row
-    /// (`pg.rs`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
-    /// event streams see what the other servers write.
-    fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
-        let mut session = None;
-        loop {
-            let first = match jobs.recv_timeout(HEAD_POLL) {
-                Ok(job) => job,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if let Ok(Some((size, _))) = pg.head_row() {
-                        self.head.send_if_modified(|head| {
-                            let moved = size > *head;
-                            *head = (*head).max(size);
-                            moved
-                        });
-                    }
-                    continue;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            let group = self.next_group(first, &jobs);
-            self.commit_postgres(pg, &mut session, group);
-        }
-    }
-
-    /// Locks the head row, builds and signs the group on it, commits it and answers. A lost
-    /// connection is opened again for the next group; a group that fails is refused whole.
-    fn commit_postgres(&mut self, pg: &PgStore, session: &mut Option<Session>, jobs: Vec<Job>) {
-        if session.as_ref().is_none_or(Session::is_closed) {
-            *session = None;
-            match pg.session() {
-                Ok(opened) => *session = Some(opened),
-                Err(e) => return refuse_all(jobs, &LedgerError::from(e)),
-            }
-        }
-        let Some(open) = session.as_ref() else {
-            return refuse_all(jobs, &LedgerError::Stopped);
-        };
-        let (head, prefetched) = match open.lock_head(wanted_records(&jobs)) {
-            Ok(locked) => locked,
-            Err(e) => {
-                open.rollback();
-                return refuse_all(jobs, &LedgerError::from(e));
-            }
-        };
-        // Another server may have written since this one's last group: only what was read after
-        // the lock is current.
-        (self.next_sequence, self.last_hash) = head;
-        self.versions = [HashMap::new(), HashMap::new()];
-        self.recent = [HashMap::new(), HashMap::new()];
-        self.prefetched = prefetched;
-        // A rotation by another server: this one signs with the new key (if its key file was
-        // replaced) or not at all — never on with a key the log has rotated away from.
-        let current = self
-            .prefetched
-            .get(&(cf::META, CURRENT_KEY.to_vec()))
-            .cloned();
-        if let Some(Some(current)) = current.filter(|c| c.as_deref() != Some(&self.key.id().0[..]))
-        {
-            self.reload_key();
-            if current != self.key.id().0 {
-                open.rollback();
-                self.prefetched.clear();
-                let current = KeyId::from_slice(&current)
-                    .map_or_else(|| hex::encode(&current), |id| id.to_string());
-                return refuse_all(
-                    jobs,
-                    &LedgerError::Key(format!(
-                        "the log's signing key is now {current} (rotated by another server); this \
-                         server's key file holds {}: copy the new key file here",
-                        self.key.id()
-                    )),
-                );
-            }
-        }
-        let mut prepared = self.prepare(jobs);
-        self.prefetched.clear();
-        let batch = std::mem::take(&mut prepared.batch);
-        let new = (prepared.next_sequence, prepared.last_hash);
-        let durable = Durable {
-            appends: prepared.appends,
-            rotations: prepared.rotations,
-            rotated: prepared.rotated,
-            next_sequence: prepared.next_sequence,
-            last_hash: prepared.last_hash,
-            origin: prepared.origin,
-            key: prepared.key,
-        };
-        if batch.is_empty() {
-            open.rollback();
-            return answer(&self.key_dir, durable);
-        }
-        let started = Instant::now();
-        let committed = open.commit_group(batch, head, new);
-        self.stats.wal_sync.observe_duration(started.elapsed());
-        let error = match committed {
-            Ok(Committed::Done) => {
-                self.head.send_replace(new.0);
-                return answer(&self.key_dir, durable);
-            }
-            Ok(Committed::HeadMoved) => LedgerError::HeadMoved,
-            Err(e) => LedgerError::from(e),
-        };
-        // Nothing was written — or, when the answer to COMMIT was lost with the connection, the
-        // outcome is unknown and the callers' retries with their request ids learn it. Either way
-        // the next group starts from the head row again, with the key file as it is.
-        self.reload_key();
-        Anchorer::fail(durable, &error);
-    }
-
     /// The first result of a request id already used, staged in this group, in a recent one (maybe
     /// not durable yet) or stored: a retry if the fingerprints agree, refused if they differ. A
     /// stored record without a fingerprint (an earlier release's) is answered as a retry; the
@@ -1025,121 +701,11 @@ impl Writer {
             })),
         }
     }
-
-    /// Stages a `KeyRotated` entry signed by a new key, with the old key's signature inside, and
-    /// writes the new key to `signing.key.next` first, so a crash in between loses nothing.
-    fn stage_rotation(
-        &mut self,
-        at: u64,
-        actor: &str,
-        group: &mut Group,
-        old: &Arc<Keypair>,
-    ) -> Result<Arc<Keypair>, LedgerError> {
-        let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
-        next.write_to(&self.key_dir.join(format!("{KEY_FILE}.next")))
-            .map_err(|e| LedgerError::Key(e.to_string()))?;
-        let rotated = proto::LedgerKind::KeyRotated(proto::KeyRotated {
-            old_key_id: old.id().0.to_vec(),
-            new_key_id: next.id().0.to_vec(),
-            new_public_key: next.public().as_bytes().to_vec(),
-            old_key_signature: old.sign_successor(&next).to_vec(),
-        });
-        self.stage_key_entry(at, actor, group, &next, rotated, Expected::Version(0))?;
-        Ok(next)
-    }
-
-    /// Stages the `KeyPublished` entry of the current key, signed by itself.
-    fn stage_publish(
-        &mut self,
-        at: u64,
-        group: &mut Group,
-        key: &Arc<Keypair>,
-    ) -> Result<(), LedgerError> {
-        // Only entry 0 publishes a key: every later key is a rotation signed by a trusted one. Two
-        // servers starting on one empty database both ask; the second finds the log begun.
-        if group.sequence != 0 {
-            // Another server with the same key file published it first: nothing to do.
-            if self.stored_record(cf::KEYS, &key.id().0)?.as_deref()
-                == Some(key.public().as_bytes().as_slice())
-            {
-                return Ok(());
-            }
-            return Err(LedgerError::Key(format!(
-                "the log already holds {} entries signed by another key: this server's key {} is \
-                 not one the log trusts (give every server the log's key file)",
-                group.sequence,
-                key.id()
-            )));
-        }
-        let published = proto::LedgerKind::KeyPublished(proto::KeyPublished {
-            key_id: key.id().0.to_vec(),
-            public_key: key.public().as_bytes().to_vec(),
-        });
-        self.stage_key_entry(
-            at,
-            super::SERVER_ACTOR,
-            group,
-            key,
-            published,
-            Expected::Any,
-        )
-    }
-
-    /// Stages a key's entry in its stream `key/<id>`, signed by that key, and records the public
-    /// key in the `keys` family in the same batch.
-    fn stage_key_entry(
-        &mut self,
-        at: u64,
-        actor: &str,
-        group: &mut Group,
-        key: &Arc<Keypair>,
-        kind: proto::LedgerKind,
-        expected: Expected,
-    ) -> Result<(), LedgerError> {
-        let request = AppendRequest::entries(
-            format!("key/{}", key.id()),
-            expected,
-            vec![proto::LedgerPayload { kind: Some(kind) }.encode_to_vec()],
-            at,
-            actor,
-        );
-        self.stage(&request, group, key)?;
-        // A key entry is signed by its own key, always: it is what establishes that key.
-        if let Some(entry) = group.pending.last_mut() {
-            entry.sealed = true;
-        }
-        group
-            .batch
-            .put(cf::KEYS, key.id().0, key.public().as_bytes().to_vec());
-        // The key signing from now on, for the other servers of a shared log to compare theirs to.
-        group.batch.put(cf::META, CURRENT_KEY, key.id().0);
-        Ok(())
-    }
 }
 
 /// Answers every job with the ledger's stop.
-/// The records a group's staging will read: each stream's version and each request id's record
-/// (read once, after the head row is locked).
-fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
-    let mut wanted = vec![(cf::META, CURRENT_KEY.to_vec())];
-    for job in jobs {
-        if let Job::Append(request, _) = job {
-            wanted.push((cf::HEADS, request.stream.as_bytes().to_vec()));
-            if let Some(key) = &request.request {
-                wanted.push((cf::REQUESTS, key.id.as_bytes().to_vec()));
-            }
-        }
-    }
-    wanted.sort();
-    wanted.dedup();
-    wanted
-}
-
 /// The `meta` record naming the key that signs new entries (written with every key entry).
 pub(crate) const CURRENT_KEY: &[u8] = b"current_key";
-
-/// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
-pub(super) const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 pub(super) fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
     for job in jobs {
@@ -1159,25 +725,6 @@ pub(super) fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
     }
 }
 
-/// Replaces the key file with the new key (`signing.key.next`, written before the rotation entry)
-/// and keeps the old one, if there is one, under `retired-keys/`; syncs the directory.
-pub(super) fn finish_rotation(
-    dir: &std::path::Path,
-    old: Option<&Keypair>,
-) -> Result<(), LedgerError> {
-    let key = |e: std::io::Error| LedgerError::Key(e.to_string());
-    if let Some(old) = old {
-        let retired = dir.join(RETIRED_DIR);
-        std::fs::create_dir_all(&retired).map_err(key)?;
-        old.write_to(&retired.join(format!("{}.key", old.id())))
-            .map_err(|e| LedgerError::Key(e.to_string()))?;
-    }
-    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE)).map_err(key)?;
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(key)
-}
-
 /// The chain head recorded in the store: next sequence and last hash.
 pub(super) fn load_head(store: &dyn LogStore) -> Result<(u64, Hash), LedgerError> {
     match store.last_entry()? {
@@ -1194,6 +741,8 @@ pub(super) fn load_head(store: &dyn LogStore) -> Result<(u64, Hash), LedgerError
 
 #[cfg(test)]
 mod tests {
+    use super::super::anchor::AnchorWriter;
+    use super::super::store::Store;
     use super::*;
 
     /// Which entries are signed: each group's last, the last before the key changes, key entries,

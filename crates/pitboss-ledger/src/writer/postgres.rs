@@ -1,0 +1,152 @@
+//! PostgreSQL's side of the writer: one group at a time, each in its own transaction ordered by
+//! the head row (`pg.rs`): the row locked and the group's records read in one round trip, the
+//! group built and signed on them (`mod.rs`), its writes, the head's move and `COMMIT` in the
+//! other. Owns that loop and what it reads first; builds no group itself.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+
+use std::time::Instant;
+
+use super::super::keys::KeyId;
+use super::super::pg::{Committed, PgStore, Session};
+use super::super::store::cf;
+use super::super::LedgerError;
+use super::{answer, refuse_all, Anchorer, Durable, Job, Writer, CURRENT_KEY};
+
+/// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
+pub(crate) const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl Writer {
+    /// PostgreSQL: one group at a time, each in its own transaction ordered by the head row
+    /// (`pg.rs`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
+    /// event streams see what the other servers write.
+    pub(super) fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
+        let mut session = None;
+        loop {
+            let first = match jobs.recv_timeout(HEAD_POLL) {
+                Ok(job) => job,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Ok(Some((size, _))) = pg.head_row() {
+                        self.head.send_if_modified(|head| {
+                            let moved = size > *head;
+                            *head = (*head).max(size);
+                            moved
+                        });
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            let group = self.next_group(first, &jobs);
+            self.commit_postgres(pg, &mut session, group);
+        }
+    }
+
+    /// Locks the head row, builds and signs the group on it, commits it and answers. A lost
+    /// connection is opened again for the next group; a group that fails is refused whole.
+    pub(super) fn commit_postgres(
+        &mut self,
+        pg: &PgStore,
+        session: &mut Option<Session>,
+        jobs: Vec<Job>,
+    ) {
+        if session.as_ref().is_none_or(Session::is_closed) {
+            *session = None;
+            match pg.session() {
+                Ok(opened) => *session = Some(opened),
+                Err(e) => return refuse_all(jobs, &LedgerError::from(e)),
+            }
+        }
+        let Some(open) = session.as_ref() else {
+            return refuse_all(jobs, &LedgerError::Stopped);
+        };
+        let (head, prefetched) = match open.lock_head(wanted_records(&jobs)) {
+            Ok(locked) => locked,
+            Err(e) => {
+                open.rollback();
+                return refuse_all(jobs, &LedgerError::from(e));
+            }
+        };
+        // Another server may have written since this one's last group: only what was read after
+        // the lock is current.
+        (self.next_sequence, self.last_hash) = head;
+        self.versions = [HashMap::new(), HashMap::new()];
+        self.recent = [HashMap::new(), HashMap::new()];
+        self.prefetched = prefetched;
+        // A rotation by another server: this one signs with the new key (if its key file was
+        // replaced) or not at all — never on with a key the log has rotated away from.
+        let current = self
+            .prefetched
+            .get(&(cf::META, CURRENT_KEY.to_vec()))
+            .cloned();
+        if let Some(Some(current)) = current.filter(|c| c.as_deref() != Some(&self.key.id().0[..]))
+        {
+            self.reload_key();
+            if current != self.key.id().0 {
+                open.rollback();
+                self.prefetched.clear();
+                let current = KeyId::from_slice(&current)
+                    .map_or_else(|| hex::encode(&current), |id| id.to_string());
+                return refuse_all(
+                    jobs,
+                    &LedgerError::Key(format!(
+                        "the log's signing key is now {current} (rotated by another server); this \
+                         server's key file holds {}: copy the new key file here",
+                        self.key.id()
+                    )),
+                );
+            }
+        }
+        let mut prepared = self.prepare(jobs);
+        self.prefetched.clear();
+        let batch = std::mem::take(&mut prepared.batch);
+        let new = (prepared.next_sequence, prepared.last_hash);
+        let durable = Durable {
+            appends: prepared.appends,
+            rotations: prepared.rotations,
+            rotated: prepared.rotated,
+            next_sequence: prepared.next_sequence,
+            last_hash: prepared.last_hash,
+            origin: prepared.origin,
+            key: prepared.key,
+        };
+        if batch.is_empty() {
+            open.rollback();
+            return answer(&self.key_dir, durable);
+        }
+        let started = Instant::now();
+        let committed = open.commit_group(batch, head, new);
+        self.stats.wal_sync.observe_duration(started.elapsed());
+        let error = match committed {
+            Ok(Committed::Done) => {
+                self.head.send_replace(new.0);
+                return answer(&self.key_dir, durable);
+            }
+            Ok(Committed::HeadMoved) => LedgerError::HeadMoved,
+            Err(e) => LedgerError::from(e),
+        };
+        // Nothing was written — or, when the answer to COMMIT was lost with the connection, the
+        // outcome is unknown and the callers' retries with their request ids learn it. Either way
+        // the next group starts from the head row again, with the key file as it is.
+        self.reload_key();
+        Anchorer::fail(durable, &error);
+    }
+}
+
+/// The records a group's staging will read: each stream's version and each request id's record
+/// (read once, after the head row is locked).
+fn wanted_records(jobs: &[Job]) -> Vec<(&'static str, Vec<u8>)> {
+    let mut wanted = vec![(cf::META, CURRENT_KEY.to_vec())];
+    for job in jobs {
+        if let Job::Append(request, _) = job {
+            wanted.push((cf::HEADS, request.stream.as_bytes().to_vec()));
+            if let Some(key) = &request.request {
+                wanted.push((cf::REQUESTS, key.id.as_bytes().to_vec()));
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    wanted
+}
