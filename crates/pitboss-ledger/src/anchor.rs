@@ -3,7 +3,7 @@
 //! write-ahead log, table files put back from an older copy) is told apart from a log that was
 //! never longer. The writer rewrites it after every group's write-ahead-log sync and before it
 //! acknowledges the group (`writer/`); opening the ledger and `pitboss verify` compare the log
-//! with it (`integrity.rs`).
+//! with it (`integrity/`).
 //!
 //! The file is 1 024 bytes: two slots of 512 bytes, written alternately in place (`pwrite`, then
 //! `fdatasync`), so a write never touches the slot that holds the previous anchor. A slot:

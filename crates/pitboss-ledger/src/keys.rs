@@ -5,7 +5,7 @@
 //!
 //! Owns key material and files; the log records public keys as entries (`KeyPublished`,
 //! `KeyRotated`), which the writer appends; whether a key is the log's is decided when the ledger
-//! opens (`integrity.rs`).
+//! opens (`integrity/`).
 
 use std::fmt;
 use std::io::Write;

@@ -325,7 +325,7 @@ pub struct Ledger {
 pub const MAX_QUEUED: usize = 4096;
 
 impl Ledger {
-    /// Opens (or creates) the ledger in `dir` after every check of `integrity.rs`: the store, its
+    /// Opens (or creates) the ledger in `dir` after every check of `integrity/`: the store, its
     /// write-ahead log and tables, the chain, the anchor and the signing key (created only for an
     /// empty log, and published as its first entry). Resumes at the chain head (the last durable
     /// entry, after a crash too). A directory that cannot be trusted is refused with every reason.
