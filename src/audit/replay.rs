@@ -244,46 +244,7 @@ pub fn replay_entries(
         consistent: false,
         report: Vec::new(),
     };
-    // The events the entries carry.
-    let mut events: Vec<Event> = Vec::new();
-    for (entry, (chain_ok, signature_ok, note)) in entries.iter().zip(statuses) {
-        let seq = entry.envelope.sequence;
-        let decoded = entry
-            .payload()
-            .map_err(|e| e.to_string())
-            .and_then(|payload| {
-                codec::payload_to_event(&payload)
-                    .map_err(|e| e.to_string())?
-                    .ok_or_else(|| "not a hand event".to_string())
-            });
-        let kind = decoded
-            .as_ref()
-            .map_or("undecodable", |e| e.kind())
-            .to_string();
-        report.events.push(EventCheck {
-            sequence: seq,
-            stream_position: entry.envelope.stream_position,
-            kind,
-            chain_ok,
-            signature_ok,
-            rederived: false,
-            note,
-            actor: entry.envelope.actor.clone(),
-        });
-        match decoded {
-            Ok(event) => events.push(event),
-            Err(problem) => {
-                report.mismatches.push(Mismatch {
-                    sequence: seq,
-                    event: "undecodable".into(),
-                    field: "payload".into(),
-                    recorded: problem,
-                    rederived: String::new(),
-                });
-                break;
-            }
-        }
-    }
+    let events = decode_events(entries, statuses, &mut report);
     let Some(Event::Opened(opened)) = events.first().cloned() else {
         report
             .report
@@ -343,6 +304,81 @@ pub fn replay_entries(
     };
 
     // Re-decide every recorded command and compare.
+    let Some(hand) = rederive(&events, seed, config, &mut report) else {
+        return report;
+    };
+    report.status = hand.status();
+    report.settlement = hand.settlement().cloned();
+    report.void = hand.void().cloned();
+
+    report.completion = hand.completion().cloned();
+    let m = |amount: Money| amount.display(hand.config().currency.minor_digits);
+
+    completion_words(&mut report);
+    settlement_words(&mut report, &hand, &m);
+    void_words(&mut report, &m);
+    verdict(&mut report);
+    report
+}
+
+/// The events the entries carry, each entry's check added to the report (its storage's status from
+/// the caller); an entry that carries no hand event is a mismatch, and the events stop there.
+fn decode_events(
+    entries: &[Entry],
+    statuses: Vec<EntryStatus>,
+    report: &mut ProofReport,
+) -> Vec<Event> {
+    let mut events: Vec<Event> = Vec::new();
+    for (entry, (chain_ok, signature_ok, note)) in entries.iter().zip(statuses) {
+        let seq = entry.envelope.sequence;
+        let decoded = entry
+            .payload()
+            .map_err(|e| e.to_string())
+            .and_then(|payload| {
+                codec::payload_to_event(&payload)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| "not a hand event".to_string())
+            });
+        let kind = decoded
+            .as_ref()
+            .map_or("undecodable", |e| e.kind())
+            .to_string();
+        report.events.push(EventCheck {
+            sequence: seq,
+            stream_position: entry.envelope.stream_position,
+            kind,
+            chain_ok,
+            signature_ok,
+            rederived: false,
+            note,
+            actor: entry.envelope.actor.clone(),
+        });
+        match decoded {
+            Ok(event) => events.push(event),
+            Err(problem) => {
+                report.mismatches.push(Mismatch {
+                    sequence: seq,
+                    event: "undecodable".into(),
+                    field: "payload".into(),
+                    recorded: problem,
+                    rederived: String::new(),
+                });
+                break;
+            }
+        }
+    }
+    events
+}
+
+/// Re-decides every recorded command from the seed with the engine and compares what it gives with
+/// what was recorded, event by event: the hand as re-derived, or `None` if the engine refused to
+/// evolve it (said in the report). Stops at the first mismatch, which the report holds.
+fn rederive(
+    events: &[Event],
+    seed: Seed,
+    config: Arc<GameConfig>,
+    report: &mut ProofReport,
+) -> Option<Hand> {
     let mut hand = Hand::new(seed, config);
     let mut i = 0;
     while i < events.len() && report.mismatches.is_empty() {
@@ -401,7 +437,7 @@ pub fn replay_entries(
                             Ok(h) => h,
                             Err(e) => {
                                 report.report.push(format!("internal: {e}"));
-                                return report;
+                                return None;
                             }
                         };
                     }
@@ -410,13 +446,11 @@ pub fn replay_entries(
             }
         }
     }
-    report.status = hand.status();
-    report.settlement = hand.settlement().cloned();
-    report.void = hand.void().cloned();
+    Some(hand)
+}
 
-    report.completion = hand.completion().cloned();
-    let m = |amount: Money| amount.display(hand.config().currency.minor_digits);
-
+/// A completion by rule, in words.
+fn completion_words(report: &mut ProofReport) {
     if let Some(c) = &report.completion {
         report.report.push(format!(
             "COMPLETED BY RULE ({}) recorded by {} at {} ms: {}. Allowed because: {}",
@@ -427,74 +461,89 @@ pub fn replay_entries(
             c.allowed_because
         ));
     }
-    // The settlement in words.
-    if let Some(s) = &report.settlement {
-        for line in &s.lines {
-            let cap = match line.cap {
-                Some(cap) if line.cut > Money::ZERO => {
-                    format!("; CAP {} BOUND, cut {}", m(cap), m(line.cut))
-                }
-                Some(cap) => format!("; cap {} not reached", m(cap)),
-                None => String::new(),
-            };
-            report.report.push(format!(
-                "{} {}: {} -> {} ({}): uncapped {}, paid {}{cap}",
-                line.bet,
-                m(line.stake),
-                line.judged_on,
-                line.rule,
-                pays(line.pay, hand.config().currency.minor_digits),
-                m(line.uncapped),
-                m(line.payout)
-            ));
-        }
-        if let Some(g) = &s.game_cap {
-            report.report.push(game_cap_words(g, &m));
-        }
-        report.report.push(format!(
-            "staked {}, paid {}",
-            m(s.total_staked),
-            m(s.total_paid)
-        ));
-    }
-    if let Some(v) = &report.void {
-        report.refunds_equal_stakes = match v.order.kind {
-            VoidKind::Malfunction | VoidKind::Incomplete => {
-                v.lines.iter().all(|l| l.paid_now == l.stake)
+}
+
+/// The settlement in words: every line with its rule, pay, cap and payout, the game's cap, totals.
+fn settlement_words(report: &mut ProofReport, hand: &Hand, m: &impl Fn(Money) -> String) {
+    let Some(s) = report.settlement.clone() else {
+        return;
+    };
+    for line in &s.lines {
+        let cap = match line.cap {
+            Some(cap) if line.cut > Money::ZERO => {
+                format!("; CAP {} BOUND, cut {}", m(cap), m(line.cut))
             }
-            VoidKind::ConductForfeit => true,
+            Some(cap) => format!("; cap {} not reached", m(cap)),
+            None => String::new(),
         };
         report.report.push(format!(
-            "VOID ({}) recorded by {}{} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
-            codec::id_of(&v.order.kind),
-            v.order.recorded_by,
-            v.order
-                .approved_by
-                .as_ref()
-                .map(|a| format!(", approved by {a}"))
-                .unwrap_or_default(),
-            v.order.at.0,
-            v.order.reason,
-            v.allowed_because,
-            m(v.paid_before),
-            m(v.paid_now),
-            if report.refunds_equal_stakes { "yes" } else { "NO" }
+            "{} {}: {} -> {} ({}): uncapped {}, paid {}{cap}",
+            line.bet,
+            m(line.stake),
+            line.judged_on,
+            line.rule,
+            pays(line.pay, hand.config().currency.minor_digits),
+            m(line.uncapped),
+            m(line.payout)
         ));
-        for line in &v.lines {
-            report.report.push(format!(
-                "  void {} {}: paid before {}, paid now {}",
-                line.bet,
-                m(line.stake),
-                m(line.paid_before),
-                m(line.paid_now)
-            ));
-        }
-        if let Some(g) = &v.game_cap {
-            report
-                .report
-                .push(format!("  void repeats the {}", game_cap_words(g, &m)));
-        }
     }
+    if let Some(g) = &s.game_cap {
+        report.report.push(game_cap_words(g, &m));
+    }
+    report.report.push(format!(
+        "staked {}, paid {}",
+        m(s.total_staked),
+        m(s.total_paid)
+    ));
+}
+
+/// A void in words, and whether its refunds equal the stakes (a malfunction or an incomplete game
+/// refunds every stake).
+fn void_words(report: &mut ProofReport, m: &impl Fn(Money) -> String) {
+    let Some(v) = report.void.clone() else {
+        return;
+    };
+    report.refunds_equal_stakes = match v.order.kind {
+        VoidKind::Malfunction | VoidKind::Incomplete => {
+            v.lines.iter().all(|l| l.paid_now == l.stake)
+        }
+        VoidKind::ConductForfeit => true,
+    };
+    report.report.push(format!(
+        "VOID ({}) recorded by {}{} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
+        codec::id_of(&v.order.kind),
+        v.order.recorded_by,
+        v.order
+            .approved_by
+            .as_ref()
+            .map(|a| format!(", approved by {a}"))
+            .unwrap_or_default(),
+        v.order.at.0,
+        v.order.reason,
+        v.allowed_because,
+        m(v.paid_before),
+        m(v.paid_now),
+        if report.refunds_equal_stakes { "yes" } else { "NO" }
+    ));
+    for line in &v.lines {
+        report.report.push(format!(
+            "  void {} {}: paid before {}, paid now {}",
+            line.bet,
+            m(line.stake),
+            m(line.paid_before),
+            m(line.paid_now)
+        ));
+    }
+    if let Some(g) = &v.game_cap {
+        report
+            .report
+            .push(format!("  void repeats the {}", game_cap_words(g, &m)));
+    }
+}
+
+/// The verdict: every link and signature, every event re-derived, no mismatch, the commitment
+/// opened; and each mismatch in words.
+fn verdict(report: &mut ProofReport) {
     let chained = report.events.iter().all(|e| e.chain_ok && e.signature_ok);
     let rederived = report.events.iter().all(|e| e.rederived);
     report.consistent =
@@ -524,5 +573,4 @@ pub fn replay_entries(
             m.sequence, m.event, m.field, m.recorded, m.rederived
         ));
     }
-    report
 }
