@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use prost::Message;
 
 use crate::codec::{self, EntryPayload};
-use pitboss_engine::config::ConfigId;
+use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
+use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, Timestamp};
 use pitboss_engine::rng::Seed;
 use pitboss_engine::settlement::Wager;
 use pitboss_ledger::{AppendRequest, Appended, Expected, LedgerError, RequestKey};
@@ -200,6 +200,78 @@ impl Floor {
         script: &Script,
         advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
     ) -> Result<HandSnapshot, FloorError> {
+        let (game, config_id, config) = self.opening_config(&request)?;
+        let key = requests::open(method, &request, script);
+        if let Some(key) = &key {
+            if let Some(first) = self.answered(key, &Target::NewHand)? {
+                return Ok(first);
+            }
+        }
+        // Recorded by an earlier release, a configuration may be of a retired rules version, or
+        // outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
+        // opens under it.
+        Floor::playable(&config).map_err(|problem| FloorError::ConfigNotPlayable {
+            id: config_id,
+            problem,
+        })?;
+        let wagers = self.wagers_of(&request, game)?;
+        let (hand_id, seed) = fresh_hand()?;
+        let at = self.now();
+        let mut hand = Hand::new(seed, config);
+        let mut events = hand.decide(&Command::Open(OpenHand {
+            table: request.table.clone(),
+            player: request.player.clone(),
+            wagers,
+            at: Timestamp(at),
+            rebet_of: request.rebet_of.clone(),
+        }))?;
+        for event in &events {
+            hand = hand.evolve(event)?;
+        }
+        let hand = play_script(hand, at, script, advise, &mut events)?;
+        let mut indexes = index::for_opened_hand(&hand_id, &request.table, &request.player, at);
+        if hand.status() != Status::InProgress {
+            // Ended in the same append: never in the index of open hands.
+            let open = index::open_hand_entry(&hand_id, at);
+            indexes.retain(|entry| *entry != open);
+        }
+        let appended = self
+            .ledger
+            .append(AppendRequest {
+                stream: hand_stream(&hand_id),
+                expected: Expected::Version(0),
+                payloads: events
+                    .iter()
+                    .map(|e| codec::event_to_payload(e).encode_to_vec())
+                    .collect(),
+                request: key.clone(),
+                indexes,
+                secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
+                unindex: Vec::new(),
+                recorded_at_ms: at,
+                actor: request.actor.clone(),
+            })
+            .await?;
+        if appended.duplicate {
+            // Another call with the same id and request was first (it was in flight when this one
+            // checked): answer with that hand, from the log; this one's hand never existed.
+            return self.answered_after_append(key.as_ref(), &Target::NewHand);
+        }
+        self.tally.record(game, &events);
+        self.cache_put(&hand_id, &hand);
+        Ok(HandSnapshot {
+            id: hand_id,
+            hand,
+            duplicate: false,
+        })
+    }
+
+    /// An opening's game and configuration, its table and player checked: the configuration named,
+    /// or the game's default, which must be of that game.
+    fn opening_config(
+        &self,
+        request: &OpenRequest,
+    ) -> Result<(GameId, ConfigId, Arc<GameConfig>), FloorError> {
         let game = request.game.ok_or_else(|| invalid("game", "required"))?;
         actor_given(&request.actor)?;
         if request.table.trim().is_empty() {
@@ -237,19 +309,12 @@ impl Floor {
                 ),
             ));
         }
-        let key = requests::open(method, &request, script);
-        if let Some(key) = &key {
-            if let Some(first) = self.answered(key, &Target::NewHand)? {
-                return Ok(first);
-            }
-        }
-        // Recorded by an earlier release, a configuration may be of a retired rules version, or
-        // outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
-        // opens under it.
-        Floor::playable(&config).map_err(|problem| FloorError::ConfigNotPlayable {
-            id: config_id,
-            problem,
-        })?;
+        Ok((game, config_id, config))
+    }
+
+    /// The opening's wagers: as asked, or for a rebet with none, the earlier hand's (which must be
+    /// the same player's, at the same game).
+    fn wagers_of(&self, request: &OpenRequest, game: GameId) -> Result<Vec<Wager>, FloorError> {
         let mut wagers = request.wagers.clone();
         if let Some(earlier) = &request.rebet_of {
             if !is_hand_id(earlier) {
@@ -274,88 +339,7 @@ impl Floor {
                 wagers = opened.wagers.clone();
             }
         }
-        let mut id_bytes = [0u8; 16];
-        let mut seed = [0u8; 32];
-        getrandom::fill(&mut id_bytes)
-            .and_then(|()| getrandom::fill(&mut seed))
-            .map_err(FloorError::Randomness)?;
-        let hand_id = hex::encode(id_bytes);
-        let seed = Seed::from_bytes(seed);
-        let at = self.now();
-        let mut hand = Hand::new(seed, config);
-        let mut events = hand.decide(&Command::Open(OpenHand {
-            table: request.table.clone(),
-            player: request.player.clone(),
-            wagers,
-            at: Timestamp(at),
-            rebet_of: request.rebet_of.clone(),
-        }))?;
-        for event in &events {
-            hand = hand.evolve(event)?;
-        }
-        let next = |hand: &Hand, n: usize| match script.decisions.get(n) {
-            Some(action) => Ok(Some(*action)),
-            None if script.follow_advice => advise(hand),
-            None => Ok(None),
-        };
-        let mut index = 0;
-        while hand.status() == Status::InProgress {
-            let Some(action) = next(&hand, index)? else {
-                break;
-            };
-            let more = hand
-                .decide(&Command::Act {
-                    action,
-                    at: Timestamp(at),
-                })
-                .map_err(|source| FloorError::Decision { index, source })?;
-            for event in &more {
-                hand = hand.evolve(event)?;
-            }
-            events.extend(more);
-            index += 1;
-        }
-        if index < script.decisions.len() {
-            return Err(FloorError::Script {
-                field: format!("decisions[{index}]"),
-                problem: "the hand has already ended".into(),
-            });
-        }
-        let mut indexes = index::for_opened_hand(&hand_id, &request.table, &request.player, at);
-        if hand.status() != Status::InProgress {
-            // Ended in the same append: never in the index of open hands.
-            let open = index::open_hand_entry(&hand_id, at);
-            indexes.retain(|entry| *entry != open);
-        }
-        let appended = self
-            .ledger
-            .append(AppendRequest {
-                stream: hand_stream(&hand_id),
-                expected: Expected::Version(0),
-                payloads: events
-                    .iter()
-                    .map(|e| codec::event_to_payload(e).encode_to_vec())
-                    .collect(),
-                request: key.clone(),
-                indexes,
-                secrets: vec![(hand_id.as_bytes().to_vec(), seed.as_bytes().to_vec())],
-                unindex: Vec::new(),
-                recorded_at_ms: at,
-                actor: request.actor.clone(),
-            })
-            .await?;
-        if appended.duplicate {
-            // Another call with the same id and request was first (it was in flight when this one
-            // checked): answer with that hand, from the log; this one's hand never existed.
-            return self.answered_after_append(key.as_ref(), &Target::NewHand);
-        }
-        self.tally.record(game, &events);
-        self.cache_put(&hand_id, &hand);
-        Ok(HandSnapshot {
-            id: hand_id,
-            hand,
-            duplicate: false,
-        })
+        Ok(wagers)
     }
 
     pub(super) fn cache_put(&self, id: &str, hand: &Hand) {
@@ -534,6 +518,60 @@ impl Floor {
     pub(super) fn now_for(&self, hand: &Hand) -> Timestamp {
         Timestamp(self.now()).max(hand.last_at())
     }
+}
+
+/// A new hand's id (16 random bytes, hex) and seed (32), from the operating system.
+fn fresh_hand() -> Result<(String, Seed), FloorError> {
+    let mut id_bytes = [0u8; 16];
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut id_bytes)
+        .and_then(|()| getrandom::fill(&mut seed))
+        .map_err(FloorError::Randomness)?;
+    let hand_id = hex::encode(id_bytes);
+    let seed = Seed::from_bytes(seed);
+    Ok((hand_id, seed))
+}
+
+/// Plays `script` on the opened `hand` (recorded at `at`): its decisions in order, then, with
+/// `follow_advice`, what `advise` answers, until the hand ends; the events are added to `events`.
+/// A refused decision refuses the whole script, naming it; decisions left over after the hand
+/// ended are refused too.
+fn play_script(
+    mut hand: Hand,
+    at: u64,
+    script: &Script,
+    advise: impl Fn(&Hand) -> Result<Option<Action>, FloorError>,
+    events: &mut Vec<Event>,
+) -> Result<Hand, FloorError> {
+    let next = |hand: &Hand, n: usize| match script.decisions.get(n) {
+        Some(action) => Ok(Some(*action)),
+        None if script.follow_advice => advise(hand),
+        None => Ok(None),
+    };
+    let mut index = 0;
+    while hand.status() == Status::InProgress {
+        let Some(action) = next(&hand, index)? else {
+            break;
+        };
+        let more = hand
+            .decide(&Command::Act {
+                action,
+                at: Timestamp(at),
+            })
+            .map_err(|source| FloorError::Decision { index, source })?;
+        for event in &more {
+            hand = hand.evolve(event)?;
+        }
+        events.extend(more);
+        index += 1;
+    }
+    if index < script.decisions.len() {
+        return Err(FloorError::Script {
+            field: format!("decisions[{index}]"),
+            problem: "the hand has already ended".into(),
+        });
+    }
+    Ok(hand)
 }
 
 #[cfg(test)]
