@@ -191,3 +191,37 @@ fn an_import_circle_is_found() {
     edges.insert("c".to_string(), vec!["a".to_string()]);
     assert!(cycle(&edges).is_some_and(|c| c.first() == c.last()));
 }
+
+/// ARCHITECTURE.md is the map: every source file of the workspace is named there (as `file.rs`,
+/// `dir/file.rs` or its module's name in backticks), so a file added without a place on the map
+/// fails here.
+#[test]
+fn every_source_file_is_on_the_map() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut files = sources(&root.join("src"));
+    for krate in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        files.extend(sources(&krate.expect("a crate").path().join("src")));
+    }
+    assert!(files.len() > 100, "the workspace's sources are read");
+    let unnamed: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let name = file.file_name()?.to_str()?;
+            if matches!(name, "mod.rs" | "lib.rs" | "main.rs") {
+                return None;
+            }
+            let stem = name.strip_suffix(".rs")?;
+            let dir = file.parent()?.file_name()?.to_str()?;
+            let named = map.contains(&format!("`{name}`"))
+                || map.contains(&format!("{dir}/{name}"))
+                || map.contains(&format!("`{stem}`"));
+            (!named).then(|| file.display().to_string())
+        })
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "source files ARCHITECTURE.md does not name:\n{}",
+        unnamed.join("\n")
+    );
+}

@@ -731,3 +731,17 @@ fn an_unsigned_run_sealed_by_another_key_is_named() {
         )
     );
 }
+
+/// A key entry carries its own signature: it is what establishes its key. One whose signature was
+/// removed is refused although a later entry by the same key would seal it.
+#[test]
+fn a_key_entry_without_its_own_signature_is_named() {
+    let dir = filled(3);
+    strip_signature(dir.path(), 0);
+    let (sequence, kind) = problem_of(dir.path());
+    assert_eq!(sequence, 0);
+    assert!(
+        matches!(&kind, ProblemKind::UntrustedKey(why) if why.contains("without its own signature")),
+        "{kind:?}"
+    );
+}

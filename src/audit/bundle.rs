@@ -343,23 +343,29 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
                 )
             });
         let key_id = hex::encode(&entry.envelope.key_id);
-        // An unsigned entry was sealed in the log by its group's last signature; here the
-        // checkpoint's signature vouches for it, through its inclusion.
-        let signed = match &entry.signature {
-            None => included,
-            Some(signature) => bundle
-                .keys
-                .get(&key_id)
-                .and_then(|k| hash_of(k))
-                .and_then(|k| VerifyingKey::from_bytes(&k).ok())
-                .filter(|k| KeyId::of(k).0.as_slice() == entry.envelope.key_id.as_slice())
-                .is_some_and(|k| k.verify(&hash, &Signature::from_bytes(signature)).is_ok()),
+        // The key the envelope names must be listed (signed or not, as the Python checker
+        // holds). An unsigned entry was sealed in the log by its group's last signature; here
+        // the checkpoint's signature vouches for it, through its inclusion.
+        let key = bundle
+            .keys
+            .get(&key_id)
+            .and_then(|k| hash_of(k))
+            .and_then(|k| VerifyingKey::from_bytes(&k).ok())
+            .filter(|k| KeyId::of(k).0.as_slice() == entry.envelope.key_id.as_slice());
+        let listed = key.is_some();
+        let signed = match (&entry.signature, key) {
+            (_, None) => false,
+            (None, Some(_)) => included,
+            (Some(signature), Some(key)) => {
+                key.verify(&hash, &Signature::from_bytes(signature)).is_ok()
+            }
         };
-        let note = match (hash == entry.hash, included, signed) {
-            (true, true, true) => String::new(),
-            (false, _, _) => "its bytes do not hash to its recorded hash".into(),
-            (_, false, _) => "not proven in the checkpoint's tree".into(),
-            (_, _, false) => format!("signature does not verify with key {key_id}"),
+        let note = match (hash == entry.hash, included, listed, signed) {
+            (true, true, true, true) => String::new(),
+            (false, ..) => "its bytes do not hash to its recorded hash".into(),
+            (_, false, ..) => "not proven in the checkpoint's tree".into(),
+            (_, _, false, _) => format!("its key {key_id} is not among the bundle's keys"),
+            (.., false) => format!("signature does not verify with key {key_id}"),
         };
         statuses.push((hash == entry.hash && included, signed, note));
         entries.push(entry);

@@ -165,6 +165,9 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
     forged[unsigned]["stored"] = base64::engine::general_purpose::STANDARD
         .encode(prost::Message::encode_to_vec(&record))
         .into();
+    // The keys removed: an entry whose key the bundle does not list fails, signed or not.
+    let mut no_keys = a.clone();
+    no_keys["keys"] = serde_json::json!({});
     let mut extra_line = a.clone();
     extra_line["checkpoint"] = a["checkpoint"]
         .as_str()
@@ -232,6 +235,12 @@ fn cut_padded_or_relabelled_bundles_are_refused_with_the_reason() {
             with_entries(forged),
             "signature does not verify with key",
             "FAIL signature",
+        ),
+        (
+            "no_keys",
+            no_keys,
+            "is not among the bundle's keys",
+            "FAIL key id",
         ),
         (
             "v1",

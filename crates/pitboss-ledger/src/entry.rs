@@ -17,9 +17,9 @@ pub const ENTRY_DOMAIN: &[u8] = b"pitboss.v1.event\0";
 /// A 32-byte SHA-256 hash.
 pub type Hash = [u8; 32];
 
-/// The longest run of unsigned entries a log may hold: the writer signs at least every
-/// `SEAL_RUN`th entry, and verification refuses a longer run (it holds a run in memory until the
-/// signature that seals it is checked).
+/// Runs of unsigned entries are shorter than this: the writer signs at least every `SEAL_RUN`th
+/// entry, and verification refuses a run of `SEAL_RUN` unsigned entries (it holds a run in memory
+/// until the signature that seals it is checked).
 pub const SEAL_RUN: usize = 1024;
 
 /// The hash before the first entry.

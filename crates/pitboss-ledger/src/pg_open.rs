@@ -198,12 +198,15 @@ fn check_head(store: &PgStore, create: bool) -> Result<Head, PgRefusal> {
                 .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
                 .and_then(|b| VerifyingKey::from_bytes(&b).ok());
             // The last entry ends a group: it is always signed.
-            let signature = entry
+            let Some(signature) = entry
                 .signature
-                .map(|s| ed25519_dalek::Signature::from_bytes(&s));
-            let good = public
-                .zip(signature)
-                .is_some_and(|(key, signature)| key.verify(&entry.hash, &signature).is_ok());
+                .map(|s| ed25519_dalek::Signature::from_bytes(&s))
+            else {
+                return Err(disagrees(format!(
+                    "entry {sequence}, the last, carries no signature (a group's last entry always does)"
+                )));
+            };
+            let good = public.is_some_and(|key| key.verify(&entry.hash, &signature).is_ok());
             if !good {
                 return Err(PgRefusal::BadSignature {
                     database,

@@ -442,9 +442,19 @@ fn check(
         check_payload(&entry.envelope.payload)
             .map_err(|e| ProblemKind::Undecodable(e.to_string()))?;
     }
-    // Key entries establish keys before their own signature is checked.
+    // Key entries establish keys before their own signature is checked; each carries its own.
     let mut recovery = None;
-    match entry.ledger_payload().map(|p| p.kind) {
+    let payload = entry.ledger_payload().map(|p| p.kind);
+    if matches!(
+        payload,
+        Ok(Some(Kind::KeyPublished(_) | Kind::KeyRotated(_)))
+    ) && entry.signature.is_none()
+    {
+        return Err(ProblemKind::UntrustedKey(
+            "a key entry without its own signature".into(),
+        ));
+    }
+    match payload {
         Ok(Some(Kind::KeyPublished(k))) => {
             let public = verifying_key(&k.public_key)?;
             if KeyId::of(&public) != key_id || k.key_id != key_id.0 {
