@@ -166,10 +166,17 @@ type InFlight = (Appended, Fingerprint);
 /// be built but not yet written (the one being built, two queued, one being synced).
 const RECENT_GROUPS: u64 = 64;
 
-/// A group built and signed, ready to be written.
+/// A group built and signed, ready to be written: its epoch, its writes, and what it answers and
+/// records once durable.
 pub(super) struct Prepared {
     epoch: u64,
     batch: Batch,
+    durable: Durable,
+}
+
+/// A group's answers and where the chain stands after it: once its batch is durable (in the WAL,
+/// waiting for the anchor; or committed by PostgreSQL), what goes out.
+pub(super) struct Durable {
     appends: Vec<Answer<Appended>>,
     rotations: Vec<Answer<KeyId>>,
     rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
@@ -181,15 +188,14 @@ pub(super) struct Prepared {
     key: Arc<Keypair>,
 }
 
-/// A group whose batch is durable in the WAL, waiting for the anchor before its answers go out.
-pub(super) struct Durable {
-    appends: Vec<Answer<Appended>>,
-    rotations: Vec<Answer<KeyId>>,
-    rotated: Option<(Arc<Keypair>, Arc<Keypair>)>,
-    next_sequence: u64,
-    last_hash: Hash,
-    origin: Option<Hash>,
-    key: Arc<Keypair>,
+/// Refuses every caller of a group that will not be written (or whose writing failed).
+fn refuse(group: Durable, error: &LedgerError) {
+    for (reply, result) in group.appends {
+        let _ = reply.send(result.and(Err(error.clone())));
+    }
+    for (reply, _) in group.rotations {
+        let _ = reply.send(Err(error.clone()));
+    }
 }
 
 /// Answers the callers of a durable group (anchored, or committed by PostgreSQL), after making a
@@ -387,7 +393,7 @@ impl Writer {
         if let Some(durable) = durable {
             match self.anchorer.as_mut() {
                 Some(anchorer) => anchorer.finish(vec![durable]),
-                None => Anchorer::fail(durable, &LedgerError::Stopped),
+                None => refuse(durable, &LedgerError::Stopped),
             }
         }
     }
@@ -524,13 +530,15 @@ impl Writer {
         Prepared {
             epoch: self.epoch,
             batch,
-            appends,
-            rotations,
-            rotated,
-            next_sequence: self.next_sequence,
-            last_hash: self.last_hash,
-            origin: self.origin,
-            key: self.key.clone(),
+            durable: Durable {
+                appends,
+                rotations,
+                rotated,
+                next_sequence: self.next_sequence,
+                last_hash: self.last_hash,
+                origin: self.origin,
+                key: self.key.clone(),
+            },
         }
     }
 

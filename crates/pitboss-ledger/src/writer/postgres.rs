@@ -12,7 +12,7 @@ use super::super::keys::KeyId;
 use super::super::pg::{Committed, PgStore, Session};
 use super::super::store::cf;
 use super::super::LedgerError;
-use super::{answer, refuse_all, Anchorer, Durable, Job, Writer, CURRENT_KEY};
+use super::{answer, refuse, refuse_all, Job, Prepared, Writer, CURRENT_KEY};
 
 /// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
 pub(crate) const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
@@ -98,19 +98,9 @@ impl Writer {
                 );
             }
         }
-        let mut prepared = self.prepare(jobs);
+        let Prepared { batch, durable, .. } = self.prepare(jobs);
         self.prefetched.clear();
-        let batch = std::mem::take(&mut prepared.batch);
-        let new = (prepared.next_sequence, prepared.last_hash);
-        let durable = Durable {
-            appends: prepared.appends,
-            rotations: prepared.rotations,
-            rotated: prepared.rotated,
-            next_sequence: prepared.next_sequence,
-            last_hash: prepared.last_hash,
-            origin: prepared.origin,
-            key: prepared.key,
-        };
+        let new = (durable.next_sequence, durable.last_hash);
         if batch.is_empty() {
             open.rollback();
             return answer(&self.key_dir, durable);
@@ -130,7 +120,7 @@ impl Writer {
         // outcome is unknown and the callers' retries with their request ids learn it. Either way
         // the next group starts from the head row again, with the key file as it is.
         self.reload_key();
-        Anchorer::fail(durable, &error);
+        refuse(durable, &error);
     }
 }
 

@@ -11,10 +11,10 @@ use std::time::Instant;
 use super::super::anchor::AnchorWriter;
 use super::super::entry::GENESIS;
 use super::super::stats::WriterStats;
-use super::super::store::{Batch, Store};
+use super::super::store::Store;
 use super::super::LedgerError;
 use super::super::Shared;
-use super::{answer, Durable, Job, Prepared, Writer};
+use super::{answer, refuse, Durable, Job, Prepared, Writer};
 
 /// Writes prepared groups in order, each with a synced WAL, and passes them on to the anchor.
 /// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
@@ -30,38 +30,23 @@ impl Syncer {
         while let Ok(prepared) = groups.recv() {
             if let Some(durable) = self.apply(prepared) {
                 if let Err(mpsc::SendError(durable)) = anchor.send(durable) {
-                    Anchorer::fail(durable, &LedgerError::Stopped);
+                    refuse(durable, &LedgerError::Stopped);
                 }
             }
         }
     }
 
-    pub(super) fn fail(prepared: Prepared, error: LedgerError) {
-        for (reply, result) in prepared.appends {
-            let _ = reply.send(result.and(Err(error.clone())));
-        }
-        for (reply, _) in prepared.rotations {
-            let _ = reply.send(Err(error.clone()));
-        }
-    }
-
     /// Writes one group with a synced WAL; `None` when it was refused (its callers answered).
     pub(super) fn apply(&self, prepared: Prepared) -> Option<Durable> {
-        if prepared.epoch <= self.failed_through.load(Ordering::SeqCst) {
-            Syncer::fail(prepared, LedgerError::EarlierWriteFailed);
-            return None;
-        }
         let Prepared {
             epoch,
             batch,
-            appends,
-            rotations,
-            rotated,
-            next_sequence,
-            last_hash,
-            origin,
-            key,
+            durable,
         } = prepared;
+        if epoch <= self.failed_through.load(Ordering::SeqCst) {
+            refuse(durable, &LedgerError::EarlierWriteFailed);
+            return None;
+        }
         let written = if batch.is_empty() {
             Ok(())
         } else {
@@ -71,31 +56,10 @@ impl Syncer {
             written
         };
         match written {
-            Ok(()) => Some(Durable {
-                appends,
-                rotations,
-                rotated,
-                next_sequence,
-                last_hash,
-                origin,
-                key,
-            }),
+            Ok(()) => Some(durable),
             Err(e) => {
                 self.failed_through.fetch_max(epoch, Ordering::SeqCst);
-                Syncer::fail(
-                    Prepared {
-                        epoch,
-                        batch: Batch::default(),
-                        appends,
-                        rotations,
-                        rotated: None,
-                        next_sequence,
-                        last_hash,
-                        origin,
-                        key,
-                    },
-                    e,
-                );
+                refuse(durable, &e);
                 None
             }
         }
@@ -153,15 +117,6 @@ impl Anchorer {
         }
     }
 
-    pub(super) fn fail(durable: Durable, error: &LedgerError) {
-        for (reply, result) in durable.appends {
-            let _ = reply.send(result.and(Err(error.clone())));
-        }
-        for (reply, _) in durable.rotations {
-            let _ = reply.send(Err(error.clone()));
-        }
-    }
-
     /// Anchors the last of `groups` (they are in order) and answers them all.
     pub(super) fn finish(&mut self, groups: Vec<Durable>) {
         let Some(last) = groups.last() else {
@@ -175,7 +130,7 @@ impl Anchorer {
         );
         if self.stopped.load(Ordering::SeqCst) {
             let error = LedgerError::AnchorStopped;
-            groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+            groups.into_iter().for_each(|g| refuse(g, &error));
             return;
         }
         if size > self.anchored {
@@ -189,7 +144,7 @@ impl Anchorer {
                     path: self.file.path().to_path_buf(),
                     source: Shared::new(e),
                 };
-                groups.into_iter().for_each(|g| Anchorer::fail(g, &error));
+                groups.into_iter().for_each(|g| refuse(g, &error));
                 return;
             }
             self.anchored = size;
@@ -235,7 +190,7 @@ impl Writer {
                 let group = self.next_group(first, &jobs);
                 let prepared = self.prepare(group);
                 if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
-                    Syncer::fail(prepared, LedgerError::Stopped);
+                    refuse(prepared.durable, &LedgerError::Stopped);
                 }
             }
             drop(to_syncer);
