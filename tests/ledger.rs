@@ -653,6 +653,8 @@ fn a_group_is_signed_by_its_last_entry_and_an_unsealed_run_is_named() {
         small.payloads = (0..3).map(payload).collect();
         ledger.append_blocking(small).unwrap();
         assert!(ledger.verify().ok());
+        // The benchmarks' reference, signatures one at a time, walks by the same rules.
+        assert_eq!(ledger.verify_one_by_one(), Ok(n + 4));
         // Entry 5 alone is vouched for by entry SEAL_RUN's signature, 1 019 entries later.
         let alone = ledger.verify_range(5, Some(5));
         assert!(alone.ok(), "{alone:?}");

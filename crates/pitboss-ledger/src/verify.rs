@@ -222,6 +222,19 @@ impl Walk {
 
 /// Walks the log as `options` say.
 pub fn walk(store: &dyn LogStore, options: &WalkOptions) -> Walk {
+    walk_checking(store, options, Checking::Batched)
+}
+
+/// How signatures are checked: in batches (`ed25519_dalek::verify_batch`), or one at a time (the
+/// benchmarks' reference).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checking {
+    Batched,
+    OneByOne,
+}
+
+/// [`walk`], signatures checked as `checking` says.
+fn walk_checking(store: &dyn LogStore, options: &WalkOptions, checking: Checking) -> Walk {
     let from = options.from;
     let mut walk = Walk::empty();
     let mut prev: Hash = GENESIS;
@@ -250,7 +263,7 @@ pub fn walk(store: &dyn LogStore, options: &WalkOptions) -> Walk {
             return walk;
         }
     };
-    walk_items(walk, iter, prev, options)
+    walk_items(walk, iter, prev, options, checking)
 }
 
 /// The walk over `items` (from `options.from`, after `prev`, with the keys `walk` holds).
@@ -259,6 +272,7 @@ fn walk_items(
     items: impl Iterator<Item = Result<KeyValue, String>>,
     mut prev: Hash,
     options: &WalkOptions,
+    checking: Checking,
 ) -> Walk {
     let from = options.from;
     let iter = items;
@@ -341,14 +355,14 @@ fn walk_items(
                 break;
             }
         }
-        if batch.len() >= BATCH && unsealed == 0 && !settle(&mut batch, &mut walk) {
+        if batch.len() >= BATCH && unsealed == 0 && !settle(&mut batch, &mut walk, checking) {
             return walk;
         }
     }
     // Unsigned entries at the end that no signature sealed are not verified.
     let first_unsealed = batch.len() - unsealed;
     let unsealed_tail = batch.split_off(first_unsealed);
-    if !settle(&mut batch, &mut walk) {
+    if !settle(&mut batch, &mut walk, checking) {
         return walk;
     }
     walk.report.problem = structural.or_else(|| {
@@ -362,8 +376,8 @@ fn walk_items(
 
 /// Checks a batch's signatures and moves it into the walk's outcome; false at a bad signature
 /// (recorded as the walk's problem).
-fn settle(batch: &mut Vec<Signed>, walk: &mut Walk) -> bool {
-    if let Some(problem) = check_signatures(batch) {
+fn settle(batch: &mut Vec<Signed>, walk: &mut Walk, checking: Checking) -> bool {
+    if let Some(problem) = check_signatures(batch, checking) {
         walk.report.problem = Some(problem);
         return false;
     }
@@ -520,7 +534,7 @@ fn verifying_key(bytes: &[u8]) -> Result<VerifyingKey, ProblemKind> {
 }
 
 /// The first entry of the batch whose signature fails, if any.
-fn check_signatures(batch: &[Signed]) -> Option<Problem> {
+fn check_signatures(batch: &[Signed], checking: Checking) -> Option<Problem> {
     let batch: Vec<(&Signed, Signature)> = batch
         .iter()
         .filter(|s| s.check_signature)
@@ -532,7 +546,9 @@ fn check_signatures(batch: &[Signed]) -> Option<Problem> {
     let messages: Vec<&[u8]> = batch.iter().map(|(s, _)| s.hash.as_slice()).collect();
     let signatures: Vec<Signature> = batch.iter().map(|(_, signature)| *signature).collect();
     let keys: Vec<VerifyingKey> = batch.iter().map(|(s, _)| s.key).collect();
-    if ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok() {
+    if checking == Checking::Batched
+        && ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok()
+    {
         return None;
     }
     batch
@@ -544,56 +560,12 @@ fn check_signatures(batch: &[Signed]) -> Option<Problem> {
         })
 }
 
-/// Verifies signatures one by one (no batching), for comparison in benchmarks.
+/// Verifies the whole log with its signatures checked one at a time (no batching), for comparison
+/// in benchmarks: the same walk and rules as [`walk`]. The entries verified, or the first problem.
 pub fn verify_one_by_one(store: &dyn LogStore) -> Result<u64, Problem> {
-    let mut keys = HashMap::new();
-    let mut prev = GENESIS;
-    let mut n = 0;
-    // The first unsigned entry not yet sealed, and its key.
-    let mut run: Option<(u64, KeyId)> = None;
-    let iter = store.entries_from(0).map_err(|e| Problem {
-        sequence: 0,
-        kind: ProblemKind::Unreadable(e.to_string()),
-    })?;
-    for item in iter {
-        let (key, value) = item.map_err(|e| Problem {
-            sequence: n,
-            kind: ProblemKind::Unreadable(e.to_string()),
-        })?;
-        let sequence = be_u64(&key).unwrap_or(u64::MAX);
-        let signed = check(sequence, n, &value, &prev, &mut keys, None)
-            .map_err(|kind| Problem { sequence, kind })?;
-        let unsealed = |first, why| Problem {
-            sequence: first,
-            kind: ProblemKind::Unsealed(why),
-        };
-        match (run, &signed.signature) {
-            (Some((first, key)), _) if key != signed.key_id => {
-                return Err(unsealed(first, Unsealed::KeyChanges { at: sequence }));
-            }
-            (Some((first, _)), None) if sequence - first + 1 >= SEAL_RUN as u64 => {
-                return Err(unsealed(first, Unsealed::RunTooLong));
-            }
-            (None, None) => run = Some((sequence, signed.key_id)),
-            (_, None) => {}
-            (_, Some(signature)) => {
-                if signed.key.verify(&signed.hash, signature).is_err() {
-                    return Err(Problem {
-                        sequence,
-                        kind: ProblemKind::BadSignature,
-                    });
-                }
-                run = None;
-            }
-        }
-        prev = signed.hash;
-        n += 1;
-    }
-    match run {
-        Some((first, _)) => Err(Problem {
-            sequence: first,
-            kind: ProblemKind::Unsealed(Unsealed::LogEnds),
-        }),
-        None => Ok(n),
+    let report = walk_checking(store, &WalkOptions::default(), Checking::OneByOne).report;
+    match report.problem {
+        Some(problem) => Err(problem),
+        None => Ok(report.verified),
     }
 }
