@@ -3,17 +3,17 @@
 //! SIGHUP), TLS with a client certificate and with a token from Rust and from Python `grpcio`,
 //! serving beyond loopback, and the local administrator made on first start.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::server::{principal, write_access, Server, ADMIN_TOKEN, ALL_ROLES, SECOND_TOKEN};
 use pitboss::access::{Role, METHODS};
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss::service::client::Authorized;
+use pitboss_testkit::server::{
+    principal, write_access, Server, ADMIN_TOKEN, ALL_ROLES, SECOND_TOKEN,
+};
 use prost::Message;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -23,9 +23,9 @@ fn role_token(role: Role) -> String {
     format!("tok-{}", role.id())
 }
 
-/// Calls `path` with an empty request ([`common::rpcs::call`]); the answer's code.
+/// Calls `path` with an empty request ([`pitboss_testkit::rpcs::call`]); the answer's code.
 async fn call(channel: Authorized, path: &str) -> Code {
-    match common::rpcs::call(channel, path).await {
+    match pitboss_testkit::rpcs::call(channel, path).await {
         Ok(()) => Code::Ok,
         Err(e) => e.code(),
     }
@@ -72,7 +72,7 @@ fn documented_matrix() -> BTreeMap<String, Vec<String>> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_role_matrix_holds_for_every_rpc() {
     // The table names every RPC of the descriptor, once.
-    let rpcs: Vec<String> = common::rpcs::every_rpc().into_iter().collect();
+    let rpcs: Vec<String> = pitboss_testkit::rpcs::every_rpc().into_iter().collect();
     let mut table: Vec<String> = METHODS.iter().map(|(m, _)| m.to_string()).collect();
     table.sort();
     assert_eq!(table, rpcs, "the role table and the services' RPCs differ");
@@ -792,20 +792,6 @@ fn pki(dir: &std::path::Path) -> Pki {
     }
 }
 
-/// The Python interpreter with grpcio (the venv `scripts/test` makes).
-fn python() -> std::path::PathBuf {
-    let path = std::env::var_os("PITBOSS_PYTHON").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3"),
-        std::path::PathBuf::from,
-    );
-    assert!(
-        path.exists(),
-        "no Python with grpcio at {}: run scripts/test (it makes .venv), or set PITBOSS_PYTHON",
-        path.display()
-    );
-    path
-}
-
 /// TLS: the server presents its certificate; a client authenticates by its certificate (the
 /// subject names the principal, scoped to table T7) or by a token; from Rust and from Python
 /// grpcio. Plain HTTP/2 to a TLS server gets nowhere.
@@ -895,7 +881,7 @@ async fn tls_with_a_client_certificate_or_a_token_from_rust_and_python() {
     }
 
     // The same from Python grpcio: token and certificate, refusals with their codes.
-    let out = std::process::Command::new(python())
+    let out = std::process::Command::new(pitboss_testkit::python())
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/python/access_client.py"

@@ -1,11 +1,9 @@
 //! The client commands of the `pitboss` binary against a real server: demo, recall, replay (text
 //! and JSON), void, sweep and the load generator.
 
-mod common;
-
 use std::process::Command;
 
-use common::server::Server;
+use pitboss_testkit::server::Server;
 
 fn pitboss(server: &Server, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
@@ -107,7 +105,7 @@ fn client_commands_play_recall_replay_void_and_load() {
     let (ok, _, err) = pitboss(&server, &["approve", &proposal]);
     assert!(!ok && err.contains("PermissionDenied"), "{err}");
     let second = server.data.join("second.token");
-    std::fs::write(&second, common::server::SECOND_TOKEN).unwrap();
+    std::fs::write(&second, pitboss_testkit::server::SECOND_TOKEN).unwrap();
     let (ok, out, err) = pitboss(
         &server,
         &[

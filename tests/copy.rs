@@ -5,10 +5,8 @@
 
 use std::process::Command;
 
-mod common;
-
-use common::postgres::Cluster;
-use common::server::Server;
+use pitboss_testkit::postgres::Cluster;
+use pitboss_testkit::server::Server;
 
 fn pitboss(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))

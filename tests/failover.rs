@@ -10,11 +10,9 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::load::{self, OnError};
-use common::postgres::Cluster;
-use common::server::Server;
+use pitboss_testkit::load::{self, OnError};
+use pitboss_testkit::postgres::Cluster;
+use pitboss_testkit::server::Server;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {

@@ -3,11 +3,8 @@
 //! unchanged, voids netting the player to zero, replay reproducing the hand, the same money paid
 //! in any currency, and the incomplete-game rule of each game.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::currency::{in_currency, Scale};
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{Currency, GameConfig, Limit, Rules};
 use pitboss_engine::game::GameId;
@@ -18,6 +15,7 @@ use pitboss_engine::games::{
 use pitboss_engine::money::Money;
 use pitboss_engine::rng::Seed;
 use pitboss_engine::settlement::{BetId, Wager};
+use pitboss_testkit::currency::{in_currency, Scale};
 use proptest::prelude::*;
 
 const T0: u64 = 1_700_000_000_000;

@@ -9,9 +9,7 @@ use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_types::StatusExt;
 
-mod common;
-
-use common::server::Server;
+use pitboss_testkit::server::Server;
 
 /// A server on a fresh data directory (kept alive with the server).
 struct Running {
@@ -40,7 +38,8 @@ async fn channel(address: String) -> pitboss::service::client::Authorized {
         .connect()
         .await
         .expect("connect");
-    pitboss::service::client::authorized(channel, Some(common::server::ADMIN_TOKEN)).expect("token")
+    pitboss::service::client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN))
+        .expect("token")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -205,7 +204,7 @@ fn a_settings_file_is_used_and_flags_override_it() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let line = common::server::ready_line(&mut child);
+        let line = pitboss_testkit::server::ready_line(&mut child);
         let _ = child.kill();
         let _ = child.wait();
         serde_json::from_str::<serde_json::Value>(&line).expect(&line)

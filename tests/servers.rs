@@ -12,11 +12,9 @@ use std::sync::Arc;
 use pitboss::proto;
 use pitboss::proto::play_client::PlayClient;
 
-mod common;
-
-use common::load::{self, OnError};
-use common::postgres::Cluster;
-use common::server::Server;
+use pitboss_testkit::load::{self, OnError};
+use pitboss_testkit::postgres::Cluster;
+use pitboss_testkit::server::Server;
 
 fn pitboss(args: &[&str]) -> (bool, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
@@ -46,7 +44,7 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
 
     // A server with a key the log does not trust is refused, naming the key.
     let c_dir = tempfile::tempdir().unwrap();
-    common::server::write_access(c_dir.path(), "");
+    pitboss_testkit::server::write_access(c_dir.path(), "");
     let refused = Server::refuses_with(c_dir.path(), &["--listen", "127.0.0.1:0", "--store", &url]);
     assert!(refused.contains("key"), "{refused}");
 
@@ -125,7 +123,16 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
         .await
         .unwrap_err();
     assert_eq!(stale.code(), tonic::Code::Aborted, "{stale:?}");
-    assert!(stale.message().contains("not the expected"), "{stale:?}");
+    assert_eq!(
+        pitboss_testkit::refusal::reason(&stale).as_deref(),
+        Some("VERSION_CONFLICT"),
+        "{stale:?}"
+    );
+    assert_eq!(
+        pitboss_testkit::refusal::metadata(&stale, "actual_version"),
+        Some(acted.version.to_string()),
+        "the version the log has: {stale:?}"
+    );
     let current = play
         .act(proto::ActRequest {
             expected_version: Some(acted.version),
@@ -175,6 +182,11 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
         tonic::Code::FailedPrecondition,
         "{refused:?}"
     );
+    assert!(
+        pitboss_testkit::refusal::names(&refused).contains(&"KEY_MISMATCH".to_string()),
+        "{refused:?}"
+    );
+    // The message tells the operator which key file to copy.
     assert!(
         refused.message().contains(&rotated.new_key_id),
         "{refused:?}"

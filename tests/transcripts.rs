@@ -7,9 +7,11 @@ use std::process::Command;
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::deal;
 use pitboss_engine::game::{GameId, Seat};
-use pitboss_engine::games::Event;
+use pitboss_engine::games::{Event, RuleError};
+use pitboss_engine::money::Money;
 use pitboss_engine::rng::Seed;
-use pitboss_lab::transcript::{self, Refusal};
+use pitboss_engine::settlement::BetId;
+use pitboss_lab::transcript::{self, DecisionRefused, Refusal};
 use serde_json::{json, Value};
 
 fn fixture(game: &str) -> String {
@@ -167,92 +169,183 @@ fn a_seed_and_the_cards_it_deals_settle_alike() {
 #[test]
 fn transcripts_that_break_the_rules_are_refused_with_the_reason() {
     let base = |game: &str| -> Value { serde_json::from_str(&fixture(game)).unwrap() };
-    let refused = |t: &Value| -> String {
+    let refused = |t: &Value| -> Refusal {
         match transcript::parse(&t.to_string()).and_then(|t| transcript::check(&t)) {
             Ok(_) => panic!("accepted: {t}"),
-            Err(e) => e.to_string(),
+            Err(e) => e,
         }
     };
+    let ms = GameId::MississippiStud;
     let mut t = base("mississippi_stud");
     t["decisions"] = json!(["bet 4", "bet 3", "bet 3"]);
     let why = refused(&t);
     assert!(
-        why.starts_with("decision 1 (\"bet 4\"):") && why.contains("allowed multiples"),
+        matches!(&why, Refusal::Decision { index: 1, text, why: DecisionRefused::Rule(RuleError::BadMultiple { multiple: 4, .. }) } if text == "bet 4"),
+        "{why:?}"
+    );
+    // The words a person reads are made from those values.
+    assert!(
+        why.to_string().starts_with("decision 1 (\"bet 4\"):"),
         "{why}"
     );
     let mut t = base("mississippi_stud");
     t["wagers"]["ante"] = json!(5);
+    let why = refused(&t);
     assert!(
-        refused(&t).contains("outside the table limit"),
-        "{}",
-        refused(&t)
+        matches!(
+            why,
+            Refusal::Open(RuleError::OutsideLimit {
+                bet: BetId::Ante,
+                amount: Money(5),
+                ..
+            })
+        ),
+        "{why:?}"
     );
     let mut t = base("mississippi_stud");
     t["cards"]["player"] = json!(["As"]);
-    assert!(refused(&t).contains("cards.player: 1 cards given, mississippi_stud deals 2"));
+    let why = refused(&t);
+    assert_eq!(
+        why,
+        Refusal::CardCount {
+            seat: "player",
+            given: 1,
+            game: ms,
+            deals: 2
+        }
+    );
+    assert_eq!(
+        why.to_string(),
+        "cards.player: 1 cards given, mississippi_stud deals 2 there"
+    );
     let mut t = base("mississippi_stud");
     t["cards"]["community"] = json!(["As", "Kd", "7h"]);
-    assert!(refused(&t).contains("As is dealt twice"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(&why, Refusal::DealtTwice { seat: "community", card } if card.to_string() == "As"),
+        "{why:?}"
+    );
     let mut t = base("mississippi_stud");
     t["cards"]["community"] = json!(["JK", "Kd", "7h"]);
-    assert!(refused(&t).contains("without the joker"), "{}", refused(&t));
+    assert_eq!(
+        refused(&t),
+        Refusal::Joker {
+            seat: "community",
+            game: ms
+        }
+    );
     let mut t = base("mississippi_stud");
     t["cards"]["dealer"] = json!(["2c"]);
-    assert!(refused(&t).contains("no such seat"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(&why, Refusal::NoSuchSeat { seat, game: GameId::MississippiStud, known } if seat == "dealer" && known.contains(&"player")),
+        "{why:?}"
+    );
     let mut t = base("mississippi_stud");
     t["seed"] = json!("00".repeat(32));
-    assert!(refused(&t).contains("exactly one of seed or cards"));
+    assert_eq!(refused(&t), Refusal::SeedOrMaterial { material: "cards" });
     let mut t = base("mississippi_stud");
     t["decisions"] = json!(["bet 3", "bet 3"]);
-    assert!(refused(&t).starts_with("the decisions end before the hand does"));
+    let why = refused(&t);
+    assert!(
+        matches!(&why, Refusal::Unfinished { legal } if !legal.is_empty()),
+        "{why:?}"
+    );
     let mut t = base("mississippi_stud");
     t["decisions"] = json!(["bet 3", "bet 3", "bet 3", "fold"]);
-    assert!(refused(&t).starts_with("decision 4"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(
+            &why,
+            Refusal::Decision {
+                index: 4,
+                why: DecisionRefused::Rule(_),
+                ..
+            }
+        ),
+        "{why:?}"
+    );
     let mut t = base("caribbean_stud");
     t["decisions"] = json!(["bet 1"]);
+    let why = refused(&t);
     assert!(
-        refused(&t).contains("not a decision of caribbean_stud"),
-        "{}",
-        refused(&t)
+        matches!(
+            &why,
+            Refusal::Decision {
+                index: 1,
+                why: DecisionRefused::Rule(RuleError::ActionNotInGame {
+                    game: GameId::CaribbeanStud,
+                    action: "bet"
+                }),
+                ..
+            }
+        ),
+        "{why:?}"
     );
     let mut t = base("caribbean_stud");
     t["wagers"]["bonus"] = json!(500);
-    assert!(refused(&t).contains("must be exactly"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(
+            why,
+            Refusal::Open(RuleError::FixedStake {
+                bet: BetId::Bonus,
+                amount: Money(500),
+                ..
+            })
+        ),
+        "{why:?}"
+    );
     let mut t = base("fortune_pai_gow");
     t["decisions"] = json!(["set_hand As Ad"]);
-    assert!(refused(&t).starts_with("decision 1"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(&why, Refusal::Decision { index: 1, .. }),
+        "{why:?}"
+    );
     // Dice: too few for the round, too many, a face that is not one, the wrong count in a shake.
     let mut t = base("nutz");
     t["dice"] = json!([[3, 3, 3, 5, 1], [3, 6]]);
+    let why = refused(&t);
     assert!(
-        refused(&t).contains("dice given are used up"),
-        "{}",
-        refused(&t)
+        matches!(
+            why,
+            Refusal::Decision {
+                why: DecisionRefused::Rule(RuleError::DiceUsedUp { given: 7 }),
+                ..
+            }
+        ),
+        "{why:?}"
     );
     let mut t = base("nutz");
     t["dice"] = json!([[3, 3, 3, 5, 1], [3, 6], [2], [4]]);
-    assert!(
-        refused(&t).contains("4 shakes given, the round took 3"),
-        "{}",
-        refused(&t)
-    );
+    assert_eq!(refused(&t), Refusal::ShakeCount { given: 4, took: 3 });
     let mut t = base("nutz");
     t["dice"] = json!([[3, 3, 3, 5, 7], [3, 6], [2]]);
-    assert!(
-        refused(&t).contains("7 is not a die face"),
-        "{}",
-        refused(&t)
-    );
+    assert_eq!(refused(&t), Refusal::NotADieFace { shake: 1, face: 7 });
     let mut t = base("nutz");
     t["dice"] = json!([[3, 3, 3, 5, 1], [3], [6, 2]]);
-    assert!(
-        refused(&t).contains("shake 2: 1 dice given, 2 rolled"),
-        "{}",
-        refused(&t)
+    assert_eq!(
+        refused(&t),
+        Refusal::ShakeDice {
+            shake: 2,
+            given: 1,
+            rolled: 2
+        }
     );
     let mut t = base("nutz");
     t["wagers"] = json!({"ante": 100});
-    assert!(refused(&t).contains("not a bet of nutz"), "{}", refused(&t));
+    let why = refused(&t);
+    assert!(
+        matches!(
+            why,
+            Refusal::Open(RuleError::NotThisGame {
+                game: GameId::Nutz,
+                bet: BetId::Ante
+            })
+        ),
+        "{why:?}"
+    );
     let mut t = base("nutz");
     t["surprise"] = json!(1);
     assert!(matches!(
@@ -267,7 +360,13 @@ fn transcripts_that_break_the_rules_are_refused_with_the_reason() {
         .unwrap(),
     )
     .unwrap();
-    assert!(refused(&t).starts_with("config:"), "{}", refused(&t));
+    assert_eq!(
+        refused(&t),
+        Refusal::ConfigOfGame {
+            config: GameId::MississippiStud,
+            game: GameId::Nutz
+        }
+    );
 }
 
 #[test]

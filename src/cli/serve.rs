@@ -67,7 +67,7 @@ pub struct ServeArgs {
     /// the log at every start.
     #[arg(long)]
     insecure_no_tls: bool,
-    /// Serve the metrics (Prometheus text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
+    /// Serve the metrics (OpenMetrics text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
     #[arg(long)]
     metrics: Option<SocketAddr>,
     /// Build the default configurations' strategy tables in the background at start (`true`, the

@@ -58,7 +58,7 @@ pub struct AdviceTable {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsTable {
-    /// Where `GET /metrics` is served (Prometheus text).
+    /// Where `GET /metrics` is served (OpenMetrics text).
     pub listen: SocketAddr,
 }
 

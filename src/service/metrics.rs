@@ -1,17 +1,25 @@
-//! The server's metrics in the Prometheus text format (version 0.0.4), for a floor manager's
-//! dashboard: hands opened, settled and voided by game, refused calls by code and method, the
-//! ledger's append latency, group commit sizes and sync times, the log's size, the work pools'
-//! running and waiting jobs, and the process's resident memory.
+//! The server's metrics in the OpenMetrics text format (1.0.0, which Prometheus scrapes), written
+//! by `prometheus-client`, for a floor manager's dashboard: hands opened, settled and voided by
+//! game, refused calls by code and method, the ledger's append latency, group commit sizes and
+//! sync times, the log's size, the work pools' running and waiting jobs, the strategy-table builds
+//! and the process's resident memory.
 //!
-//! Owns the refusal counts (fed by the guard layer, `guard.rs`) and the rendering; reads the
-//! floor's tally, the ledger's measurements and the pools when scraped. Serves nothing itself
-//! (`metrics_http.rs` does) and never holds a lock while rendering anything but its own map.
-//! Every label set is bounded: games, pools and codes are fixed lists, and methods are at most
-//! [`MAX_METHODS`] distinct paths (a client calling made-up paths is counted as `other`).
+//! Owns the refusal counts (fed by the guard layer, `guard.rs`) and what each family says; reads
+//! the floor's tally, the ledger's measurements and the pools when scraped (one `Collector`), and
+//! leaves the text's syntax to the library. Serves nothing itself (`metrics_http.rs` does) and
+//! never holds a lock while rendering anything but its own map. Every label set is bounded: games,
+//! pools and codes are fixed lists, and methods are at most [`MAX_METHODS`] distinct paths of
+//! gRPC's characters (a client calling made-up or odd paths is counted as `other`), so no label
+//! value needs escaping (the library escapes none).
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::sync::{Arc, Mutex};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
 
 use pitboss_engine::game::GameId;
 use pitboss_ledger::stats::HistogramSnapshot;
@@ -22,6 +30,11 @@ use crate::floor::{Floor, Happened};
 
 /// The most distinct methods counted by name; later ones count as `other`.
 pub const MAX_METHODS: usize = 128;
+/// The longest method path counted by name.
+const MAX_METHOD_LEN: usize = 100;
+
+/// The `Content-Type` of [`Metrics::render`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The gRPC status codes' names, by number.
 const CODES: [&str; 17] = [
@@ -44,25 +57,44 @@ const CODES: [&str; 17] = [
     "UNAUTHENTICATED",
 ];
 
+/// (code, method) → calls answered with that code.
+type Refused = Mutex<BTreeMap<(&'static str, String), u64>>;
+
 /// The registry of one server.
 pub struct Metrics {
+    /// Holds one collector, [`Scrape`], which reads everything when scraped.
+    registry: Registry,
+    /// Shared with the collector: the guard layer counts here, the scrape reads.
+    refused: Arc<Refused>,
+}
+
+/// What a scrape reads.
+struct Scrape {
     floor: Arc<Floor>,
     pools: Vec<Pool>,
     /// The strategy tables' builds (`advice.rs`).
     builds: Arc<BuildCounts>,
-    /// (code, method) → calls answered with that code.
-    refused: Mutex<BTreeMap<(&'static str, String), u64>>,
+    refused: Arc<Refused>,
+}
+
+impl fmt::Debug for Scrape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scrape").finish_non_exhaustive()
+    }
 }
 
 impl Metrics {
     /// Metrics of the server over `floor` with these work pools.
     pub fn new(floor: Arc<Floor>, pools: Vec<Pool>, builds: Arc<BuildCounts>) -> Metrics {
-        Metrics {
+        let refused = Arc::new(Mutex::new(BTreeMap::new()));
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Scrape {
             floor,
             pools,
             builds,
-            refused: Mutex::new(BTreeMap::new()),
-        }
+            refused: refused.clone(),
+        }));
+        Metrics { registry, refused }
     }
 
     /// Counts a call to `method` (its path) answered with the gRPC status `code` (its number, as
@@ -84,10 +116,10 @@ impl Metrics {
             refused
                 .keys()
                 .map(|(_, m)| m.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
+                .collect::<BTreeSet<_>>()
                 .len()
         };
-        let method = if known || (method.len() <= 100 && distinct() < MAX_METHODS) {
+        let method = if known || (is_method_path(method) && distinct() < MAX_METHODS) {
             method.to_string()
         } else {
             "other".to_string()
@@ -95,205 +127,204 @@ impl Metrics {
         *refused.entry((code, method)).or_insert(0) += 1;
     }
 
-    /// The metrics now, as Prometheus text.
+    /// The metrics now, as OpenMetrics text (ending with `# EOF`).
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(8 * 1024);
+        // Writing to a String cannot fail, and the collector fails only when its writer does.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// Whether `method` may stand as a label value: a path of gRPC's name characters
+/// (`/package.Service/Method`), short. Anything else is counted as `other`.
+fn is_method_path(method: &str) -> bool {
+    method.len() <= MAX_METHOD_LEN
+        && method
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'))
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> fmt::Result {
         let tally = self.floor.tally();
-        family(
-            &mut out,
-            "pitboss_hands_total",
-            "counter",
-            "Hands by game and what happened to them, since the server started.",
-        );
-        for game in GameId::ALL {
-            for happened in Happened::ALL {
+        let hands = GameId::ALL.into_iter().flat_map(|game| {
+            Happened::ALL.into_iter().map(move |happened| {
                 let labels = [("game", game.id()), ("event", happened.name())];
-                sample(
-                    &mut out,
-                    "pitboss_hands_total",
-                    &labels,
-                    tally.count(game, happened),
-                );
-            }
-        }
-        family(
-            &mut out,
-            "pitboss_refused_total",
-            "counter",
+                (labels, tally.count(game, happened))
+            })
+        });
+        counters(
+            &mut encoder,
+            "pitboss_hands",
+            "Hands by game and what happened to them, since the server started.",
+            hands,
+        )?;
+        // Copied out so the lock is not held while writing.
+        let refused: Vec<((&str, String), u64)> = self
+            .refused
+            .lock()
+            .map(|r| r.iter().map(|(key, count)| (key.clone(), *count)).collect())
+            .unwrap_or_default();
+        counters(
+            &mut encoder,
+            "pitboss_refused",
             "Calls answered with an error, by gRPC code and method, since the server started.",
-        );
-        if let Ok(refused) = self.refused.lock() {
-            for ((code, method), count) in refused.iter() {
-                let labels = [("code", *code), ("method", method.as_str())];
-                sample(&mut out, "pitboss_refused_total", &labels, *count);
-            }
-        }
+            refused.iter().map(|((code, method), count)| {
+                ([("code", *code), ("method", method.as_str())], *count)
+            }),
+        )?;
         let stats = self.floor.writer_stats();
         let histograms = [
             (
-                "pitboss_ledger_append_seconds",
+                "pitboss_ledger_append",
                 "From an append's call to its durable answer.",
                 &stats.append_latency,
-                true,
+                Some(Unit::Seconds),
             ),
             (
                 "pitboss_ledger_group_entries",
                 "Entries per group commit.",
                 &stats.group_entries,
-                false,
+                None,
             ),
             (
-                "pitboss_ledger_wal_sync_seconds",
+                "pitboss_ledger_wal_sync",
                 "The synced write of one group (the write-ahead log's fsync).",
                 &stats.wal_sync,
-                true,
+                Some(Unit::Seconds),
             ),
             (
-                "pitboss_ledger_anchor_sync_seconds",
+                "pitboss_ledger_anchor_sync",
                 "One anchor write with its fdatasync.",
                 &stats.anchor_sync,
-                true,
+                Some(Unit::Seconds),
             ),
         ];
-        for (name, help, histogram, in_seconds) in histograms {
-            family(&mut out, name, "histogram", help);
-            histogram_samples(&mut out, name, &histogram.snapshot(), in_seconds);
+        for (name, help, histogram, unit) in histograms {
+            let mut metric =
+                encoder.encode_descriptor(name, help, unit.as_ref(), MetricType::Histogram)?;
+            let (sum, count, buckets) = histogram_values(&histogram.snapshot(), unit.is_some());
+            metric.encode_histogram::<NoLabelSet>(sum, count, &buckets, None)?;
         }
-        family(
-            &mut out,
-            "pitboss_log_entries",
-            "gauge",
-            "Entries in the log (durable and acknowledged).",
-        );
-        sample(&mut out, "pitboss_log_entries", &[], self.floor.log_size());
-        family(
-            &mut out,
+        encoder
+            .encode_descriptor(
+                "pitboss_log_entries",
+                "Entries in the log (durable and acknowledged).",
+                None,
+                MetricType::Gauge,
+            )?
+            .encode_gauge(&gauge_value(self.floor.log_size()))?;
+        gauges(
+            &mut encoder,
             "pitboss_work_running",
-            "gauge",
             "Jobs running in each work pool (lab, strategy tables, audit).",
-        );
-        for pool in &self.pools {
-            let labels = [("pool", pool.name())];
-            sample(
-                &mut out,
-                "pitboss_work_running",
-                &labels,
-                pool.load().0 as u64,
-            );
-        }
-        family(
-            &mut out,
+            self.pools
+                .iter()
+                .map(|pool| ([("pool", pool.name())], pool.load().0 as u64)),
+        )?;
+        gauges(
+            &mut encoder,
             "pitboss_work_waiting",
-            "gauge",
             "Jobs waiting for a worker in each work pool.",
-        );
-        for pool in &self.pools {
-            let labels = [("pool", pool.name())];
-            sample(
-                &mut out,
-                "pitboss_work_waiting",
-                &labels,
-                pool.load().1 as u64,
-            );
-        }
+            self.pools
+                .iter()
+                .map(|pool| ([("pool", pool.name())], pool.load().1 as u64)),
+        )?;
         for (name, help, count) in [
             (
-                "pitboss_strategy_builds_started_total",
+                "pitboss_strategy_builds_started",
                 "Strategy-table builds begun, by game, since the server started (one per configuration).",
                 BuildCounts::started as fn(&BuildCounts, GameId) -> u64,
             ),
             (
-                "pitboss_strategy_builds_finished_total",
+                "pitboss_strategy_builds_finished",
                 "Strategy-table builds completed, by game, since the server started.",
                 BuildCounts::finished,
             ),
         ] {
-            family(&mut out, name, "counter", help);
-            for game in GameId::ALL {
-                sample(&mut out, name, &[("game", game.id())], count(&self.builds, game));
-            }
+            let per_game = GameId::ALL
+                .into_iter()
+                .map(|game| ([("game", game.id())], count(&self.builds, game)));
+            counters(&mut encoder, name, help, per_game)?;
         }
         if let Some(bytes) = resident_bytes() {
-            family(
-                &mut out,
-                "process_resident_memory_bytes",
-                "gauge",
+            let mut metric = encoder.encode_descriptor(
+                "process_resident_memory",
                 "Resident memory size in bytes.",
-            );
-            sample(&mut out, "process_resident_memory_bytes", &[], bytes);
+                Some(&Unit::Bytes),
+                MetricType::Gauge,
+            )?;
+            metric.encode_gauge(&bytes)?;
         }
-        out
+        Ok(())
     }
 }
 
-fn family(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-}
-
-fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: u64) {
-    out.push_str(name);
-    if !labels.is_empty() {
-        out.push('{');
-        for (i, (key, value)) in labels.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let _ = write!(out, "{key}=\"{}\"", escape_label(value));
-        }
-        out.push('}');
+/// One counter family: `name` (the text adds `_total`) with a sample per label set.
+fn counters<L: EncodeLabelSet>(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    samples: impl IntoIterator<Item = (L, u64)>,
+) -> fmt::Result {
+    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+    for (labels, value) in samples {
+        metric
+            .encode_family(&labels)?
+            .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
     }
-    let _ = writeln!(out, " {value}");
+    Ok(())
 }
 
-/// A histogram's `_bucket`, `_sum` and `_count` lines; bounds and sum in seconds when the
-/// histogram counts microseconds.
-fn histogram_samples(out: &mut String, name: &str, h: &HistogramSnapshot, in_seconds: bool) {
+/// One gauge family with a sample per label set.
+fn gauges<L: EncodeLabelSet>(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    samples: impl IntoIterator<Item = (L, u64)>,
+) -> fmt::Result {
+    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    for (labels, value) in samples {
+        metric
+            .encode_family(&labels)?
+            .encode_gauge(&gauge_value(value))?;
+    }
+    Ok(())
+}
+
+/// A gauge's value as the library writes it (an `i64`): one beyond is shown as `i64::MAX`, not
+/// dropped.
+fn gauge_value(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// A histogram as the library takes it: (sum, count, per-bucket counts with `+Inf` last as
+/// `f64::MAX`), in seconds when the histogram counts microseconds. Bounds and sums are shown, not
+/// added: no money here.
+fn histogram_values(h: &HistogramSnapshot, in_seconds: bool) -> (f64, u64, Vec<(f64, u64)>) {
     let unit = |v: u64| {
         if in_seconds {
-            seconds(v)
+            v as f64 / 1e6
         } else {
-            v.to_string()
+            v as f64
         }
     };
-    for (bound, count) in &h.cumulative {
-        let _ = writeln!(out, "{name}_bucket{{le=\"{}\"}} {count}", unit(*bound));
+    let mut buckets = Vec::with_capacity(h.cumulative.len() + 1);
+    let mut below = 0u64;
+    for (bound, cumulative) in &h.cumulative {
+        buckets.push((unit(*bound), cumulative.saturating_sub(below)));
+        below = *cumulative;
     }
-    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.count);
-    let _ = writeln!(out, "{name}_sum {}", unit(h.sum));
-    let _ = writeln!(out, "{name}_count {}", h.count);
-}
-
-/// Microseconds as decimal seconds, exactly (no float): 2500 → "0.0025".
-fn seconds(micros: u64) -> String {
-    let whole = micros / 1_000_000;
-    let fraction = micros % 1_000_000;
-    if fraction == 0 {
-        return whole.to_string();
-    }
-    let digits = format!("{fraction:06}");
-    format!("{whole}.{}", digits.trim_end_matches('0'))
-}
-
-/// A label value as the text format wants it: backslash, quote and newline escaped.
-fn escape_label(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out
+    buckets.push((f64::MAX, h.count.saturating_sub(below)));
+    (unit(h.sum), h.count, buckets)
 }
 
 /// The process's resident memory, from `/proc/self/status` (Linux); `None` elsewhere.
-fn resident_bytes() -> Option<u64> {
+fn resident_bytes() -> Option<i64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let kib: i64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
 }
 
@@ -302,34 +333,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seconds_are_exact_decimals() {
-        assert_eq!(seconds(0), "0");
-        assert_eq!(seconds(100), "0.0001");
-        assert_eq!(seconds(2_500), "0.0025");
-        assert_eq!(seconds(1_000_000), "1");
-        assert_eq!(seconds(5_250_000), "5.25");
-        assert_eq!(seconds(u64::MAX), "18446744073709.551615");
+    fn method_labels_are_paths_of_grpc_characters() {
+        assert!(is_method_path("/pitboss.v1.Play/OpenHand"));
+        assert!(!is_method_path("/a\"b"));
+        assert!(!is_method_path("/a\nb"));
+        assert!(!is_method_path("/a b"));
+        assert!(!is_method_path(&format!("/{}", "x".repeat(MAX_METHOD_LEN))));
     }
 
     #[test]
-    fn label_values_are_escaped() {
-        assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-    }
-
-    #[test]
-    fn histogram_lines_are_cumulative_with_inf() {
-        let mut out = String::new();
+    fn histograms_are_given_per_bucket_with_inf_last() {
         let h = HistogramSnapshot {
             cumulative: vec![(100, 1), (1_000, 3)],
             count: 4,
             sum: 2_600,
         };
-        histogram_samples(&mut out, "x_seconds", &h, true);
-        assert_eq!(
-            out,
-            "x_seconds_bucket{le=\"0.0001\"} 1\nx_seconds_bucket{le=\"0.001\"} 3\n\
-             x_seconds_bucket{le=\"+Inf\"} 4\nx_seconds_sum 0.0026\nx_seconds_count 4\n"
-        );
+        let (sum, count, buckets) = histogram_values(&h, true);
+        assert_eq!((sum, count), (0.0026, 4));
+        assert_eq!(buckets, vec![(0.0001, 1), (0.001, 2), (f64::MAX, 1)]);
+        let (sum, _, buckets) = histogram_values(&h, false);
+        assert_eq!(sum, 2_600.0);
+        assert_eq!(buckets[1], (1_000.0, 2));
     }
 
     #[tokio::test]
@@ -347,6 +371,7 @@ mod tests {
         metrics.answered("/pitboss.v1.Play/OpenHand", 0);
         metrics.answered("/pitboss.v1.Audit/ReplayHand", 5);
         metrics.answered("/x", 99);
+        metrics.answered("/x\"}\n# EOF", 3);
         for i in 0..(2 * MAX_METHODS) {
             metrics.answered(&format!("/made.up/M{i}"), 12);
         }
@@ -358,16 +383,22 @@ mod tests {
             "pitboss_refused_total{code=\"NOT_FOUND\",method=\"/pitboss.v1.Audit/ReplayHand\"} 1\n"
         ));
         assert!(text.contains("pitboss_refused_total{code=\"UNKNOWN\",method=\"/x\"} 1\n"));
-        let lines = text
+        let methods: BTreeSet<&str> = text
             .lines()
             .filter(|l| l.starts_with("pitboss_refused_total{"))
-            .count();
+            .filter_map(|l| l.split("method=\"").nth(1)?.split('"').next())
+            .collect();
         assert_eq!(
-            lines,
-            MAX_METHODS + 1,
-            "at most MAX_METHODS methods, then `other`"
+            methods.len(),
+            MAX_METHODS,
+            "at most MAX_METHODS method labels, `other` among them once used"
         );
-        assert!(text.contains("method=\"other\"}"));
+        assert!(
+            text.contains("pitboss_refused_total{code=\"INVALID_ARGUMENT\",method=\"other\"} 1\n")
+        );
+        assert!(text.contains("pitboss_refused_total{code=\"UNIMPLEMENTED\",method=\"other\"}"));
+        assert_eq!(text.matches("# EOF").count(), 1, "only the end marker");
+        assert!(text.ends_with("# EOF\n"), "{text}");
         // The published configurations are in the log: it is not empty.
         assert!(!text.contains("\npitboss_log_entries 0\n"), "{text}");
     }

@@ -24,21 +24,36 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head read.
 const MAX_HEAD: usize = 8 * 1024;
 
+/// The `Content-Type` of an answer that is not the metrics.
+const PLAIN: &str = "text/plain; charset=utf-8";
+
 /// Answers one request.
 fn answer(metrics: &Metrics, request: &Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
-    let reply = |status: StatusCode, body: String| {
+    let reply = |status: StatusCode, body: String, content_type: &'static str| {
         let mut response = Response::new(Full::new(Bytes::from(body)));
         *response.status_mut() = status;
         response.headers_mut().insert(
             hyper::header::CONTENT_TYPE,
-            hyper::header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            hyper::header::HeaderValue::from_static(content_type),
         );
         response
     };
     match (request.method(), request.uri().path()) {
-        (&Method::GET | &Method::HEAD, "/metrics") => reply(StatusCode::OK, metrics.render()),
-        (_, "/metrics") => reply(StatusCode::METHOD_NOT_ALLOWED, "only GET /metrics\n".into()),
-        _ => reply(StatusCode::NOT_FOUND, "metrics are at /metrics\n".into()),
+        (&Method::GET | &Method::HEAD, "/metrics") => reply(
+            StatusCode::OK,
+            metrics.render(),
+            super::metrics::CONTENT_TYPE,
+        ),
+        (_, "/metrics") => reply(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET /metrics\n".into(),
+            PLAIN,
+        ),
+        _ => reply(
+            StatusCode::NOT_FOUND,
+            "metrics are at /metrics\n".into(),
+            PLAIN,
+        ),
     }
 }
 

@@ -189,7 +189,7 @@ pub struct Serving {
     /// TLS (the server's certificate, and optionally the CA of client certificates); `None` serves
     /// plain HTTP/2, which `pitboss serve` allows on loopback only unless told otherwise.
     pub tls: Option<tonic::transport::ServerTlsConfig>,
-    /// Where to serve the metrics (Prometheus text, `GET /metrics`), if anywhere.
+    /// Where to serve the metrics (OpenMetrics text, `GET /metrics`), if anywhere.
     pub metrics: Option<TcpListener>,
     /// The limits an operator may set (`pitboss.toml`'s `[limits]`).
     pub limits: ServerLimits,

@@ -76,7 +76,8 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             LedgerKind::Conflict => Status::aborted(message),
             // This server's signing key is not the log's (rotated by another server), or a
             // read-only server holds none.
-            LedgerKind::KeyMismatch => Status::failed_precondition(message),
+            LedgerKind::KeyMismatch => key_precondition("KEY_MISMATCH", message),
+            LedgerKind::NoSigningKey => key_precondition("NO_SIGNING_KEY", message),
             // A read-only server (`serve --read-only`) was asked to write.
             LedgerKind::ReadOnly => read_only(message),
             LedgerKind::OutOfRange { field } => out_of_range(field, message),
@@ -84,7 +85,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         },
         F::Randomness(_) => Status::unavailable(message),
         F::Corrupt(..) => Status::data_loss(message),
-        F::NoSigningKey => Status::failed_precondition(message),
+        F::NoSigningKey => key_precondition("NO_SIGNING_KEY", message),
         F::KeyChanged { in_use, .. } => Status::with_error_details(
             Code::FailedPrecondition,
             message,
@@ -157,8 +158,8 @@ pub fn status_in(err: crate::floor::FloorError, place: &'static str) -> Status {
 
 /// A refused rule as a status: an invalid argument names the field the rule says it is about
 /// ([`RuleError::field`]), under `place` when the rule was about a nested message or one decision
-/// of a batch (`open.wagers.ante`, `decisions[2].action`); a refusal of the hand's state names the
-/// place, or the hand.
+/// of a batch (`open.wagers.ante`, `decisions[2].action`); a refusal of the hand's state is a
+/// `PreconditionFailure` of its type ([`RuleError::precondition`]) about the place, or the hand.
 fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> Status {
     match rule.kind() {
         RefusalKind::InvalidArgument => {
@@ -175,11 +176,25 @@ fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> S
             Status::with_error_details(
                 Code::FailedPrecondition,
                 message.clone(),
-                ErrorDetails::with_precondition_failure_violation("RULE", subject, message),
+                ErrorDetails::with_precondition_failure_violation(
+                    rule.precondition().unwrap_or("RULE"),
+                    subject,
+                    message,
+                ),
             )
         }
         RefusalKind::Internal => Status::internal(message),
     }
+}
+
+/// `FAILED_PRECONDITION` of `kind` about this server's key file (`signing.key`): it holds none
+/// (`NO_SIGNING_KEY`), or not the log's (`KEY_MISMATCH`).
+fn key_precondition(kind: &str, message: String) -> Status {
+    Status::with_error_details(
+        Code::FailedPrecondition,
+        message.clone(),
+        ErrorDetails::with_precondition_failure_violation(kind, "signing.key", message),
+    )
 }
 
 /// `FAILED_PRECONDITION` (`READ_ONLY`): a read-only server was asked to write (`message` says

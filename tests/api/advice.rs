@@ -7,12 +7,12 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
-use crate::common::server::Server;
 use crate::support::*;
 use pitboss::proto;
 use pitboss_engine::card::{parse_cards, Card};
 use pitboss_engine::config::{GameConfig, Rules};
 use pitboss_engine::game::GameId;
+use pitboss_testkit::server::Server;
 
 /// The strategy builds the server counted: (started, finished) by game id.
 fn builds(metrics: &str) -> BTreeMap<String, (u64, u64)> {

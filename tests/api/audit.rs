@@ -1,9 +1,9 @@
 //! Audit: a tampered event named by the server refusing to start and by `pitboss verify`, the
 //! event stream (catch-up, then live), and the Merkle tree's checkpoints and proofs.
 
-use crate::common::server::Server;
 use crate::support::{clients, head, open, play_to_end, wager};
 use pitboss::proto;
+use pitboss_testkit::server::Server;
 use tonic::Code;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -24,7 +24,7 @@ async fn a_tampered_event_is_named_by_the_server_refusing_and_by_verification() 
         .events;
     let target = events[3].sequence;
     let data_dir = server.kill();
-    if let Some(url) = crate::common::server::store_url(&data_dir) {
+    if let Some(url) = pitboss_testkit::server::store_url(&data_dir) {
         return tampered_row_is_named(&data_dir, &url, target).await;
     }
     {

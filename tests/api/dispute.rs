@@ -21,9 +21,9 @@ use pitboss_engine::money::Money;
 use pitboss_ledger::{AppendRequest, Expected};
 use sha2::Digest;
 
-use crate::common::server::Server;
-use crate::fixture_hands::{self, Played, Script};
 use crate::support::*;
+use pitboss_testkit::fixture_hands::{self, Played, Script};
+use pitboss_testkit::server::Server;
 
 /// One hand to record: a fixture, how it is changed, and what its packet must show.
 struct Case {
@@ -62,7 +62,10 @@ fn hand_id(name: &str) -> String {
 /// Records every case's hand in a fresh log at `data`, as the floor would: its configuration
 /// published, its events appended one command at a time on the hand's stream.
 async fn record(data: &Path, played: &[(String, Played)]) {
-    let ledger = Arc::new(crate::common::server::open_ledger(data, 1_699_999_000_000));
+    let ledger = Arc::new(pitboss_testkit::server::open_ledger(
+        data,
+        1_699_999_000_000,
+    ));
     let floor = pitboss::floor::Floor::open(ledger.clone(), Arc::new(|| 1_699_999_000_000))
         .await
         .expect("the floor");

@@ -8,9 +8,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::server::Server;
 use crate::support::*;
 use pitboss::proto;
+use pitboss_testkit::server::Server;
 
 /// Runs `pitboss export` against `server` with `args`: (success, stdout, stderr).
 fn export(server: &Server, args: &[&str]) -> (bool, String, String) {
@@ -30,7 +30,7 @@ fn export(server: &Server, args: &[&str]) -> (bool, String, String) {
 
 /// The totals the Python readers find in an export.
 fn read_back(dir: &Path, format: &str) -> serde_json::Value {
-    let python = std::env::var("PITBOSS_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = pitboss_testkit::python();
     let out = Command::new(&python)
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -39,11 +39,12 @@ fn read_back(dir: &Path, format: &str) -> serde_json::Value {
         .arg(dir)
         .arg(format)
         .output()
-        .unwrap_or_else(|e| panic!("{python}: {e}"));
+        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
     assert!(
         out.status.success(),
-        "{python} could not read the export (scripts/test installs pyarrow and duckdb in .venv; \
+        "{} could not read the export (scripts/test installs pyarrow and duckdb in .venv; \
          PITBOSS_PYTHON names that interpreter): {}",
+        python.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("the totals as JSON")

@@ -16,10 +16,6 @@
 //! - `support.rs`: the helpers they share (clients, request builders, playing a hand to its end,
 //!   replaying it, the log's head).
 
-#[path = "../common/mod.rs"]
-mod common;
-#[path = "../support/fixture_hands.rs"]
-mod fixture_hands;
 mod support;
 
 mod advice;

@@ -1,15 +1,16 @@
 //! The metrics endpoint scraped as Prometheus would: after a few hands settled, one voided and one
 //! refused request, its text holds those counts, the ledger's histograms and the log's size, and
-//! every line is in the text format.
+//! it is OpenMetrics text as a reader nobody here wrote (Python's `prometheus_client` parser)
+//! reads it.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
-use crate::common::server::Server;
 use crate::support::*;
 use pitboss::proto;
+use pitboss_testkit::server::Server;
 
-/// `GET path` over HTTP/1.1 with a plain socket: (status line, body).
+/// `GET path` over HTTP/1.1 with a plain socket: (status line and headers, body).
 fn get(address: &str, path: &str) -> (String, String) {
     let mut socket = std::net::TcpStream::connect(address).expect("connect to the metrics");
     socket
@@ -23,23 +24,23 @@ fn get(address: &str, path: &str) -> (String, String) {
     let mut answer = String::new();
     socket.read_to_string(&mut answer).expect("an answer");
     let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
-    let status = head.lines().next().unwrap_or_default().to_string();
-    (status, body.to_string())
+    (head.to_string(), body.to_string())
 }
 
-/// The samples of a scrape: `name{labels}` → value. Every line that is not a comment must be a
-/// sample with an integer or decimal value.
+/// The samples of a scrape: `name{labels}` → value. Every line that is not a descriptor must be a
+/// sample with a number for its value.
 fn samples(text: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        if line.starts_with("# HELP ") || line.starts_with("# TYPE ") {
+        if ["# HELP ", "# TYPE ", "# UNIT "]
+            .iter()
+            .any(|d| line.starts_with(d))
+            || line == "# EOF"
+        {
             continue;
         }
         let (series, value) = line.rsplit_once(' ').expect(line);
-        assert!(
-            !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || c == '.'),
-            "not a value: {line}"
-        );
+        assert!(value.parse::<f64>().is_ok(), "not a value: {line}");
         let name_end = series.find('{').unwrap_or(series.len());
         assert!(
             series[..name_end]
@@ -102,8 +103,19 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
 
-    let (status, body) = get(&address, "/metrics");
-    assert!(status.contains("200"), "{status}");
+    let (response, body) = get(&address, "/metrics");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response
+            .to_ascii_lowercase()
+            .contains("content-type: application/openmetrics-text; version=1.0.0"),
+        "{response}"
+    );
+    assert!(
+        body.ends_with("# EOF\n"),
+        "an OpenMetrics text ends with its marker"
+    );
+    read_by_python(&body);
     let s = samples(&body);
     let hands = |game: &str, event: &str| {
         number(
@@ -134,7 +146,7 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
     assert!(number(&s, "pitboss_ledger_wal_sync_seconds_count") >= 5);
     // On PostgreSQL the commit is the anchor (its time is the WAL sync's): no anchor file.
     let anchors = number(&s, "pitboss_ledger_anchor_sync_seconds_count");
-    if crate::common::server::on_postgres() {
+    if pitboss_testkit::server::on_postgres() {
         assert_eq!(anchors, 0);
     } else {
         assert!(anchors >= 1, "{anchors}");
@@ -151,6 +163,49 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
     }
     assert!(number(&s, "process_resident_memory_bytes") > 1 << 20);
 
-    let (status, _) = get(&address, "/");
-    assert!(status.contains("404"), "{status}");
+    let (response, _) = get(&address, "/");
+    assert!(response.starts_with("HTTP/1.1 404"), "{response}");
+}
+
+/// Python's OpenMetrics parser (`prometheus_client`, in the venv `scripts/test` makes) reads the
+/// whole text, and finds the families this server promises under their names.
+fn read_by_python(text: &str) {
+    let python = pitboss_testkit::python();
+    let script = r#"
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+families = {f.name: f.type for f in text_string_to_metric_families(sys.stdin.read())}
+for name, kind in [("pitboss_hands", "counter"), ("pitboss_refused", "counter"),
+                   ("pitboss_ledger_append_seconds", "histogram"),
+                   ("pitboss_ledger_group_entries", "histogram"),
+                   ("pitboss_log_entries", "gauge"), ("pitboss_work_running", "gauge"),
+                   ("pitboss_strategy_builds_finished", "counter"),
+                   ("process_resident_memory_bytes", "gauge")]:
+    assert families.get(name) == kind, (name, families.get(name))
+print(len(families))
+"#;
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("the text to Python");
+    let out = child.wait_with_output().expect("Python's answer");
+    assert!(
+        out.status.success(),
+        "Python's OpenMetrics parser refused the text: {}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let families: usize = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("a count");
+    assert!(families >= 12, "{families} families");
 }

@@ -2,9 +2,9 @@
 //! administrator approves), and retries of operations with a request id answering the first
 //! result and writing nothing. Refused operations are in `refusals.rs`.
 
-use crate::common::server::Server;
 use crate::support::{clients, head, open, opened, play_to_end, replay, wager};
 use pitboss::proto;
+use pitboss_testkit::server::Server;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {

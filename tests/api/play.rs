@@ -2,9 +2,9 @@
 //! many clients racing on one hand, the strategy's advice in the view, and `PlayHand` (a whole
 //! hand in one call and one append). Its refusals are in `refusals.rs`.
 
-use crate::common::server::Server;
 use crate::support::{act, bet, clients, head, open, opened, play_to_end, replay, wager};
 use pitboss::proto;
+use pitboss_testkit::server::Server;
 use tonic::Code;
 
 #[tokio::test(flavor = "multi_thread")]

@@ -2,13 +2,12 @@
 //! operations, so proposals can be approved), request builders, playing a hand to its end,
 //! replaying it, and the log's head (verified) to show that a refused request wrote nothing.
 
-use crate::common;
-use common::server::Server;
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss::service::client::Authorized as Channel;
+use pitboss_testkit::server::Server;
 
 /// The clients of one server.
 pub(crate) struct Clients {
@@ -40,7 +39,11 @@ pub(crate) async fn clients(server: &Server) -> Clients {
         play: PlayClient::new(channel.clone()),
         audit: AuditClient::new(channel.clone()),
         ops: OperationsClient::new(channel),
-        second: OperationsClient::new(server.channel_as(Some(common::server::SECOND_TOKEN)).await),
+        second: OperationsClient::new(
+            server
+                .channel_as(Some(pitboss_testkit::server::SECOND_TOKEN))
+                .await,
+        ),
     }
 }
 

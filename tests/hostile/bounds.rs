@@ -12,9 +12,9 @@ use std::pin::Pin;
 use pitboss::proto;
 use tonic::{Code, Status};
 
-use crate::common::rpcs;
-use crate::common::server::Server;
 use crate::support::{bet, opening, resident_kib, violation, Clients};
+use pitboss_testkit::rpcs;
+use pitboss_testkit::server::Server;
 
 /// What a case expects.
 enum Expect {

@@ -11,8 +11,8 @@ use base64::Engine;
 use pitboss::proto;
 use serde_json::Value;
 
-use crate::common::server::Server;
 use crate::support::*;
+use pitboss_testkit::server::Server;
 
 /// Plays a Mississippi Stud hand to settlement and returns its id.
 async fn settled_hand(clients: &mut Clients, table: &str) -> String {

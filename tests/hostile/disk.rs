@@ -9,8 +9,8 @@ use std::path::Path;
 use pitboss_ledger::tamper::Tamper;
 use pitboss_ledger::Store;
 
-use crate::common::server::Server;
 use crate::support::*;
+use pitboss_testkit::server::Server;
 
 /// The directory's one write-ahead log file (a recorded directory has not flushed yet).
 fn the_wal(data: &Path) -> std::path::PathBuf {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use pitboss::proto;
 use tonic::Code;
 
-use crate::common::server::Server;
 use crate::support::{resident_kib, whole_hand, Clients};
+use pitboss_testkit::server::Server;
 
 /// Whole hands, `n` of them, each in one `PlayHand` call following the strategy's advice.
 async fn play_hands(c: &mut Clients, n: usize, table: &str) {

@@ -7,8 +7,8 @@
 use pitboss::codec::EntryPayload;
 use std::path::Path;
 
-use crate::common::server::Server;
 use crate::support::*;
+use pitboss_testkit::server::Server;
 
 fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;

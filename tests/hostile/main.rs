@@ -4,8 +4,6 @@
 //! answers health, that refused input wrote nothing (the log's head unchanged) where it could have,
 //! and that the log verifies.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod support;
 
 mod bounds;

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use pitboss::proto;
 use tonic::Code;
 
-use crate::common::server::Server;
 use crate::support::{bet, opening, violation, Clients};
+use pitboss_testkit::server::Server;
 
 fn act(hand_id: &str, request_id: &str, action: proto::Action) -> proto::ActRequest {
     proto::ActRequest {

@@ -20,9 +20,8 @@ use sha2::{Digest, Sha256};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
-use tonic_types::StatusExt;
 
-use crate::common::server::Server;
+use pitboss_testkit::server::Server;
 
 /// A client of every service, on one channel.
 #[derive(Clone)]
@@ -126,16 +125,10 @@ pub fn bet(multiple: u32) -> proto::Action {
     }
 }
 
-/// The first field violation of a refusal: (field, description).
+/// The first field violation of a refusal: (field, description); a refusal without one fails.
 pub fn violation(status: &tonic::Status) -> (String, String) {
-    let details = status
-        .get_details_bad_request()
-        .unwrap_or_else(|| panic!("a BadRequest in {status:?}"));
-    let v = details
-        .field_violations
-        .first()
-        .unwrap_or_else(|| panic!("a field violation in {status:?}"));
-    (v.field.clone(), v.description.clone())
+    pitboss_testkit::refusal::violation(status)
+        .unwrap_or_else(|| panic!("a field violation in {status:?}"))
 }
 
 /// The server's resident memory, KiB (`VmRSS` of `/proc/<pid>/status`).

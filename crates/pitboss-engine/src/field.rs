@@ -10,7 +10,7 @@ use std::fmt;
 
 /// One step of a [`FieldPath`]: a field's name, or a position in a list.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Segment {
+pub(crate) enum Segment {
     /// A named field (`wagers`, `ante`).
     Name(Cow<'static, str>),
     /// A position in a list (`[2]`).
@@ -60,11 +60,6 @@ impl FieldPath {
         let mut segments = place.segments;
         segments.extend(self.segments);
         FieldPath { segments }
-    }
-
-    /// The segments, outermost first.
-    pub fn segments(&self) -> &[Segment] {
-        &self.segments
     }
 
     /// True for the empty path (no segment).

@@ -97,7 +97,7 @@ impl Setting {
 
     /// The setting of `hand` that puts `low` in the low hand: refused if a low card is not in the
     /// hand (or appears twice).
-    pub fn from_low(hand: &[Card; 7], low: [Card; 2]) -> Result<Setting, SettingError> {
+    pub(crate) fn from_low(hand: &[Card; 7], low: [Card; 2]) -> Result<Setting, SettingError> {
         if low[0] == low[1] {
             return Err(SettingError::NotTheHand(low[0]));
         }

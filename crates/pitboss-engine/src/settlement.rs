@@ -188,7 +188,7 @@ impl Settlement {
     }
 
     /// What one bet was paid, after its per-bet cap (the per-game cut is not spread over bets).
-    pub fn payout_of(&self, bet: BetId) -> Option<Money> {
+    pub(crate) fn payout_of(&self, bet: BetId) -> Option<Money> {
         self.lines.iter().find(|l| l.bet == bet).map(|l| l.payout)
     }
 }

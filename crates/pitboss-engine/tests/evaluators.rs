@@ -2,15 +2,13 @@
 //! `spec/GAMES.md` and issue 2, and the complete order of hands against the plain reference
 //! implementations in `common`.
 
-mod common;
-
 use std::collections::{HashMap, HashSet};
 
-use common::*;
 use pitboss_engine::card::{format_cards, Card};
 use pitboss_engine::hand::pai_gow::{self, is_legal_setting};
 use pitboss_engine::hand::poker5::{self, Category};
 use pitboss_engine::hand::three_card;
+use pitboss_testkit::reference::*;
 
 fn mask_of(idx: &[u8]) -> u64 {
     idx.iter().fold(0, |m, &i| m | 1 << i)

@@ -6,8 +6,6 @@
 //! A fixture plays under its game's default configuration, or under one derived from it as its
 //! `config` says (another currency, every amount divided by the same number).
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 
@@ -43,7 +41,11 @@ fn configuration(game: GameId, derived: Option<&Value>) -> GameConfig {
     };
     let divisor = derived["amounts_divided_by"].as_u64().expect("a divisor");
     let currency = serde_json::from_value(derived["currency"].clone()).expect("a currency");
-    common::currency::in_currency(&config, currency, common::currency::Scale::Divide(divisor))
+    pitboss_testkit::currency::in_currency(
+        &config,
+        currency,
+        pitboss_testkit::currency::Scale::Divide(divisor),
+    )
 }
 
 struct Played {

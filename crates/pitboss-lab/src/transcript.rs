@@ -15,14 +15,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use pitboss_engine::card::{Card, CardParseError, Deck};
-use pitboss_engine::config::GameConfig;
+use pitboss_engine::config::{ConfigError, GameConfig};
 use pitboss_engine::game::{GameId, Material};
 use pitboss_engine::games::{
     Action, Command, Event, Hand, OpenHand, RuleError, Shaker, Status, Timestamp,
 };
 use pitboss_engine::money::Money;
-use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::{BetId, Settlement, Wager};
+use pitboss_engine::rng::{Seed, SeedError};
+use pitboss_engine::settlement::{BetId, Settlement, UnknownBet, Wager};
 
 /// A transcript as written by the other system.
 #[derive(Clone, Debug, Deserialize)]
@@ -73,26 +73,101 @@ pub struct Claimed {
 /// Why a transcript cannot be checked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// The text is not a transcript (JSON, or its fields), in the parser's words.
     #[error("not a transcript: {0}")]
     Format(String),
+    /// The configuration given is refused.
     #[error("config: {0}")]
-    Config(String),
-    #[error("{0}")]
-    Material(String),
+    Config(#[from] ConfigError),
+    /// The configuration given is another game's.
+    #[error("config: the configuration is for {config}, not {game}")]
+    ConfigOfGame { config: GameId, game: GameId },
+    /// The seed is not 64 hexadecimal digits.
+    #[error("seed: {0}")]
+    Seed(#[from] SeedError),
+    /// Neither or more than one of seed and cards (or dice) was given.
+    #[error("give exactly one of seed or {material}")]
+    SeedOrMaterial {
+        /// `cards` or `dice`, as the game is played.
+        material: &'static str,
+    },
+    /// Cards were given for a dice game.
+    #[error("cards: {game} is played with dice")]
+    CardsForDice { game: GameId },
+    /// A seat the game does not have.
+    #[error("cards.{seat}: {game} has no such seat (its seats: {})", known.join(", "))]
+    NoSuchSeat {
+        seat: String,
+        game: GameId,
+        known: Vec<&'static str>,
+    },
+    /// A seat given more or fewer cards than the game deals it.
+    #[error("cards.{seat}: {given} cards given, {game} deals {deals} there")]
+    CardCount {
+        seat: &'static str,
+        given: usize,
+        game: GameId,
+        deals: usize,
+    },
+    /// A card that does not read.
+    #[error("cards.{seat}: {problem}")]
+    Card {
+        seat: &'static str,
+        problem: CardParseError,
+    },
+    /// The joker in a game played without it.
+    #[error("cards.{seat}: {game} is played without the joker")]
+    Joker { seat: &'static str, game: GameId },
+    /// One card given twice.
+    #[error("cards.{seat}: {card} is dealt twice")]
+    DealtTwice { seat: &'static str, card: Card },
+    /// A wager on a bet no game has.
     #[error("wagers: {0}")]
-    Wagers(String),
+    Wagers(#[from] UnknownBet),
+    /// The engine refuses the opening.
     #[error("the opening is refused: {0}")]
-    Open(String),
+    Open(RuleError),
+    /// A decision that does not read, or that the engine refuses.
     #[error("decision {index} ({text:?}): {why}")]
     Decision {
+        /// From 1.
         index: usize,
         text: String,
-        why: String,
+        why: DecisionRefused,
     },
-    #[error("the decisions end before the hand does; legal next: {0}")]
-    Unfinished(String),
-    #[error("dice: {0}")]
-    Dice(String),
+    /// The decisions end before the hand does.
+    #[error("the decisions end before the hand does; legal next: {}", legal.join(", "))]
+    Unfinished {
+        /// The decisions legal next, in the transcript's grammar.
+        legal: Vec<String>,
+    },
+    /// The hand ended without a settlement (a void).
+    #[error("the decisions end before the hand does; legal next: the hand has no settlement")]
+    NoSettlement,
+    /// A given die that is not a face.
+    #[error("dice: shake {shake}: {face} is not a die face (1 to 6)")]
+    NotADieFace { shake: usize, face: u8 },
+    /// More or fewer shakes than the round took.
+    #[error("dice: {given} shakes given, the round took {took}")]
+    ShakeCount { given: usize, took: usize },
+    /// A shake given more or fewer dice than it rolled.
+    #[error("dice: shake {shake}: {given} dice given, {rolled} rolled (the others were held)")]
+    ShakeDice {
+        shake: usize,
+        given: usize,
+        rolled: usize,
+    },
+}
+
+/// Why a decision of a transcript is refused (the `why` of [`Refusal::Decision`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecisionRefused {
+    /// Its text is not a decision.
+    #[error(transparent)]
+    Unreadable(#[from] UnreadableDecision),
+    /// The engine refuses it at this point of the hand.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
 }
 
 /// One difference between the claimed payouts and ours.
@@ -128,13 +203,16 @@ pub fn parse(text: &str) -> Result<Transcript, Refusal> {
     serde_json::from_str(text).map_err(|e| Refusal::Format(e.to_string()))
 }
 
-/// Why a decision's text is not a decision (the `why` of [`Refusal::Decision`]).
+/// Why a decision's text is not a decision.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-enum UnreadableDecision {
+pub enum UnreadableDecision {
+    /// `bet X` where X is not a number.
     #[error("`{0}` is not a multiple")]
     Multiple(String),
+    /// `set_hand` with a card that does not read.
     #[error(transparent)]
     Card(#[from] CardParseError),
+    /// None of the grammar's words.
     #[error(
         "not a decision: bet N, max_bet_all, fold, raise, set_hand C1 C2, auto_set, shake [dealer]"
     )]
@@ -174,18 +252,17 @@ fn action_text(action: &Action) -> String {
 
 /// The deck positions of the given cards: each seat of the game's layout must be given in full.
 fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Card>, Refusal> {
-    let bad = |m: String| Err(Refusal::Material(m));
     let Material::Cards(kind) = game.material() else {
-        return bad(format!("cards: {game} is played with dice"));
+        return Err(Refusal::CardsForDice { game });
     };
     let layout = game.layout();
     for seat in seats.keys() {
         if !layout.iter().any(|l| l.seat.id() == seat) {
-            let known: Vec<&str> = layout.iter().map(|l| l.seat.id()).collect();
-            return bad(format!(
-                "cards.{seat}: {game} has no such seat (its seats: {})",
-                known.join(", ")
-            ));
+            return Err(Refusal::NoSuchSeat {
+                seat: seat.clone(),
+                game,
+                known: layout.iter().map(|l| l.seat.id()).collect(),
+            });
         }
     }
     let size = kind.len();
@@ -195,21 +272,22 @@ fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Ca
         let seat = l.seat.id();
         let given = seats.get(seat).map_or(&[][..], Vec::as_slice);
         if given.len() != l.positions.len() {
-            return bad(format!(
-                "cards.{seat}: {} cards given, {game} deals {} there",
-                given.len(),
-                l.positions.len()
-            ));
+            return Err(Refusal::CardCount {
+                seat,
+                given: given.len(),
+                game,
+                deals: l.positions.len(),
+            });
         }
         for (position, text) in l.positions.clone().zip(given) {
             let card: Card = text
                 .parse()
-                .map_err(|e| Refusal::Material(format!("cards.{seat}: {e}")))?;
+                .map_err(|problem| Refusal::Card { seat, problem })?;
             if card.is_joker() && kind == Deck::Standard52 {
-                return bad(format!("cards.{seat}: {game} is played without the joker"));
+                return Err(Refusal::Joker { seat, game });
             }
             if !used.insert(card) {
-                return bad(format!("cards.{seat}: {card} is dealt twice"));
+                return Err(Refusal::DealtTwice { seat, card });
             }
             deck[position] = Some(card);
         }
@@ -229,55 +307,45 @@ fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Ca
 pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
     let config = match &t.config {
         Some(value) => {
-            let config = GameConfig::from_json(value.to_string().as_bytes())
-                .map_err(|e| Refusal::Config(e.to_string()))?;
-            config
-                .check_limits()
-                .map_err(|e| Refusal::Config(e.to_string()))?;
+            let config = GameConfig::from_json(value.to_string().as_bytes())?;
+            config.check_limits()?;
             config
         }
         None => GameConfig::default_for(t.game),
     };
     if config.game != t.game {
-        return Err(Refusal::Config(format!(
-            "the configuration is for {}, not {}",
-            config.game, t.game
-        )));
+        return Err(Refusal::ConfigOfGame {
+            config: config.game,
+            game: t.game,
+        });
     }
     let config = Arc::new(config);
     let dice_game = matches!(t.game.material(), Material::Dice { .. });
     let mut hand = match (&t.seed, &t.cards, &t.dice) {
-        (Some(hex), None, None) => Hand::new(
-            Seed::from_hex(hex).map_err(|e| Refusal::Material(format!("seed: {e}")))?,
-            config,
-        ),
+        (Some(hex), None, None) => Hand::new(Seed::from_hex(hex)?, config),
         (None, Some(cards), None) if !dice_game => {
             Hand::with_material(config, deck_of(t.game, cards)?, Vec::new())
         }
         (None, None, Some(shakes)) if dice_game => {
             for (k, shake) in shakes.iter().enumerate() {
                 if let Some(face) = shake.iter().find(|f| !(1..=6).contains(*f)) {
-                    return Err(Refusal::Dice(format!(
-                        "shake {}: {face} is not a die face (1 to 6)",
-                        k + 1
-                    )));
+                    return Err(Refusal::NotADieFace {
+                        shake: k + 1,
+                        face: *face,
+                    });
                 }
             }
             Hand::with_material(config, Vec::new(), shakes.concat())
         }
         _ => {
-            return Err(Refusal::Material(if dice_game {
-                "give exactly one of seed or dice".into()
-            } else {
-                "give exactly one of seed or cards".into()
-            }))
+            return Err(Refusal::SeedOrMaterial {
+                material: if dice_game { "dice" } else { "cards" },
+            })
         }
     };
     let mut wagers = Vec::new();
     for (bet, &amount) in &t.wagers {
-        let bet: BetId = bet
-            .parse()
-            .map_err(|e: pitboss_engine::settlement::UnknownBet| Refusal::Wagers(e.to_string()))?;
+        let bet: BetId = bet.parse::<BetId>()?;
         wagers.push(Wager {
             bet,
             amount: Money(amount),
@@ -302,14 +370,14 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
             rebet_of: None,
         }),
     )
-    .map_err(|e| Refusal::Open(e.to_string()))?;
+    .map_err(Refusal::Open)?;
     for (index, text) in t.decisions.iter().enumerate() {
-        let refuse = |why: String| Refusal::Decision {
+        let refuse = |why: DecisionRefused| Refusal::Decision {
             index: index + 1,
             text: text.clone(),
             why,
         };
-        let action = parse_action(text).map_err(|e| refuse(e.to_string()))?;
+        let action = parse_action(text).map_err(|e| refuse(e.into()))?;
         hand = apply(
             hand,
             &Command::Act {
@@ -317,7 +385,7 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
                 at: Timestamp(0),
             },
         )
-        .map_err(|e| refuse(e.to_string()))?;
+        .map_err(|e| refuse(e.into()))?;
     }
     if hand.status() != Status::Settled {
         let legal: Vec<String> = hand
@@ -326,15 +394,12 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
             .filter(|a| !matches!(a, Action::SetHand { .. }))
             .map(action_text)
             .collect();
-        return Err(Refusal::Unfinished(legal.join(", ")));
+        return Err(Refusal::Unfinished { legal });
     }
     if let Some(shakes) = &t.dice {
         check_dice(&hand, &events, shakes)?;
     }
-    let settlement = hand
-        .settlement()
-        .cloned()
-        .ok_or_else(|| Refusal::Unfinished("the hand has no settlement".into()))?;
+    let settlement = hand.settlement().cloned().ok_or(Refusal::NoSettlement)?;
     let differences = t
         .claimed
         .as_ref()
@@ -360,19 +425,18 @@ fn check_dice(hand: &Hand, events: &[Event], shakes: &[Vec<u8>]) -> Result<(), R
         })
         .collect();
     if rolled.len() != shakes.len() {
-        return Err(Refusal::Dice(format!(
-            "{} shakes given, the round took {}",
-            shakes.len(),
-            rolled.len()
-        )));
+        return Err(Refusal::ShakeCount {
+            given: shakes.len(),
+            took: rolled.len(),
+        });
     }
     for (k, (given, used)) in shakes.iter().zip(&rolled).enumerate() {
         if given.len() != *used {
-            return Err(Refusal::Dice(format!(
-                "shake {}: {} dice given, {used} rolled (the others were held)",
-                k + 1,
-                given.len()
-            )));
+            return Err(Refusal::ShakeDice {
+                shake: k + 1,
+                given: given.len(),
+                rolled: *used,
+            });
         }
     }
     debug_assert_eq!(hand.given_dice_used(), rolled.iter().sum::<usize>());

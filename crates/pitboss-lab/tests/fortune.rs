@@ -7,8 +7,7 @@
 //! `PITBOSS_BLESS=1` and otherwise checks.
 
 // The engine's plain reference implementations, shared rather than copied.
-#[path = "../../pitboss-engine/tests/common/mod.rs"]
-mod common;
+use pitboss_testkit::reference as common;
 
 use pitboss_engine::card::{format_cards, Card, Rank, Suit};
 use pitboss_engine::config::{GameConfig, Rules};

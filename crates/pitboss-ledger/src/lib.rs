@@ -149,8 +149,44 @@ pub enum LedgerError {
     AnchorStopped,
     #[error("entry {sequence} is damaged: {problem}")]
     Corrupt { sequence: u64, problem: String },
-    #[error("signing key: {0}")]
-    Key(String),
+    /// Another server rotated the log's signing key: this one's key file is the old key.
+    #[error(
+        "the log's signing key is now {log} (rotated by another server); this server's key file \
+         holds {ours}: copy the new key file here"
+    )]
+    KeyRotatedElsewhere {
+        /// The key that signed the log's last entry (hex when it is not a key id at all).
+        log: String,
+        /// This server's key.
+        ours: KeyId,
+    },
+    /// The log was begun by another key, which this server's key file is not.
+    #[error(
+        "the log already holds {entries} entries signed by another key: this server's key {ours} \
+         is not one the log trusts (give every server the log's key file)"
+    )]
+    KeyNotTrusted {
+        /// The entries the log holds.
+        entries: u64,
+        /// This server's key.
+        ours: KeyId,
+    },
+    /// A rotation is in the log, but its files could not be finished; the next start finishes it.
+    #[error(
+        "the rotation is recorded in the log, but the key file could not be replaced ({}); the \
+         next start finishes it from signing.key.next",
+        .0.get()
+    )]
+    RotationUnfinished(#[source] Shared<keys::KeyError>),
+    /// A read-only server without the log's key file was asked to sign (a checkpoint).
+    #[error(
+        "this read-only server holds no copy of the log's key file (signing.key in its data \
+         directory), so it signs no checkpoint"
+    )]
+    NoSigningKey,
+    /// The next signing key could not be made or written (a rotation).
+    #[error("signing key: {}", .0.get())]
+    KeyFile(#[source] Shared<keys::KeyError>),
     #[error("the ledger's writer has stopped")]
     Stopped,
     #[error("a tree of {asked} entries was asked for; the log holds {size}")]
@@ -184,8 +220,10 @@ pub enum ErrorKind {
     Unavailable,
     /// This server may not write what was asked: it serves a read-only replica.
     ReadOnly,
-    /// This server's signing key is not the log's (another server rotated it), or it holds none.
+    /// This server's signing key is not the log's (another server rotated it, or began the log).
     KeyMismatch,
+    /// This server holds no signing key (a read-only server without the key file).
+    NoSigningKey,
     /// The request named a place outside the log: a tree larger than it (`tree_size`) or an entry
     /// outside a tree (`sequence`), the request's field.
     OutOfRange { field: &'static str },
@@ -204,7 +242,8 @@ impl LedgerError {
             E::Stopped => ErrorKind::Unavailable,
             E::Store(e) => e.get().kind(),
             E::ReadOnly => ErrorKind::ReadOnly,
-            E::Key(_) => ErrorKind::KeyMismatch,
+            E::KeyRotatedElsewhere { .. } | E::KeyNotTrusted { .. } => ErrorKind::KeyMismatch,
+            E::NoSigningKey => ErrorKind::NoSigningKey,
             E::TreeSize { .. } => ErrorKind::OutOfRange { field: "tree_size" },
             E::NotInTree { .. } => ErrorKind::OutOfRange { field: "sequence" },
             E::Corrupt { .. } | E::DamagedRequestRecord { .. } => ErrorKind::Corrupt,
@@ -215,7 +254,9 @@ impl LedgerError {
             | E::Anchor { .. }
             | E::SignatureCount { .. }
             | E::AnchorStopped
-            | E::RequestReused { .. } => ErrorKind::Internal,
+            | E::RequestReused { .. }
+            | E::KeyFile(_)
+            | E::RotationUnfinished(_) => ErrorKind::Internal,
         }
     }
 }
@@ -232,6 +273,12 @@ pub enum OpenError {
     /// The PostgreSQL log cannot be trusted, or reached.
     #[error(transparent)]
     Postgres(#[from] pg_open::PgRefusal),
+}
+
+impl From<keys::KeyError> for LedgerError {
+    fn from(e: keys::KeyError) -> LedgerError {
+        LedgerError::KeyFile(Shared::new(e))
+    }
 }
 
 impl From<StoreError> for LedgerError {

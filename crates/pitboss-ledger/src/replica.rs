@@ -93,13 +93,7 @@ impl Follower {
 
     /// Signs with the key file if it is the key that signed the log's last entry.
     fn sign(&self, message: &[u8]) -> Result<SignedBy, LedgerError> {
-        let key = self.key.as_ref().ok_or_else(|| {
-            LedgerError::Key(
-                "this read-only server holds no copy of the log's key file (signing.key in its \
-                 data directory), so it signs no checkpoint"
-                    .into(),
-            )
-        })?;
+        let key = self.key.as_ref().ok_or(LedgerError::NoSigningKey)?;
         let current = match self.pg.last_entry()? {
             None => None,
             Some((sequence, bytes)) => {
@@ -111,12 +105,10 @@ impl Follower {
             }
         };
         if current != Some(key.id()) {
-            return Err(LedgerError::Key(format!(
-                "the log's signing key is now {} (rotated by a writing server); this server's key \
-                 file holds {}: copy the new key file here",
-                current.map_or_else(|| "unknown".to_string(), |id| id.to_string()),
-                key.id()
-            )));
+            return Err(LedgerError::KeyRotatedElsewhere {
+                log: current.map_or_else(|| "unknown".to_string(), |id| id.to_string()),
+                ours: key.id(),
+            });
         }
         Ok((key.public(), key.sign_message(message)))
     }

@@ -1,28 +1,41 @@
-//! HTML escaping: the one function every string from the model passes through before it reaches
-//! the page, in text and in attribute values alike.
+//! Text from the packet as it stands on the page. Maud escapes every value a template interpolates
+//! (`&`, `<`, `>` and `"`); [`Text`] is that same escaping, done by maud's own [`Escaper`], with
+//! `'` also written `&#39;`, as the page has always written it.
 //!
 //! This module owns escaping only. It must not decide what is shown or format anything.
 
-/// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references, so that it can stand
-/// in element content and in a quoted attribute value without ending either.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            other => out.push(other),
+use std::fmt::Write;
+
+use maud::{Escaper, Render};
+
+/// A text from the log or from people (a reference, an actor, a reason, a note, a report line),
+/// interpolated as `(Text(&value))`: maud's escaping, and `'` as `&#39;`. Maud alone leaves `'`
+/// as it is, which is safe in content and in the double-quoted attributes it writes; `Text` keeps
+/// the page's bytes as they were before the page was a template.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Text<'a>(pub &'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        for (i, part) in self.0.split('\'').enumerate() {
+            if i > 0 {
+                buffer.push_str("&#39;");
+            }
+            // Writing to a `String` cannot fail.
+            let _ = Escaper::new(buffer).write_str(part);
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use maud::{html, Render};
+
+    use super::Text;
+
+    fn escape(text: &str) -> String {
+        Text(text).render().into_string()
+    }
 
     #[test]
     fn markup_and_quotes_are_neutralised() {
@@ -32,10 +45,24 @@ mod tests {
         );
         assert_eq!(escape("plain ♠ text"), "plain ♠ text");
         assert_eq!(escape(""), "");
+        assert_eq!(escape("'"), "&#39;");
+        assert_eq!(escape("''a'"), "&#39;&#39;a&#39;");
         assert_eq!(
             escape("&amp;"),
             "&amp;amp;",
             "escaping is not idempotent by design"
+        );
+    }
+
+    #[test]
+    fn maud_escapes_the_same_but_for_the_apostrophe() {
+        let text = r#"<b class="x">'&'</b>"#;
+        let by_maud = html! { (text) }.into_string();
+        assert_eq!(by_maud.replace('\'', "&#39;"), escape(text));
+        let in_attribute = html! { span title=(Text(text)) {} }.into_string();
+        assert_eq!(
+            in_attribute,
+            format!("<span title=\"{}\"></span>", escape(text))
         );
     }
 }

@@ -23,8 +23,10 @@
 //! - **Self-contained**: no external fetch of any kind. There is no `http:` or `https:` URL in any
 //!   `src` or `href` (nor anywhere), no external font or `@import`, no `url(…)`, and no `<script>`
 //!   at all. Cards and dice are inline SVG drawn by this crate; the stylesheet is inline.
-//! - **Escaped**: every text that comes from the log (references, actors, reasons, notes, report
-//!   lines) is HTML-escaped, in content and attributes alike.
+//! - **Escaped**: the page is built from `maud` templates, which escape every interpolated value,
+//!   in content and attributes alike; every text that comes from the log (references, actors,
+//!   reasons, notes, report lines) is among them. Nothing from the log is passed as pre-escaped
+//!   markup.
 //! - **Deterministic and pure**: no I/O, no clock, no randomness. The same [`Packet`] renders to the
 //!   same bytes; the page carries no generation time.
 //! - **Total**: any packet renders. Empty lists, odd card counts or unknown rule names give words,

@@ -2,12 +2,15 @@
 //! colour), the joker, a face-down card's patterned back, and a die face with its pips.
 //!
 //! This module owns the drawings only. It must not load anything (no fonts, no images, no external
-//! references: every picture is complete in the text it returns) and must not decide what a card
+//! references: every picture is complete in the markup it returns) and must not decide what a card
 //! means or when it was seen; the page says that beside the picture. The SVG carries no `xmlns`:
-//! inline SVG in HTML needs none, and the page holds no URL at all.
+//! inline SVG in HTML needs none, and the page holds no URL at all. Every picture is a `maud`
+//! template; its only values are this module's fixed labels and numbers, escaped by maud all the
+//! same.
 
 use std::fmt::Write;
 
+use maud::{html, Markup, PreEscaped};
 use pitboss_engine::card::{Card, Rank, Suit};
 
 /// The ink of spades and clubs.
@@ -17,10 +20,16 @@ pub(crate) const RED: &str = "#c00000";
 /// The joker's own ink, unlike either suit colour.
 pub(crate) const JOKER_INK: &str = "#6a1b9a";
 
-/// A card's size on paper and screen.
-const CARD_SIZE: &str = r#"viewBox="0 0 100 140" width="18mm" height="25.2mm""#;
-/// A die's size.
-const DIE_SIZE: &str = r#"viewBox="0 0 100 100" width="12mm" height="12mm""#;
+/// An SVG element without content, closed by `/>`. Maud writes an element without a body as
+/// HTML's void elements are written (`<rect …>`), which inside `<svg>` would open an element that
+/// nothing closes; this turns the `>` that ends maud's tag into `/>`. Every attribute value in
+/// `element` was escaped by maud, so that `>` is the tag's own.
+fn closed(element: Markup) -> Markup {
+    let mut tag = element.into_string();
+    debug_assert!(tag.starts_with('<') && tag.ends_with('>') && !tag.ends_with("/>"));
+    tag.insert(tag.len() - 1, '/');
+    PreEscaped(tag)
+}
 
 /// The rank as printed on a card: `A`, `K`, `Q`, `J`, `10` … `2`.
 pub(crate) fn rank_label(rank: Rank) -> &'static str {
@@ -91,56 +100,65 @@ pub(crate) fn card_name(card: Card) -> String {
 }
 
 /// A card face up. Every piece of text in it is one of this module's fixed labels.
-pub(crate) fn card_face(card: Card) -> String {
+pub(crate) fn card_face(card: Card) -> Markup {
     let name = card_name(card);
-    let mut svg = format!(
-        r#"<svg class="card face" data-card="{card}" role="img" aria-label="{name}" {CARD_SIZE}><title>{name}</title>"#
-    );
-    let (Some(rank), Some(suit)) = (card.rank(), card.suit()) else {
-        svg.push_str(&joker_body());
-        svg.push_str("</svg>");
-        return svg;
-    };
+    html! {
+        svg.card.face data-card=(card) role="img" aria-label=(name)
+            viewBox="0 0 100 140" width="18mm" height="25.2mm" {
+            title { (name) }
+            @if let (Some(rank), Some(suit)) = (card.rank(), card.suit()) {
+                (suited_body(rank, suit))
+            } @else {
+                (joker_body())
+            }
+        }
+    }
+}
+
+/// A card's white rounded outline, in `ink`, `width` units wide.
+fn card_outline(ink: &str, width: u8) -> Markup {
+    closed(html! {
+        rect x="2" y="2" width="96" height="136" rx="9" fill="#ffffff" stroke=(ink)
+            stroke-width=(width);
+    })
+}
+
+/// A suited card's face: the rank and suit in the corners and a large suit symbol, in the suit's
+/// ink.
+fn suited_body(rank: Rank, suit: Suit) -> Markup {
     let ink = suit_ink(suit);
     let rank = rank_label(rank);
     let symbol = suit_symbol(suit);
-    let _ = write!(
-        svg,
-        concat!(
-            r##"<rect x="2" y="2" width="96" height="136" rx="9" fill="#ffffff" stroke="{black}" stroke-width="2"/>"##,
-            r#"<text x="9" y="27" font-family="sans-serif" font-size="24" font-weight="bold" fill="{ink}">{rank}</text>"#,
-            r#"<text x="9" y="50" font-family="sans-serif" font-size="22" fill="{ink}">{symbol}</text>"#,
-            r#"<text x="50" y="95" font-family="sans-serif" font-size="54" text-anchor="middle" fill="{ink}">{symbol}</text>"#,
-            r#"<text x="91" y="130" font-family="sans-serif" font-size="24" font-weight="bold" text-anchor="end" fill="{ink}">{rank}</text>"#,
-        ),
-        black = BLACK,
-        ink = ink,
-        rank = rank,
-        symbol = symbol,
-    );
-    svg.push_str("</svg>");
-    svg
+    html! {
+        (card_outline(BLACK, 2))
+        text x="9" y="27" font-family="sans-serif" font-size="24" font-weight="bold" fill=(ink) {
+            (rank)
+        }
+        text x="9" y="50" font-family="sans-serif" font-size="22" fill=(ink) { (symbol) }
+        text x="50" y="95" font-family="sans-serif" font-size="54" text-anchor="middle"
+            fill=(ink) { (symbol) }
+        text x="91" y="130" font-family="sans-serif" font-size="24" font-weight="bold"
+            text-anchor="end" fill=(ink) { (rank) }
+    }
 }
 
 /// The joker's face: the word JOKER and a five-pointed star, in the joker's own ink.
-fn joker_body() -> String {
+fn joker_body() -> Markup {
     // A five-pointed star centred at (50, 78), outer radius 26, inner 10.5: points every 36°.
     const STAR: &str =
         "50,52 56.2,69.5 74.7,70 60,81.3 65.3,99 50,88.5 34.7,99 40,81.3 25.3,70 43.8,69.5";
-    format!(
-        concat!(
-            r##"<rect x="2" y="2" width="96" height="136" rx="9" fill="#ffffff" stroke="{ink}" stroke-width="4"/>"##,
-            r#"<text x="50" y="30" font-family="sans-serif" font-size="19" font-weight="bold" text-anchor="middle" fill="{ink}">JOKER</text>"#,
-            r#"<polygon class="star" points="{star}" fill="{ink}"/>"#,
-            r#"<text x="50" y="128" font-family="sans-serif" font-size="19" font-weight="bold" text-anchor="middle" fill="{ink}">JOKER</text>"#,
-        ),
-        ink = JOKER_INK,
-        star = STAR,
-    )
+    html! {
+        (card_outline(JOKER_INK, 4))
+        text x="50" y="30" font-family="sans-serif" font-size="19" font-weight="bold"
+            text-anchor="middle" fill=(JOKER_INK) { "JOKER" }
+        (closed(html! { polygon.star points=(STAR) fill=(JOKER_INK); }))
+        text x="50" y="128" font-family="sans-serif" font-size="19" font-weight="bold"
+            text-anchor="middle" fill=(JOKER_INK) { "JOKER" }
+    }
 }
 
 /// A face-down card: a patterned back, the same for every card.
-pub(crate) fn card_back() -> String {
+pub(crate) fn card_back() -> Markup {
     let mut lattice = String::new();
     // Diagonal lines both ways across the inner panel (10..90 × 10..130), every 10 units.
     let mut offset = -120;
@@ -149,17 +167,22 @@ pub(crate) fn card_back() -> String {
         let _ = write!(lattice, "M{},10 L{},130 ", 90 - offset, -30 - offset);
         offset += 10;
     }
-    format!(
-        concat!(
-            r#"<svg class="card back" role="img" aria-label="face-down card" {size}><title>face-down card</title>"#,
-            r##"<rect x="2" y="2" width="96" height="136" rx="9" fill="#ffffff" stroke="#000000" stroke-width="2"/>"##,
-            r##"<svg x="10" y="10" width="80" height="120" viewBox="10 10 80 120"><path d="{lattice}" stroke="#1f3a93" stroke-width="2" fill="none"/></svg>"##,
-            r##"<rect x="10" y="10" width="80" height="120" rx="4" fill="none" stroke="#1f3a93" stroke-width="3"/>"##,
-            "</svg>"
-        ),
-        size = CARD_SIZE,
-        lattice = lattice.trim_end(),
-    )
+    html! {
+        svg.card.back role="img" aria-label="face-down card"
+            viewBox="0 0 100 140" width="18mm" height="25.2mm" {
+            title { "face-down card" }
+            (card_outline(BLACK, 2))
+            svg x="10" y="10" width="80" height="120" viewBox="10 10 80 120" {
+                (closed(html! {
+                    path d=(lattice.trim_end()) stroke="#1f3a93" stroke-width="2" fill="none";
+                }))
+            }
+            (closed(html! {
+                rect x="10" y="10" width="80" height="120" rx="4" fill="none" stroke="#1f3a93"
+                    stroke-width="3";
+            }))
+        }
+    }
 }
 
 /// Pip centres of each face 1–6 on a 100 × 100 die.
@@ -180,27 +203,30 @@ fn pips(face: u8) -> &'static [(u8, u8)] {
 
 /// A die showing `face`, with a heavy border when it is `held`. A value outside 1–6 (which the
 /// engine never records) is drawn as a blank die marked `?`, never refused.
-pub(crate) fn die(face: u8, held: bool) -> String {
+pub(crate) fn die(face: u8, held: bool) -> Markup {
     let (class, label, stroke) = if held {
         ("die held", format!("die showing {face}, held"), 8)
     } else {
         ("die", format!("die showing {face}"), 3)
     };
-    let mut svg = format!(
-        r##"<svg class="{class}" data-face="{face}" role="img" aria-label="{label}" {DIE_SIZE}><title>{label}</title><rect x="4" y="4" width="92" height="92" rx="16" fill="#ffffff" stroke="#000000" stroke-width="{stroke}"/>"##
-    );
     let drawn = pips(face);
-    for (x, y) in drawn {
-        let _ = write!(
-            svg,
-            r##"<circle class="pip" cx="{x}" cy="{y}" r="9" fill="#000000"/>"##
-        );
+    html! {
+        svg class=(class) data-face=(face) role="img" aria-label=(label)
+            viewBox="0 0 100 100" width="12mm" height="12mm" {
+            title { (label) }
+            (closed(html! {
+                rect x="4" y="4" width="92" height="92" rx="16" fill="#ffffff" stroke=(BLACK)
+                    stroke-width=(stroke);
+            }))
+            @for (x, y) in drawn {
+                (closed(html! { circle.pip cx=(x) cy=(y) r="9" fill=(BLACK); }))
+            }
+            @if drawn.is_empty() {
+                text x="50" y="66" font-family="sans-serif" font-size="44" text-anchor="middle"
+                    fill=(BLACK) { "?" }
+            }
+        }
     }
-    if drawn.is_empty() {
-        svg.push_str(r##"<text x="50" y="66" font-family="sans-serif" font-size="44" text-anchor="middle" fill="#000000">?</text>"##);
-    }
-    svg.push_str("</svg>");
-    svg
 }
 
 #[cfg(test)]
@@ -209,6 +235,31 @@ mod tests {
 
     fn card(text: &str) -> Card {
         text.parse().unwrap()
+    }
+
+    fn card_face(card: Card) -> String {
+        super::card_face(card).into_string()
+    }
+
+    fn card_back() -> String {
+        super::card_back().into_string()
+    }
+
+    fn die(face: u8, held: bool) -> String {
+        super::die(face, held).into_string()
+    }
+
+    #[test]
+    fn empty_elements_are_closed_the_svg_way() {
+        let back = card_back();
+        assert!(
+            back.contains(r##"stroke="#000000" stroke-width="2"/><svg x="10""##),
+            "{back}"
+        );
+        assert!(back.contains(r##"fill="none"/></svg>"##), "{back}");
+        assert!(die(1, false)
+            .contains(r##"<circle class="pip" cx="50" cy="50" r="9" fill="#000000"/>"##));
+        assert!(!back.contains("</rect>") && !back.contains("</path>"));
     }
 
     #[test]

@@ -138,7 +138,7 @@ impl RulesVersion {
     }
 
     /// Whether this build knows the version (it can replay hands recorded under it).
-    pub fn is_known(self) -> bool {
+    pub(crate) fn is_known(self) -> bool {
         self.house_way().is_some()
     }
 }

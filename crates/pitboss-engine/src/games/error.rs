@@ -160,6 +160,24 @@ impl RuleError {
         }
     }
 
+    /// The refusal of the hand's state by name, for a client to act on: the `PreconditionFailure`
+    /// type a `FAILED_PRECONDITION` carries (`HAND_ENDED`, `NOT_LEGAL_NOW`, `VOID_REFUSED`, …);
+    /// `None` for the other kinds, which name a field instead (or are our fault).
+    pub fn precondition(&self) -> Option<&'static str> {
+        use RuleError as E;
+        Some(match self {
+            E::NotOpened => "HAND_NOT_OPENED",
+            E::AlreadyOpened => "HAND_ALREADY_OPENED",
+            E::Ended(_) => "HAND_ENDED",
+            E::NotLegalNow { .. } => "NOT_LEGAL_NOW",
+            E::VoidRefused(_) => "VOID_REFUSED",
+            E::TooEarly { .. } => "TOO_EARLY",
+            E::Expired { .. } => "HAND_EXPIRED",
+            E::BeforeLastEvent { .. } => "BEFORE_LAST_EVENT",
+            _ => return None,
+        })
+    }
+
     /// The field of the command the refusal is about, as the API names it (`wagers.ante`,
     /// `action.bet.multiple`, `void.reason`); `None` for a refusal about the hand as a whole.
     pub fn field(&self) -> Option<FieldPath> {

@@ -12,7 +12,7 @@
 pub mod fortune;
 pub mod pai_gow;
 pub mod poker5;
-pub mod rank_masks;
+pub(crate) mod rank_masks;
 pub mod three_card;
 
 use super::card::Card;

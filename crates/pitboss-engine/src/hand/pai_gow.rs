@@ -243,7 +243,7 @@ pub fn evaluate_low(cards: &[Card; 2]) -> Result<LowValue, HandError> {
 
 /// Evaluates two distinct cards without checking.
 #[inline]
-pub fn evaluate_low_unchecked(cards: &[Card; 2]) -> LowValue {
+pub(crate) fn evaluate_low_unchecked(cards: &[Card; 2]) -> LowValue {
     let rank = |card: Card| {
         if card.is_joker() {
             12

@@ -22,9 +22,8 @@ impl Writer {
         group: &mut Group,
         old: &Arc<Keypair>,
     ) -> Result<Arc<Keypair>, LedgerError> {
-        let next = Arc::new(Keypair::generate().map_err(|e| LedgerError::Key(e.to_string()))?);
-        next.write_to(&self.key_dir.join(format!("{KEY_FILE}.next")))
-            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        let next = Arc::new(Keypair::generate()?);
+        next.write_to(&self.key_dir.join(format!("{KEY_FILE}.next")))?;
         let rotated = proto::LedgerKind::KeyRotated(proto::KeyRotated {
             old_key_id: old.id().0.to_vec(),
             new_key_id: next.id().0.to_vec(),
@@ -51,12 +50,10 @@ impl Writer {
             {
                 return Ok(());
             }
-            return Err(LedgerError::Key(format!(
-                "the log already holds {} entries signed by another key: this server's key {} is \
-                 not one the log trusts (give every server the log's key file)",
-                group.sequence,
-                key.id()
-            )));
+            return Err(LedgerError::KeyNotTrusted {
+                entries: group.sequence,
+                ours: key.id(),
+            });
         }
         let published = proto::LedgerKind::KeyPublished(proto::KeyPublished {
             key_id: key.id().0.to_vec(),
@@ -109,16 +106,18 @@ impl Writer {
 pub(crate) fn finish_rotation(
     dir: &std::path::Path,
     old: Option<&Keypair>,
-) -> Result<(), LedgerError> {
-    let key = |e: std::io::Error| LedgerError::Key(e.to_string());
+) -> Result<(), crate::keys::KeyError> {
+    let at = |path: std::path::PathBuf| {
+        move |source: std::io::Error| crate::keys::KeyError::Io { path, source }
+    };
     if let Some(old) = old {
         let retired = dir.join(RETIRED_DIR);
-        std::fs::create_dir_all(&retired).map_err(key)?;
-        old.write_to(&retired.join(format!("{}.key", old.id())))
-            .map_err(|e| LedgerError::Key(e.to_string()))?;
+        std::fs::create_dir_all(&retired).map_err(at(retired.clone()))?;
+        old.write_to(&retired.join(format!("{}.key", old.id())))?;
     }
-    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), dir.join(KEY_FILE)).map_err(key)?;
+    let file = dir.join(KEY_FILE);
+    std::fs::rename(dir.join(format!("{KEY_FILE}.next")), &file).map_err(at(file))?;
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(key)
+        .map_err(at(dir.to_path_buf()))
 }

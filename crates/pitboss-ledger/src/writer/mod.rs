@@ -41,7 +41,7 @@ use tokio::sync::oneshot;
 use super::stats::WriterStats;
 
 use super::entry::{entry_hash, Entry, Hash, SEAL_RUN};
-use super::keys::{KeyId, Keypair, KEY_FILE};
+use super::keys::{KeyId, Keypair};
 use super::pg::Prefetched;
 use super::requests::{Fingerprint, RequestKey, RequestRecord};
 use super::store::{cf, index_key, stream_key, Batch, LogStore};
@@ -204,10 +204,7 @@ fn answer(key_dir: &std::path::Path, group: Durable) {
     let rotation_done = match &group.rotated {
         Some((old, _)) => finish_rotation(key_dir, Some(old)).map_err(|e| {
             tracing::error!(error = %e, "key rotation logged but the key file could not be replaced");
-            LedgerError::Key(format!(
-                "the rotation is recorded in the log, but the key file could not be replaced \
-                 ({e}); the next start finishes it from {KEY_FILE}.next"
-            ))
+            LedgerError::RotationUnfinished(crate::Shared::new(e))
         }),
         None => Ok(()),
     };

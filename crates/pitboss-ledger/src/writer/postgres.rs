@@ -90,11 +90,10 @@ impl Writer {
                     .map_or_else(|| hex::encode(&current), |id| id.to_string());
                 return refuse_all(
                     jobs,
-                    &LedgerError::Key(format!(
-                        "the log's signing key is now {current} (rotated by another server); this \
-                         server's key file holds {}: copy the new key file here",
-                        self.key.id()
-                    )),
+                    &LedgerError::KeyRotatedElsewhere {
+                        log: current,
+                        ours: self.key.id(),
+                    },
                 );
             }
         }

@@ -19,9 +19,8 @@ pub const HAND_ID: &str = "0123456789abcdef0123456789abcdef";
 /// The checkpoint key every test packet names.
 pub const PUBLIC_KEY: &str = "5a3b2f9e4c1d8a7b6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d";
 
-#[path = "../../../../tests/support/fixture_hands.rs"]
-mod fixture_hands;
 pub use fixture_hands::{Played, Script};
+use pitboss_testkit::fixture_hands;
 
 fn fixture(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

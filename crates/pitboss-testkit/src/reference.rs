@@ -1,10 +1,6 @@
-//! Helpers shared by the integration tests: combination enumeration and deliberately plain
-//! reference implementations of the ranking rules, written independently of `crates/pitboss-engine/src/hand`
-//! (sorting and counting, no bit tricks) so the fast evaluators can be checked against them.
-
-#![allow(dead_code)]
-
-pub mod currency;
+//! Combination enumeration and deliberately plain reference implementations of the ranking rules,
+//! written independently of `crates/pitboss-engine/src/hand` (sorting and counting, no bit tricks)
+//! so the fast evaluators can be checked against them (the engine's and the lab's tests).
 
 use pitboss_engine::card::Card;
 

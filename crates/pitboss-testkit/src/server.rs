@@ -146,7 +146,7 @@ impl Server {
         } else {
             &["--warm", "false"]
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        let mut child = Command::new(crate::binary())
             .args(["serve", "--data"])
             .arg(data)
             .args(listen)
@@ -206,7 +206,7 @@ impl Server {
 
     /// [`Server::refuses`] with these arguments (`--listen` among them).
     pub fn refuses_with(data: &Path, args: &[&str]) -> String {
-        let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        let out = Command::new(crate::binary())
             .args(["serve", "--data"])
             .arg(data)
             .args(args)

@@ -1,8 +1,6 @@
 //! Scripted hands of `fixtures/hands/*.json` (a seed, wagers, decisions and voids) played through
 //! the engine's own `Hand::decide`/`evolve`, so that every event a test shows or records is one the
-//! engine really produces. Shared by the packet crate's tests and the server's (included by path).
-
-#![allow(dead_code)]
+//! engine really produces. Shared by the packet crate's tests and the server's.
 
 use std::sync::Arc;
 
