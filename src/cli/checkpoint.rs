@@ -72,6 +72,16 @@ pub fn run_checkpoint(args: CheckpointArgs) -> anyhow::Result<()> {
             c.key_id,
             hex::encode(&c.public_key)
         );
+        if let (Ok(note), Ok(key)) = (Checkpoint::parse(&c.note), hash32(&c.public_key)) {
+            if let Ok(key) = ed25519_dalek::VerifyingKey::from_bytes(&key) {
+                let vkey = pitboss_witness::note::Vkey {
+                    name: note.origin,
+                    kind: pitboss_witness::note::ED25519,
+                    key,
+                };
+                eprintln!("the log's verifier key (a witness policy's `log` line): {vkey}");
+            }
+        }
         Ok(())
     })
 }

@@ -29,7 +29,9 @@ mod simulate;
 mod vectors;
 mod verify;
 mod void;
+mod witness;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 /// pitboss: the auditable core of four casino table games.
@@ -109,6 +111,9 @@ enum Command {
     /// Play many hands through the engine's commands: return, 95 % interval, row frequencies and
     /// a chi-square against the exact PAR sheet.
     Simulate(simulate::SimulateArgs),
+    /// Witness logs (C2SP tlog-witness): cosign each checkpoint consistent with the last one
+    /// cosigned, over HTTP; keep what was refused as evidence.
+    Witness(witness::WitnessArgs),
     /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
     Rng(rng::RngArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
@@ -152,6 +157,7 @@ impl Cli {
             Command::VerifyBundle(args) => bundle::run_verify(args),
             Command::Dispute(args) => dispute::run(args).map(|()| ok),
             Command::Export(args) => export::run(args).map(|()| ok),
+            Command::Witness(args) => witness::run(args).map(|()| ok),
         }
     }
 }
@@ -164,5 +170,37 @@ fn quiet_on_broken_pipe() {
     // SAFETY: restores the default disposition of one signal before the tool starts any thread.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Writes the ready line on standard output, and flushes it.
+fn ready(line: &serde_json::Value) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")
+        .and_then(|()| out.flush())
+        .context("cannot write the ready line on standard output")
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {},
+                    _ = term.recv() => {},
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
     }
 }

@@ -271,7 +271,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
         );
-        ready(&serde_json::json!({
+        super::ready(&serde_json::json!({
             "listening": address.to_string(),
             "tls": tls.is_some(),
             "data": args.data.display().to_string(),
@@ -289,7 +289,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             limits: args.limits,
             warm: args.warm,
         };
-        pitboss::service::serve(listener, floor, serving, shutdown_signal()).await?;
+        pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })
@@ -315,38 +315,6 @@ fn warm_tree(floor: Arc<pitboss::floor::Floor>) {
             Err(e) => tracing::error!(error = %e, "the Merkle tree could not be built at start"),
         }
     });
-}
-
-/// Writes the ready line on standard output, and flushes it.
-fn ready(line: &serde_json::Value) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}")
-        .and_then(|()| out.flush())
-        .context("cannot write the ready line on standard output")
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {},
-                    _ = term.recv() => {},
-                }
-            }
-            Err(_) => {
-                let _ = ctrl_c.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
 }
 
 /// glibc's allocator gives each thread that contends for memory an arena of its own, up to eight

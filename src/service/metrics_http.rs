@@ -6,7 +6,6 @@
 //! 10 s, request bodies never read, and every connection closed after its answer. It renders
 //! nothing itself and serves nothing but the metrics (no request reaches the floor).
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +14,7 @@ use hyper::body::Bytes;
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
 
+use super::http::{reply, Limits, PLAIN};
 use super::metrics::Metrics;
 
 /// The most scrapers served at once.
@@ -24,77 +24,32 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head read.
 const MAX_HEAD: usize = 8 * 1024;
 
-/// The `Content-Type` of an answer that is not the metrics.
-const PLAIN: &str = "text/plain; charset=utf-8";
-
 /// Answers one request.
 fn answer(metrics: &Metrics, request: &Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
-    let reply = |status: StatusCode, body: String, content_type: &'static str| {
-        let mut response = Response::new(Full::new(Bytes::from(body)));
-        *response.status_mut() = status;
-        response.headers_mut().insert(
-            hyper::header::CONTENT_TYPE,
-            hyper::header::HeaderValue::from_static(content_type),
-        );
-        response
-    };
     match (request.method(), request.uri().path()) {
         (&Method::GET | &Method::HEAD, "/metrics") => reply(
             StatusCode::OK,
             metrics.render(),
             super::metrics::CONTENT_TYPE,
         ),
-        (_, "/metrics") => reply(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "only GET /metrics\n".into(),
-            PLAIN,
-        ),
-        _ => reply(
-            StatusCode::NOT_FOUND,
-            "metrics are at /metrics\n".into(),
-            PLAIN,
-        ),
+        (_, "/metrics") => reply(StatusCode::METHOD_NOT_ALLOWED, "only GET /metrics\n", PLAIN),
+        _ => reply(StatusCode::NOT_FOUND, "metrics are at /metrics\n", PLAIN),
     }
 }
 
 /// Serves `listener` until `stop` is set.
 pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>, stop: super::work::Shutdown) {
-    let open = Arc::new(tokio::sync::Semaphore::new(MAX_SCRAPERS));
-    loop {
-        let Ok(permit) = open.clone().acquire_owned().await else {
-            return;
-        };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = stop.wait() => return,
-        };
-        let (stream, _) = match accepted {
-            Ok(connection) => connection,
-            Err(e) => {
-                tracing::warn!(error = %e, "metrics endpoint: accept failed");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let metrics = metrics.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let service = hyper::service::service_fn(move |request| {
-                let response = answer(&metrics, &request);
-                async move { Ok::<_, Infallible>(response) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(HEAD_TIMEOUT)
-                .max_buf_size(MAX_HEAD)
-                .keep_alive(false)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            // A scraper that stalls mid-answer is not waited for past the head timeout twice over.
-            match tokio::time::timeout(2 * HEAD_TIMEOUT, connection).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::debug!(error = %e, "metrics endpoint: connection ended"),
-                Err(_) => tracing::debug!("metrics endpoint: a slow connection was closed"),
-            }
-        });
-    }
+    let limits = Limits {
+        connections: MAX_SCRAPERS,
+        head_timeout: HEAD_TIMEOUT,
+        max_head: MAX_HEAD,
+        keep_alive: false,
+        // A scraper that stalls mid-answer is not waited for past the head timeout twice over.
+        connection_time: 2 * HEAD_TIMEOUT,
+    };
+    super::http::serve(listener, limits, stop, "metrics endpoint", move |request| {
+        let response = answer(&metrics, &request);
+        async move { response }
+    })
+    .await;
 }

@@ -10,6 +10,7 @@ pub mod client;
 mod convert;
 mod export;
 pub mod guard;
+mod http;
 pub mod lab;
 mod limits;
 mod metrics;
@@ -19,6 +20,8 @@ pub mod play;
 mod scope;
 mod server;
 mod status;
+mod witness_http;
 pub mod work;
 
 pub use server::{serve, ServeError, ServerLimits, Serving};
+pub use witness_http::serve_witness;

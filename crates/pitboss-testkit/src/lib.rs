@@ -25,6 +25,8 @@ pub mod refusal;
 pub mod rpcs;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod witness;
 
 use std::path::{Path, PathBuf};
 

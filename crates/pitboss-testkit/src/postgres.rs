@@ -60,7 +60,8 @@ fn owned_dir(prefix: &str) -> tempfile::TempDir {
     dir
 }
 
-fn free_port() -> u16 {
+/// A loopback port free now (for a process that must come back on the same one).
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")

@@ -1,0 +1,127 @@
+//! A real `pitboss witness` on a loopback port, killed on drop; and the one HTTP call a log makes
+//! to it (`POST /add-checkpoint`), over a plain socket as any client would.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// A running witness.
+pub struct WitnessProcess {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    pub address: String,
+    /// Its verifier key (type 0x04), for a policy's `witness` line.
+    pub vkey: String,
+    /// Its data directory.
+    pub data: PathBuf,
+    name: String,
+    policy: PathBuf,
+}
+
+/// An HTTP answer: (status, `Content-Type`, body).
+pub type Answer = (u16, String, String);
+
+impl WitnessProcess {
+    /// Starts a witness named `name` over `data`, knowing the logs of the policy file `policy`,
+    /// on a free loopback port it keeps across restarts.
+    pub fn start(data: &Path, name: &str, policy: &Path) -> WitnessProcess {
+        let address = format!("127.0.0.1:{}", crate::postgres::free_port());
+        WitnessProcess::start_on(data, name, policy, &address)
+    }
+
+    fn start_on(data: &Path, name: &str, policy: &Path, address: &str) -> WitnessProcess {
+        let mut child = Command::new(crate::binary())
+            .args(["witness", "--listen", address, "--name", name, "--data"])
+            .arg(data)
+            .arg("--policy")
+            .arg(policy)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pitboss witness");
+        let line = crate::server::ready_line(&mut child);
+        let ready: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|_| panic!("the witness's ready line: {line:?}"));
+        WitnessProcess {
+            child,
+            address: ready["witness"].as_str().expect("its address").to_string(),
+            vkey: ready["vkey"].as_str().expect("its vkey").to_string(),
+            data: data.to_path_buf(),
+            name: name.to_string(),
+            policy: policy.to_path_buf(),
+        }
+    }
+
+    /// Its submission URL, for a policy's `witness` line.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Kills it with SIGKILL (nothing flushed, nothing said).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on the same data directory and port (after [`WitnessProcess::kill`]).
+    pub fn restart(&mut self) {
+        self.kill();
+        let (data, name, policy, address) = (
+            self.data.clone(),
+            self.name.clone(),
+            self.policy.clone(),
+            self.address.clone(),
+        );
+        *self = WitnessProcess::start_on(&data, &name, &policy, &address);
+    }
+
+    /// Kills it with SIGKILL and starts it again on the same data directory and port.
+    pub fn kill_and_restart(&mut self) {
+        self.restart();
+    }
+
+    /// `POST /add-checkpoint` with `body`.
+    pub fn add_checkpoint(&self, body: &str) -> Answer {
+        post(&self.address, "/add-checkpoint", body.as_bytes())
+    }
+}
+
+impl Drop for WitnessProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `POST path` with `body` over HTTP/1.1 on a plain socket.
+pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
+    let mut socket = std::net::TcpStream::connect(address).expect("connect to the witness");
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("a timeout");
+    write!(
+        socket,
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .and_then(|()| socket.write_all(body))
+    .expect("send the request");
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).expect("an answer");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-type")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_default();
+    (status, content_type, body.to_string())
+}

@@ -1,0 +1,281 @@
+//! A trust policy in C2SP `tlog-policy`'s language: the logs (`log <vkey> [<url>]`), the
+//! witnesses (`witness <name> <vkey> [<url>]`), groups (`group <name> all|any|<k> <member>...`)
+//! and the one `quorum <name>` (or `quorum none`). A witness reads the logs it knows from one; a
+//! log reads the witnesses it asks, and a verifier the quorum a checkpoint must meet.
+//!
+//! Owns reading a policy strictly (every rule of the specification: names defined before use,
+//! members listed once, `1 <= k <= n`, no duplicate keys, tab and newline the only control
+//! characters) and deciding whether a set of witnesses meets the quorum.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::note::{Vkey, COSIGNATURE_V1, ED25519};
+
+/// The largest policy read, in bytes.
+pub const MAX_POLICY: usize = 64 * 1024;
+
+/// Why a text is not a policy: the line (from 1) and the problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("policy line {line}: {problem}")]
+pub struct PolicyError {
+    /// The line, from 1 (0: the whole file).
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// A log the policy accepts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyLog {
+    /// Its key (type `0x01`), named by its origin.
+    pub vkey: Vkey,
+    /// Where to reach it, if given.
+    pub url: Option<String>,
+}
+
+/// A witness the policy names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyWitness {
+    /// Its name in the policy (for groups and the quorum).
+    pub name: String,
+    /// Its cosigner key (type `0x04`).
+    pub vkey: Vkey,
+    /// Its submission prefix, if given.
+    pub url: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Group {
+    threshold: usize,
+    members: Vec<String>,
+}
+
+/// A parsed policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// The logs, in the file's order.
+    pub logs: Vec<PolicyLog>,
+    /// The witnesses, in the file's order.
+    pub witnesses: Vec<PolicyWitness>,
+    groups: BTreeMap<String, Group>,
+    /// The quorum's name; `None` for `quorum none`.
+    quorum: Option<String>,
+}
+
+impl Policy {
+    /// Reads a policy.
+    pub fn parse(text: &str) -> Result<Policy, PolicyError> {
+        let at = |line: usize, problem: &str| PolicyError {
+            line,
+            problem: problem.to_string(),
+        };
+        if text.len() > MAX_POLICY {
+            return Err(at(0, "longer than 64 KiB"));
+        }
+        if text
+            .bytes()
+            .any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f)
+        {
+            return Err(at(0, "a control character other than tab and newline"));
+        }
+        let mut policy = Policy {
+            logs: Vec::new(),
+            witnesses: Vec::new(),
+            groups: BTreeMap::new(),
+            quorum: None,
+        };
+        let mut quorum_seen = false;
+        let mut keys = BTreeSet::new();
+        for (i, raw) in text.split('\n').enumerate() {
+            let n = i + 1;
+            let words: Vec<&str> = raw.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+            let vkey = |text: &str, kind: u8, keys: &mut BTreeSet<[u8; 32]>| {
+                let vkey = Vkey::parse(text).map_err(|e| at(n, &e.to_string()))?;
+                if vkey.kind != kind {
+                    return Err(at(n, "a key of the wrong type for its role"));
+                }
+                if !keys.insert(vkey.key.to_bytes()) {
+                    return Err(at(n, "a key listed twice"));
+                }
+                Ok(vkey)
+            };
+            match words.as_slice() {
+                [] => {}
+                [first, ..] if first.starts_with('#') => {}
+                ["log", key, rest @ ..] if rest.len() <= 1 => policy.logs.push(PolicyLog {
+                    vkey: vkey(key, ED25519, &mut keys)?,
+                    url: rest.first().map(|u| u.to_string()),
+                }),
+                ["witness", name, key, rest @ ..] if rest.len() <= 1 => {
+                    policy.define(name, n)?;
+                    policy.witnesses.push(PolicyWitness {
+                        name: name.to_string(),
+                        vkey: vkey(key, COSIGNATURE_V1, &mut keys)?,
+                        url: rest.first().map(|u| u.to_string()),
+                    });
+                }
+                ["group", name, k, members @ ..] if !members.is_empty() => {
+                    let mut listed = BTreeSet::new();
+                    for member in members {
+                        if !policy.is_defined(member) {
+                            return Err(at(n, &format!("{member} is not defined above")));
+                        }
+                        if !listed.insert(*member) {
+                            return Err(at(n, &format!("{member} is listed twice")));
+                        }
+                    }
+                    let threshold = match *k {
+                        "all" => members.len(),
+                        "any" => 1,
+                        k => k
+                            .parse::<usize>()
+                            .ok()
+                            .filter(|k| (1..=members.len()).contains(k))
+                            .ok_or_else(|| at(n, "the threshold is not all, any or 1..=n"))?,
+                    };
+                    policy.define(name, n)?;
+                    let members = members.iter().map(|m| m.to_string()).collect();
+                    policy
+                        .groups
+                        .insert(name.to_string(), Group { threshold, members });
+                }
+                ["quorum", name] => {
+                    if quorum_seen {
+                        return Err(at(n, "a second quorum line"));
+                    }
+                    quorum_seen = true;
+                    if *name != "none" {
+                        if !policy.is_defined(name) {
+                            return Err(at(n, &format!("{name} is not defined above")));
+                        }
+                        policy.quorum = Some(name.to_string());
+                    }
+                }
+                _ => return Err(at(n, "not a log, witness, group or quorum line")),
+            }
+        }
+        if !quorum_seen {
+            return Err(at(0, "no quorum line"));
+        }
+        Ok(policy)
+    }
+
+    fn is_defined(&self, name: &str) -> bool {
+        self.groups.contains_key(name) || self.witnesses.iter().any(|w| w.name == name)
+    }
+
+    fn define(&self, name: &str, line: usize) -> Result<(), PolicyError> {
+        if name == "none" || self.is_defined(name) {
+            return Err(PolicyError {
+                line,
+                problem: format!("{name} is already defined (or reserved)"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the witnesses named in `cosigned` (policy names) meet the quorum.
+    pub fn satisfied(&self, cosigned: &BTreeSet<String>) -> bool {
+        match &self.quorum {
+            None => true,
+            Some(name) => self.witnessed(name, cosigned),
+        }
+    }
+
+    fn witnessed(&self, name: &str, cosigned: &BTreeSet<String>) -> bool {
+        match self.groups.get(name) {
+            // Groups only name what was defined above them: this recursion ends.
+            Some(group) => {
+                group
+                    .members
+                    .iter()
+                    .filter(|m| self.witnessed(m, cosigned))
+                    .count()
+                    >= group.threshold
+            }
+            None => cosigned.contains(name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vkey(seed: u8, name: &str, kind: u8) -> String {
+        Vkey {
+            name: name.into(),
+            kind,
+            key: ed25519_dalek::SigningKey::from_bytes(&[seed; 32]).verifying_key(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_two_level_quorum_is_decided_by_its_groups() {
+        let text = format!(
+            "# example\nlog {} https://log.example\n\
+             witness X1 {}\nwitness X2 {}\nwitness X3 {}\n\
+             group X 2 X1 X2 X3\nwitness Y1 {} https://y1.example\n\
+             group XY all X Y1\nquorum XY\n",
+            vkey(1, "log.example/1", ED25519),
+            vkey(2, "x1", COSIGNATURE_V1),
+            vkey(3, "x2", COSIGNATURE_V1),
+            vkey(4, "x3", COSIGNATURE_V1),
+            vkey(5, "y1", COSIGNATURE_V1),
+        );
+        let policy = Policy::parse(&text).unwrap();
+        assert_eq!(policy.logs.len(), 1);
+        assert_eq!(policy.witnesses.len(), 4);
+        let set = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
+        assert!(policy.satisfied(&set(&["X1", "X3", "Y1"])));
+        assert!(!policy.satisfied(&set(&["X1", "Y1"])));
+        assert!(!policy.satisfied(&set(&["X1", "X2", "X3"])));
+    }
+
+    #[test]
+    fn every_rule_of_the_language_is_held() {
+        let w = |seed| vkey(seed, "w", COSIGNATURE_V1);
+        let refused = |text: String| Policy::parse(&text).unwrap_err().line;
+        assert_eq!(refused(format!("witness A {}\n", w(1))), 0, "no quorum");
+        assert_eq!(refused(format!("quorum A\nwitness A {}\n", w(1))), 1);
+        assert_eq!(
+            refused(format!(
+                "witness A {}\nwitness A {}\nquorum A\n",
+                w(1),
+                w(2)
+            )),
+            2
+        );
+        assert_eq!(
+            refused(format!(
+                "witness A {}\nwitness B {}\nquorum A\n",
+                w(1),
+                w(1)
+            )),
+            2
+        );
+        assert_eq!(
+            refused(format!("witness A {}\ngroup G 2 A\nquorum G\n", w(1))),
+            2
+        );
+        assert_eq!(
+            refused(format!("witness A {}\ngroup G any A A\nquorum G\n", w(1))),
+            2
+        );
+        assert_eq!(
+            refused(format!("witness A {}\nquorum A\nquorum A\n", w(1))),
+            3
+        );
+        assert_eq!(
+            refused(format!("log {}\nquorum none\n", w(1))),
+            1,
+            "a cosigner key as a log"
+        );
+        assert_eq!(refused("quorum none\nbogus\n".into()), 2);
+        assert_eq!(refused("quorum none\r\n".into()), 0);
+        assert!(Policy::parse("  # only\n\nquorum none\n")
+            .unwrap()
+            .satisfied(&BTreeSet::new()));
+    }
+}

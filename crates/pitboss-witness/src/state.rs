@@ -1,0 +1,170 @@
+//! The witness's state on disk: for each log, the latest checkpoint it cosigned (the note as the
+//! log signed it), and the submissions it refused although the log's signature on them verified
+//! (evidence of a log's misbehaviour: a rewritten history, two trees of one size).
+//!
+//! Layout under the data directory, each log named by the SHA-256 of its origin in hex:
+//! `logs/<hash>.checkpoint` and `refused/<hash>/<n>.txt`. A checkpoint file is replaced atomically
+//! (a temporary file written and synced, renamed over the old one, the directory synced): after a
+//! crash it is the old state or the new one, never a mix, and the new one is on disk before the
+//! witness answers. A file that does not read back is an error, never an empty state: a witness
+//! that forgot a log would cosign a rewritten one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::checkpoint::{Checkpoint, CheckpointError};
+use crate::note::{Note, NoteError, MAX_NOTE};
+
+/// The most refused submissions kept per log; later ones are counted, not kept.
+pub const MAX_EVIDENCE: usize = 1000;
+
+/// A failure of the state on disk.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is damaged (a witness does not forget a log): {problem}")]
+    Damaged { path: PathBuf, problem: String },
+}
+
+/// The latest checkpoint cosigned for one log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// Its contents.
+    pub checkpoint: Checkpoint,
+    /// The note as the log signed it.
+    pub note: Note,
+}
+
+/// The state directory.
+#[derive(Debug)]
+pub struct State {
+    dir: PathBuf,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateError + '_ {
+    move |source| StateError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A log's name on disk: the SHA-256 of its origin, in hex.
+fn file_name(origin: &str) -> String {
+    hex::encode(Sha256::digest(origin.as_bytes()))
+}
+
+impl State {
+    /// The state in `dir`, whose `logs/` and `refused/` are created when missing.
+    pub fn open(dir: &Path) -> Result<State, StateError> {
+        for sub in ["logs", "refused"] {
+            let path = dir.join(sub);
+            std::fs::create_dir_all(&path).map_err(io(&path))?;
+        }
+        Ok(State {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    fn checkpoint_path(&self, origin: &str) -> PathBuf {
+        self.dir
+            .join("logs")
+            .join(format!("{}.checkpoint", file_name(origin)))
+    }
+
+    /// The latest checkpoint cosigned for `origin`; `None` if none ever was.
+    pub fn latest(&self, origin: &str) -> Result<Option<Stored>, StateError> {
+        let path = self.checkpoint_path(origin);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let damaged = |problem: String| StateError::Damaged {
+            path: path.clone(),
+            problem,
+        };
+        if bytes.len() > MAX_NOTE {
+            return Err(damaged(format!("{} bytes", bytes.len())));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| damaged("not UTF-8".into()))?;
+        let note = Note::parse(&text).map_err(|e: NoteError| damaged(e.to_string()))?;
+        let checkpoint =
+            Checkpoint::parse(&note.text).map_err(|e: CheckpointError| damaged(e.to_string()))?;
+        if checkpoint.origin != origin {
+            return Err(damaged(format!(
+                "it holds {}'s checkpoint",
+                checkpoint.origin
+            )));
+        }
+        Ok(Some(Stored { checkpoint, note }))
+    }
+
+    /// Makes `note` (a checkpoint of `origin`) the latest cosigned, durably.
+    pub fn replace(&self, origin: &str, note: &Note) -> Result<(), StateError> {
+        let path = self.checkpoint_path(origin);
+        let tmp = path.with_extension("tmp");
+        let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        file.write_all(note.to_text().as_bytes())
+            .map_err(io(&tmp))?;
+        file.sync_all().map_err(io(&tmp))?;
+        drop(file);
+        std::fs::rename(&tmp, &path).map_err(io(&path))?;
+        let logs = self.dir.join("logs");
+        std::fs::File::open(&logs)
+            .and_then(|d| d.sync_all())
+            .map_err(io(&logs))
+    }
+
+    /// Keeps a refused submission for `origin` as evidence: why, the body as received, and the
+    /// checkpoint cosigned before it. Returns whether it was kept (at most [`MAX_EVIDENCE`]).
+    pub fn keep_refused(
+        &self,
+        origin: &str,
+        why: &str,
+        body: &[u8],
+        before: Option<&Stored>,
+    ) -> Result<bool, StateError> {
+        let dir = self.dir.join("refused").join(file_name(origin));
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let kept = std::fs::read_dir(&dir)
+            .map_err(io(&dir))?
+            .take(MAX_EVIDENCE)
+            .count();
+        if kept >= MAX_EVIDENCE {
+            return Ok(false);
+        }
+        let mut text = format!("pitboss witness evidence v1\norigin {origin}\nrefused {why}\n");
+        text.push_str("\n-- the submission, as received\n");
+        text.push_str(&String::from_utf8_lossy(body));
+        if let Some(before) = before {
+            text.push_str("\n-- the checkpoint cosigned before it\n");
+            text.push_str(&before.note.to_text());
+        }
+        let path = dir.join(format!("{kept:06}.txt"));
+        let mut file = std::fs::File::create(&path).map_err(io(&path))?;
+        file.write_all(text.as_bytes()).map_err(io(&path))?;
+        file.sync_all().map_err(io(&path))?;
+        Ok(true)
+    }
+
+    /// The refused submissions kept for `origin`, oldest first.
+    pub fn refused(&self, origin: &str) -> Result<Vec<PathBuf>, StateError> {
+        let dir = self.dir.join("refused").join(file_name(origin));
+        let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .take(MAX_EVIDENCE)
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        paths.sort();
+        Ok(paths)
+    }
+}

@@ -1,0 +1,214 @@
+//! The witness's decisions, every answer `tlog-witness` names, on a log built here: its leaves,
+//! roots and consistency proofs from the ledger's Merkle code, its checkpoints signed as a note by
+//! a log key; and its state kept across a reopening.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use ed25519_dalek::{Signer, SigningKey};
+use pitboss_ledger::merkle::{consistency_proof, root_of};
+use pitboss_ledger::Hash;
+use pitboss_witness::cosignature;
+use pitboss_witness::note::{key_id, Note, NoteSignature, Vkey, COSIGNATURE_V1, ED25519};
+use pitboss_witness::request::AddCheckpoint;
+use pitboss_witness::state::State;
+use pitboss_witness::{Refused, Witness, WitnessError};
+
+const ORIGIN: &str = "pitboss.v1/0011223344556677";
+const NOW: u64 = 1_800_000_000;
+
+fn leaves(n: u64) -> Vec<Hash> {
+    (0..n).map(|i| [i as u8 ^ 0x5a; 32]).collect()
+}
+
+fn log_key() -> SigningKey {
+    SigningKey::from_bytes(&[1; 32])
+}
+
+fn log_vkey() -> Vkey {
+    Vkey {
+        name: ORIGIN.into(),
+        kind: ED25519,
+        key: log_key().verifying_key(),
+    }
+}
+
+/// A checkpoint of the first `size` leaves (or of `root`), signed by `key`.
+fn note(size: u64, root: Option<Hash>, key: &SigningKey) -> Note {
+    let root = root.unwrap_or_else(|| root_of(&leaves(size)));
+    let text = format!("{ORIGIN}\n{size}\n{}\n", STANDARD.encode(root));
+    let signature = key.sign(text.as_bytes()).to_bytes().to_vec();
+    Note {
+        signatures: vec![NoteSignature {
+            name: ORIGIN.into(),
+            key_id: key_id(ORIGIN, ED25519, key.verifying_key().as_bytes()),
+            bytes: signature,
+        }],
+        text,
+    }
+}
+
+fn request(old: u64, note: Note) -> Vec<u8> {
+    let size = note.text.lines().nth(1).unwrap().parse().unwrap();
+    let all = leaves(size);
+    let proof = consistency_proof(&mut all.as_slice(), old, size).unwrap();
+    AddCheckpoint { old, proof, note }.to_body().into_bytes()
+}
+
+fn witness(dir: &std::path::Path) -> Witness {
+    Witness::new(
+        "witness.test/w1".into(),
+        pitboss_ledger::keys::Keypair::from_secret([2; 32]),
+        vec![log_vkey()],
+        State::open(dir).unwrap(),
+    )
+}
+
+fn refused(result: Result<String, WitnessError>) -> Refused {
+    match result {
+        Err(WitnessError::Refused(r)) => r,
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_witness_cosigns_only_what_extends_what_it_cosigned() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path());
+    let me = w.vkey();
+    assert_eq!(me.kind, COSIGNATURE_V1);
+
+    // The first checkpoint, from size 0: cosigned, and the cosignature verifies.
+    let first = note(5, None, &log_key());
+    let line = w.add_checkpoint(&request(0, first.clone()), NOW).unwrap();
+    let with = Note::parse(&format!("{}{line}", first.to_text())).unwrap();
+    let cosig = with.signatures.iter().find(|s| me.names(s)).unwrap();
+    assert_eq!(cosignature::verify(&me, &first.text, cosig), Ok(NOW));
+
+    // A client that thinks the witness is at 0 learns its size (409).
+    assert_eq!(
+        refused(w.add_checkpoint(&request(0, note(9, None, &log_key())), NOW)),
+        Refused::Conflict { size: 5 }
+    );
+    // Extending from 5 with a good proof: cosigned.
+    w.add_checkpoint(&request(5, note(9, None, &log_key())), NOW + 1)
+        .unwrap();
+    // The same size and root again: cosigned (nothing rolled back).
+    w.add_checkpoint(&request(9, note(9, None, &log_key())), NOW + 2)
+        .unwrap();
+
+    // Another root at size 9: a fork (422), kept as evidence with the checkpoint cosigned before.
+    let fork = note(9, Some([0xee; 32]), &log_key());
+    let r = refused(w.add_checkpoint(&request(9, fork), NOW));
+    assert_eq!(r.status(), 422, "{r}");
+    // A rewritten history: a tree of 12 whose first 9 leaves differ, proven from the wrong leaves.
+    let mut rewritten = leaves(12);
+    rewritten[3] = [0; 32];
+    let body = {
+        let proof = consistency_proof(&mut rewritten.as_slice(), 9, 12).unwrap();
+        AddCheckpoint {
+            old: 9,
+            proof,
+            note: note(12, Some(root_of(&rewritten)), &log_key()),
+        }
+        .to_body()
+    };
+    let r = refused(w.add_checkpoint(body.as_bytes(), NOW));
+    assert_eq!(r.status(), 422, "{r}");
+    let evidence = w.refused(ORIGIN).unwrap();
+    assert_eq!(evidence.len(), 2, "both refusals kept");
+    let kept = std::fs::read_to_string(&evidence[1]).unwrap();
+    assert!(kept.starts_with("pitboss witness evidence v1\n"), "{kept}");
+    assert!(
+        kept.contains(&note(9, None, &log_key()).to_text()),
+        "the cosigned checkpoint beside it"
+    );
+
+    // State is the latest cosigned, across a reopening (what a restart after kill -9 reads).
+    drop(w);
+    let w = witness(dir.path());
+    let latest = w.latest(ORIGIN).unwrap().expect("state kept");
+    assert_eq!(latest.checkpoint.size, 9);
+    assert_eq!(latest.checkpoint.root, root_of(&leaves(9)));
+    assert_eq!(
+        refused(w.add_checkpoint(&request(5, note(12, None, &log_key())), NOW)),
+        Refused::Conflict { size: 9 }
+    );
+    w.add_checkpoint(&request(9, note(12, None, &log_key())), NOW)
+        .unwrap();
+}
+
+#[test]
+fn every_refusal_has_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path());
+    // 404: an unknown log.
+    let other = note(3, None, &log_key());
+    let unknown = other.to_text().replace(ORIGIN, "example.com/other");
+    let body = format!("old 0\n\n{unknown}");
+    assert_eq!(
+        refused(w.add_checkpoint(body.as_bytes(), NOW)).status(),
+        404
+    );
+    // 403: signed by another key; a signature by the log's key that does not verify.
+    let stranger = SigningKey::from_bytes(&[7; 32]);
+    assert_eq!(
+        refused(w.add_checkpoint(&request(0, note(3, None, &stranger)), NOW)).status(),
+        403
+    );
+    let mut forged = note(3, None, &log_key());
+    forged.signatures[0].bytes[0] ^= 1;
+    assert_eq!(
+        refused(w.add_checkpoint(&request(0, forged), NOW)).status(),
+        403
+    );
+    // Another signature beside the log's (a cosignature, say) is ignored.
+    let mut cosigned = note(3, None, &log_key());
+    cosigned.signatures.push(NoteSignature {
+        name: "someone.else/w".into(),
+        key_id: [1, 2, 3, 4],
+        bytes: vec![0; 72],
+    });
+    w.add_checkpoint(&request(0, cosigned), NOW).unwrap();
+    // 400: an old size beyond the checkpoint's; a body that does not read.
+    assert_eq!(
+        refused(w.add_checkpoint(&request(0, note(2, None, &log_key())).replace_old(4), NOW))
+            .status(),
+        400
+    );
+    assert_eq!(refused(w.add_checkpoint(b"hello", NOW)).status(), 400);
+    // 422: a proof from size 0; the empty tree with another root.
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path());
+    let mut body = String::from_utf8(request(0, note(4, None, &log_key()))).unwrap();
+    body = body.replacen(
+        "old 0\n",
+        &format!("old 0\n{}\n", STANDARD.encode([1u8; 32])),
+        1,
+    );
+    assert_eq!(
+        refused(w.add_checkpoint(body.as_bytes(), NOW)).status(),
+        422
+    );
+    assert_eq!(
+        refused(w.add_checkpoint(&request(0, note(0, Some([1; 32]), &log_key())), NOW)).status(),
+        422
+    );
+    // Nothing refused changed the state; a bad clock cosigns nothing.
+    assert!(w.latest(ORIGIN).unwrap().is_none());
+    assert!(matches!(
+        w.add_checkpoint(&request(0, note(4, None, &log_key())), 0),
+        Err(WitnessError::Time(0))
+    ));
+}
+
+trait ReplaceOld {
+    fn replace_old(self, old: u64) -> Vec<u8>;
+}
+
+impl ReplaceOld for Vec<u8> {
+    fn replace_old(self, old: u64) -> Vec<u8> {
+        let text = String::from_utf8(self).unwrap();
+        let (_, rest) = text.split_once('\n').unwrap();
+        format!("old {old}\n{rest}").into_bytes()
+    }
+}

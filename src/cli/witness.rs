@@ -1,0 +1,122 @@
+//! `pitboss witness`: a C2SP witness of the logs a policy file names, served over HTTP on its own
+//! listener. A regulator, a lab or any third party runs one; a log's operator adds it to the log's
+//! policy. Its data directory holds its key (`witness.key`, made on first start, mode 0600), its
+//! state (`state/logs/`: the latest checkpoint cosigned per log) and the submissions it refused
+//! although the log had signed them (`state/refused/`: evidence).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+
+use pitboss_ledger::keys::{KeyError, Keypair};
+use pitboss_witness::policy::{Policy, MAX_POLICY};
+use pitboss_witness::state::State;
+use pitboss_witness::Witness;
+
+/// The witness's key file in its data directory.
+const KEY_FILE: &str = "witness.key";
+
+#[derive(Debug, Args)]
+pub struct WitnessArgs {
+    /// The witness's data directory (its key, its state, the refused submissions).
+    #[arg(long)]
+    data: PathBuf,
+    /// The witness's name: its cosignatures' key name, a schema-less URL such as
+    /// `witness.example.org/w1`.
+    #[arg(long)]
+    name: String,
+    /// The logs to witness: a C2SP tlog-policy file whose `log <vkey>` lines name them (its other
+    /// lines are checked, not used; `quorum none` is enough).
+    #[arg(long)]
+    policy: PathBuf,
+    /// The address to serve on.
+    #[arg(long, default_value = "127.0.0.1:7380")]
+    listen: SocketAddr,
+    /// The submission prefix: `add-checkpoint` is served at `<prefix>/add-checkpoint`.
+    #[arg(long, default_value = "")]
+    prefix: String,
+    /// Print the witness's verifier key (for a log's policy) and exit.
+    #[arg(long)]
+    print_vkey: bool,
+}
+
+pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        pitboss_witness::note::is_key_name(&args.name),
+        "--name {:?}: a key name has no spaces or `+`",
+        args.name
+    );
+    anyhow::ensure!(
+        args.prefix.is_empty() || (args.prefix.starts_with('/') && !args.prefix.contains(' ')),
+        "--prefix {:?}: empty, or a path starting with /",
+        args.prefix
+    );
+    std::fs::create_dir_all(&args.data)
+        .with_context(|| format!("cannot create {}", args.data.display()))?;
+    let key = load_or_create_key(&args.data.join(KEY_FILE))?;
+    let policy = read_policy(&args.policy)?;
+    let logs = policy.logs.into_iter().map(|l| l.vkey).collect::<Vec<_>>();
+    anyhow::ensure!(
+        !logs.is_empty(),
+        "{}: no `log` line: the witness would know no log",
+        args.policy.display()
+    );
+    let state = State::open(&args.data.join("state"))?;
+    let witness = Witness::new(args.name.clone(), key, logs.clone(), state);
+    let vkey = witness.vkey().to_string();
+    if args.print_vkey {
+        println!("{vkey}");
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        super::ready(&serde_json::json!({
+            "witness": address.to_string(),
+            "add_checkpoint": format!("http://{address}{}/add-checkpoint", args.prefix),
+            "vkey": vkey,
+            "logs": logs.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
+        }))?;
+        pitboss::service::serve_witness(
+            listener,
+            Arc::new(witness),
+            args.prefix,
+            super::shutdown_signal(),
+        )
+        .await;
+        Ok(())
+    })
+}
+
+/// The witness's key: read (32 bytes, owner-only), or made on the first start.
+fn load_or_create_key(path: &std::path::Path) -> anyhow::Result<Keypair> {
+    match Keypair::read(path) {
+        Ok(key) => Ok(key),
+        Err(KeyError::Missing { .. }) => {
+            let key = Keypair::generate()?;
+            key.write_to(path)?;
+            Ok(key)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn read_policy(path: &std::path::Path) -> anyhow::Result<Policy> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_POLICY as u64 + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {} as text", path.display()))?;
+    Policy::parse(&text).with_context(|| path.display().to_string())
+}

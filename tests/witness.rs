@@ -1,0 +1,260 @@
+//! Witnesses of a real log, as real processes on loopback (issue 25): three `pitboss witness`es
+//! with a policy naming the log; a live server's checkpoints cosigned as the log grows, with the
+//! consistency proofs the server serves; one witness killed with SIGKILL and restarted, its state
+//! intact; a client behind the witness answered 409 with the witness's size, and recovering; a
+//! forged log (the same key, another tree) refused by every witness, and kept as evidence.
+//!
+//! The notes are read back by a reader nobody here wrote: the `signed_note` crate checks the
+//! log's signature with the log's verifier key (as Go's `sumdb/note` would), and the
+//! cosignatures through its `Verifier` trait with the message `tlog-cosignature` specifies,
+//! written here from the specification (the crate knows no cosignature).
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use ed25519_dalek::Verifier as _;
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::play_client::PlayClient;
+use pitboss_testkit::server::Server;
+use pitboss_testkit::witness::WitnessProcess;
+use signed_note::{Note, StandardVerifier, Verifier, VerifierList};
+
+/// A cosigner's verifier for `signed_note`, from its vkey (`name+id+base64(0x04 ‖ key)`): the
+/// message is `cosignature/v1\ntime <t>\n` and the note's text; the signature bytes are the
+/// timestamp (8 bytes, big-endian) and the Ed25519 signature.
+struct Cosigner {
+    name: String,
+    id: u32,
+    key: ed25519_dalek::VerifyingKey,
+}
+
+impl Cosigner {
+    fn new(vkey: &str) -> Cosigner {
+        let mut parts = vkey.splitn(3, '+');
+        let (name, id, key) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let raw = STANDARD.decode(key).unwrap();
+        assert_eq!(raw[0], 0x04, "a cosignature/v1 key");
+        let id = u32::from_str_radix(id, 16).unwrap();
+        assert_eq!(id, signed_note::key_id(name, &raw), "the vkey's id");
+        Cosigner {
+            name: name.to_string(),
+            id,
+            key: ed25519_dalek::VerifyingKey::from_bytes(&raw[1..].try_into().unwrap()).unwrap(),
+        }
+    }
+}
+
+impl Verifier for Cosigner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn key_id(&self) -> u32 {
+        self.id
+    }
+    fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+        if sig.len() != 72 {
+            return false;
+        }
+        let time = u64::from_be_bytes(sig[..8].try_into().unwrap());
+        let mut signed = format!("cosignature/v1\ntime {time}\n").into_bytes();
+        signed.extend_from_slice(msg);
+        let signature = ed25519_dalek::Signature::from_bytes(&sig[8..].try_into().unwrap());
+        time > 0 && self.key.verify(&signed, &signature).is_ok()
+    }
+}
+
+async fn checkpoint(
+    audit: &mut AuditClient<pitboss::service::client::Authorized>,
+) -> proto::Checkpoint {
+    audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// An `add-checkpoint` body: the old size, the proof from it, a blank line, the note.
+fn body(old: u64, proof: &[Vec<u8>], note: &str) -> String {
+    let mut body = format!("old {old}\n");
+    for hash in proof {
+        body += &format!("{}\n", STANDARD.encode(hash));
+    }
+    format!("{body}\n{note}")
+}
+
+async fn proof(
+    audit: &mut AuditClient<pitboss::service::client::Authorized>,
+    first: u64,
+    second: u64,
+) -> Vec<Vec<u8>> {
+    if first == 0 || first == second {
+        return Vec::new();
+    }
+    audit
+        .get_consistency_proof(proto::GetConsistencyProofRequest {
+            first_size: first,
+            second_size: second,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .hashes
+}
+
+async fn play(play: &mut PlayClient<pitboss::service::client::Authorized>, hands: usize) {
+    for _ in 0..hands {
+        play.play_hand(proto::PlayHandRequest {
+            open: Some(proto::OpenHandRequest {
+                game: proto::Game::Nutz as i32,
+                table: "T-W".into(),
+                player: "p".into(),
+                wagers: vec![proto::Wager {
+                    bet: "box_nutz".into(),
+                    amount: 100,
+                }],
+                ..Default::default()
+            }),
+            decisions: vec![],
+            follow_advice: true,
+        })
+        .await
+        .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged_one() {
+    let dirs = tempfile::tempdir().unwrap();
+    let server = Server::start(&dirs.path().join("log"));
+    let channel = server.channel().await;
+    let mut audit = AuditClient::new(channel.clone());
+    let mut players = PlayClient::new(channel);
+
+    // The log's verifier key, as `pitboss checkpoint` prints it: read by signed_note.
+    let first = checkpoint(&mut audit).await;
+    let log_key =
+        ed25519_dalek::VerifyingKey::from_bytes(&first.public_key.clone().try_into().unwrap())
+            .unwrap();
+    let log_vkey = pitboss_witness::note::Vkey {
+        name: first.origin.clone(),
+        kind: pitboss_witness::note::ED25519,
+        key: log_key,
+    }
+    .to_string();
+    let log_verifier = StandardVerifier::new(&log_vkey).expect("signed_note reads the log's vkey");
+    let policy = dirs.path().join("policy");
+    std::fs::write(&policy, format!("# the log\nlog {log_vkey}\nquorum none\n")).unwrap();
+    let mut witnesses: Vec<WitnessProcess> = (1..=3)
+        .map(|i| {
+            WitnessProcess::start(
+                &dirs.path().join(format!("w{i}")),
+                &format!("witness.test/w{i}"),
+                &policy,
+            )
+        })
+        .collect();
+    let cosigners = |witnesses: &[WitnessProcess]| -> Vec<Box<dyn Verifier>> {
+        witnesses
+            .iter()
+            .map(|w| Box::new(Cosigner::new(&w.vkey)) as Box<dyn Verifier>)
+            .collect()
+    };
+
+    // The log grows; each witness cosigns each checkpoint from the size it cosigned before.
+    let mut cosigned = 0;
+    for round in 0..3 {
+        play(&mut players, 2 + round).await;
+        let now = checkpoint(&mut audit).await;
+        let proof = proof(&mut audit, cosigned, now.tree_size).await;
+        let mut note = now.note.clone();
+        for w in &witnesses {
+            let (status, _, line) = w.add_checkpoint(&body(cosigned, &proof, &now.note));
+            assert_eq!(status, 200, "round {round}: {line}");
+            note.push_str(&line);
+        }
+        // Every signature verifies, by signed_note: the log's, and the three cosignatures.
+        let parsed = Note::from_bytes(note.as_bytes()).expect("signed_note reads the note");
+        let mut verifiers = cosigners(&witnesses);
+        verifiers.push(Box::new(log_verifier.clone()));
+        let (verified, unverified) = parsed
+            .verify(&VerifierList::new(verifiers))
+            .expect("every signature verifies");
+        assert_eq!((verified.len(), unverified.len()), (4, 0), "round {round}");
+        cosigned = now.tree_size;
+    }
+
+    // A witness killed with SIGKILL comes back with its state: a client that thinks it is new
+    // is told its size (409, text/x.tlog.size), and cosigning resumes from there.
+    witnesses[1].kill_and_restart();
+    play(&mut players, 2).await;
+    let now = checkpoint(&mut audit).await;
+    let (status, content_type, size) = witnesses[1].add_checkpoint(&body(0, &[], &now.note));
+    assert_eq!(
+        (status, content_type.as_str(), size.as_str()),
+        (409, "text/x.tlog.size", format!("{cosigned}\n").as_str())
+    );
+    let recovered: u64 = size.trim().parse().unwrap();
+    let proof_now = proof(&mut audit, recovered, now.tree_size).await;
+    for w in &witnesses {
+        let (status, _, line) = w.add_checkpoint(&body(recovered, &proof_now, &now.note));
+        assert_eq!(status, 200, "{line}");
+    }
+    cosigned = now.tree_size;
+
+    // A forged log: the log's own key signs another tree of the same size, and a longer tree whose
+    // proof cannot reach the cosigned one. Every witness refuses both (422) and keeps them.
+    let key = pitboss_ledger::keys::Keypair::load(&server.data).expect("the log's key file");
+    let forge = |size: u64, root: [u8; 32]| {
+        let text = pitboss_ledger::checkpoint::body(&now.origin, size, &root, &[]);
+        let mut sig = pitboss_ledger::checkpoint::key_hash(&now.origin, &key.public()).to_vec();
+        sig.extend_from_slice(&key.sign_message(text.as_bytes()));
+        format!("{text}\n\u{2014} {} {}\n", now.origin, STANDARD.encode(sig))
+    };
+    let same_size = forge(cosigned, [0x66; 32]);
+    let longer = forge(cosigned + 5, [0x77; 32]);
+    for w in &witnesses {
+        let (status, _, why) = w.add_checkpoint(&body(cosigned, &[], &same_size));
+        assert_eq!(status, 422, "{why}");
+        let (status, _, why) = w.add_checkpoint(&body(cosigned, &[vec![0x11; 32]], &longer));
+        assert_eq!(status, 422, "{why}");
+        let kept: Vec<_> = std::fs::read_dir(w.data.join("state/refused"))
+            .unwrap()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+            .collect();
+        assert_eq!(kept.len(), 2, "both forgeries kept as evidence");
+        assert!(kept.iter().any(|k| k.contains(&same_size)));
+        assert!(
+            kept.iter().all(|k| k.contains(&now.note)),
+            "beside what was cosigned"
+        );
+    }
+    // The forgeries changed nothing: the honest log goes on being cosigned.
+    play(&mut players, 1).await;
+    let later = checkpoint(&mut audit).await;
+    let proof_later = proof(&mut audit, cosigned, later.tree_size).await;
+    for w in &witnesses {
+        let (status, _, line) = w.add_checkpoint(&body(cosigned, &proof_later, &later.note));
+        assert_eq!(status, 200, "{line}");
+    }
+
+    // What a witness refuses before looking at its state: a log it does not know (404), a note
+    // the log did not sign (403), a body that is not a request (400), a wrong path or method.
+    let w = &witnesses[0];
+    let stranger = later.note.replace(&later.origin, "example.com/another-log");
+    assert_eq!(w.add_checkpoint(&body(0, &[], &stranger)).0, 404);
+    let unsigned = later.note.replace(
+        later.note.lines().last().unwrap(),
+        &format!("\u{2014} {} {}", later.origin, STANDARD.encode([0u8; 68])),
+    );
+    assert_eq!(w.add_checkpoint(&body(0, &[], &unsigned)).0, 403);
+    assert_eq!(w.add_checkpoint("old 1\n").0, 400);
+    assert_eq!(
+        pitboss_testkit::witness::post(&w.address, "/elsewhere", b"").0,
+        404
+    );
+}
