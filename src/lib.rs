@@ -23,3 +23,4 @@ pub mod floor;
 mod lru;
 pub mod proto;
 pub mod service;
+pub mod witnessing;

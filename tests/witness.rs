@@ -105,25 +105,31 @@ async fn proof(
         .hashes
 }
 
-async fn play(play: &mut PlayClient<pitboss::service::client::Authorized>, hands: usize) {
+/// Plays `hands` Nutz hands to their end: the last one's id.
+async fn play(play: &mut PlayClient<pitboss::service::client::Authorized>, hands: usize) -> String {
+    let mut last = String::new();
     for _ in 0..hands {
-        play.play_hand(proto::PlayHandRequest {
-            open: Some(proto::OpenHandRequest {
-                game: proto::Game::Nutz as i32,
-                table: "T-W".into(),
-                player: "p".into(),
-                wagers: vec![proto::Wager {
-                    bet: "box_nutz".into(),
-                    amount: 100,
-                }],
-                ..Default::default()
-            }),
-            decisions: vec![],
-            follow_advice: true,
-        })
-        .await
-        .unwrap();
+        let answer = play
+            .play_hand(proto::PlayHandRequest {
+                open: Some(proto::OpenHandRequest {
+                    game: proto::Game::Nutz as i32,
+                    table: "T-W".into(),
+                    player: "p".into(),
+                    wagers: vec![proto::Wager {
+                        bet: "box_nutz".into(),
+                        amount: 100,
+                    }],
+                    ..Default::default()
+                }),
+                decisions: vec![],
+                follow_advice: true,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        last = answer.hand.expect("the hand").hand_id;
     }
+    last
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -254,7 +260,221 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
     assert_eq!(w.add_checkpoint(&body(0, &[], &unsigned)).0, 403);
     assert_eq!(w.add_checkpoint("old 1\n").0, 400);
     assert_eq!(
-        pitboss_testkit::witness::post(&w.address, "/elsewhere", b"").0,
+        pitboss_testkit::http::post(&w.address, "/elsewhere", b"").0,
         404
     );
+}
+
+/// Polls the server's checkpoint until `done` holds (each look a fixed amount of work: one call;
+/// a minute without it is a failure, not a wait for speed).
+async fn checkpoint_until(
+    audit: &mut AuditClient<pitboss::service::client::Authorized>,
+    what: &str,
+    done: impl Fn(&proto::Checkpoint) -> bool,
+) -> proto::Checkpoint {
+    let started = std::time::Instant::now();
+    loop {
+        let now = checkpoint(audit).await;
+        if done(&now) {
+            return now;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{what}: never; last {now:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// The cosignatures of `note` that verify, by witness name (signed_note reading the note).
+fn cosigners_of(note: &str, witnesses: &[WitnessProcess], log: &StandardVerifier) -> usize {
+    let mut verifiers: Vec<Box<dyn Verifier>> = witnesses
+        .iter()
+        .map(|w| Box::new(Cosigner::new(&w.vkey)) as Box<dyn Verifier>)
+        .collect();
+    verifiers.push(Box::new(log.clone()));
+    let parsed = Note::from_bytes(note.as_bytes()).expect("signed_note reads the note");
+    let (verified, _) = parsed
+        .verify(&VerifierList::new(verifiers))
+        .expect("every known signature verifies");
+    assert!(
+        verified.iter().any(|s| s.name() == log.name()),
+        "the log's own signature"
+    );
+    verified.len() - 1
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    // The log's key exists once the log has begun: its verifier key names it to the witnesses.
+    let log_vkey = {
+        let server = Server::start(&data);
+        let mut audit = AuditClient::new(server.channel().await);
+        let first = checkpoint(&mut audit).await;
+        pitboss_witness::note::Vkey {
+            name: first.origin.clone(),
+            kind: pitboss_witness::note::ED25519,
+            key: ed25519_dalek::VerifyingKey::from_bytes(&first.public_key.try_into().unwrap())
+                .unwrap(),
+        }
+        .to_string()
+    };
+    let log_verifier = StandardVerifier::new(&log_vkey).unwrap();
+    let witness_policy = dirs.path().join("witness.policy");
+    std::fs::write(&witness_policy, format!("log {log_vkey}\nquorum none\n")).unwrap();
+    let mut witnesses: Vec<WitnessProcess> = (1..=3)
+        .map(|i| {
+            WitnessProcess::start(
+                &dirs.path().join(format!("w{i}")),
+                &format!("witness.test/w{i}"),
+                &witness_policy,
+            )
+        })
+        .collect();
+    // The log's policy: two of the three.
+    let mut policy = format!("log {log_vkey}\n");
+    for (i, w) in witnesses.iter().enumerate() {
+        policy += &format!("witness W{} {} {}\n", i + 1, w.vkey, w.url());
+    }
+    policy += "group any-two 2 W1 W2 W3\nquorum any-two\n";
+    let log_policy = dirs.path().join("log.policy");
+    std::fs::write(&log_policy, policy).unwrap();
+    let server = Server::start_with(
+        &data,
+        &[
+            "--witness-policy",
+            log_policy.to_str().unwrap(),
+            "--cosign-every-ms",
+            "50",
+            "--metrics",
+            "127.0.0.1:0",
+        ],
+    );
+    let metrics = server.metrics.clone().expect("the metrics endpoint");
+    let sample = |name: &str| -> Option<u64> {
+        let (_, _, text) = pitboss_testkit::http::get(&metrics, "/metrics");
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+    };
+    let channel = server.channel().await;
+    let mut audit = AuditClient::new(channel.clone());
+    let mut players = PlayClient::new(channel);
+
+    // Under play, the newest checkpoint is cosigned by all three, and reaches the log's size.
+    let hand = play(&mut players, 5).await;
+    let now = checkpoint_until(&mut audit, "cosigned at the log's size", |c| {
+        c.cosigned && c.tree_size == c.log_size
+    })
+    .await;
+    assert_eq!(cosigners_of(&now.note, &witnesses, &log_verifier), 3);
+
+    // One witness down: two of three still meet the quorum.
+    witnesses[2].kill();
+    play(&mut players, 3).await;
+    let size = checkpoint(&mut audit).await.log_size;
+    let now = checkpoint_until(&mut audit, "cosigned by two", |c| {
+        c.cosigned && c.tree_size >= size
+    })
+    .await;
+    assert_eq!(cosigners_of(&now.note, &witnesses, &log_verifier), 2);
+
+    // Two down: the log goes on (every hand acknowledged), the cosigned checkpoint stays where it
+    // was and says how far behind it is.
+    witnesses[1].kill();
+    let held = now.tree_size;
+    play(&mut players, 3).await;
+    let behind = checkpoint(&mut audit).await;
+    assert!(behind.cosigned);
+    assert_eq!(
+        behind.tree_size, held,
+        "no quorum: nothing newer is cosigned"
+    );
+    assert!(behind.log_size > held, "{behind:?}");
+    // The metrics say so: entries behind, and the witnesses that gave no cosignature.
+    assert!(
+        sample("pitboss_cosigned_behind_entries{log=\"main\"}").is_some_and(|n| n > 0),
+        "behind in the metrics"
+    );
+    let started = std::time::Instant::now();
+    while sample("pitboss_witness_failures_total{witness=\"W2\"}").unwrap_or(0) == 0 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "W2's failure counted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    // Both back, their state intact: cosigning catches up with the log.
+    witnesses[1].restart();
+    witnesses[2].restart();
+    let size = checkpoint(&mut audit).await.log_size;
+    let now = checkpoint_until(&mut audit, "caught up", |c| {
+        c.cosigned && c.tree_size >= size
+    })
+    .await;
+    assert!(cosigners_of(&now.note, &witnesses, &log_verifier) >= 2);
+
+    // A hand's bundle carries the cosigned checkpoint of its tree: both checkers hold it to the
+    // policy (2 of 3 met), and to a stricter one (all three and a fourth that never cosigned: not
+    // met), and without a policy both still verify it as before.
+    let key = hex::encode(now.public_key.as_slice());
+    let bundle = dirs.path().join("hand.bundle.json");
+    let json = audit
+        .get_hand_bundle(proto::GetHandBundleRequest {
+            hand_id: hand.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .bundle_json;
+    std::fs::write(&bundle, &json).unwrap();
+    let read: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(read["cosigned_checkpoint"].is_string(), "{json}");
+    let stricter = dirs.path().join("stricter.policy");
+    let fourth = pitboss_witness::note::Vkey {
+        name: "witness.test/never".into(),
+        kind: pitboss_witness::note::COSIGNATURE_V1,
+        key: ed25519_dalek::SigningKey::from_bytes(&[9; 32]).verifying_key(),
+    };
+    let mut strict = std::fs::read_to_string(&log_policy)
+        .unwrap()
+        .replace("group any-two 2 W1 W2 W3\nquorum any-two\n", "");
+    strict += &format!("witness W4 {fourth}\ngroup everyone all W1 W2 W3 W4\nquorum everyone\n");
+    std::fs::write(&stricter, strict).unwrap();
+    for (policy, holds) in [
+        (Some(&log_policy), true),
+        (Some(&stricter), false),
+        (None, true),
+    ] {
+        let mut ours = std::process::Command::new(pitboss_testkit::binary());
+        ours.args(["verify-bundle", bundle.to_str().unwrap(), "--key", &key]);
+        let mut python = std::process::Command::new("python3");
+        python
+            .arg(pitboss_testkit::root().join("fixtures/reference/verify_bundle.py"))
+            .arg(&bundle)
+            .arg(&key);
+        if let Some(policy) = policy {
+            ours.arg("--policy").arg(policy);
+            python.arg("--policy").arg(policy);
+        }
+        for (who, out) in [("pitboss", ours.output()), ("python", python.output())] {
+            let out = out.unwrap();
+            let said = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.success(),
+                holds,
+                "{who} with {policy:?}:\n{said}"
+            );
+            if policy.is_some() {
+                assert_eq!(
+                    said.contains("the policy's quorum is met"),
+                    holds,
+                    "{who} with {policy:?}:\n{said}"
+                );
+            }
+        }
+    }
 }

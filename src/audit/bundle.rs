@@ -34,6 +34,9 @@ use pitboss_ledger::checkpoint::Checkpoint;
 use pitboss_ledger::entry::{entry_hash, Entry};
 use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
 use pitboss_ledger::{KeyId, LedgerError};
+use pitboss_witness::policy::Policy;
+
+use crate::witnessing::Cosigned;
 
 /// The format name written in every bundle.
 pub const FORMAT: &str = "pitboss.bundle.v2";
@@ -126,6 +129,11 @@ pub struct Bundle {
     pub config_json: String,
     /// The hand's entries in order.
     pub entries: Vec<BundledEntry>,
+    /// The same tree's checkpoint (no extension lines) cosigned by witnesses that met the server's
+    /// witness policy (`docs/witnessing.md`): present when the whole hand was within the newest
+    /// cosigned checkpoint, the bundle then proven at its size. `verify-bundle --policy` requires it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosigned_checkpoint: Option<String>,
 }
 
 /// One stored entry and its inclusion proof.
@@ -151,22 +159,34 @@ pub enum BundleError {
     Malformed(String),
 }
 
-/// Makes the bundle of a hand from the log, proven in a checkpoint of the whole log now.
-pub fn build(floor: &Floor, hand_id: &str) -> Result<Bundle, BundleError> {
-    build_signed(floor, hand_id).map(|(bundle, _)| bundle)
+/// Makes the bundle of a hand from the log, proven in a checkpoint of the whole log now — or in
+/// `cosigned` (the newest checkpoint witnesses cosigned) when the whole hand is within it.
+pub fn build(
+    floor: &Floor,
+    hand_id: &str,
+    cosigned: Option<&Cosigned>,
+) -> Result<Bundle, BundleError> {
+    build_signed(floor, hand_id, cosigned).map(|(bundle, _)| bundle)
 }
 
 /// [`build`], with the key that signed the bundle's checkpoint.
-pub fn build_signed(floor: &Floor, hand_id: &str) -> Result<(Bundle, VerifyingKey), BundleError> {
+pub fn build_signed(
+    floor: &Floor,
+    hand_id: &str,
+    cosigned: Option<&Cosigned>,
+) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
-    let size = floor.tree_size()?;
+    let now = floor.tree_size()?;
     let stream = hand_stream(hand_id);
     let mut entries = floor.hand_stream_entries(hand_id)?;
-    entries.retain(|e| e.envelope.sequence < size);
+    entries.retain(|e| e.envelope.sequence < now);
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
         return Err(BundleError::NotFound(hand_id.to_string()));
     };
+    // The cosigned tree holds every entry of the hand so far: prove them there.
+    let cosigned = cosigned.filter(|c| last.envelope.sequence < c.size && c.size <= now);
+    let size = cosigned.map_or(now, |c| c.size);
     let opened = first
         .payload()
         .ok()
@@ -209,6 +229,7 @@ pub fn build_signed(floor: &Floor, hand_id: &str) -> Result<(Bundle, VerifyingKe
         config_id: opened.config_id.to_string(),
         config_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
         entries: bundled,
+        cosigned_checkpoint: cosigned.map(|c| c.note.clone()),
     };
     Ok((bundle, signer))
 }
@@ -224,6 +245,9 @@ pub struct Verified {
     pub report: Option<ProofReport>,
     /// The bundle's entries as decoded, in order (those that decode), for whoever shows them.
     pub entries: Vec<Entry>,
+    /// The policy's witnesses whose cosignatures of the bundle's tree verify and meet its quorum
+    /// (checked with a policy only).
+    pub cosigned_by: Option<Vec<String>>,
 }
 
 impl Verified {
@@ -237,13 +261,15 @@ fn hash_of(text: &str) -> Option<[u8; 32]> {
     hex::decode(text).ok()?.try_into().ok()
 }
 
-/// Checks a bundle with the log's public key, pinned beforehand.
-pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
+/// Checks a bundle with the log's public key, pinned beforehand; with a witness `policy`, the
+/// bundle's tree must also be cosigned by witnesses that meet its quorum.
+pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) -> Verified {
     let mut out = Verified {
         checkpoint_size: None,
         problems: Vec::new(),
         report: None,
         entries: Vec::new(),
+        cosigned_by: None,
     };
     if bundle.format == FORMAT_V1 {
         out.problems.push(format!(
@@ -281,6 +307,12 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
         return out;
     }
     out.checkpoint_size = Some(checkpoint.size);
+    if let Some(policy) = policy {
+        match cosigned_problem(bundle, &checkpoint, log_key, policy) {
+            Ok(witnesses) => out.cosigned_by = Some(witnesses),
+            Err(problem) => out.problems.push(problem),
+        }
+    }
     let end = match StreamEnd::from_extensions(&checkpoint.extensions) {
         Ok(end) => end,
         Err(problem) => {
@@ -380,6 +412,53 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey) -> Verified {
     ));
     out.entries = entries;
     out
+}
+
+/// The witnesses whose cosignatures of the bundle's tree meet `policy`'s quorum, or why not.
+fn cosigned_problem(
+    bundle: &Bundle,
+    checkpoint: &Checkpoint,
+    log_key: &VerifyingKey,
+    policy: &Policy,
+) -> Result<Vec<String>, String> {
+    let note = bundle.cosigned_checkpoint.as_deref().ok_or(
+        "no cosigned checkpoint: the hand was newer than the witnesses' newest cosigned \
+         checkpoint when bundled, or the server has no witness policy; bundle it again later",
+    )?;
+    if !policy
+        .logs
+        .iter()
+        .any(|l| l.vkey.name == checkpoint.origin && l.vkey.key == *log_key)
+    {
+        return Err(format!(
+            "the policy does not list log {} with the key given",
+            checkpoint.origin
+        ));
+    }
+    let check = pitboss_witness::cosigned::check(note, policy).map_err(|e| e.to_string())?;
+    let cosigned = &check.checkpoint;
+    if cosigned.origin != checkpoint.origin
+        || cosigned.size != checkpoint.size
+        || cosigned.root != checkpoint.root
+        || !cosigned.extensions.is_empty()
+    {
+        return Err(format!(
+            "the cosigned checkpoint ({} entries) is not of the bundle's tree ({} entries)",
+            cosigned.size, checkpoint.size
+        ));
+    }
+    let witnesses: Vec<String> = check.witnesses.into_iter().collect();
+    if !check.quorum {
+        return Err(format!(
+            "cosigned by {} only: not the policy's quorum",
+            if witnesses.is_empty() {
+                "no witness of the policy".to_string()
+            } else {
+                witnesses.join(", ")
+            }
+        ));
+    }
+    Ok(witnesses)
 }
 
 /// What the bundle's list says against the signed statement: the hand, the count, the last

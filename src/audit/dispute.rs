@@ -32,12 +32,16 @@ pub struct Dispute {
 }
 
 /// Builds the dispute packet of `hand_id` from the log, proven in a checkpoint of the whole log.
-pub fn build(floor: &Floor, hand_id: &str) -> Result<Dispute, BundleError> {
-    let (bundle, key) = bundle::build_signed(floor, hand_id)?;
+pub fn build(
+    floor: &Floor,
+    hand_id: &str,
+    cosigned: Option<&crate::witnessing::Cosigned>,
+) -> Result<Dispute, BundleError> {
+    let (bundle, key) = bundle::build_signed(floor, hand_id, cosigned)?;
     let bundle_json = serde_json::to_string_pretty(&bundle)
         .map_err(|e| BundleError::Malformed(format!("the bundle does not serialize: {e}")))?;
     let bundle_file = format!("hand-{hand_id}.bundle.json");
-    let verified = bundle::verify(&bundle, &key);
+    let verified = bundle::verify(&bundle, &key, None);
     let packet = packet(&bundle, &key, &verified, &bundle_file)?;
     Ok(Dispute {
         html: pitboss_packet::render(&packet),

@@ -1,6 +1,8 @@
 //! `pitboss bundle HAND --out FILE` takes one hand's evidence away from a running server;
-//! `pitboss verify-bundle FILE --key HEX` checks it with no server: the checkpoint's signature with
-//! the pinned key, every entry's hash, signature and inclusion, then the replay's proof report.
+//! `pitboss verify-bundle FILE --key HEX [--policy FILE]` checks it with no server: the
+//! checkpoint's signature with the pinned key, with a policy the witnesses' cosignatures of the same
+//! tree against its quorum, every entry's hash, signature and inclusion, then the replay's proof
+//! report.
 
 use std::path::PathBuf;
 
@@ -30,6 +32,10 @@ pub struct VerifyBundleArgs {
     /// The log's Ed25519 public key, 64 hex digits, as you pinned it (`pitboss checkpoint` prints it).
     #[arg(long)]
     key: String,
+    /// A C2SP tlog-policy file (`docs/witnessing.md`): the bundle's tree must also be cosigned by
+    /// witnesses that meet its quorum, and the policy must list the log with the key given.
+    #[arg(long)]
+    policy: Option<PathBuf>,
 }
 
 pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
@@ -69,9 +75,16 @@ pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCo
         .and_then(|k| k.try_into().ok())
         .context("--key is not 64 hex digits")?;
     let key = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 key")?;
-    let verified = bundle::verify(&bundle, &key);
+    let policy = args.policy.as_deref().map(super::read_policy).transpose()?;
+    let verified = bundle::verify(&bundle, &key, policy.as_ref());
     if let Some(size) = verified.checkpoint_size {
         println!("checkpoint of {size} entries: signature valid");
+    }
+    if let Some(witnesses) = &verified.cosigned_by {
+        println!(
+            "cosigned by {}: the policy's quorum is met",
+            witnesses.join(", ")
+        );
     }
     for problem in &verified.problems {
         println!("PROBLEM: {problem}");

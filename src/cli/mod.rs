@@ -204,3 +204,15 @@ async fn shutdown_signal() {
         let _ = ctrl_c.await;
     }
 }
+
+/// Reads a C2SP tlog-policy file (at most its limit's bytes).
+fn read_policy(path: &std::path::Path) -> anyhow::Result<pitboss_witness::policy::Policy> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    file.take(pitboss_witness::policy::MAX_POLICY as u64 + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {} as text", path.display()))?;
+    pitboss_witness::policy::Policy::parse(&text).with_context(|| path.display().to_string())
+}

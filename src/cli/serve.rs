@@ -74,6 +74,25 @@ pub struct ServeArgs {
     /// default), so that no hand waits for them after a restart; `false` builds each on first use.
     #[arg(long, value_name = "BOOL")]
     warm: Option<bool>,
+    #[command(flatten)]
+    witnessing: WitnessingArgs,
+}
+
+/// The log's side of witnessing (`docs/witnessing.md`).
+#[derive(Debug, clap::Args)]
+struct WitnessingArgs {
+    /// A C2SP tlog-policy file naming the witnesses (with their URLs) each new checkpoint is
+    /// submitted to, and the quorum a checkpoint's cosignatures must meet; `GetCheckpoint` then
+    /// answers the newest cosigned checkpoint.
+    #[arg(long)]
+    witness_policy: Option<PathBuf>,
+    /// How often, in milliseconds, the log is looked at for a new checkpoint to submit.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    cosign_every_ms: u64,
+    /// Warn (in the server's log) when the newest cosigned checkpoint is more than this many
+    /// entries behind the log.
+    #[arg(long, default_value_t = 10_000)]
+    cosign_warn_behind: u64,
 }
 
 /// The settings to serve with: the flags over the settings file over the defaults.
@@ -178,7 +197,16 @@ fn reload_on_hangup(floor: Arc<Floor>, access: Arc<Access>) {
     });
 }
 
-pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+pub fn run(mut args: ServeArgs) -> anyhow::Result<()> {
+    let witness_policy = match args.witnessing.witness_policy.take() {
+        Some(path) => Some(read_witness_policy(&path)?),
+        None => None,
+    };
+    let cosigning = pitboss::witnessing::Settings {
+        every: std::time::Duration::from_millis(args.witnessing.cosign_every_ms),
+        warn_behind: args.witnessing.cosign_warn_behind,
+        ..Default::default()
+    };
     let args = settings(args)?;
     bound_allocator_arenas();
     tracing_subscriber::fmt()
@@ -282,12 +310,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "metrics": metrics_address,
         }))?;
         warm_tree(floor.clone());
+        let witnessing = witness_policy
+            .map(|policy| pitboss::witnessing::Witnessing::start(floor.clone(), policy, cosigning));
         let serving = pitboss::service::Serving {
             access,
             tls,
             metrics,
             limits: args.limits,
             warm: args.warm,
+            witnessing,
         };
         pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
@@ -333,4 +364,15 @@ fn bound_allocator_arenas() {
             libc::mallopt(libc::M_ARENA_MAX, arenas);
         }
     }
+}
+
+/// Reads a witness policy naming the witnesses to submit checkpoints to.
+fn read_witness_policy(path: &std::path::Path) -> anyhow::Result<pitboss_witness::policy::Policy> {
+    let policy = super::read_policy(path)?;
+    anyhow::ensure!(
+        policy.witnesses.iter().any(|w| w.url.is_some()),
+        "--witness-policy {}: no witness has a URL to submit checkpoints to",
+        path.display()
+    );
+    Ok(policy)
 }

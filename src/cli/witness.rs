@@ -12,7 +12,6 @@ use anyhow::Context;
 use clap::Args;
 
 use pitboss_ledger::keys::{KeyError, Keypair};
-use pitboss_witness::policy::{Policy, MAX_POLICY};
 use pitboss_witness::state::State;
 use pitboss_witness::Witness;
 
@@ -57,7 +56,7 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.data)
         .with_context(|| format!("cannot create {}", args.data.display()))?;
     let key = load_or_create_key(&args.data.join(KEY_FILE))?;
-    let policy = read_policy(&args.policy)?;
+    let policy = super::read_policy(&args.policy)?;
     let logs = policy.logs.into_iter().map(|l| l.vkey).collect::<Vec<_>>();
     anyhow::ensure!(
         !logs.is_empty(),
@@ -108,15 +107,4 @@ fn load_or_create_key(path: &std::path::Path) -> anyhow::Result<Keypair> {
         }
         Err(e) => Err(e.into()),
     }
-}
-
-fn read_policy(path: &std::path::Path) -> anyhow::Result<Policy> {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut text = String::new();
-    file.take(MAX_POLICY as u64 + 1)
-        .read_to_string(&mut text)
-        .with_context(|| format!("cannot read {} as text", path.display()))?;
-    Policy::parse(&text).with_context(|| path.display().to_string())
 }

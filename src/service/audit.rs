@@ -25,6 +25,7 @@ use crate::codec;
 use crate::floor::{Floor, HandFilter, Page};
 use crate::proto;
 use crate::proto::audit_server::Audit;
+use crate::witnessing::Cosigned;
 use pitboss_engine::deal;
 use pitboss_engine::games::Status as HandStatus;
 
@@ -37,6 +38,8 @@ pub struct AuditService {
     streams: Arc<Semaphore>,
     /// Streams end when the server shuts down.
     shutdown: Shutdown,
+    /// The log's side of witnessing, when the server has a witness policy.
+    witnessing: Option<Arc<crate::witnessing::Witnessing>>,
 }
 
 impl AuditService {
@@ -56,21 +59,30 @@ impl AuditService {
         &self,
         caller: &crate::access::Principal,
         hand_id: String,
-        make: fn(&Floor, &str) -> Result<T, audit::bundle::BundleError>,
+        make: fn(&Floor, &str, Option<&Cosigned>) -> Result<T, audit::bundle::BundleError>,
     ) -> Result<T, Status> {
         self.reach(caller, &hand_id)?;
         let floor = self.floor.clone();
-        self.blocking(move || make(&floor, &hand_id).map_err(bundle_status))
+        // The newest cosigned checkpoint, if the server has a witness policy: the evidence is
+        // proven in it when the whole hand is within it.
+        let cosigned = self.witnessing.as_ref().and_then(|w| w.latest());
+        self.blocking(move || make(&floor, &hand_id, cosigned.as_ref()).map_err(bundle_status))
             .await
     }
 
     /// Serves `floor`, reading in `pool`.
-    pub fn new(floor: Arc<Floor>, pool: Pool, shutdown: Shutdown) -> AuditService {
+    pub fn new(
+        floor: Arc<Floor>,
+        pool: Pool,
+        shutdown: Shutdown,
+        witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+    ) -> AuditService {
         AuditService {
             floor,
             pool,
             streams: Arc::new(Semaphore::new(limits::EVENT_STREAMS)),
             shutdown,
+            witnessing,
         }
     }
 
@@ -192,19 +204,32 @@ impl Audit for AuditService {
         let r = request.into_inner();
         r.check()?;
         let floor = self.floor.clone();
-        let (checkpoint, public) = self
+        // The newest cosigned checkpoint stands for the newest one, and for its own size.
+        let cosigned = self
+            .witnessing
+            .as_ref()
+            .and_then(|w| w.latest())
+            .filter(|c| r.tree_size == 0 || r.tree_size == c.size);
+        let asked = cosigned.as_ref().map_or(r.tree_size, |c| c.size);
+        let (checkpoint, public, log_size) = self
             .blocking(move || {
-                let size = tree_size(&floor, "tree_size", r.tree_size)?;
-                floor.checkpoint(Some(size)).map_err(ledger_status)
+                let log_size = floor.log_size();
+                let size = tree_size(&floor, "tree_size", asked)?;
+                let (checkpoint, public) = floor.checkpoint(Some(size)).map_err(ledger_status)?;
+                Ok((checkpoint, public, log_size))
             })
             .await?;
         Ok(Response::new(proto::Checkpoint {
-            note: checkpoint.note(),
+            note: cosigned
+                .as_ref()
+                .map_or_else(|| checkpoint.note(), |c| c.note.clone()),
             origin: checkpoint.origin.clone(),
             tree_size: checkpoint.size,
             root_hash: checkpoint.root.to_vec(),
             key_id: pitboss_ledger::KeyId::of(&public).to_string(),
             public_key: public.to_bytes().to_vec(),
+            cosigned: cosigned.is_some(),
+            log_size,
         }))
     }
 
@@ -249,9 +274,7 @@ impl Audit for AuditService {
         let r = request.into_inner();
         r.check()?;
         let bundle = self
-            .evidence(&caller, r.hand_id, |floor, id| {
-                audit::bundle::build(floor, id)
-            })
+            .evidence(&caller, r.hand_id, audit::bundle::build)
             .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
             bundle_json: serde_json::to_string_pretty(&bundle)
@@ -267,9 +290,7 @@ impl Audit for AuditService {
         let r = request.into_inner();
         r.check()?;
         let dispute = self
-            .evidence(&caller, r.hand_id, |floor, id| {
-                audit::dispute::build(floor, id)
-            })
+            .evidence(&caller, r.hand_id, audit::dispute::build)
             .await?;
         Ok(Response::new(proto::GetDisputePacketResponse {
             html: dispute.html,

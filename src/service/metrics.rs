@@ -75,6 +75,8 @@ struct Scrape {
     /// The strategy tables' builds (`advice.rs`).
     builds: Arc<BuildCounts>,
     refused: Arc<Refused>,
+    /// The log's side of witnessing, when the server has a witness policy.
+    witnessing: Option<Arc<crate::witnessing::Witnessing>>,
 }
 
 impl fmt::Debug for Scrape {
@@ -85,7 +87,12 @@ impl fmt::Debug for Scrape {
 
 impl Metrics {
     /// Metrics of the server over `floor` with these work pools.
-    pub fn new(floor: Arc<Floor>, pools: Vec<Pool>, builds: Arc<BuildCounts>) -> Metrics {
+    pub fn new(
+        floor: Arc<Floor>,
+        pools: Vec<Pool>,
+        builds: Arc<BuildCounts>,
+        witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+    ) -> Metrics {
         let refused = Arc::new(Mutex::new(BTreeMap::new()));
         let mut registry = Registry::default();
         registry.register_collector(Box::new(Scrape {
@@ -93,6 +100,7 @@ impl Metrics {
             pools,
             builds,
             refused: refused.clone(),
+            witnessing,
         }));
         Metrics { registry, refused }
     }
@@ -139,10 +147,24 @@ impl Metrics {
 /// Whether `method` may stand as a label value: a path of gRPC's name characters
 /// (`/package.Service/Method`), short. Anything else is counted as `other`.
 fn is_method_path(method: &str) -> bool {
-    method.len() <= MAX_METHOD_LEN
-        && method
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'))
+    method.len() <= MAX_METHOD_LEN && is_plain(method)
+}
+
+/// Whether `value` needs no escaping as a label value: letters, digits, `/`, `.`, `_`, `-`.
+fn is_plain(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'))
+}
+
+/// `value` as a label value if it is plain, else `instead` (a witness's name in the operator's
+/// policy may hold any character but whitespace).
+fn plain_or<'a>(value: &'a str, instead: &'a str) -> &'a str {
+    if is_plain(value) && value.len() <= MAX_METHOD_LEN {
+        value
+    } else {
+        instead
+    }
 }
 
 impl Collector for Scrape {
@@ -247,6 +269,34 @@ impl Collector for Scrape {
                 .into_iter()
                 .map(|game| ([("game", game.id())], count(&self.builds, game)));
             counters(&mut encoder, name, help, per_game)?;
+        }
+        if let Some(witnessing) = &self.witnessing {
+            let stats = witnessing.stats();
+            let log_size = self.floor.log_size();
+            gauges(
+                &mut encoder,
+                "pitboss_cosigned_behind_entries",
+                "Entries the newest checkpoint cosigned to the witness policy's quorum is behind the log.",
+                [([("log", "main")], log_size.saturating_sub(stats.cosigned_size))],
+            )?;
+            gauges(
+                &mut encoder,
+                "pitboss_witness_cosigned_size",
+                "The tree size each witness last cosigned.",
+                stats
+                    .sizes
+                    .iter()
+                    .map(|(w, size)| ([("witness", plain_or(w, "unnamed"))], *size)),
+            )?;
+            counters(
+                &mut encoder,
+                "pitboss_witness_failures",
+                "Checkpoints a witness did not cosign (down, refused, or an answer that does not verify).",
+                stats
+                    .failures
+                    .iter()
+                    .map(|(w, n)| ([("witness", plain_or(w, "unnamed"))], *n)),
+            )?;
         }
         if let Some(bytes) = resident_bytes() {
             let mut metric = encoder.encode_descriptor(
@@ -365,7 +415,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let metrics = Metrics::new(floor, Vec::new(), Default::default());
+        let metrics = Metrics::new(floor, Vec::new(), Default::default(), None);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 0);

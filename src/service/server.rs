@@ -196,6 +196,9 @@ pub struct Serving {
     /// Build the default configurations' strategy tables in the background at start
     /// (`advice.rs`).
     pub warm: bool,
+    /// The log's side of witnessing, when the server has a witness policy: `GetCheckpoint` answers
+    /// its newest cosigned checkpoint, and the metrics show how far behind it is.
+    pub witnessing: Option<Arc<crate::witnessing::Witnessing>>,
 }
 
 /// The server's limits that an operator may change; every other limit is part of the API
@@ -271,6 +274,7 @@ pub async fn serve(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
         strategies.builds(),
+        serving.witnessing.clone(),
     ));
     if let Some(listener) = serving.metrics {
         tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
@@ -298,7 +302,12 @@ pub async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(sized!(
-            AuditServer::new(AuditService::new(floor.clone(), audit, stop.clone())),
+            AuditServer::new(AuditService::new(
+                floor.clone(),
+                audit,
+                stop.clone(),
+                serving.witnessing.clone(),
+            )),
             limits::AUDIT
         ))
         .add_service(sized!(
@@ -361,6 +370,7 @@ mod tests {
             metrics: None,
             limits: ServerLimits::default(),
             warm: false,
+            witnessing: None,
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

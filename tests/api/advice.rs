@@ -5,7 +5,6 @@
 //! defaults' tables in the background, once.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 
 use crate::support::*;
 use pitboss::proto;
@@ -16,14 +15,7 @@ use pitboss_testkit::server::Server;
 
 /// The strategy builds the server counted: (started, finished) by game id.
 fn builds(metrics: &str) -> BTreeMap<String, (u64, u64)> {
-    let mut socket = std::net::TcpStream::connect(metrics).expect("connect to the metrics");
-    write!(
-        socket,
-        "GET /metrics HTTP/1.1\r\nHost: {metrics}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    socket.read_to_string(&mut answer).unwrap();
+    let (_, _, answer) = pitboss_testkit::http::get(metrics, "/metrics");
     let mut out: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for line in answer.lines() {
         for (prefix, finished) in [

@@ -4,28 +4,11 @@
 //! reads it.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 
 use crate::support::*;
 use pitboss::proto;
 use pitboss_testkit::server::Server;
-
-/// `GET path` over HTTP/1.1 with a plain socket: (status line and headers, body).
-fn get(address: &str, path: &str) -> (String, String) {
-    let mut socket = std::net::TcpStream::connect(address).expect("connect to the metrics");
-    socket
-        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        socket,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    socket.read_to_string(&mut answer).expect("an answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
-    (head.to_string(), body.to_string())
-}
 
 /// The samples of a scrape: `name{labels}` → value. Every line that is not a descriptor must be a
 /// sample with a number for its value.
@@ -103,13 +86,11 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
 
-    let (response, body) = get(&address, "/metrics");
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let (status, content_type, body) = pitboss_testkit::http::get(&address, "/metrics");
+    assert_eq!(status, 200);
     assert!(
-        response
-            .to_ascii_lowercase()
-            .contains("content-type: application/openmetrics-text; version=1.0.0"),
-        "{response}"
+        content_type.starts_with("application/openmetrics-text; version=1.0.0"),
+        "{content_type}"
     );
     assert!(
         body.ends_with("# EOF\n"),
@@ -163,8 +144,7 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
     }
     assert!(number(&s, "process_resident_memory_bytes") > 1 << 20);
 
-    let (response, _) = get(&address, "/");
-    assert!(response.starts_with("HTTP/1.1 404"), "{response}");
+    assert_eq!(pitboss_testkit::http::get(&address, "/").0, 404);
 }
 
 /// Python's OpenMetrics parser (`prometheus_client`, in the venv `scripts/test` makes) reads the

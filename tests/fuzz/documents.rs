@@ -90,7 +90,7 @@ pub fn bundle(gen: &mut Gen, seed: &BundleSeed, tally: &mut Tally) {
         tally.refused += 1;
         return;
     };
-    let verified = bundle::verify(&read, &seed.key);
+    let verified = bundle::verify(&read, &seed.key, None);
     if verified.ok() {
         assert_eq!(
             read.hand_id, seed.bundle.hand_id,

@@ -202,6 +202,7 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
             target.floor.clone(),
             pool("audit"),
             stop.clone(),
+            None,
         );
         let mut hand = String::new();
         for (game, bet) in [
@@ -245,7 +246,7 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
             .await
             .expect("joined")
             .expect("a checkpoint");
-        assert!(pitboss::audit::bundle::verify(&bundle, &key).ok());
+        assert!(pitboss::audit::bundle::verify(&bundle, &key, None).ok());
         let floor = &target.floor;
         let size = floor.tree_size().expect("size");
         let entries = (0..size)

@@ -153,6 +153,7 @@ impl Target {
                 floor.clone(),
                 Pool::new("audit", 2, stop.clone()),
                 stop.clone(),
+                None,
             ),
             ops: OperationsService::new(floor.clone(), Arc::new(access)),
             lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),

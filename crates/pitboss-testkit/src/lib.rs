@@ -6,7 +6,8 @@
 //! [`python()`] (the interpreter with the outside clients). With the `server` feature, for the
 //! server's suites: `server` (a real `pitboss serve`), `postgres` (a private cluster), `load`
 //! (clients playing against servers), `rpcs` (every RPC, from the descriptor), `refusal` (a
-//! refusal's typed details) and `binary()` (the `pitboss` binary cargo built).
+//! refusal's typed details), `binary()` (the `pitboss` binary cargo built), `witness` (a real
+//! `pitboss witness`) and `http` (plain HTTP/1.1 to the side doors).
 //!
 //! It must stay a dev-dependency: nothing here is part of the product, and nothing here may
 //! assert what a test should assert itself (helpers return values; the tests judge them).
@@ -15,6 +16,8 @@ pub mod currency;
 pub mod fixture_hands;
 pub mod reference;
 
+#[cfg(feature = "server")]
+pub mod http;
 #[cfg(feature = "server")]
 pub mod load;
 #[cfg(feature = "server")]

@@ -1,7 +1,6 @@
-//! A real `pitboss witness` on a loopback port, killed on drop; and the one HTTP call a log makes
-//! to it (`POST /add-checkpoint`), over a plain socket as any client would.
+//! A real `pitboss witness` on a loopback port it keeps across restarts, killed on drop; and the one
+//! HTTP call a log makes to it (`POST /add-checkpoint`).
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -18,8 +17,7 @@ pub struct WitnessProcess {
     policy: PathBuf,
 }
 
-/// An HTTP answer: (status, `Content-Type`, body).
-pub type Answer = (u16, String, String);
+use crate::http::{post, Answer};
 
 impl WitnessProcess {
     /// Starts a witness named `name` over `data`, knowing the logs of the policy file `policy`,
@@ -92,36 +90,4 @@ impl Drop for WitnessProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// `POST path` with `body` over HTTP/1.1 on a plain socket.
-pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
-    let mut socket = std::net::TcpStream::connect(address).expect("connect to the witness");
-    socket
-        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .expect("a timeout");
-    write!(
-        socket,
-        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )
-    .and_then(|()| socket.write_all(body))
-    .expect("send the request");
-    let mut answer = String::new();
-    socket.read_to_string(&mut answer).expect("an answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let content_type = head
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("content-type")
-                .then(|| value.trim().to_string())
-        })
-        .unwrap_or_default();
-    (status, content_type, body.to_string())
 }

@@ -19,6 +19,7 @@
 
 pub mod checkpoint;
 pub mod cosignature;
+pub mod cosigned;
 pub mod note;
 pub mod policy;
 pub mod request;

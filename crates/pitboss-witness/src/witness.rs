@@ -154,7 +154,7 @@ impl Witness {
 
 /// The log's signature among the note's: one by the log's key (name and key id) that verifies.
 /// Signatures by other keys are ignored; one by the log's key that does not verify is refused.
-fn log_signature(
+pub(crate) fn log_signature(
     log: &Vkey,
     text: &str,
     signatures: &[NoteSignature],

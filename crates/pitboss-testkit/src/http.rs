@@ -1,0 +1,50 @@
+//! HTTP/1.1 over a plain socket, as any client would speak it to the server's side doors (the
+//! metrics endpoint, a witness): one request per connection, the answer read whole.
+
+use std::io::{Read, Write};
+
+/// An HTTP answer: (status, `Content-Type`, body).
+pub type Answer = (u16, String, String);
+
+/// `GET path`.
+pub fn get(address: &str, path: &str) -> Answer {
+    request(address, "GET", path, b"")
+}
+
+/// `POST path` with `body`.
+pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
+    request(address, "POST", path, body)
+}
+
+/// `method path` with `body`, `Connection: close`.
+pub fn request(address: &str, method: &str, path: &str, body: &[u8]) -> Answer {
+    let mut socket = std::net::TcpStream::connect(address)
+        .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("a timeout");
+    write!(
+        socket,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .and_then(|()| socket.write_all(body))
+    .expect("send the request");
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).expect("an answer");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-type")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_default();
+    (status, content_type, body.to_string())
+}

@@ -1,0 +1,277 @@
+//! The log's side of witnessing (C2SP `tlog-witness`): every new checkpoint of the log is
+//! submitted to the witnesses of the server's policy (`serve --witness-policy FILE`, C2SP
+//! `tlog-policy`), each from the size it last cosigned (a `409` tells that size, and the
+//! submission is made again from it); each cosignature is checked against the witness's key
+//! before it is kept; the newest checkpoint whose cosignatures meet the policy's quorum is what
+//! `GetCheckpoint` answers.
+//!
+//! Owns the submissions, the cosignatures kept and how far cosigning is behind the log. It MUST
+//! NOT stand in the way of an acknowledgement: it runs beside the writer, reads the log through
+//! the floor, and a witness that is down only delays cosigning (it is told loudly: a warning in
+//! the server's log when cosigning falls more than the configured number of entries behind, and
+//! the metrics). The checkpoints it submits carry no extension lines (monitors cannot audit those).
+
+mod client;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pitboss_witness::note::Note;
+use pitboss_witness::policy::{Policy, PolicyWitness};
+use pitboss_witness::request::AddCheckpoint;
+
+use crate::floor::Floor;
+
+/// How the log's side of witnessing runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// How often the log's size is looked at for a new checkpoint to submit.
+    pub every: Duration,
+    /// How long a witness may take to answer.
+    pub timeout: Duration,
+    /// Entries the newest cosigned checkpoint may be behind the log before the server warns.
+    pub warn_behind: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            every: Duration::from_secs(1),
+            timeout: Duration::from_secs(10),
+            warn_behind: 10_000,
+        }
+    }
+}
+
+/// A checkpoint whose cosignatures meet the quorum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cosigned {
+    /// The note: the checkpoint's text, the log's signature and every cosignature kept.
+    pub note: String,
+    /// Its tree size.
+    pub size: u64,
+    /// The witnesses (policy names) whose cosignatures it carries.
+    pub witnesses: Vec<String>,
+}
+
+/// What a scrape of the metrics reads.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// The newest cosigned checkpoint's size (0: none yet).
+    pub cosigned_size: u64,
+    /// Submissions that got no cosignature, by witness.
+    pub failures: BTreeMap<String, u64>,
+    /// The size each witness last cosigned, by witness.
+    pub sizes: BTreeMap<String, u64>,
+}
+
+#[derive(Default)]
+struct Inner {
+    cosigned: Option<Cosigned>,
+    stats: Stats,
+    warned: bool,
+}
+
+/// The log's side of witnessing, running.
+pub struct Witnessing {
+    policy: Policy,
+    inner: Mutex<Inner>,
+}
+
+impl Witnessing {
+    /// Starts submitting the log's checkpoints to `policy`'s witnesses (those with a URL), until
+    /// the runtime ends.
+    pub fn start(floor: Arc<Floor>, policy: Policy, settings: Settings) -> Arc<Witnessing> {
+        let witnessing = Arc::new(Witnessing {
+            policy,
+            inner: Mutex::new(Inner::default()),
+        });
+        tokio::spawn(witnessing.clone().run(floor, settings));
+        witnessing
+    }
+
+    /// The newest checkpoint whose cosignatures meet the quorum, if any yet.
+    pub fn latest(&self) -> Option<Cosigned> {
+        self.lock().cosigned.clone()
+    }
+
+    /// The counts the metrics show.
+    pub fn stats(&self) -> Stats {
+        self.lock().stats.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic elsewhere leaves whole values behind: nothing here is half-written.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn run(self: Arc<Self>, floor: Arc<Floor>, settings: Settings) {
+        let mut submitted = 0;
+        loop {
+            tokio::time::sleep(settings.every).await;
+            let size = floor.log_size();
+            let cosigned = self.lock().stats.cosigned_size;
+            if size == 0 || (size == submitted && cosigned == size) {
+                continue;
+            }
+            let reader = floor.clone();
+            let note =
+                match tokio::task::spawn_blocking(move || reader.checkpoint(Some(size))).await {
+                    Ok(Ok((checkpoint, _))) => checkpoint.note(),
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "witnessing: no checkpoint to submit");
+                        continue;
+                    }
+                    Err(_) => continue,
+                };
+            submitted = size;
+            self.round(&floor, &note, size, settings).await;
+            self.warn_if_behind(size, settings.warn_behind);
+        }
+    }
+
+    /// Submits `note` (of `size` entries) to every witness with a URL, at once; keeps it if the
+    /// cosignatures meet the quorum.
+    async fn round(&self, floor: &Arc<Floor>, note: &str, size: u64, settings: Settings) {
+        let Ok(parsed) = Note::parse(note) else {
+            return;
+        };
+        let calls = self
+            .policy
+            .witnesses
+            .iter()
+            .filter(|w| w.url.is_some())
+            .map(|w| self.cosign(floor, w, &parsed, size, settings.timeout));
+        let answers = futures_util::future::join_all(calls).await;
+        let mut cosigned = parsed.clone();
+        let mut names = BTreeSet::new();
+        for (name, signature) in answers.into_iter().flatten() {
+            cosigned.signatures.push(signature);
+            names.insert(name);
+        }
+        if self.policy.satisfied(&names) {
+            let mut inner = self.lock();
+            if inner.cosigned.as_ref().is_none_or(|c| c.size <= size) {
+                inner.cosigned = Some(Cosigned {
+                    note: cosigned.to_text(),
+                    size,
+                    witnesses: names.into_iter().collect(),
+                });
+                inner.stats.cosigned_size = size;
+            }
+        }
+    }
+
+    /// One witness's cosignature of `note`, checked against its key; `None` (counted, logged) if
+    /// it gave none. A `409` names the size it holds: the submission is made again from there.
+    async fn cosign(
+        &self,
+        floor: &Arc<Floor>,
+        witness: &PolicyWitness,
+        note: &Note,
+        size: u64,
+        timeout: Duration,
+    ) -> Option<(String, pitboss_witness::note::NoteSignature)> {
+        let url = witness.url.as_deref()?;
+        let mut old = self
+            .lock()
+            .stats
+            .sizes
+            .get(&witness.name)
+            .copied()
+            .unwrap_or(0);
+        let mut why = String::new();
+        for _ in 0..2 {
+            if old > size {
+                why = format!("it holds size {old}, beyond the log's {size}");
+                break;
+            }
+            let proof = if old == 0 || old == size {
+                Vec::new()
+            } else {
+                let reader = floor.clone();
+                match tokio::task::spawn_blocking(move || reader.consistency_proof(old, size)).await
+                {
+                    Ok(Ok(proof)) => proof,
+                    _ => {
+                        why = format!("no consistency proof from {old} to {size}");
+                        break;
+                    }
+                }
+            };
+            let body = AddCheckpoint {
+                old,
+                proof,
+                note: note.clone(),
+            }
+            .to_body();
+            match client::add_checkpoint(url, body, timeout).await {
+                Ok(answer) if answer.status == 200 => {
+                    let line = cosignature_line(witness, &note.text, &answer.body);
+                    if let Some(signature) = line {
+                        self.lock().stats.sizes.insert(witness.name.clone(), size);
+                        return Some((witness.name.clone(), signature));
+                    }
+                    why = "its answer holds no cosignature by its key that verifies".into();
+                    break;
+                }
+                Ok(answer) if answer.status == 409 && answer.is_size => {
+                    match answer.body.trim().parse::<u64>() {
+                        Ok(held) => old = held,
+                        Err(_) => {
+                            why = "a 409 without a size".into();
+                            break;
+                        }
+                    }
+                }
+                Ok(answer) => {
+                    why = format!("{}: {}", answer.status, answer.body.trim());
+                    break;
+                }
+                Err(e) => {
+                    why = e.to_string();
+                    break;
+                }
+            }
+        }
+        tracing::warn!(witness = %witness.name, size, %why, "witnessing: not cosigned");
+        let mut inner = self.lock();
+        *inner
+            .stats
+            .failures
+            .entry(witness.name.clone())
+            .or_insert(0) += 1;
+        None
+    }
+
+    fn warn_if_behind(&self, log_size: u64, limit: u64) {
+        let mut inner = self.lock();
+        let behind = log_size.saturating_sub(inner.stats.cosigned_size);
+        if behind > limit && !inner.warned {
+            inner.warned = true;
+            tracing::warn!(
+                behind,
+                limit,
+                cosigned = inner.stats.cosigned_size,
+                "witnessing: the newest cosigned checkpoint is behind the log by more than the limit"
+            );
+        } else if behind <= limit && inner.warned {
+            inner.warned = false;
+            tracing::info!(behind, "witnessing: cosigning caught up");
+        }
+    }
+}
+
+/// The cosignature by `witness` among an answer's lines that verifies over `text`.
+fn cosignature_line(
+    witness: &PolicyWitness,
+    text: &str,
+    answer: &str,
+) -> Option<pitboss_witness::note::NoteSignature> {
+    // The answer's lines are signature lines: read them as a note's, after a stand-in text.
+    let note = Note::parse(&format!("x\n\n{answer}")).ok()?;
+    note.signatures
+        .into_iter()
+        .find(|s| pitboss_witness::cosignature::verify(&witness.vkey, text, s).is_ok())
+}
