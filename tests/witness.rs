@@ -18,6 +18,9 @@ use pitboss::proto::play_client::PlayClient;
 use pitboss_testkit::server::Server;
 use pitboss_testkit::witness::WitnessProcess;
 use signed_note::{Note, StandardVerifier, Verifier, VerifierList};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
 
 /// A cosigner's verifier for `signed_note`, from its vkey (`name+id+base64(0x04 ‖ key)`): the
 /// message is `cosignature/v1\ntime <t>\n` and the note's text; the signature bytes are the
@@ -227,15 +230,25 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
         assert_eq!(status, 422, "{why}");
         let (status, _, why) = w.add_checkpoint(&body(cosigned, &[vec![0x11; 32]], &longer));
         assert_eq!(status, 422, "{why}");
-        let kept: Vec<_> = std::fs::read_dir(w.data.join("state/refused"))
-            .unwrap()
-            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
-            .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
-            .collect();
-        assert_eq!(kept.len(), 2, "both forgeries kept as evidence");
-        assert!(kept.iter().any(|k| k.contains(&same_size)));
+        // Sent again, the fork is kept once (a file per root).
+        assert_eq!(w.add_checkpoint(&body(cosigned, &[], &same_size)).0, 422);
+        let read = |kind: &str| -> Vec<String> {
+            std::fs::read_dir(w.data.join("state").join(kind))
+                .unwrap()
+                .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+                .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+                .collect()
+        };
+        let (forks, refused) = (read("forks"), read("refused"));
+        assert_eq!(
+            (forks.len(), refused.len()),
+            (1, 1),
+            "the fork apart from the proof that does not verify"
+        );
+        assert!(forks[0].contains(&same_size) && forks[0].contains("a fork"));
+        assert!(refused[0].contains(&longer));
         assert!(
-            kept.iter().all(|k| k.contains(&now.note)),
+            forks.iter().chain(&refused).all(|k| k.contains(&now.note)),
             "beside what was cosigned"
         );
     }
@@ -350,6 +363,8 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
             "50",
             "--metrics",
             "127.0.0.1:0",
+            "--cosign-warn-behind",
+            "0",
         ],
     );
     let metrics = server.metrics.clone().expect("the metrics endpoint");
@@ -360,7 +375,33 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     };
     let channel = server.channel().await;
     let mut audit = AuditClient::new(channel.clone());
-    let mut players = PlayClient::new(channel);
+    let mut players = PlayClient::new(channel.clone());
+    let health = HealthClient::new(channel);
+    // The health of `service` (`pitboss.witnessing`, or "" for the server), polled until `want`.
+    let health_until = |service: &'static str, want: ServingStatus| {
+        let mut health = health.clone();
+        async move {
+            let started = std::time::Instant::now();
+            loop {
+                let status = health
+                    .check(HealthCheckRequest {
+                        service: service.into(),
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner()
+                    .status;
+                if status == want as i32 {
+                    return;
+                }
+                assert!(
+                    started.elapsed() < std::time::Duration::from_secs(60),
+                    "{service:?} never {want:?}"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
 
     // Under play, the newest checkpoint is cosigned by all three, and reaches the log's size.
     let hand = play(&mut players, 5).await;
@@ -397,6 +438,9 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         sample("pitboss_cosigned_behind_entries{log=\"main\"}").is_some_and(|n| n > 0),
         "behind in the metrics"
     );
+    // And health: the witnessing service says it is behind; the server itself still serves.
+    health_until("pitboss.witnessing", ServingStatus::NotServing).await;
+    health_until("", ServingStatus::Serving).await;
     let started = std::time::Instant::now();
     while sample("pitboss_witness_failures_total{witness=\"W2\"}").unwrap_or(0) == 0 {
         assert!(
@@ -415,6 +459,7 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     })
     .await;
     assert!(cosigners_of(&now.note, &witnesses, &log_verifier) >= 2);
+    health_until("pitboss.witnessing", ServingStatus::Serving).await;
 
     // A hand's bundle carries the cosigned checkpoint of its tree: both checkers hold it to the
     // policy (2 of 3 met), and to a stricter one (all three and a fourth that never cosigned: not
@@ -443,9 +488,37 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         .replace("group any-two 2 W1 W2 W3\nquorum any-two\n", "");
     strict += &format!("witness W4 {fourth}\ngroup everyone all W1 W2 W3 W4\nquorum everyone\n");
     std::fs::write(&stricter, strict).unwrap();
+    // Policies the language forbids, read the same way by both: W1's key listed twice under two
+    // names (one cosignature would count twice), and a threshold of zero.
+    let w1 = &witnesses[0];
+    let twice = dirs.path().join("twice.policy");
+    std::fs::write(
+        &twice,
+        format!(
+            "log {log_vkey}\nwitness A {} {}\nwitness B {}\ngroup G all A B\nquorum G\n",
+            w1.vkey,
+            w1.url(),
+            pitboss_witness::note::Vkey {
+                name: "witness.test/copy".into(),
+                ..pitboss_witness::note::Vkey::parse(&w1.vkey).unwrap()
+            }
+        ),
+    )
+    .unwrap();
+    let zero = dirs.path().join("zero.policy");
+    std::fs::write(
+        &zero,
+        format!(
+            "log {log_vkey}\nwitness A {}\ngroup G 0 A\nquorum G\n",
+            w1.vkey
+        ),
+    )
+    .unwrap();
     for (policy, holds) in [
         (Some(&log_policy), true),
         (Some(&stricter), false),
+        (Some(&twice), false),
+        (Some(&zero), false),
         (None, true),
     ] {
         let mut ours = std::process::Command::new(pitboss_testkit::binary());

@@ -425,17 +425,8 @@ fn cosigned_problem(
         "no cosigned checkpoint: the hand was newer than the witnesses' newest cosigned \
          checkpoint when bundled, or the server has no witness policy; bundle it again later",
     )?;
-    if !policy
-        .logs
-        .iter()
-        .any(|l| l.vkey.name == checkpoint.origin && l.vkey.key == *log_key)
-    {
-        return Err(format!(
-            "the policy does not list log {} with the key given",
-            checkpoint.origin
-        ));
-    }
-    let check = pitboss_witness::cosigned::check(note, policy).map_err(|e| e.to_string())?;
+    let check =
+        pitboss_witness::cosigned::check(note, policy, log_key).map_err(|e| e.to_string())?;
     let cosigned = &check.checkpoint;
     if cosigned.origin != checkpoint.origin
         || cosigned.size != checkpoint.size

@@ -86,13 +86,15 @@ struct WitnessingArgs {
     /// answers the newest cosigned checkpoint.
     #[arg(long)]
     witness_policy: Option<PathBuf>,
-    /// How often, in milliseconds, the log is looked at for a new checkpoint to submit.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
-    cosign_every_ms: u64,
-    /// Warn (in the server's log) when the newest cosigned checkpoint is more than this many
-    /// entries behind the log.
-    #[arg(long, default_value_t = 10_000)]
-    cosign_warn_behind: u64,
+    /// How often, in milliseconds, the log is looked at for a new checkpoint to submit (default
+    /// 1000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    cosign_every_ms: Option<u64>,
+    /// Say so (a warning in the server's log, the `pitboss.witnessing` health service
+    /// NOT_SERVING) when the newest cosigned checkpoint is more than this many entries behind the
+    /// log (default 10 000).
+    #[arg(long)]
+    cosign_warn_behind: Option<u64>,
 }
 
 /// The settings to serve with: the flags over the settings file over the defaults.
@@ -113,6 +115,9 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         insecure_no_tls: args.insecure_no_tls,
         metrics: args.metrics,
         warm: args.warm,
+        witness_policy: args.witnessing.witness_policy,
+        cosign_every_ms: args.witnessing.cosign_every_ms,
+        cosign_warn_behind: args.witnessing.cosign_warn_behind,
     };
     Ok(serve_file::merge(flags, file)?)
 }
@@ -197,17 +202,17 @@ fn reload_on_hangup(floor: Arc<Floor>, access: Arc<Access>) {
     });
 }
 
-pub fn run(mut args: ServeArgs) -> anyhow::Result<()> {
-    let witness_policy = match args.witnessing.witness_policy.take() {
-        Some(path) => Some(read_witness_policy(&path)?),
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let args = settings(args)?;
+    let witness_policy = match &args.witness_policy {
+        Some(path) => Some(read_witness_policy(path)?),
         None => None,
     };
     let cosigning = pitboss::witnessing::Settings {
-        every: std::time::Duration::from_millis(args.witnessing.cosign_every_ms),
-        warn_behind: args.witnessing.cosign_warn_behind,
+        every: std::time::Duration::from_millis(args.cosign_every_ms),
+        warn_behind: args.cosign_warn_behind,
         ..Default::default()
     };
-    let args = settings(args)?;
     bound_allocator_arenas();
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -43,7 +43,24 @@ pub struct File {
     pub limits: Option<LimitsTable>,
     /// `[advice]`: `warm`.
     pub advice: Option<AdviceTable>,
+    /// `[witnessing]`: `policy`, `every_ms`, `warn_behind`.
+    pub witnessing: Option<WitnessingTable>,
 }
+
+/// The `[witnessing]` table: the log's side of witnessing (`docs/witnessing.md`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WitnessingTable {
+    /// A C2SP tlog-policy file naming the witnesses (with URLs) and the quorum.
+    pub policy: Option<PathBuf>,
+    /// How often, in milliseconds, the log is looked at for a checkpoint to submit (default 1000).
+    pub every_ms: Option<u64>,
+    /// Entries the cosigned checkpoint may be behind before the server says so (default 10 000).
+    pub warn_behind: Option<u64>,
+}
+
+/// The range of `[witnessing] every_ms` accepted: 10 ms to an hour.
+pub const COSIGN_EVERY_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
 
 /// The `[advice]` table: the strategy tables behind the Play service's advice.
 #[derive(Debug, Default, Deserialize)]
@@ -97,6 +114,9 @@ pub struct Flags {
     pub metrics: Option<SocketAddr>,
     /// `--warm true|false`.
     pub warm: Option<bool>,
+    pub witness_policy: Option<PathBuf>,
+    pub cosign_every_ms: Option<u64>,
+    pub cosign_warn_behind: Option<u64>,
 }
 
 /// The settings `serve` runs with: flag, else file, else default.
@@ -120,6 +140,12 @@ pub struct Settings {
     pub limits: ServerLimits,
     /// Build the default configurations' strategy tables in the background at start.
     pub warm: bool,
+    /// The witness policy, if the log is witnessed.
+    pub witness_policy: Option<PathBuf>,
+    /// How often the log is looked at for a checkpoint to submit, in milliseconds.
+    pub cosign_every_ms: u64,
+    /// Entries the cosigned checkpoint may be behind before the server says so.
+    pub cosign_warn_behind: u64,
 }
 
 /// Why the settings file cannot be used.
@@ -177,6 +203,9 @@ impl File {
         };
         file.data.as_mut().map(under);
         file.access.as_mut().map(under);
+        if let Some(witnessing) = file.witnessing.as_mut() {
+            witnessing.policy.as_mut().map(under);
+        }
         if let Some(tls) = file.tls.as_mut() {
             under(&mut tls.cert);
             under(&mut tls.key);
@@ -255,7 +284,24 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             defaults.max_in_flight,
         )?,
     };
+    let witnessing = file.witnessing.unwrap_or_default();
+    let cosign_every_ms = flags
+        .cosign_every_ms
+        .or(witnessing.every_ms)
+        .unwrap_or(1000);
+    if !COSIGN_EVERY_MS.contains(&cosign_every_ms) {
+        return Err(FileError::Incomplete {
+            field: "witnessing.every_ms",
+            problem: "from 10 ms to an hour (3 600 000)",
+        });
+    }
     Ok(Settings {
+        witness_policy: flags.witness_policy.or(witnessing.policy),
+        cosign_every_ms,
+        cosign_warn_behind: flags
+            .cosign_warn_behind
+            .or(witnessing.warn_behind)
+            .unwrap_or(10_000),
         metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
         limits,
         warm: flags
@@ -373,6 +419,48 @@ mod tests {
         ));
         let unknown = file("[limits]\nmax_calls = 3\n").unwrap_err().to_string();
         assert!(unknown.contains("max_calls"), "{unknown}");
+    }
+
+    #[test]
+    fn witnessing_comes_from_the_file_or_the_flags_and_every_ms_is_bounded() {
+        let f = file("[witnessing]\npolicy = \"log.policy\"\nevery_ms = 250\n").unwrap();
+        let settings = merge(Flags::default(), f).unwrap();
+        let policy = settings.witness_policy.clone().expect("the file's policy");
+        assert!(
+            policy.is_absolute() && policy.ends_with("log.policy"),
+            "relative to the file's directory: {policy:?}"
+        );
+        assert_eq!(
+            (settings.cosign_every_ms, settings.cosign_warn_behind),
+            (250, 10_000)
+        );
+        let flags = Flags {
+            witness_policy: Some(PathBuf::from("other.policy")),
+            cosign_warn_behind: Some(7),
+            ..Flags::default()
+        };
+        let f = file("[witnessing]\npolicy = \"log.policy\"\n").unwrap();
+        let settings = merge(flags, f).unwrap();
+        assert_eq!(settings.witness_policy, Some(PathBuf::from("other.policy")));
+        assert_eq!(
+            (settings.cosign_every_ms, settings.cosign_warn_behind),
+            (1000, 7)
+        );
+        let fast = merge(
+            Flags::default(),
+            file("[witnessing]\nevery_ms = 1\n").unwrap(),
+        );
+        assert!(matches!(
+            fast,
+            Err(FileError::Incomplete {
+                field: "witnessing.every_ms",
+                ..
+            })
+        ));
+        assert!(
+            file("[witnessing]\nquorum = 2\n").is_err(),
+            "unknown keys refused"
+        );
     }
 
     /// The documented example is a valid file, and says what the defaults are.

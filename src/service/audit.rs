@@ -219,6 +219,12 @@ impl Audit for AuditService {
                 Ok((checkpoint, public, log_size))
             })
             .await?;
+        // After a key rotation the cosigned note is signed by the old key: it is answered only
+        // with the key that signed it, which is this answer's key.
+        let cosigned = cosigned.filter(|c| {
+            pitboss_ledger::checkpoint::Checkpoint::parse(&c.note)
+                .is_ok_and(|n| n.root == checkpoint.root && n.verify(&public).is_ok())
+        });
         Ok(Response::new(proto::Checkpoint {
             note: cosigned
                 .as_ref()

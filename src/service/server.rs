@@ -235,11 +235,33 @@ pub async fn serve(
     report(&health, ServingStatus::Serving).await;
     // A ledger whose writer has stopped cannot record anything: say so to load balancers.
     let watched = floor.clone();
+    let reporter = health.clone();
     let watcher = tokio::spawn(async move {
         watched.log_stopped().await;
         tracing::error!("the ledger's writer has stopped; reporting NOT_SERVING");
-        report(&health, ServingStatus::NotServing).await;
+        report(&reporter, ServingStatus::NotServing).await;
     });
+    // `pitboss.witnessing` says whether the cosigned checkpoint keeps up with the log (the other
+    // services' health does not depend on the witnesses).
+    if let Some(witnessing) = &serving.witnessing {
+        let mut behind = witnessing.behind();
+        let health = health.clone();
+        tokio::spawn(async move {
+            loop {
+                let status = if *behind.borrow_and_update() {
+                    ServingStatus::NotServing
+                } else {
+                    ServingStatus::Serving
+                };
+                health
+                    .set_service_status("pitboss.witnessing", status)
+                    .await;
+                if behind.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)

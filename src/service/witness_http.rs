@@ -72,10 +72,17 @@ async fn answer(
     let body = Limited::new(request.into_body(), MAX_BODY).collect();
     let body = match tokio::time::timeout(BODY_TIMEOUT, body).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(_)) => {
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
             return reply(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("a body of at most {MAX_BODY} bytes\n"),
+                PLAIN,
+            )
+        }
+        Ok(Err(e)) => {
+            return reply(
+                StatusCode::BAD_REQUEST,
+                format!("the body could not be read: {e}\n"),
                 PLAIN,
             )
         }
@@ -97,6 +104,10 @@ async fn answer(
             reply(StatusCode::CONFLICT, format!("{size}\n"), SIZE)
         }
         Ok(Err(WitnessError::Refused(refused))) => {
+            if let Refused::Inconsistent(why) = &refused {
+                // The log signed it: worth an operator's attention (kept under state/).
+                tracing::warn!(%why, "witness: a signed checkpoint inconsistent with what was cosigned");
+            }
             let status = StatusCode::from_u16(refused.status()).unwrap_or(StatusCode::BAD_REQUEST);
             reply(status, format!("{refused}\n"), PLAIN)
         }

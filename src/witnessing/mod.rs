@@ -7,9 +7,9 @@
 //!
 //! Owns the submissions, the cosignatures kept and how far cosigning is behind the log. It MUST
 //! NOT stand in the way of an acknowledgement: it runs beside the writer, reads the log through
-//! the floor, and a witness that is down only delays cosigning (it is told loudly: a warning in
-//! the server's log when cosigning falls more than the configured number of entries behind, and
-//! the metrics). The checkpoints it submits carry no extension lines (monitors cannot audit those).
+//! the floor, and a witness that is down only delays cosigning (it is told loudly when cosigning
+//! falls more than the configured number of entries behind: a warning in the server's log, the
+//! `pitboss.witnessing` health service NOT_SERVING, and the metrics). The checkpoints it submits carry no extension lines (monitors cannot audit those).
 
 mod client;
 
@@ -69,6 +69,8 @@ pub struct Stats {
 #[derive(Default)]
 struct Inner {
     cosigned: Option<Cosigned>,
+    /// The size each witness last cosigned or said it holds: where its next submission starts.
+    sizes: BTreeMap<String, u64>,
     stats: Stats,
     warned: bool,
 }
@@ -77,6 +79,9 @@ struct Inner {
 pub struct Witnessing {
     policy: Policy,
     inner: Mutex<Inner>,
+    /// Whether the cosigned checkpoint is behind the log by more than the limit (the
+    /// `pitboss.witnessing` health service follows it).
+    behind: tokio::sync::watch::Sender<bool>,
 }
 
 impl Witnessing {
@@ -86,6 +91,7 @@ impl Witnessing {
         let witnessing = Arc::new(Witnessing {
             policy,
             inner: Mutex::new(Inner::default()),
+            behind: tokio::sync::watch::Sender::new(false),
         });
         tokio::spawn(witnessing.clone().run(floor, settings));
         witnessing
@@ -94,6 +100,11 @@ impl Witnessing {
     /// The newest checkpoint whose cosignatures meet the quorum, if any yet.
     pub fn latest(&self) -> Option<Cosigned> {
         self.lock().cosigned.clone()
+    }
+
+    /// Follows whether the cosigned checkpoint is behind the log by more than the limit.
+    pub fn behind(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.behind.subscribe()
     }
 
     /// The counts the metrics show.
@@ -174,16 +185,18 @@ impl Witnessing {
         timeout: Duration,
     ) -> Option<(String, pitboss_witness::note::NoteSignature)> {
         let url = witness.url.as_deref()?;
-        let mut old = self
-            .lock()
-            .stats
-            .sizes
-            .get(&witness.name)
-            .copied()
-            .unwrap_or(0);
-        let mut why = String::new();
+        let mut old = self.lock().sizes.get(&witness.name).copied().unwrap_or(0);
+        let mut why = String::from("it answered 409 twice");
         for _ in 0..2 {
             if old > size {
+                // A witness that cosigned a larger tree than this log holds: the log lost
+                // acknowledged entries, or someone with its key showed the witness another log.
+                tracing::error!(
+                    witness = %witness.name,
+                    held = old,
+                    log_size = size,
+                    "witnessing: a witness holds a tree larger than the log"
+                );
                 why = format!("it holds size {old}, beyond the log's {size}");
                 break;
             }
@@ -210,7 +223,9 @@ impl Witnessing {
                 Ok(answer) if answer.status == 200 => {
                     let line = cosignature_line(witness, &note.text, &answer.body);
                     if let Some(signature) = line {
-                        self.lock().stats.sizes.insert(witness.name.clone(), size);
+                        let mut inner = self.lock();
+                        inner.sizes.insert(witness.name.clone(), size);
+                        inner.stats.sizes.insert(witness.name.clone(), size);
                         return Some((witness.name.clone(), signature));
                     }
                     why = "its answer holds no cosignature by its key that verifies".into();
@@ -218,7 +233,11 @@ impl Witnessing {
                 }
                 Ok(answer) if answer.status == 409 && answer.is_size => {
                     match answer.body.trim().parse::<u64>() {
-                        Ok(held) => old = held,
+                        Ok(held) => {
+                            // Where the next submission starts, this one's retry included.
+                            old = held;
+                            self.lock().sizes.insert(witness.name.clone(), held);
+                        }
                         Err(_) => {
                             why = "a 409 without a size".into();
                             break;
@@ -250,6 +269,7 @@ impl Witnessing {
         let behind = log_size.saturating_sub(inner.stats.cosigned_size);
         if behind > limit && !inner.warned {
             inner.warned = true;
+            self.behind.send_replace(true);
             tracing::warn!(
                 behind,
                 limit,
@@ -258,6 +278,7 @@ impl Witnessing {
             );
         } else if behind <= limit && inner.warned {
             inner.warned = false;
+            self.behind.send_replace(false);
             tracing::info!(behind, "witnessing: cosigning caught up");
         }
     }

@@ -61,13 +61,19 @@ pub fn origin_of(first_entry: &Hash) -> String {
     format!("pitboss.v1/{}", hex::encode(&first_entry[..8]))
 }
 
-/// The note key hash of an Ed25519 key named `name`.
+/// The note key hash of an Ed25519 key named `name` (signature type `0x01`).
 pub fn key_hash(name: &str, public: &VerifyingKey) -> [u8; 4] {
+    note_key_id(name, 0x01, public.as_bytes())
+}
+
+/// A signed-note key id: `SHA-256(name ‖ "\n" ‖ type ‖ key)[:4]` (C2SP signed-note; the witness
+/// crate's cosigner keys are type `0x04`).
+pub fn note_key_id(name: &str, kind: u8, key: &[u8]) -> [u8; 4] {
     let mut h = Sha256::new();
     h.update(name.as_bytes());
     h.update(b"\n");
-    h.update([1u8]);
-    h.update(public.as_bytes());
+    h.update([kind]);
+    h.update(key);
     let digest: [u8; 32] = h.finalize().into();
     [digest[0], digest[1], digest[2], digest[3]]
 }

@@ -25,6 +25,19 @@ pub enum CheckpointError {
     TooManyExtensions,
 }
 
+/// A size as the C2SP formats write one: ASCII decimal, no leading zero (but `0` itself).
+pub(crate) fn decimal(text: &str) -> Option<u64> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    plain.then(|| text.parse().ok()).flatten()
+}
+
+/// A hash as the C2SP formats write one: the base64 of exactly 32 bytes.
+pub(crate) fn hash(text: &str) -> Option<Hash> {
+    STANDARD.decode(text).ok()?.try_into().ok()
+}
+
 /// A checkpoint's contents.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
@@ -49,14 +62,11 @@ impl Checkpoint {
             .ok_or(CheckpointError::NoOrigin)?;
         let size = lines
             .next()
-            .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
-            .filter(|l| *l == "0" || !l.starts_with('0'))
-            .and_then(|l| l.parse::<u64>().ok())
+            .and_then(decimal)
             .ok_or(CheckpointError::BadSize)?;
         let root: Hash = lines
             .next()
-            .and_then(|l| STANDARD.decode(l).ok())
-            .and_then(|b| b.try_into().ok())
+            .and_then(hash)
             .ok_or(CheckpointError::BadRoot)?;
         let mut extensions = Vec::new();
         for line in lines {

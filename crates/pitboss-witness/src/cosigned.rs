@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::cosignature;
-use crate::note::{Note, NoteError};
+use ed25519_dalek::VerifyingKey;
+
+use crate::note::{Note, NoteError, Vkey};
 use crate::policy::Policy;
 use crate::witness::{log_signature, Refused};
 
@@ -17,7 +19,7 @@ pub enum CosignedError {
     Note(#[from] NoteError),
     #[error("the cosigned checkpoint: {0}")]
     Checkpoint(#[from] CheckpointError),
-    #[error("the cosigned checkpoint is of log {0}, which the policy does not list")]
+    #[error("the policy does not list log {0} with the key given")]
     UnknownLog(String),
     #[error("the cosigned checkpoint: {0}")]
     LogSignature(String),
@@ -34,16 +36,25 @@ pub struct CosignedCheck {
     pub quorum: bool,
 }
 
-/// Checks `note` against `policy`.
-pub fn check(note: &str, policy: &Policy) -> Result<CosignedCheck, CosignedError> {
+/// Checks `note` against `policy`: it must be signed by `log_key`, which the policy must list
+/// for the note's origin.
+pub fn check(
+    note: &str,
+    policy: &Policy,
+    log_key: &VerifyingKey,
+) -> Result<CosignedCheck, CosignedError> {
     let note = Note::parse(note)?;
     let checkpoint = Checkpoint::parse(&note.text)?;
-    let log = policy
+    let keys: Vec<Vkey> = policy
         .logs
         .iter()
-        .find(|l| l.vkey.name == checkpoint.origin)
-        .ok_or_else(|| CosignedError::UnknownLog(checkpoint.origin.clone()))?;
-    log_signature(&log.vkey, &note.text, &note.signatures).map_err(|e| match e {
+        .map(|l| l.vkey.clone())
+        .filter(|v| v.name == checkpoint.origin && v.key == *log_key)
+        .collect();
+    if keys.is_empty() {
+        return Err(CosignedError::UnknownLog(checkpoint.origin.clone()));
+    }
+    log_signature(&keys, &note.text, &note.signatures).map_err(|e| match e {
         Refused::Forbidden(why) => CosignedError::LogSignature(why),
         other => CosignedError::LogSignature(other.to_string()),
     })?;

@@ -26,4 +26,4 @@ pub mod request;
 pub mod state;
 mod witness;
 
-pub use witness::{Refused, Witness, WitnessError};
+pub use witness::{Inconsistency, Refused, Witness, WitnessError};

@@ -9,7 +9,6 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ed25519_dalek::VerifyingKey;
-use sha2::{Digest, Sha256};
 
 /// The largest note read, in bytes (a checkpoint with its signatures is a few hundred).
 pub const MAX_NOTE: usize = 16 * 1024;
@@ -25,7 +24,7 @@ pub const COSIGNATURE_V1: u8 = 0x04;
 pub enum NoteError {
     #[error("the note is {len} bytes; at most {MAX_NOTE}")]
     TooLong { len: usize },
-    #[error("the note holds a control character other than newline")]
+    #[error("the note holds a control character (below U+0020) other than newline")]
     ControlCharacter,
     #[error("the note has no blank line before its signatures")]
     NoSignatureBlock,
@@ -73,7 +72,7 @@ impl Note {
         if note.len() > MAX_NOTE {
             return Err(NoteError::TooLong { len: note.len() });
         }
-        if note.chars().any(|c| c.is_ascii_control() && c != '\n') {
+        if note.chars().any(|c| c < ' ' && c != '\n') {
             return Err(NoteError::ControlCharacter);
         }
         let split = note.rfind("\n\n").ok_or(NoteError::NoSignatureBlock)?;
@@ -138,16 +137,8 @@ pub fn is_key_name(name: &str) -> bool {
             .any(|c| c.is_whitespace() || c == '+' || c.is_control())
 }
 
-/// A key's id: `SHA-256(name ‖ "\n" ‖ type ‖ key)[:4]`.
-pub fn key_id(name: &str, kind: u8, key: &[u8]) -> [u8; 4] {
-    let mut h = Sha256::new();
-    h.update(name.as_bytes());
-    h.update(b"\n");
-    h.update([kind]);
-    h.update(key);
-    let digest: [u8; 32] = h.finalize().into();
-    [digest[0], digest[1], digest[2], digest[3]]
-}
+/// A key's id: `SHA-256(name ‖ "\n" ‖ type ‖ key)[:4]` (the ledger's, which its checkpoints use).
+pub use pitboss_ledger::checkpoint::note_key_id as key_id;
 
 /// A verifier key: `<name>+<key id, 8 hex digits>+<base64(type ‖ public key)>`, for an Ed25519
 /// note key or an Ed25519 cosigner key.
@@ -162,7 +153,8 @@ pub struct Vkey {
 }
 
 impl Vkey {
-    /// Reads a verifier key, checking its id against its name, type and key.
+    /// Reads a verifier key, checking its id (8 lowercase hex digits) against its name, type and
+    /// key.
     pub fn parse(text: &str) -> Result<Vkey, NoteError> {
         let bad = NoteError::BadVkey;
         // The name holds no `+`; the base64 key may.
@@ -190,7 +182,7 @@ impl Vkey {
             kind,
             key,
         };
-        if !id.eq_ignore_ascii_case(&hex::encode(vkey.id())) {
+        if id != hex::encode(vkey.id()) {
             return Err(bad("the key id does not match the name and key"));
         }
         Ok(vkey)

@@ -46,6 +46,7 @@ pub struct PolicyWitness {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Group {
+    name: String,
     threshold: usize,
     members: Vec<String>,
 }
@@ -57,7 +58,8 @@ pub struct Policy {
     pub logs: Vec<PolicyLog>,
     /// The witnesses, in the file's order.
     pub witnesses: Vec<PolicyWitness>,
-    groups: BTreeMap<String, Group>,
+    /// In the file's order: a group names only witnesses and groups defined above it.
+    groups: Vec<Group>,
     /// The quorum's name; `None` for `quorum none`.
     quorum: Option<String>,
 }
@@ -81,11 +83,13 @@ impl Policy {
         let mut policy = Policy {
             logs: Vec::new(),
             witnesses: Vec::new(),
-            groups: BTreeMap::new(),
+            groups: Vec::new(),
             quorum: None,
         };
         let mut quorum_seen = false;
-        let mut keys = BTreeSet::new();
+        // Duplicates are forbidden among the logs and among the witnesses (tlog-policy).
+        let mut log_keys = BTreeSet::new();
+        let mut witness_keys = BTreeSet::new();
         for (i, raw) in text.split('\n').enumerate() {
             let n = i + 1;
             let words: Vec<&str> = raw.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
@@ -103,14 +107,14 @@ impl Policy {
                 [] => {}
                 [first, ..] if first.starts_with('#') => {}
                 ["log", key, rest @ ..] if rest.len() <= 1 => policy.logs.push(PolicyLog {
-                    vkey: vkey(key, ED25519, &mut keys)?,
+                    vkey: vkey(key, ED25519, &mut log_keys)?,
                     url: rest.first().map(|u| u.to_string()),
                 }),
                 ["witness", name, key, rest @ ..] if rest.len() <= 1 => {
                     policy.define(name, n)?;
                     policy.witnesses.push(PolicyWitness {
                         name: name.to_string(),
-                        vkey: vkey(key, COSIGNATURE_V1, &mut keys)?,
+                        vkey: vkey(key, COSIGNATURE_V1, &mut witness_keys)?,
                         url: rest.first().map(|u| u.to_string()),
                     });
                 }
@@ -127,17 +131,19 @@ impl Policy {
                     let threshold = match *k {
                         "all" => members.len(),
                         "any" => 1,
-                        k => k
-                            .parse::<usize>()
-                            .ok()
+                        k => Some(k)
+                            .filter(|k| k.bytes().all(|b| b.is_ascii_digit()))
+                            .and_then(|k| k.parse::<usize>().ok())
                             .filter(|k| (1..=members.len()).contains(k))
                             .ok_or_else(|| at(n, "the threshold is not all, any or 1..=n"))?,
                     };
                     policy.define(name, n)?;
                     let members = members.iter().map(|m| m.to_string()).collect();
-                    policy
-                        .groups
-                        .insert(name.to_string(), Group { threshold, members });
+                    policy.groups.push(Group {
+                        name: name.to_string(),
+                        threshold,
+                        members,
+                    });
                 }
                 ["quorum", name] => {
                     if quorum_seen {
@@ -161,7 +167,7 @@ impl Policy {
     }
 
     fn is_defined(&self, name: &str) -> bool {
-        self.groups.contains_key(name) || self.witnesses.iter().any(|w| w.name == name)
+        self.groups.iter().any(|g| g.name == name) || self.witnesses.iter().any(|w| w.name == name)
     }
 
     fn define(&self, name: &str, line: usize) -> Result<(), PolicyError> {
@@ -174,27 +180,27 @@ impl Policy {
         Ok(())
     }
 
-    /// Whether the witnesses named in `cosigned` (policy names) meet the quorum.
+    /// Whether the witnesses named in `cosigned` (policy names) meet the quorum. Each group is
+    /// decided once, in the file's order (its members are above it), so the work is linear in
+    /// the policy whatever its nesting.
     pub fn satisfied(&self, cosigned: &BTreeSet<String>) -> bool {
-        match &self.quorum {
-            None => true,
-            Some(name) => self.witnessed(name, cosigned),
+        let Some(quorum) = &self.quorum else {
+            return true;
+        };
+        let mut witnessed: BTreeMap<&str, bool> = self
+            .witnesses
+            .iter()
+            .map(|w| (w.name.as_str(), cosigned.contains(&w.name)))
+            .collect();
+        for group in &self.groups {
+            let count = group
+                .members
+                .iter()
+                .filter(|m| witnessed.get(m.as_str()).copied().unwrap_or(false))
+                .count();
+            witnessed.insert(&group.name, count >= group.threshold);
         }
-    }
-
-    fn witnessed(&self, name: &str, cosigned: &BTreeSet<String>) -> bool {
-        match self.groups.get(name) {
-            // Groups only name what was defined above them: this recursion ends.
-            Some(group) => {
-                group
-                    .members
-                    .iter()
-                    .filter(|m| self.witnessed(m, cosigned))
-                    .count()
-                    >= group.threshold
-            }
-            None => cosigned.contains(name),
-        }
+        witnessed.get(quorum.as_str()).copied().unwrap_or(false)
     }
 }
 
@@ -231,6 +237,25 @@ mod tests {
         assert!(policy.satisfied(&set(&["X1", "X3", "Y1"])));
         assert!(!policy.satisfied(&set(&["X1", "Y1"])));
         assert!(!policy.satisfied(&set(&["X1", "X2", "X3"])));
+    }
+
+    #[test]
+    fn a_deep_policy_is_decided_in_linear_work() {
+        // Each group names the two before it: evaluated member by member, the last would take
+        // about 2^100 steps; decided once per group, a hundred.
+        let mut text = format!(
+            "witness A {}\nwitness B {}\ngroup G0 any A B\ngroup G1 all A G0\n",
+            vkey(1, "a", COSIGNATURE_V1),
+            vkey(2, "b", COSIGNATURE_V1)
+        );
+        for i in 2..100 {
+            text += &format!("group G{i} all G{} G{}\n", i - 1, i - 2);
+        }
+        text += "quorum G99\n";
+        let policy = Policy::parse(&text).unwrap();
+        let set = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
+        assert!(policy.satisfied(&set(&["A"])));
+        assert!(!policy.satisfied(&set(&["B"])));
     }
 
     #[test]
@@ -273,6 +298,14 @@ mod tests {
             "a cosigner key as a log"
         );
         assert_eq!(refused("quorum none\nbogus\n".into()), 2);
+        assert_eq!(
+            refused(format!("witness A {}\ngroup G +1 A\nquorum G\n", w(1))),
+            2
+        );
+        // One key may be a log's and a witness's (duplicates are within each kind).
+        let same = vkey(1, "same", ED25519);
+        let as_witness = vkey(1, "same", COSIGNATURE_V1);
+        assert!(Policy::parse(&format!("log {same}\nwitness W {as_witness}\nquorum W\n")).is_ok());
         assert_eq!(refused("quorum none\r\n".into()), 0);
         assert!(Policy::parse("  # only\n\nquorum none\n")
             .unwrap()

@@ -6,6 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use pitboss_ledger::Hash;
 
+use crate::checkpoint::{decimal, hash};
 use crate::note::{Note, NoteError, MAX_NOTE};
 
 /// The most consistency proof lines a client may send.
@@ -53,9 +54,7 @@ impl AddCheckpoint {
         let (first, mut rest) = body.split_once('\n').ok_or(RequestError::OldSize)?;
         let old = first
             .strip_prefix("old ")
-            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            .filter(|n| *n == "0" || !n.starts_with('0'))
-            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(decimal)
             .ok_or(RequestError::OldSize)?;
         let mut proof = Vec::new();
         loop {
@@ -67,14 +66,9 @@ impl AddCheckpoint {
             if proof.len() == MAX_PROOF {
                 return Err(RequestError::ProofTooLong);
             }
-            let hash: Hash = STANDARD
-                .decode(line)
-                .ok()
-                .and_then(|b| b.try_into().ok())
-                .ok_or(RequestError::ProofLine {
-                    line: proof.len() + 1,
-                })?;
-            proof.push(hash);
+            proof.push(hash(line).ok_or(RequestError::ProofLine {
+                line: proof.len() + 1,
+            })?);
         }
         Ok(AddCheckpoint {
             old,

@@ -3,7 +3,12 @@
 //! (evidence of a log's misbehaviour: a rewritten history, two trees of one size).
 //!
 //! Layout under the data directory, each log named by the SHA-256 of its origin in hex:
-//! `logs/<hash>.checkpoint` and `refused/<hash>/<n>.txt`. A checkpoint file is replaced atomically
+//! `logs/<hash>.checkpoint`; `forks/<hash>/<size>-<root hex>.txt` (another root at a size
+//! cosigned: both checkpoints signed by the log, the proof of a fork; one file per root, at most
+//! [`MAX_EVIDENCE`]); `refused/<hash>/<n>.txt` (other inconsistent submissions — a proof that does
+//! not verify proves nothing alone, as anyone may send a public checkpoint with a wrong proof —
+//! at most [`MAX_EVIDENCE`], later ones counted). A `lock` file is held (`flock`) while a witness
+//! runs: a second witness on the same directory is refused, as two would roll each other back. A checkpoint file is replaced atomically
 //! (a temporary file written and synced, renamed over the old one, the directory synced): after a
 //! crash it is the old state or the new one, never a mix, and the new one is on disk before the
 //! witness answers. A file that does not read back is an error, never an empty state: a witness
@@ -16,8 +21,9 @@ use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::note::{Note, NoteError, MAX_NOTE};
+use crate::witness::Inconsistency;
 
-/// The most refused submissions kept per log; later ones are counted, not kept.
+/// The most forks, and the most other refused submissions, kept per log; later ones are counted.
 pub const MAX_EVIDENCE: usize = 1000;
 
 /// A failure of the state on disk.
@@ -30,6 +36,8 @@ pub enum StateError {
     },
     #[error("{path} is damaged (a witness does not forget a log): {problem}")]
     Damaged { path: PathBuf, problem: String },
+    #[error("{path} is held by another witness: two on one directory would roll each other back")]
+    InUse { path: PathBuf },
 }
 
 /// The latest checkpoint cosigned for one log.
@@ -41,10 +49,14 @@ pub struct Stored {
     pub note: Note,
 }
 
-/// The state directory.
+/// The state directory, held.
 #[derive(Debug)]
 pub struct State {
     dir: PathBuf,
+    /// The `lock` file, locked (`flock`) for as long as this state is open.
+    _lock: std::fs::File,
+    /// Refused submissions not kept (their bound was reached).
+    dropped: std::sync::atomic::AtomicU64,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateError + '_ {
@@ -60,15 +72,37 @@ fn file_name(origin: &str) -> String {
 }
 
 impl State {
-    /// The state in `dir`, whose `logs/` and `refused/` are created when missing.
+    /// The state in `dir`, whose directories are created when missing; refused if another
+    /// witness holds it.
     pub fn open(dir: &Path) -> Result<State, StateError> {
-        for sub in ["logs", "refused"] {
+        for sub in ["logs", "forks", "refused"] {
             let path = dir.join(sub);
             std::fs::create_dir_all(&path).map_err(io(&path))?;
         }
+        let path = dir.join("lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        lock.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => StateError::InUse { path: path.clone() },
+            std::fs::TryLockError::Error(source) => StateError::Io {
+                path: path.clone(),
+                source,
+            },
+        })?;
         Ok(State {
             dir: dir.to_path_buf(),
+            _lock: lock,
+            dropped: std::sync::atomic::AtomicU64::new(0),
         })
+    }
+
+    /// Refused submissions not kept since the state was opened (their bound was reached).
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn checkpoint_path(&self, origin: &str) -> PathBuf {
@@ -121,22 +155,42 @@ impl State {
             .map_err(io(&logs))
     }
 
-    /// Keeps a refused submission for `origin` as evidence: why, the body as received, and the
-    /// checkpoint cosigned before it. Returns whether it was kept (at most [`MAX_EVIDENCE`]).
+    /// Keeps a refused submission for `origin` (`checkpoint`, as received in `body`) beside the
+    /// checkpoint cosigned before it: a fork under `forks/` (once per root), anything else under
+    /// `refused/`. Returns whether it was kept (each at most [`MAX_EVIDENCE`] per log).
     pub fn keep_refused(
         &self,
         origin: &str,
-        why: &str,
+        why: &Inconsistency,
+        checkpoint: &Checkpoint,
         body: &[u8],
         before: Option<&Stored>,
     ) -> Result<bool, StateError> {
-        let dir = self.dir.join("refused").join(file_name(origin));
+        let fork = matches!(why, Inconsistency::Fork { .. });
+        let dir = self
+            .dir
+            .join(if fork { "forks" } else { "refused" })
+            .join(file_name(origin));
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let kept = std::fs::read_dir(&dir)
             .map_err(io(&dir))?
             .take(MAX_EVIDENCE)
             .count();
+        let path = if fork {
+            dir.join(format!(
+                "{}-{}.txt",
+                checkpoint.size,
+                hex::encode(checkpoint.root)
+            ))
+        } else {
+            dir.join(format!("{kept:06}.txt"))
+        };
+        if fork && path.exists() {
+            return Ok(true);
+        }
         if kept >= MAX_EVIDENCE {
+            self.dropped
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(false);
         }
         let mut text = format!("pitboss witness evidence v1\norigin {origin}\nrefused {why}\n");
@@ -146,25 +200,28 @@ impl State {
             text.push_str("\n-- the checkpoint cosigned before it\n");
             text.push_str(&before.note.to_text());
         }
-        let path = dir.join(format!("{kept:06}.txt"));
         let mut file = std::fs::File::create(&path).map_err(io(&path))?;
         file.write_all(text.as_bytes()).map_err(io(&path))?;
         file.sync_all().map_err(io(&path))?;
         Ok(true)
     }
 
-    /// The refused submissions kept for `origin`, oldest first.
+    /// The refused submissions kept for `origin`: the forks, then the others, each in order.
     pub fn refused(&self, origin: &str) -> Result<Vec<PathBuf>, StateError> {
-        let dir = self.dir.join("refused").join(file_name(origin));
-        let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries
-                .take(MAX_EVIDENCE)
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io(&dir)(e)),
-        };
-        paths.sort();
-        Ok(paths)
+        let mut all = Vec::new();
+        for kind in ["forks", "refused"] {
+            let dir = self.dir.join(kind).join(file_name(origin));
+            let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries
+                    .take(MAX_EVIDENCE)
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .collect(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(io(&dir)(e)),
+            };
+            paths.sort();
+            all.extend(paths);
+        }
+        Ok(all)
     }
 }

@@ -28,10 +28,26 @@ pub enum Refused {
     /// 409: the old size is not the size this witness last cosigned (`size`).
     #[error("conflict: the latest checkpoint cosigned for this log has size {size}")]
     Conflict { size: u64 },
-    /// 422: the checkpoint is not consistent with the one cosigned before (a bad proof, another
-    /// root at the same size, a non-empty proof from size zero, a wrong empty root).
+    /// 422: the checkpoint is not consistent with the one cosigned before.
     #[error("unprocessable: {0}")]
-    Inconsistent(String),
+    Inconsistent(Inconsistency),
+}
+
+/// How a checkpoint fails to extend the one cosigned before (a `422`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Inconsistency {
+    /// Another root at the size cosigned: the log forked (both checkpoints carry its signature).
+    #[error("size {size} again with another root than the one cosigned: a fork")]
+    Fork { size: u64 },
+    /// The consistency proof does not join the tree cosigned to this one.
+    #[error("the consistency proof from size {from} to {to} does not verify")]
+    BadProof { from: u64, to: u64 },
+    /// A proof where none belongs (from size 0, or at the size cosigned).
+    #[error("a consistency proof where none belongs (from size 0, or at the size cosigned)")]
+    NeedlessProof,
+    /// A tree of size 0 whose root is not the empty tree's.
+    #[error("a checkpoint of size 0 whose root is not the empty tree's")]
+    EmptyRoot,
 }
 
 impl Refused {
@@ -65,27 +81,28 @@ pub enum WitnessError {
 pub struct Witness {
     name: String,
     key: Keypair,
-    /// Each known log's key, by origin.
-    logs: BTreeMap<String, Vkey>,
+    /// Each known log's keys, by origin (more than one while a log rotates its key).
+    logs: BTreeMap<String, Vec<Vkey>>,
     state: State,
-    /// Held from reading a log's state to writing its new one.
-    lock: Mutex<()>,
+    /// Held from reading a log's state to writing its new one; holds each log's last cosignature
+    /// time, so that a clock stepped back never dates a larger tree earlier than a smaller one.
+    lock: Mutex<BTreeMap<String, u64>>,
 }
 
 impl Witness {
     /// A witness named `name` (its cosignatures' key name) signing with `key`, knowing `logs`
     /// (each an Ed25519 note key named by its log's origin), keeping its state in `state`.
     pub fn new(name: String, key: Keypair, logs: Vec<Vkey>, state: State) -> Witness {
+        let mut by_origin: BTreeMap<String, Vec<Vkey>> = BTreeMap::new();
+        for vkey in logs.into_iter().filter(|v| v.kind == ED25519) {
+            by_origin.entry(vkey.name.clone()).or_default().push(vkey);
+        }
         Witness {
             name,
             key,
-            logs: logs
-                .into_iter()
-                .filter(|v| v.kind == ED25519)
-                .map(|v| (v.name.clone(), v))
-                .collect(),
+            logs: by_origin,
             state,
-            lock: Mutex::new(()),
+            lock: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -103,9 +120,14 @@ impl Witness {
         self.state.latest(origin)
     }
 
-    /// The refused submissions kept for `origin`.
+    /// The refused submissions kept for `origin`: the forks, then the others.
     pub fn refused(&self, origin: &str) -> Result<Vec<std::path::PathBuf>, StateError> {
         self.state.refused(origin)
+    }
+
+    /// Refused submissions not kept since the start because their bound was reached.
+    pub fn dropped(&self) -> u64 {
+        self.state.dropped()
     }
 
     /// Handles an `add-checkpoint` body at `now` (seconds since the Epoch): the cosignature line
@@ -117,13 +139,13 @@ impl Witness {
         let request = AddCheckpoint::parse(body).map_err(|e| Refused::BadRequest(e.to_string()))?;
         let checkpoint = Checkpoint::parse(&request.note.text)
             .map_err(|e| Refused::BadRequest(format!("the checkpoint: {e}")))?;
-        let log = self
+        let keys = self
             .logs
             .get(&checkpoint.origin)
             .ok_or_else(|| Refused::UnknownLog {
                 origin: checkpoint.origin.clone(),
             })?;
-        let signed = log_signature(log, &request.note.text, &request.note.signatures)?;
+        let signed = log_signature(keys, &request.note.text, &request.note.signatures)?;
         if request.old > checkpoint.size {
             return Err(Refused::BadRequest(format!(
                 "the old size {} is beyond the checkpoint's {}",
@@ -132,39 +154,59 @@ impl Witness {
             .into());
         }
         // Poisoning only means another request panicked: the state on disk is still whole.
-        let _held = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut times = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let before = self.state.latest(&checkpoint.origin)?;
         let cosigned = before.as_ref().map_or(0, |b| b.checkpoint.size);
         if request.old != cosigned {
             return Err(Refused::Conflict { size: cosigned }.into());
         }
         if let Err(why) = consistent(&request, &checkpoint, before.as_ref()) {
-            // The log signed it: evidence of its misbehaviour, kept (bounded) before refusing.
-            self.state
-                .keep_refused(&checkpoint.origin, &why, body, before.as_ref())?;
+            // The log signed it. A fork is evidence against the log: kept whole (once per root).
+            // A proof that does not verify proves nothing by itself (anyone may send a public
+            // checkpoint with a wrong proof): kept too, bounded, apart from the forks.
+            self.state.keep_refused(
+                &checkpoint.origin,
+                &why,
+                &checkpoint,
+                body,
+                before.as_ref(),
+            )?;
             return Err(Refused::Inconsistent(why).into());
         }
-        let mut kept = request.note.clone();
-        kept.signatures = vec![signed];
-        self.state.replace(&checkpoint.origin, &kept)?;
-        let line = cosignature::sign(&self.name, &self.key, now, &request.note.text);
+        // The same tree again is cosigned as it stands: nothing to write.
+        let unchanged = before.as_ref().is_some_and(|b| {
+            b.checkpoint.size == checkpoint.size && b.checkpoint.root == checkpoint.root
+        });
+        if !unchanged {
+            let mut kept = request.note.clone();
+            kept.signatures = vec![signed];
+            self.state.replace(&checkpoint.origin, &kept)?;
+        }
+        let last = times.entry(checkpoint.origin.clone()).or_insert(0);
+        let time = now.max(*last);
+        *last = time;
+        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
         Ok(line.line())
     }
 }
 
-/// The log's signature among the note's: one by the log's key (name and key id) that verifies.
-/// Signatures by other keys are ignored; one by the log's key that does not verify is refused.
+/// The log's signature among the note's: one by one of the log's keys (name and key id) that
+/// verifies. Signatures by other keys are ignored; one by a log key that does not verify is
+/// refused (such a note is malformed, signed-note says).
 pub(crate) fn log_signature(
-    log: &Vkey,
+    keys: &[Vkey],
     text: &str,
     signatures: &[NoteSignature],
 ) -> Result<NoteSignature, Refused> {
     let mut found = None;
-    for signature in signatures.iter().filter(|s| log.names(s)) {
+    for signature in signatures.iter() {
+        let Some(key) = keys.iter().find(|k| k.names(signature)) else {
+            continue;
+        };
         let verified = <[u8; 64]>::try_from(signature.bytes.as_slice())
             .ok()
             .is_some_and(|sig| {
-                log.key
+                key.key
                     .verify(text.as_bytes(), &Signature::from_bytes(&sig))
                     .is_ok()
             });
@@ -179,31 +221,28 @@ pub(crate) fn log_signature(
 }
 
 /// Whether the checkpoint extends the one cosigned before (`tlog-witness`'s checks after the old
-/// size's): the reason if not.
+/// size's).
 fn consistent(
     request: &AddCheckpoint,
     checkpoint: &Checkpoint,
     before: Option<&Stored>,
-) -> Result<(), String> {
+) -> Result<(), Inconsistency> {
     if checkpoint.size == 0 && checkpoint.root != pitboss_ledger::merkle::empty_root() {
-        return Err("a checkpoint of size 0 whose root is not the empty tree's".into());
+        return Err(Inconsistency::EmptyRoot);
     }
     let Some(before) = before.filter(|_| request.old > 0) else {
         return if request.proof.is_empty() {
             Ok(())
         } else {
-            Err("a consistency proof from size 0, which needs none".into())
+            Err(Inconsistency::NeedlessProof)
         };
     };
     let old = &before.checkpoint;
     if old.size == checkpoint.size {
-        return if old.root == checkpoint.root && request.proof.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "size {} again with another root than the one cosigned",
-                checkpoint.size
-            ))
+        return match (old.root == checkpoint.root, request.proof.is_empty()) {
+            (true, true) => Ok(()),
+            (true, false) => Err(Inconsistency::NeedlessProof),
+            (false, _) => Err(Inconsistency::Fork { size: old.size }),
         };
     }
     if pitboss_ledger::merkle::verify_consistency(
@@ -215,9 +254,9 @@ fn consistent(
     ) {
         Ok(())
     } else {
-        Err(format!(
-            "the consistency proof from size {} to {} does not verify",
-            old.size, checkpoint.size
-        ))
+        Err(Inconsistency::BadProof {
+            from: old.size,
+            to: checkpoint.size,
+        })
     }
 }

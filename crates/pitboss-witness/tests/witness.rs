@@ -138,6 +138,19 @@ fn a_witness_cosigns_only_what_extends_what_it_cosigned() {
 }
 
 #[test]
+fn a_second_witness_on_the_same_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = State::open(dir.path()).unwrap();
+    let second = State::open(dir.path()).unwrap_err();
+    assert!(
+        matches!(second, pitboss_witness::state::StateError::InUse { .. }),
+        "{second}"
+    );
+    drop(first);
+    State::open(dir.path()).expect("free again once the first is gone");
+}
+
+#[test]
 fn every_refusal_has_its_status() {
     let dir = tempfile::tempdir().unwrap();
     let w = witness(dir.path());
