@@ -246,6 +246,43 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
             "the fork apart from the proof that does not verify"
         );
         assert!(forks[0].contains(&same_size) && forks[0].contains("a fork"));
+        // The fork's file proves it offline; the bad proof's proves nothing; an altered file
+        // nothing either.
+        let files = |kind: &str| -> Vec<std::path::PathBuf> {
+            std::fs::read_dir(w.data.join("state").join(kind))
+                .unwrap()
+                .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+                .map(|f| f.unwrap().path())
+                .collect()
+        };
+        let verify = |file: &std::path::Path| {
+            let out = std::process::Command::new(pitboss_testkit::binary())
+                .args([
+                    "verify-evidence",
+                    file.to_str().unwrap(),
+                    "--log",
+                    &log_vkey,
+                ])
+                .output()
+                .unwrap();
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        };
+        let (proven, said) = verify(&files("forks")[0]);
+        assert!(proven && said.starts_with("FORK PROVEN"), "{said}");
+        let (proven, said) = verify(&files("refused")[0]);
+        assert!(!proven && said.contains("prove nothing alone"), "{said}");
+        let altered = dirs.path().join("altered.txt");
+        let root_line = STANDARD.encode([0x66u8; 32]);
+        std::fs::write(
+            &altered,
+            forks[0].replacen(&root_line, &STANDARD.encode([0x67u8; 32]), 1),
+        )
+        .unwrap();
+        let (proven, said) = verify(&altered);
+        assert!(!proven && said.contains("not signed"), "{said}");
         assert!(refused[0].contains(&longer));
         assert!(
             forks.iter().chain(&refused).all(|k| k.contains(&now.note)),

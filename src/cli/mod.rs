@@ -114,6 +114,9 @@ enum Command {
     /// Witness logs (C2SP tlog-witness): cosign each checkpoint consistent with the last one
     /// cosigned, over HTTP; keep what was refused as evidence.
     Witness(witness::WitnessArgs),
+    /// Check a witness's evidence of a fork offline: two checkpoints of one size, two roots, both
+    /// signed by the log's key.
+    VerifyEvidence(witness::VerifyEvidenceArgs),
     /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
     Rng(rng::RngArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
@@ -158,6 +161,7 @@ impl Cli {
             Command::Dispute(args) => dispute::run(args).map(|()| ok),
             Command::Export(args) => export::run(args).map(|()| ok),
             Command::Witness(args) => witness::run(args).map(|()| ok),
+            Command::VerifyEvidence(args) => witness::run_verify_evidence(args),
         }
     }
 }

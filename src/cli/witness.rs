@@ -108,3 +108,42 @@ fn load_or_create_key(path: &std::path::Path) -> anyhow::Result<Keypair> {
         Err(e) => Err(e.into()),
     }
 }
+
+#[derive(Debug, Args)]
+pub struct VerifyEvidenceArgs {
+    /// A witness's evidence file (`state/forks/…/<size>-<root>.txt`).
+    file: PathBuf,
+    /// The log's verifier key (the `log` line of the witness's policy).
+    #[arg(long)]
+    log: String,
+}
+
+/// Checks a fork's evidence offline: exit 0 and the two roots when it proves a fork.
+pub fn run_verify_evidence(args: VerifyEvidenceArgs) -> anyhow::Result<std::process::ExitCode> {
+    use std::io::Read;
+    let vkey = pitboss_witness::note::Vkey::parse(&args.log).context("--log")?;
+    let mut text = String::new();
+    std::fs::File::open(&args.file)
+        .with_context(|| format!("cannot open {}", args.file.display()))?
+        .take(pitboss_witness::evidence::MAX_EVIDENCE_FILE as u64 + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {} as text", args.file.display()))?;
+    Ok(match pitboss_witness::evidence::check(&text, &vkey) {
+        Ok(fork) => {
+            use base64::Engine;
+            let b64 = base64::engine::general_purpose::STANDARD;
+            println!(
+                "FORK PROVEN: log {} signed two trees of {} entries, roots {} (cosigned) and {}",
+                fork.origin,
+                fork.size,
+                b64.encode(fork.roots[0]),
+                b64.encode(fork.roots[1])
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(why) => {
+            println!("no fork proven: {why}");
+            std::process::ExitCode::FAILURE
+        }
+    })
+}

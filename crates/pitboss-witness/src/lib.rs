@@ -20,6 +20,7 @@
 pub mod checkpoint;
 pub mod cosignature;
 pub mod cosigned;
+pub mod evidence;
 pub mod note;
 pub mod policy;
 pub mod request;

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
+use crate::evidence::{BEFORE, HEADER, SUBMISSION};
 use crate::note::{Note, NoteError, MAX_NOTE};
 use crate::witness::Inconsistency;
 
@@ -193,11 +194,11 @@ impl State {
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(false);
         }
-        let mut text = format!("pitboss witness evidence v1\norigin {origin}\nrefused {why}\n");
-        text.push_str("\n-- the submission, as received\n");
+        let mut text = format!("{HEADER}origin {origin}\nrefused {why}\n");
+        text.push_str(SUBMISSION);
         text.push_str(&String::from_utf8_lossy(body));
         if let Some(before) = before {
-            text.push_str("\n-- the checkpoint cosigned before it\n");
+            text.push_str(BEFORE);
             text.push_str(&before.note.to_text());
         }
         let mut file = std::fs::File::create(&path).map_err(io(&path))?;
