@@ -113,20 +113,7 @@ async fn play(play: &mut PlayClient<pitboss::service::client::Authorized>, hands
     let mut last = String::new();
     for _ in 0..hands {
         let answer = play
-            .play_hand(proto::PlayHandRequest {
-                open: Some(proto::OpenHandRequest {
-                    game: proto::Game::Nutz as i32,
-                    table: "T-W".into(),
-                    player: "p".into(),
-                    wagers: vec![proto::Wager {
-                        bet: "box_nutz".into(),
-                        amount: 100,
-                    }],
-                    ..Default::default()
-                }),
-                decisions: vec![],
-                follow_advice: true,
-            })
+            .play_hand(pitboss_testkit::load::nutz_hand("T-W", "p", "box_nutz"))
             .await
             .unwrap()
             .into_inner();

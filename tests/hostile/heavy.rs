@@ -203,20 +203,11 @@ async fn recall_examines_a_bounded_part_per_call() {
 async fn play_one_player(c: &mut Clients, n: usize) {
     for _ in 0..n {
         c.play
-            .play_hand(proto::PlayHandRequest {
-                open: Some(proto::OpenHandRequest {
-                    game: proto::Game::Nutz as i32,
-                    table: "recall".into(),
-                    player: "recall-player".into(),
-                    wagers: vec![proto::Wager {
-                        bet: "box_one_pair".into(),
-                        amount: 100,
-                    }],
-                    ..Default::default()
-                }),
-                decisions: Vec::new(),
-                follow_advice: true,
-            })
+            .play_hand(pitboss_testkit::load::nutz_hand(
+                "recall",
+                "recall-player",
+                "box_one_pair",
+            ))
             .await
             .expect("a hand");
     }

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pitboss_engine::card::Card;
-use pitboss_engine::config::GameConfig;
 use pitboss_engine::deal;
 use pitboss_engine::game::{GameId, Seat};
 use pitboss_engine::games::{
@@ -18,7 +17,7 @@ use pitboss_engine::games::{
 };
 use pitboss_engine::money::Money;
 use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::{BetId, Wager};
+use pitboss_testkit::fixture_hands;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -30,22 +29,6 @@ fn cards(v: &Value) -> Vec<Card> {
     let mut cards: Vec<Card> = serde_json::from_value(v.clone()).expect("cards");
     cards.sort();
     cards
-}
-
-/// The default configuration of `game`, or the one `derived` describes: its currency, and every
-/// amount (limits, caps, the fixed bonus stake, fixed pays) divided by `amounts_divided_by`.
-fn configuration(game: GameId, derived: Option<&Value>) -> GameConfig {
-    let config = GameConfig::default_for(game);
-    let Some(derived) = derived else {
-        return config;
-    };
-    let divisor = derived["amounts_divided_by"].as_u64().expect("a divisor");
-    let currency = serde_json::from_value(derived["currency"].clone()).expect("a currency");
-    pitboss_testkit::currency::in_currency(
-        &config,
-        currency,
-        pitboss_testkit::currency::Scale::Divide(divisor),
-    )
 }
 
 struct Played {
@@ -78,19 +61,11 @@ fn play(fixture: &Value) -> Played {
         );
     }
 
-    let config = Arc::new(configuration(game, fixture.get("config")));
+    let config = Arc::new(fixture_hands::configuration(game, fixture.get("config")));
     let mut hand = Hand::new(seed, config);
     let mut events = Vec::new();
     let open = &fixture["open"];
-    let wagers = open["wagers"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(bet, amount)| Wager {
-            bet: bet.parse::<BetId>().unwrap(),
-            amount: money(amount),
-        })
-        .collect();
+    let wagers = fixture_hands::wagers(open);
     let mut commands = vec![(
         Command::Open(OpenHand {
             table: open["table"].as_str().unwrap().into(),

@@ -36,26 +36,43 @@ pub struct Played {
     pub config: GameConfig,
 }
 
+/// A fixture's configuration: the game's default, moved to the fixture's currency when its
+/// `config` block says so (`currency`, `amounts_divided_by`).
+pub fn configuration(game: GameId, derived: Option<&Value>) -> GameConfig {
+    let config = GameConfig::default_for(game);
+    let Some(derived) = derived else {
+        return config;
+    };
+    let divisor = derived["amounts_divided_by"].as_u64().expect("a divisor");
+    let currency = serde_json::from_value(derived["currency"].clone()).expect("a currency");
+    crate::currency::in_currency(&config, currency, crate::currency::Scale::Divide(divisor))
+}
+
+/// The wagers of a fixture's `open` block (bet id → minor units).
+pub fn wagers(open: &Value) -> Vec<Wager> {
+    open["wagers"]
+        .as_object()
+        .expect("wagers by bet")
+        .iter()
+        .map(|(bet, amount)| Wager {
+            bet: bet.parse::<BetId>().expect("a bet id"),
+            amount: Money(amount.as_u64().expect("an amount in minor units")),
+        })
+        .collect()
+}
+
 /// Plays `fixture` (named `name` in messages) as `script` changes it, skipping the steps the
 /// fixture expects refused.
 pub fn play(fixture: &Value, name: &str, script: &Script) -> Played {
     let game: GameId = fixture["game"].as_str().unwrap().parse().unwrap();
     let seed = Seed::from_hex(fixture["seed"].as_str().unwrap()).expect("seed hex");
-    let mut config = GameConfig::default_for(game);
+    let mut config = configuration(game, fixture.get("config"));
     if let Some(change) = script.config {
         change(&mut config);
     }
     let mut hand = Hand::new(seed, Arc::new(config.clone()));
     let open = &fixture["open"];
-    let wagers = open["wagers"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(bet, amount)| Wager {
-            bet: bet.parse::<BetId>().unwrap(),
-            amount: Money(amount.as_u64().unwrap()),
-        })
-        .collect();
+    let wagers = wagers(open);
     let mut commands = vec![Command::Open(OpenHand {
         table: script
             .table

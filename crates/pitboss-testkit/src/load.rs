@@ -43,6 +43,25 @@ pub fn open(request_id: String, client: usize) -> proto::OpenHandRequest {
     }
 }
 
+/// A whole Nutz hand at `table` for `player`, 100 on the box `bet`, played by the strategy's
+/// advice in one `PlayHand` call.
+pub fn nutz_hand(table: &str, player: &str, bet: &str) -> proto::PlayHandRequest {
+    proto::PlayHandRequest {
+        open: Some(proto::OpenHandRequest {
+            game: proto::Game::Nutz as i32,
+            table: table.into(),
+            player: player.into(),
+            wagers: vec![proto::Wager {
+                bet: bet.into(),
+                amount: 100,
+            }],
+            ..Default::default()
+        }),
+        decisions: Vec::new(),
+        follow_advice: true,
+    }
+}
+
 /// A street bet of 1× on `hand_id`.
 pub fn act(request_id: String, hand_id: &str) -> proto::ActRequest {
     proto::ActRequest {
