@@ -15,12 +15,16 @@
 //! - [`floor`]: the engine and the ledger together: hands, configurations, operations, recall.
 //! - [`audit`]: replay, proofs and bundles read from the log.
 //! - [`service`]: the gRPC transport: authenticates, translates requests and delegates.
+//! - [`witnessing`]: the log's side of C2SP witnessing; [`tiling`]: the log as C2SP tiles;
+//!   [`mirroring`]: a regulator's mirror following another server's log.
 
 pub mod access;
 pub mod audit;
 pub mod codec;
 pub mod floor;
 mod lru;
+pub mod mirroring;
 pub mod proto;
 pub mod service;
+pub mod tiling;
 pub mod witnessing;

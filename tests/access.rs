@@ -604,7 +604,10 @@ async fn hand_events(
 /// All the entries from the start of the log (a regulator's view).
 async fn log(audit: &mut AuditClient<Authorized>) -> Vec<proto::LoggedEvent> {
     let mut stream = audit
-        .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+        .stream_events(proto::StreamEventsRequest {
+            from_sequence: 0,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

@@ -378,9 +378,12 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     policy += "group any-two 2 W1 W2 W3\nquorum any-two\n";
     let log_policy = dirs.path().join("log.policy");
     std::fs::write(&log_policy, policy).unwrap();
+    let tiles = dirs.path().join("tiles");
     let server = Server::start_with(
         &data,
         &[
+            "--tiles",
+            tiles.to_str().unwrap(),
             "--witness-policy",
             log_policy.to_str().unwrap(),
             "--cosign-every-ms",
@@ -434,6 +437,21 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     })
     .await;
     assert_eq!(cosigners_of(&now.note, &witnesses, &log_verifier), 3);
+    // The tiles publish cosigned checkpoints only: read back by tlog_tiles, their note carries
+    // the three cosignatures, verified by signed_note.
+    let started = std::time::Instant::now();
+    let published = loop {
+        match pitboss_testkit::tiles::read(&pitboss_testkit::tiles::Dir(tiles.clone()), &log_vkey) {
+            Ok(read) if read.size == now.tree_size => break read,
+            _ => {}
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "no cosigned tiles"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(cosigners_of(&published.note, &witnesses, &log_verifier), 3);
 
     // One witness down: two of three still meet the quorum.
     witnesses[2].kill();

@@ -36,6 +36,7 @@ use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
 use pitboss_ledger::{KeyId, LedgerError};
 use pitboss_witness::policy::Policy;
 
+use crate::mirroring::Mirroring;
 use crate::witnessing::Cosigned;
 
 /// The format name written in every bundle.
@@ -157,27 +158,45 @@ pub enum BundleError {
     Ledger(#[from] LedgerError),
     #[error("not a bundle: {0}")]
     Malformed(String),
+    /// A mirror cannot prove the hand yet (it holds no checkpoint of the log, or cannot sign).
+    #[error("{0}")]
+    NotHeld(String),
 }
 
-/// Makes the bundle of a hand from the log, proven in a checkpoint of the whole log now — or in
-/// `cosigned` (the newest checkpoint witnesses cosigned) when the whole hand is within it.
-pub fn build(
-    floor: &Floor,
-    hand_id: &str,
-    cosigned: Option<&Cosigned>,
-) -> Result<Bundle, BundleError> {
-    build_signed(floor, hand_id, cosigned).map(|(bundle, _)| bundle)
+/// What a bundle's checkpoint is, and who states where the hand's stream ends in it.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// The log's own server: a checkpoint of the whole log now, signed with the stream's end — or
+    /// `cosigned` (the newest checkpoint its witnesses cosigned) when the whole hand is within it.
+    Log(Option<&'a Cosigned>),
+    /// A mirror: the log's checkpoint it holds (the newest cosigned by the log's witnesses when
+    /// the whole hand is within it), carried as the bundle's `cosigned_checkpoint`; the stream's
+    /// end is stated by the mirror's cosignature over that tree (`checkpoint`).
+    Mirror(&'a Mirroring),
 }
 
-/// [`build`], with the key that signed the bundle's checkpoint.
+/// Makes the bundle of a hand from the log, proven as `source` says.
+pub fn build(floor: &Floor, hand_id: &str, source: Source<'_>) -> Result<Bundle, BundleError> {
+    build_signed(floor, hand_id, source).map(|(bundle, _)| bundle)
+}
+
+/// [`build`], with the log's key that signed the bundle's tree.
 pub fn build_signed(
     floor: &Floor,
     hand_id: &str,
-    cosigned: Option<&Cosigned>,
+    source: Source<'_>,
 ) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
-    let now = floor.tree_size()?;
+    let (now, held) = match source {
+        Source::Log(cosigned) => (floor.tree_size()?, cosigned.cloned()),
+        Source::Mirror(mirror) => {
+            let newest = mirror.newest().ok_or_else(|| {
+                BundleError::NotHeld("the mirror holds no checkpoint of the log yet".into())
+            })?;
+            (newest.size, mirror.cosigned().map(|c| c.as_cosigned()))
+        }
+    };
     let stream = hand_stream(hand_id);
     let mut entries = floor.hand_stream_entries(hand_id)?;
     entries.retain(|e| e.envelope.sequence < now);
@@ -185,8 +204,8 @@ pub fn build_signed(
         return Err(BundleError::NotFound(hand_id.to_string()));
     };
     // The cosigned tree holds every entry of the hand so far: prove them there.
-    let cosigned = cosigned.filter(|c| last.envelope.sequence < c.size && c.size <= now);
-    let size = cosigned.map_or(now, |c| c.size);
+    let cosigned = held.filter(|c| last.envelope.sequence < c.size && c.size <= now);
+    let size = cosigned.as_ref().map_or(now, |c| c.size);
     let opened = first
         .payload()
         .ok()
@@ -207,14 +226,31 @@ pub fn build_signed(
         count: entries.len() as u64,
         last: last.envelope.sequence,
     };
-    let (checkpoint, signer) = floor.checkpoint_with(size, vec![end.line()])?;
+    let (checkpoint, signer, log_checkpoint) = match source {
+        Source::Log(_) => {
+            let (checkpoint, signer) = floor.checkpoint_with(size, vec![end.line()])?;
+            (checkpoint.note(), signer, cosigned.map(|c| c.note.clone()))
+        }
+        Source::Mirror(mirror) => {
+            let tree = match mirror.cosigned() {
+                Some(c) if c.size == size => c,
+                _ => mirror.newest().ok_or_else(|| {
+                    BundleError::NotHeld("the mirror holds no checkpoint of the log yet".into())
+                })?,
+            };
+            let statement = mirror
+                .statement(&tree, &end.line())
+                .map_err(BundleError::NotHeld)?;
+            (statement, tree.key, Some(tree.note))
+        }
+    };
     let mut keys = BTreeMap::new();
     for (id, public) in floor.known_keys()? {
         keys.insert(hex::encode(id), hex::encode(public));
     }
     let mut bundled = Vec::with_capacity(entries.len());
     for entry in &entries {
-        let proof = floor.inclusion_proof(entry.envelope.sequence, checkpoint.size)?;
+        let proof = floor.inclusion_proof(entry.envelope.sequence, size)?;
         bundled.push(BundledEntry {
             sequence: entry.envelope.sequence,
             stored: STANDARD.encode(entry.encode()),
@@ -224,12 +260,12 @@ pub fn build_signed(
     let bundle = Bundle {
         format: FORMAT.into(),
         hand_id: hand_id.to_string(),
-        checkpoint: checkpoint.note(),
+        checkpoint,
         keys,
         config_id: opened.config_id.to_string(),
         config_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
         entries: bundled,
-        cosigned_checkpoint: cosigned.map(|c| c.note.clone()),
+        cosigned_checkpoint: log_checkpoint,
     };
     Ok((bundle, signer))
 }
@@ -295,17 +331,13 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
             .push("the hand id is empty or not printable ASCII without spaces".into());
         return out;
     }
-    let checkpoint = match Checkpoint::parse(&bundle.checkpoint) {
+    let checkpoint = match stated_tree(bundle, log_key, policy) {
         Ok(c) => c,
-        Err(e) => {
-            out.problems.push(format!("checkpoint: {e}"));
+        Err(problem) => {
+            out.problems.push(format!("checkpoint: {problem}"));
             return out;
         }
     };
-    if let Err(e) = checkpoint.verify(log_key) {
-        out.problems.push(format!("checkpoint: {e}"));
-        return out;
-    }
     out.checkpoint_size = Some(checkpoint.size);
     if let Some(policy) = policy {
         match cosigned_problem(bundle, &checkpoint, log_key, policy) {
@@ -412,6 +444,64 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
     ));
     out.entries = entries;
     out
+}
+
+/// The bundle's checkpoint with the hand's stream end among its extension lines: signed by the
+/// log (a bundle from the log's server) — or, from a mirror, the log's own checkpoint (the
+/// bundle's `cosigned_checkpoint`) with the extension lines of the mirror's statement over that
+/// tree, cosigned by a witness `policy` names (a mirror's bundle is checked with a policy only).
+fn stated_tree(
+    bundle: &Bundle,
+    log_key: &VerifyingKey,
+    policy: Option<&Policy>,
+) -> Result<Checkpoint, String> {
+    let by_log = Checkpoint::parse(&bundle.checkpoint);
+    if let Ok(checkpoint) = &by_log {
+        checkpoint.verify(log_key).map_err(|e| e.to_string())?;
+        return Ok(checkpoint.clone());
+    }
+    let statement =
+        pitboss_witness::note::Note::parse(&bundle.checkpoint).map_err(|e| e.to_string())?;
+    let Some(policy) = policy else {
+        return Err(by_log.map_or_else(
+            |e| {
+                format!(
+                    "{e} (a mirror's bundle states the hand's stream end by the mirror's \
+                     cosignature: check it with --policy naming the mirror)"
+                )
+            },
+            |_| String::new(),
+        ));
+    };
+    let tree_note = bundle
+        .cosigned_checkpoint
+        .as_deref()
+        .ok_or("a mirror's statement without the log's checkpoint of its tree")?;
+    let tree = Checkpoint::parse(tree_note).map_err(|e| format!("the log's checkpoint: {e}"))?;
+    tree.verify(log_key)
+        .map_err(|e| format!("the log's checkpoint: {e}"))?;
+    let text = statement.text.as_str();
+    let extensions: Vec<String> = text.lines().skip(3).map(str::to_string).collect();
+    if extensions.len() > pitboss_ledger::checkpoint::MAX_EXTENSIONS
+        || pitboss_ledger::checkpoint::body(&tree.origin, tree.size, &tree.root, &extensions)
+            != text
+        || !tree.extensions.is_empty()
+    {
+        return Err("the mirror's statement is not of the tree the log's checkpoint names".into());
+    }
+    let stated_by = statement.signatures.iter().find_map(|signature| {
+        policy
+            .witnesses
+            .iter()
+            .find(|w| pitboss_witness::cosignature::verify(&w.vkey, text, signature).is_ok())
+    });
+    if stated_by.is_none() {
+        return Err(
+            "the statement of the hand's stream end is cosigned by no witness the policy names"
+                .into(),
+        );
+    }
+    Ok(Checkpoint { extensions, ..tree })
 }
 
 /// The witnesses whose cosignatures of the bundle's tree meet `policy`'s quorum, or why not.

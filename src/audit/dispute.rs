@@ -35,13 +35,20 @@ pub struct Dispute {
 pub fn build(
     floor: &Floor,
     hand_id: &str,
-    cosigned: Option<&crate::witnessing::Cosigned>,
+    source: bundle::Source<'_>,
 ) -> Result<Dispute, BundleError> {
-    let (bundle, key) = bundle::build_signed(floor, hand_id, cosigned)?;
+    let (bundle, key) = bundle::build_signed(floor, hand_id, source)?;
     let bundle_json = serde_json::to_string_pretty(&bundle)
         .map_err(|e| BundleError::Malformed(format!("the bundle does not serialize: {e}")))?;
     let bundle_file = format!("hand-{hand_id}.bundle.json");
-    let verified = bundle::verify(&bundle, &key, None);
+    // A mirror's bundle is checked with the mirror as the one witness whose statement counts.
+    let policy = match source {
+        bundle::Source::Mirror(mirror) => {
+            Some(mirror.self_policy(&key).map_err(BundleError::NotHeld)?)
+        }
+        bundle::Source::Log(_) => None,
+    };
+    let verified = bundle::verify(&bundle, &key, policy.as_ref());
     let packet = packet(&bundle, &key, &verified, &bundle_file)?;
     Ok(Dispute {
         html: pitboss_packet::render(&packet),
@@ -104,8 +111,16 @@ fn packet(
         "settled" | "voided" => events.last().map(|e| e.recorded_at_ms),
         _ => None,
     };
-    let checkpoint =
-        Checkpoint::parse(&bundle.checkpoint).map_err(|e| malformed(format!("checkpoint: {e}")))?;
+    // The log's signed checkpoint: the bundle's own, or — in a mirror's bundle, whose checkpoint
+    // is the mirror's statement of the hand's stream end — the log's checkpoint of that tree.
+    let note = match (
+        Checkpoint::parse(&bundle.checkpoint),
+        &bundle.cosigned_checkpoint,
+    ) {
+        (Err(_), Some(log)) => log,
+        _ => &bundle.checkpoint,
+    };
+    let checkpoint = Checkpoint::parse(note).map_err(|e| malformed(format!("checkpoint: {e}")))?;
     Ok(Packet {
         hand_id: bundle.hand_id.clone(),
         game: config.game,
@@ -145,7 +160,7 @@ fn packet(
                 origin: checkpoint.origin.clone(),
                 tree_size: checkpoint.size,
                 root_hex: hex::encode(checkpoint.root),
-                note: bundle.checkpoint.clone(),
+                note: note.clone(),
                 key_id: pitboss_ledger::KeyId::of(key).to_string(),
                 public_key_hex: hex::encode(key.as_bytes()),
             },

@@ -76,6 +76,23 @@ impl ServerArgs {
 
     /// Connects, with TLS for an `https://` server, and the credential on every call.
     pub async fn connect(&self) -> anyhow::Result<Authorized> {
+        let (endpoint, token) = self.endpoint()?;
+        let channel = endpoint
+            .connect()
+            .await
+            .with_context(|| format!("cannot reach {}", self.server))?;
+        Ok(authorized(channel, token.as_deref())?)
+    }
+
+    /// [`ServerArgs::connect`], the connection made at the first call (and made again after the
+    /// server went away): for a client that must start while the server is down.
+    pub fn connect_lazy(&self) -> anyhow::Result<Authorized> {
+        let (endpoint, token) = self.endpoint()?;
+        Ok(authorized(endpoint.connect_lazy(), token.as_deref())?)
+    }
+
+    /// The endpoint, with TLS for an `https://` server, and the token to send.
+    fn endpoint(&self) -> anyhow::Result<(tonic::transport::Endpoint, Option<String>)> {
         let mut endpoint = Channel::from_shared(self.server.clone())
             .with_context(|| format!("`{}` is not a server address", self.server))?;
         let uri = endpoint.uri().clone();
@@ -102,11 +119,7 @@ impl ServerArgs {
             endpoint = endpoint.tls_config(tls).context("cannot configure TLS")?;
         }
         let token = self.token(loopback)?;
-        let channel = endpoint
-            .connect()
-            .await
-            .with_context(|| format!("cannot reach {}", self.server))?;
-        Ok(authorized(channel, token.as_deref())?)
+        Ok((endpoint, token))
     }
 }
 

@@ -16,6 +16,7 @@ mod export;
 mod hands;
 mod house_way;
 mod ledger_load;
+mod mirror;
 mod par;
 mod progress;
 mod proposals;
@@ -114,6 +115,10 @@ enum Command {
     /// Witness logs (C2SP tlog-witness): cosign each checkpoint consistent with the last one
     /// cosigned, over HTTP; keep what was refused as evidence.
     Witness(witness::WitnessArgs),
+    /// A regulator's mirror: follow another server's log over gRPC, verify every entry into a copy
+    /// of one's own, cosign the log's checkpoints the copy holds, and serve the read-only Audit API
+    /// from the copy (it works when the log's server is down).
+    Mirror(mirror::MirrorArgs),
     /// Check a witness's evidence of a fork offline: two checkpoints of one size, two roots, both
     /// signed by the log's key.
     VerifyEvidence(witness::VerifyEvidenceArgs),
@@ -127,7 +132,7 @@ impl Cli {
     /// Runs the chosen command.
     pub fn run(self) -> anyhow::Result<std::process::ExitCode> {
         let ok = std::process::ExitCode::SUCCESS;
-        if !matches!(self.command, Command::Serve(_)) {
+        if !matches!(self.command, Command::Serve(_) | Command::Mirror(_)) {
             quiet_on_broken_pipe();
         }
         match self.command {
@@ -161,6 +166,7 @@ impl Cli {
             Command::Dispute(args) => dispute::run(args).map(|()| ok),
             Command::Export(args) => export::run(args).map(|()| ok),
             Command::Witness(args) => witness::run(args).map(|()| ok),
+            Command::Mirror(args) => mirror::run(args).map(|()| ok),
             Command::VerifyEvidence(args) => witness::run_verify_evidence(args),
         }
     }

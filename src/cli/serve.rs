@@ -76,6 +76,14 @@ pub struct ServeArgs {
     warm: Option<bool>,
     #[command(flatten)]
     witnessing: WitnessingArgs,
+    /// Keep this directory current with the log as C2SP tlog-tiles (hash tiles, entry bundles,
+    /// the stored entries, and the checkpoint — the cosigned one when witnessed): files that any
+    /// storage keeps and any reader checks without pitboss (`docs/tiles.md`).
+    #[arg(long)]
+    tiles: Option<PathBuf>,
+    /// Serve the tile directory over HTTP on this address (`GET /checkpoint`, `/tile/…`).
+    #[arg(long, requires = "tiles")]
+    tiles_listen: Option<SocketAddr>,
 }
 
 /// The log's side of witnessing (`docs/witnessing.md`).
@@ -118,6 +126,8 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         witness_policy: args.witnessing.witness_policy,
         cosign_every_ms: args.witnessing.cosign_every_ms,
         cosign_warn_behind: args.witnessing.cosign_warn_behind,
+        tiles: args.tiles,
+        tiles_listen: args.tiles_listen,
     };
     Ok(serve_file::merge(flags, file)?)
 }
@@ -203,7 +213,25 @@ fn reload_on_hangup(floor: Arc<Floor>, access: Arc<Access>) {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let args = settings(args)?;
+    run_with(settings(args)?, None)
+}
+
+/// What makes a server a mirror (`pitboss mirror`): the log it follows and how it cosigns.
+pub struct MirrorSetup {
+    /// The log's server, and the credentials to read its whole log.
+    pub upstream: super::client::ServerArgs,
+    /// The log's verifier key (its name is the log's origin).
+    pub log: pitboss_witness::note::Vkey,
+    /// The mirror's cosigner name.
+    pub name: String,
+    /// Where the mirror's witness door is served, if anywhere.
+    pub witness_listen: Option<SocketAddr>,
+    /// How often the log's checkpoint is asked for.
+    pub every: std::time::Duration,
+}
+
+/// Serves with `args`: a log's own server, or with `mirror`, a mirror of another's.
+pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<()> {
     let witness_policy = match &args.witness_policy {
         Some(path) => Some(read_witness_policy(path)?),
         None => None,
@@ -228,6 +256,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let ledger = std::sync::Arc::new(match &args.store {
+            None if mirror.is_some() => pitboss_ledger::Ledger::open_mirror(
+                &args.data,
+                &mirror.as_ref().map(|m| m.log.name.clone()).unwrap_or_default(),
+                Some(pitboss::codec::check_payload),
+            )
+            .with_context(|| format!("cannot open the mirror's copy in {}", args.data.display()))?,
             None => pitboss_ledger::Ledger::open_checked(
                 &args.data,
                 now_ms,
@@ -275,6 +309,26 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             Some(listener) => Some(listener.local_addr()?.to_string()),
             None => None,
         };
+        let tiles = match &args.tiles {
+            Some(dir) => Some(pitboss::service::TilesServing {
+                dir: pitboss_ledger::tiles::TileDir::open(dir)
+                    .with_context(|| format!("cannot keep tiles in {}", dir.display()))?,
+                listener: match args.tiles_listen {
+                    Some(at) => Some(
+                        tokio::net::TcpListener::bind(at)
+                            .await
+                            .with_context(|| format!("cannot listen for tiles on {at}"))?,
+                    ),
+                    None => None,
+                },
+                every: std::time::Duration::from_millis(args.cosign_every_ms),
+            }),
+            None => None,
+        };
+        let tiles_address = match tiles.as_ref().and_then(|t| t.listener.as_ref()) {
+            Some(listener) => Some(listener.local_addr()?.to_string()),
+            None => None,
+        };
         if !loopback && tls.is_none() && !args.insecure_no_tls {
             anyhow::bail!(
                 "refusing to serve on {address}, beyond loopback, without TLS: give --tls-cert \
@@ -304,6 +358,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
         );
+        let mirror = match mirror {
+            Some(setup) => Some(start_mirror(&args.data, floor.clone(), setup).await?),
+            None => None,
+        };
+        let mirror_ready = mirror.as_ref().map(|(serving, witness_address)| {
+            serde_json::json!({
+                "vkey": serving.mirroring.vkey().to_string(),
+                "witness": witness_address,
+            })
+        });
         super::ready(&serde_json::json!({
             "listening": address.to_string(),
             "tls": tls.is_some(),
@@ -313,6 +377,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "read_only": floor.read_only(),
             "head": head.map(|(seq, _)| seq),
             "metrics": metrics_address,
+            "tiles": tiles_address,
+            "mirror": mirror_ready,
         }))?;
         warm_tree(floor.clone());
         let witnessing = witness_policy
@@ -324,11 +390,55 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             limits: args.limits,
             warm: args.warm,
             witnessing,
+            tiles,
+            mirror: mirror.map(|(serving, _)| serving),
         };
         pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })
+}
+
+/// Starts a mirror's following and cosigning on its copy: its witness (key and state in
+/// `data/witness`), the log's server reached lazily (the mirror serves its copy while that server
+/// is down), and the witness door's listener. The mirror's serving parts, and the door's address.
+async fn start_mirror(
+    data: &Path,
+    floor: Arc<Floor>,
+    setup: MirrorSetup,
+) -> anyhow::Result<(pitboss::service::MirrorServing, Option<String>)> {
+    let witness =
+        super::witness::open_witness(&data.join("witness"), &setup.name, vec![setup.log.clone()])?;
+    let upstream = setup.upstream.connect_lazy()?;
+    let mirroring = pitboss::mirroring::Mirroring::start(
+        floor,
+        upstream,
+        setup.log.name.clone(),
+        Arc::new(witness),
+        pitboss::mirroring::Settings {
+            every: setup.every,
+            ..Default::default()
+        },
+    );
+    let listener = match setup.witness_listen {
+        Some(at) => Some(
+            tokio::net::TcpListener::bind(at)
+                .await
+                .with_context(|| format!("cannot listen for the mirror's witness on {at}"))?,
+        ),
+        None => None,
+    };
+    let address = match &listener {
+        Some(l) => Some(l.local_addr()?.to_string()),
+        None => None,
+    };
+    Ok((
+        pitboss::service::MirrorServing {
+            mirroring,
+            witness: listener,
+        },
+        address,
+    ))
 }
 
 /// Reads the log once in the background to build the Merkle tree's block roots, so that the first

@@ -45,6 +45,18 @@ pub struct File {
     pub advice: Option<AdviceTable>,
     /// `[witnessing]`: `policy`, `every_ms`, `warn_behind`.
     pub witnessing: Option<WitnessingTable>,
+    /// `[tiles]`: `dir`, `listen`.
+    pub tiles: Option<TilesTable>,
+}
+
+/// The `[tiles]` table: the log as C2SP tlog-tiles (`docs/tiles.md`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TilesTable {
+    /// The directory kept current with the log's tiles.
+    pub dir: Option<PathBuf>,
+    /// Where the directory is served over HTTP (`GET /checkpoint`, `/tile/…`).
+    pub listen: Option<SocketAddr>,
 }
 
 /// The `[witnessing]` table: the log's side of witnessing (`docs/witnessing.md`).
@@ -117,6 +129,8 @@ pub struct Flags {
     pub witness_policy: Option<PathBuf>,
     pub cosign_every_ms: Option<u64>,
     pub cosign_warn_behind: Option<u64>,
+    pub tiles: Option<PathBuf>,
+    pub tiles_listen: Option<SocketAddr>,
 }
 
 /// The settings `serve` runs with: flag, else file, else default.
@@ -146,6 +160,10 @@ pub struct Settings {
     pub cosign_every_ms: u64,
     /// Entries the cosigned checkpoint may be behind before the server says so.
     pub cosign_warn_behind: u64,
+    /// The tile directory kept current, if any.
+    pub tiles: Option<PathBuf>,
+    /// Where the tile directory is served, if anywhere.
+    pub tiles_listen: Option<SocketAddr>,
 }
 
 /// Why the settings file cannot be used.
@@ -205,6 +223,9 @@ impl File {
         file.access.as_mut().map(under);
         if let Some(witnessing) = file.witnessing.as_mut() {
             witnessing.policy.as_mut().map(under);
+        }
+        if let Some(tiles) = file.tiles.as_mut() {
+            tiles.dir.as_mut().map(under);
         }
         if let Some(tls) = file.tls.as_mut() {
             under(&mut tls.cert);
@@ -295,7 +316,18 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "from 10 ms to an hour (3 600 000)",
         });
     }
+    let tiles_table = file.tiles.unwrap_or_default();
+    let tiles = flags.tiles.or(tiles_table.dir);
+    let tiles_listen = flags.tiles_listen.or(tiles_table.listen);
+    if tiles_listen.is_some() && tiles.is_none() {
+        return Err(FileError::Incomplete {
+            field: "tiles.listen",
+            problem: "serving tiles needs their directory (--tiles or [tiles] dir)",
+        });
+    }
     Ok(Settings {
+        tiles,
+        tiles_listen,
         witness_policy: flags.witness_policy.or(witnessing.policy),
         cosign_every_ms,
         cosign_warn_behind: flags

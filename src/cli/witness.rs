@@ -44,18 +44,10 @@ pub struct WitnessArgs {
 
 pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
-        pitboss_witness::note::is_key_name(&args.name),
-        "--name {:?}: a key name has no spaces or `+`",
-        args.name
-    );
-    anyhow::ensure!(
         args.prefix.is_empty() || (args.prefix.starts_with('/') && !args.prefix.contains(' ')),
         "--prefix {:?}: empty, or a path starting with /",
         args.prefix
     );
-    std::fs::create_dir_all(&args.data)
-        .with_context(|| format!("cannot create {}", args.data.display()))?;
-    let key = load_or_create_key(&args.data.join(KEY_FILE))?;
     let policy = super::read_policy(&args.policy)?;
     let logs = policy.logs.into_iter().map(|l| l.vkey).collect::<Vec<_>>();
     anyhow::ensure!(
@@ -63,8 +55,7 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
         "{}: no `log` line: the witness would know no log",
         args.policy.display()
     );
-    let state = State::open(&args.data.join("state"))?;
-    let witness = Witness::new(args.name.clone(), key, logs.clone(), state);
+    let witness = open_witness(&args.data, &args.name, logs.clone())?;
     let vkey = witness.vkey().to_string();
     if args.print_vkey {
         println!("{vkey}");
@@ -89,11 +80,29 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
             listener,
             Arc::new(witness),
             args.prefix,
+            None,
             super::shutdown_signal(),
         )
         .await;
         Ok(())
     })
+}
+
+/// The witness named `name` keeping its key and state in `data` (made on the first start),
+/// knowing `logs`.
+pub(super) fn open_witness(
+    data: &std::path::Path,
+    name: &str,
+    logs: Vec<pitboss_witness::note::Vkey>,
+) -> anyhow::Result<Witness> {
+    anyhow::ensure!(
+        pitboss_witness::note::is_key_name(name),
+        "--name {name:?}: a key name has no spaces or `+`"
+    );
+    std::fs::create_dir_all(data).with_context(|| format!("cannot create {}", data.display()))?;
+    let key = load_or_create_key(&data.join(KEY_FILE))?;
+    let state = State::open(&data.join("state"))?;
+    Ok(Witness::new(name.to_string(), key, logs, state))
 }
 
 /// The witness's key: read (32 bytes, owner-only), or made on the first start.

@@ -67,7 +67,9 @@ pub enum ProposalProblem {
 impl From<ConfigError> for FloorError {
     fn from(e: ConfigError) -> FloorError {
         match e.field() {
-            Some(path) => invalid(&format!("config_json.{path}"), e.problem()),
+            Some(path) if !path.is_empty() => invalid(&format!("config_json.{path}"), e.problem()),
+            // The whole configuration (its length), or JSON that does not parse.
+            Some(_) => invalid("config_json", e.problem()),
             None => invalid("config_json", e.to_string()),
         }
     }

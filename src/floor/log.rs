@@ -8,10 +8,11 @@
 
 use ed25519_dalek::VerifyingKey;
 use pitboss_ledger::checkpoint::Checkpoint;
+use pitboss_ledger::mirror::{Held, HoldError, MirrorState, Mirrored};
 use pitboss_ledger::stats::WriterStats;
 use pitboss_ledger::{Entry, Hash, InclusionProof, KeyId, LedgerError, VerifyReport};
 
-use super::{hand_stream, Floor, FloorError};
+use super::{hand_stream, index, proposals, Floor, FloorError};
 
 /// How many entries one part of [`Floor::verify_in_parts`] walks: a caller who goes away stops the
 /// work within one part.
@@ -25,6 +26,47 @@ impl Floor {
     /// The entry at `sequence`, if the log holds it.
     pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, LedgerError> {
         self.ledger.entry(sequence)
+    }
+
+    /// The stored records of entries `from .. from + count`, byte for byte (tiles, mirrors).
+    pub fn stored_entries(
+        &self,
+        from: u64,
+        count: u64,
+    ) -> Result<Vec<(u64, Vec<u8>)>, LedgerError> {
+        self.ledger.stored_entries(from, count)
+    }
+
+    /// Offers the next entries of another server's log to this mirror's copy, each with the index
+    /// entries the floor writes with it (`index::of_entry`): each verified run is durable when
+    /// this returns; an entry that does not verify stops the copy (`LedgerError::NotTheLog`).
+    pub async fn mirror(&self, records: Vec<(u64, Vec<u8>)>) -> Result<MirrorState, LedgerError> {
+        let offered = records
+            .into_iter()
+            .map(|(sequence, stored)| Mirrored {
+                indexes: Entry::decode(&stored)
+                    .map(|entry| indexes_of(&entry))
+                    .unwrap_or_default(),
+                sequence,
+                stored,
+            })
+            .collect();
+        self.ledger.mirror(offered).await
+    }
+
+    /// Whether this floor serves a mirror's copy of another server's log.
+    pub fn is_mirror(&self) -> bool {
+        self.ledger.is_mirror()
+    }
+
+    /// Holds `note`, a checkpoint of the log this mirror copies, once it checks against the copy.
+    pub fn hold_checkpoint(&self, note: &str) -> Result<Held, HoldError> {
+        self.ledger.hold_checkpoint(note)
+    }
+
+    /// The log's newest checkpoint this mirror holds.
+    pub fn held_checkpoint(&self) -> Option<Held> {
+        self.ledger.held()
     }
 
     /// The log's last entry: its sequence and hash (`None` for an empty log).
@@ -65,6 +107,11 @@ impl Floor {
     /// The audit path of entry `sequence` in the tree of `size` entries.
     pub fn inclusion_proof(&self, sequence: u64, size: u64) -> Result<InclusionProof, LedgerError> {
         self.ledger.inclusion_proof(sequence, size)
+    }
+
+    /// The Merkle root of the first `size` entries.
+    pub fn tree_root(&self, size: u64) -> Result<Hash, LedgerError> {
+        self.ledger.tree_root(size)
     }
 
     /// The proof that the tree of `first` entries is a prefix of the tree of `second`.
@@ -186,5 +233,37 @@ impl Floor {
     #[cfg(test)]
     pub fn crash_writer(&self) {
         self.ledger.crash_writer()
+    }
+}
+
+/// The index entries the floor writes with `entry`, derived from the entry alone: what a mirror's
+/// copy (`Floor::mirror`) writes so that its recall answers as the log's own server does. The
+/// index of open hands is left out: it serves only the sweep, which a read-only server never runs.
+fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
+    use crate::codec::EntryPayload;
+    use crate::proto::payload::Kind;
+    let Ok(payload) = entry.payload() else {
+        return Vec::new();
+    };
+    match payload.kind {
+        Some(Kind::HandOpened(opened)) => match super::hand_of_stream(&entry.envelope.stream) {
+            Some(hand_id) if entry.envelope.stream_position == 0 => {
+                let mut entries =
+                    index::for_opened_hand(hand_id, &opened.table, &opened.player, opened.at_ms);
+                entries.retain(|(name, _)| name != index::OPEN);
+                entries
+            }
+            _ => Vec::new(),
+        },
+        Some(Kind::ConfigPublished(published)) => {
+            vec![(index::CONFIG.to_string(), published.config_id)]
+        }
+        Some(Kind::ProposalRecorded(recorded)) => {
+            vec![proposals::index_entry(
+                &recorded.proposal_id,
+                recorded.at_ms,
+            )]
+        }
+        _ => Vec::new(),
     }
 }

@@ -26,6 +26,13 @@ pub const PROPOSAL_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 /// The index of proposals.
 const INDEX: &str = "proposal";
 
+/// A proposal's entry in the index of proposals, newest first: (`u64::MAX − at` (BE), id).
+pub(super) fn index_entry(id: &str, at: u64) -> (String, Vec<u8>) {
+    let mut key = (u64::MAX - at).to_be_bytes().to_vec();
+    key.extend_from_slice(id.as_bytes());
+    (INDEX.to_string(), key)
+}
+
 /// The most index entries one page of [`Floor::proposals`] reads (a state filter may skip many).
 const MAX_SCANNED: usize = 1_000;
 
@@ -120,13 +127,11 @@ impl Floor {
             at_ms: at,
             expires_at_ms: at.saturating_add(PROPOSAL_TTL_MS),
         };
-        let mut index_key = (u64::MAX - at).to_be_bytes().to_vec();
-        index_key.extend_from_slice(id.as_bytes());
         let appended = self
             .ledger
             .append(AppendRequest {
                 request: key,
-                indexes: vec![(INDEX.to_string(), index_key)],
+                indexes: vec![index_entry(&id, at)],
                 ..AppendRequest::entries(
                     stream(&id),
                     Expected::Version(0),

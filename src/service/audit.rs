@@ -21,11 +21,11 @@ use super::scope;
 use super::status::{invalid_argument, out_of_range, status};
 use super::work::{Pool, Shutdown};
 use crate::audit;
+use crate::audit::bundle::Source;
 use crate::codec;
 use crate::floor::{Floor, HandFilter, Page};
 use crate::proto;
 use crate::proto::audit_server::Audit;
-use crate::witnessing::Cosigned;
 use pitboss_engine::deal;
 use pitboss_engine::games::Status as HandStatus;
 
@@ -40,6 +40,9 @@ pub struct AuditService {
     shutdown: Shutdown,
     /// The log's side of witnessing, when the server has a witness policy.
     witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+    /// The mirror following another server's log, when this server is one: checkpoints are the
+    /// log's own it holds, and a hand's evidence carries the mirror's statement.
+    mirror: Option<Arc<crate::mirroring::Mirroring>>,
 }
 
 impl AuditService {
@@ -59,15 +62,22 @@ impl AuditService {
         &self,
         caller: &crate::access::Principal,
         hand_id: String,
-        make: fn(&Floor, &str, Option<&Cosigned>) -> Result<T, audit::bundle::BundleError>,
+        make: fn(&Floor, &str, Source<'_>) -> Result<T, audit::bundle::BundleError>,
     ) -> Result<T, Status> {
         self.reach(caller, &hand_id)?;
         let floor = self.floor.clone();
         // The newest cosigned checkpoint, if the server has a witness policy: the evidence is
-        // proven in it when the whole hand is within it.
+        // proven in it when the whole hand is within it. A mirror proves it in the log's own.
         let cosigned = self.witnessing.as_ref().and_then(|w| w.latest());
-        self.blocking(move || make(&floor, &hand_id, cosigned.as_ref()).map_err(bundle_status))
-            .await
+        let mirror = self.mirror.clone();
+        self.blocking(move || {
+            let source = match &mirror {
+                Some(mirror) => Source::Mirror(mirror),
+                None => Source::Log(cosigned.as_ref()),
+            };
+            make(&floor, &hand_id, source).map_err(bundle_status)
+        })
+        .await
     }
 
     /// Serves `floor`, reading in `pool`.
@@ -76,6 +86,7 @@ impl AuditService {
         pool: Pool,
         shutdown: Shutdown,
         witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+        mirror: Option<Arc<crate::mirroring::Mirroring>>,
     ) -> AuditService {
         AuditService {
             floor,
@@ -83,6 +94,7 @@ impl AuditService {
             streams: Arc::new(Semaphore::new(limits::EVENT_STREAMS)),
             shutdown,
             witnessing,
+            mirror,
         }
     }
 
@@ -108,6 +120,7 @@ impl AuditService {
 fn logged(entry: pitboss_ledger::Entry) -> Result<proto::LoggedEvent, Status> {
     let payload = Floor::payload(&entry).map_err(status)?;
     Ok(proto::LoggedEvent {
+        stored_entry: Vec::new(),
         sequence: entry.envelope.sequence,
         stream_position: entry.envelope.stream_position,
         recorded_at_ms: entry.envelope.recorded_at_ms,
@@ -118,12 +131,29 @@ fn logged(entry: pitboss_ledger::Entry) -> Result<proto::LoggedEvent, Status> {
     })
 }
 
+/// Entry `sequence` as an event carrying its stored bytes, exactly as the log keeps them.
+fn logged_with_bytes(floor: &Floor, sequence: u64) -> Result<proto::LoggedEvent, Status> {
+    let mut records = floor
+        .stored_entries(sequence, 1)
+        .map_err(|e| Status::internal(e.to_string()))?;
+    let Some((at, bytes)) = records.pop().filter(|(at, _)| *at == sequence) else {
+        return Err(Status::data_loss(format!("entry {sequence} is missing")));
+    };
+    let entry = pitboss_ledger::Entry::decode(&bytes)
+        .map_err(|e| Status::data_loss(format!("entry {at} is damaged: {e}")))?;
+    Ok(proto::LoggedEvent {
+        stored_entry: bytes,
+        ..logged(entry)?
+    })
+}
+
 /// Sends entries from `next` on: catch-up, then live as the head advances. Stops when the client
 /// goes away, ends with `DEADLINE_EXCEEDED` when it has read nothing for
 /// [`limits::STREAM_STALL`], and with `UNAVAILABLE` when the server shuts down.
 async fn stream_from(
     floor: Arc<Floor>,
     mut next: u64,
+    stored: bool,
     tx: tokio::sync::mpsc::Sender<Result<proto::LoggedEvent, Status>>,
     shutdown: Shutdown,
 ) {
@@ -139,10 +169,14 @@ async fn stream_from(
             if shutdown.is_set() {
                 return end_with(Status::unavailable("the server is stopping"));
             }
-            let item = match floor.entry(next) {
-                Ok(Some(entry)) => logged(entry),
-                Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
-                Err(e) => Err(Status::internal(e.to_string())),
+            let item = if stored {
+                logged_with_bytes(&floor, next)
+            } else {
+                match floor.entry(next) {
+                    Ok(Some(entry)) => logged(entry),
+                    Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
+                    Err(e) => Err(Status::internal(e.to_string())),
+                }
             };
             let failed = item.is_err();
             match tx.send_timeout(item, limits::STREAM_STALL).await {
@@ -163,6 +197,38 @@ async fn stream_from(
             () = shutdown.wait() => return end_with(Status::unavailable("the server is stopping")),
         }
     }
+}
+
+/// A mirror's answer to `GetCheckpoint`: the log's own checkpoint it holds (the newest, or the
+/// one of the size asked for), with the mirror's cosignature; a mirror signs none of its own.
+fn mirror_checkpoint(
+    mirror: &crate::mirroring::Mirroring,
+    floor: &Floor,
+    asked: u64,
+) -> Result<proto::Checkpoint, Status> {
+    let held = [mirror.newest(), mirror.cosigned()]
+        .into_iter()
+        .flatten()
+        .find(|p| asked == 0 || p.size == asked);
+    let Some(held) = held else {
+        return Err(ledger_status(
+            pitboss_ledger::LedgerError::MirrorSignsNothing {
+                held: mirror.newest().map(|p| p.size),
+            },
+        ));
+    };
+    Ok(proto::Checkpoint {
+        note: held.note.clone(),
+        origin: pitboss_ledger::checkpoint::Checkpoint::parse(&held.note)
+            .map(|c| c.origin)
+            .unwrap_or_default(),
+        tree_size: held.size,
+        root_hash: held.root.to_vec(),
+        key_id: pitboss_ledger::KeyId::of(&held.key).to_string(),
+        public_key: held.key.to_bytes().to_vec(),
+        cosigned: held.cosigned,
+        log_size: floor.log_size(),
+    })
 }
 
 /// Why a hand's bundle (or packet) cannot be made, as a status.
@@ -203,6 +269,9 @@ impl Audit for AuditService {
     ) -> Result<Response<proto::Checkpoint>, Status> {
         let r = request.into_inner();
         r.check()?;
+        if let Some(mirror) = &self.mirror {
+            return mirror_checkpoint(mirror, &self.floor, r.tree_size).map(Response::new);
+        }
         let floor = self.floor.clone();
         // The newest cosigned checkpoint stands for the newest one, and for its own size.
         let cosigned = self
@@ -404,7 +473,7 @@ impl Audit for AuditService {
         tokio::spawn(async move {
             let _permit = permit;
             // A failure of the stream's task ends it with INTERNAL, never a silent end.
-            let streamed = stream_from(floor, from, tx.clone(), shutdown);
+            let streamed = stream_from(floor, from, r.stored_entries, tx.clone(), shutdown);
             if let Err(panic) = guard::catch_panic(streamed).await {
                 tracing::error!(method = "StreamEvents", panic = %panic, "a stream task panicked");
                 let _ = tx.send(Err(Status::internal(guard::PANIC_MESSAGE))).await;

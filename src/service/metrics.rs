@@ -77,6 +77,10 @@ struct Scrape {
     refused: Arc<Refused>,
     /// The log's side of witnessing, when the server has a witness policy.
     witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+    /// The tile directory kept current, when the server keeps one.
+    tiling: Option<Arc<crate::tiling::Tiling>>,
+    /// The mirror following another server's log, when this server is one.
+    mirroring: Option<Arc<crate::mirroring::Mirroring>>,
 }
 
 impl fmt::Debug for Scrape {
@@ -92,6 +96,8 @@ impl Metrics {
         pools: Vec<Pool>,
         builds: Arc<BuildCounts>,
         witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+        tiling: Option<Arc<crate::tiling::Tiling>>,
+        mirroring: Option<Arc<crate::mirroring::Mirroring>>,
     ) -> Metrics {
         let refused = Arc::new(Mutex::new(BTreeMap::new()));
         let mut registry = Registry::default();
@@ -101,6 +107,8 @@ impl Metrics {
             builds,
             refused: refused.clone(),
             witnessing,
+            tiling,
+            mirroring,
         }));
         Metrics { registry, refused }
     }
@@ -298,6 +306,51 @@ impl Collector for Scrape {
                     .map(|(w, n)| ([("witness", plain_or(w, "unnamed"))], *n)),
             )?;
         }
+        if let Some(tiling) = &self.tiling {
+            gauges(
+                &mut encoder,
+                "pitboss_tiles_behind_entries",
+                "Entries the checkpoint the tile directory publishes is behind the log.",
+                [(
+                    [("log", "main")],
+                    self.floor.log_size().saturating_sub(tiling.published()),
+                )],
+            )?;
+            counters(
+                &mut encoder,
+                "pitboss_tiles_failures",
+                "Publications of the tile directory that failed (the server's log says why).",
+                [([("log", "main")], tiling.failures())],
+            )?;
+        }
+        if let Some(mirror) = &self.mirroring {
+            let stats = mirror.stats();
+            let size = self.floor.log_size();
+            gauges(
+                &mut encoder,
+                "pitboss_mirror_behind_entries",
+                "Entries the mirror's copy is behind the log, as the log's server last said.",
+                [([("log", "main")], stats.upstream_size.saturating_sub(size))],
+            )?;
+            gauges(
+                &mut encoder,
+                "pitboss_mirror_held_size",
+                "The tree size of the log's newest checkpoint the mirror holds.",
+                [([("log", "main")], mirror.newest().map_or(0, |p| p.size))],
+            )?;
+            gauges(
+                &mut encoder,
+                "pitboss_mirror_stopped",
+                "1 when the copy stopped following the log (a fork, an entry that does not verify).",
+                [([("log", "main")], u64::from(stats.stopped.is_some()))],
+            )?;
+            counters(
+                &mut encoder,
+                "pitboss_mirror_failures",
+                "Times the log's server could not be reached or read.",
+                [([("log", "main")], stats.failures)],
+            )?;
+        }
         if let Some(bytes) = resident_bytes() {
             let mut metric = encoder.encode_descriptor(
                 "process_resident_memory",
@@ -415,7 +468,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let metrics = Metrics::new(floor, Vec::new(), Default::default(), None);
+        let metrics = Metrics::new(floor, Vec::new(), Default::default(), None, None, None);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 0);

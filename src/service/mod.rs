@@ -20,8 +20,9 @@ pub mod play;
 mod scope;
 mod server;
 mod status;
+mod tiles_http;
 mod witness_http;
 pub mod work;
 
-pub use server::{serve, ServeError, ServerLimits, Serving};
-pub use witness_http::serve_witness;
+pub use server::{serve, MirrorServing, ServeError, ServerLimits, Serving, TilesServing};
+pub use witness_http::{serve_witness, Gate};

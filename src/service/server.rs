@@ -55,6 +55,8 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("the gRPC transport failed: {0}")]
     Transport(#[from] tonic::transport::Error),
+    #[error("the tile directory cannot be kept: {0}")]
+    Tiles(#[from] pitboss_ledger::tiles::TilesError),
 }
 
 /// Accepted connections with Nagle's algorithm off (a call's reply goes out at once instead of
@@ -199,6 +201,28 @@ pub struct Serving {
     /// The log's side of witnessing, when the server has a witness policy: `GetCheckpoint` answers
     /// its newest cosigned checkpoint, and the metrics show how far behind it is.
     pub witnessing: Option<Arc<crate::witnessing::Witnessing>>,
+    /// The log as C2SP tlog-tiles: a directory kept current, and maybe served over HTTP.
+    pub tiles: Option<TilesServing>,
+    /// A mirror following another server's log, when this server is one.
+    pub mirror: Option<MirrorServing>,
+}
+
+/// A mirror's parts the server serves (`crate::mirroring`).
+pub struct MirrorServing {
+    /// The mirror, following.
+    pub mirroring: Arc<crate::mirroring::Mirroring>,
+    /// Where its witness door (C2SP tlog-witness `add-checkpoint`) is served, if anywhere.
+    pub witness: Option<TcpListener>,
+}
+
+/// The tile directory a server keeps current (`crate::tiling`) and where it serves it.
+pub struct TilesServing {
+    /// The directory, locked by this server.
+    pub dir: pitboss_ledger::tiles::TileDir,
+    /// Where `GET /checkpoint` and `/tile/…` are answered, if anywhere.
+    pub listener: Option<TcpListener>,
+    /// How often the log is looked at for new tiles.
+    pub every: std::time::Duration,
 }
 
 /// The server's limits that an operator may change; every other limit is part of the API
@@ -292,11 +316,61 @@ pub async fn serve(
     if serving.warm && !floor.read_only() {
         strategies.warm();
     }
+    let mirroring = serving.mirror.as_ref().map(|m| m.mirroring.clone());
+    if let Some(mirror) = serving.mirror {
+        // `pitboss.mirror` says whether the copy still follows the log (a fork stops it).
+        let mut stopped = mirror.mirroring.stopped();
+        let health = health.clone();
+        tokio::spawn(async move {
+            loop {
+                let status = if *stopped.borrow_and_update() {
+                    ServingStatus::NotServing
+                } else {
+                    ServingStatus::Serving
+                };
+                health.set_service_status("pitboss.mirror", status).await;
+                if stopped.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+        if let Some(listener) = mirror.witness {
+            let gated = mirror.mirroring.clone();
+            let gate: super::Gate = Arc::new(move |body: &[u8]| gated.gate(body));
+            let stopping = stop.clone();
+            tokio::spawn(super::serve_witness(
+                listener,
+                mirror.mirroring.witness(),
+                String::new(),
+                Some(gate),
+                async move { stopping.wait().await },
+            ));
+        }
+    }
+    let tiling = match serving.tiles {
+        Some(tiles) => {
+            let root = tiles.dir.root().to_path_buf();
+            let source = match (&mirroring, &serving.witnessing) {
+                (Some(mirror), _) => crate::tiling::Source::Mirror(mirror.clone()),
+                (None, Some(witnessing)) => crate::tiling::Source::Cosigned(witnessing.clone()),
+                (None, None) => crate::tiling::Source::Log,
+            };
+            let tiling =
+                crate::tiling::Tiling::start(floor.clone(), tiles.dir, source, tiles.every)?;
+            if let Some(listener) = tiles.listener {
+                tokio::spawn(super::tiles_http::serve(listener, root, stop.clone()));
+            }
+            Some(tiling)
+        }
+        None => None,
+    };
     let metrics = Arc::new(Metrics::new(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
         strategies.builds(),
         serving.witnessing.clone(),
+        tiling,
+        mirroring.clone(),
     ));
     if let Some(listener) = serving.metrics {
         tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
@@ -329,6 +403,7 @@ pub async fn serve(
                 audit,
                 stop.clone(),
                 serving.witnessing.clone(),
+                mirroring,
             )),
             limits::AUDIT
         ))
@@ -393,6 +468,8 @@ mod tests {
             limits: ServerLimits::default(),
             warm: false,
             witnessing: None,
+            tiles: None,
+            mirror: None,
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

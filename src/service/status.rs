@@ -81,6 +81,8 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             // A read-only server (`serve --read-only`) was asked to write.
             LedgerKind::ReadOnly => read_only(message),
             LedgerKind::OutOfRange { field } => out_of_range(field, message),
+            // Every field within its limit can still make an entry too long in sum.
+            LedgerKind::TooLarge => invalid_argument("request", message),
             LedgerKind::Corrupt | LedgerKind::Internal => Status::internal(message),
         },
         F::Randomness(_) => Status::unavailable(message),

@@ -25,12 +25,17 @@ const SIZE: &str = "text/x.tlog.size";
 /// How long a client may take to send its body.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What is checked of a body before the witness decides (a mirror's: that it holds the tree), on
+/// a blocking thread: `Err((status, why))` answers without the witness.
+pub type Gate = Arc<dyn Fn(&[u8]) -> Result<(), (u16, String)> + Send + Sync>;
+
 /// Serves `witness` on `listener`, its submission prefix `prefix` (`""` or `/a/path`), until
-/// `signal` completes.
+/// `signal` completes; each body first through `gate`, if any.
 pub async fn serve_witness(
     listener: TcpListener,
     witness: Arc<Witness>,
     prefix: String,
+    gate: Option<Gate>,
     signal: impl Future<Output = ()> + Send + 'static,
 ) {
     let stop = Shutdown::default();
@@ -49,7 +54,7 @@ pub async fn serve_witness(
         connection_time: Duration::from_secs(300),
     };
     super::http::serve(listener, limits, stop, "witness", move |request| {
-        answer(witness.clone(), path.clone(), request)
+        answer(witness.clone(), path.clone(), gate.clone(), request)
     })
     .await;
 }
@@ -57,6 +62,7 @@ pub async fn serve_witness(
 async fn answer(
     witness: Arc<Witness>,
     path: Arc<str>,
+    gate: Option<Gate>,
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
     if request.uri().path() != &*path {
@@ -97,7 +103,21 @@ async fn answer(
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let decided = tokio::task::spawn_blocking(move || witness.add_checkpoint(&body, now)).await;
+    let decided = tokio::task::spawn_blocking(move || {
+        if let Some(gate) = gate {
+            gate(&body)?;
+        }
+        Ok(witness.add_checkpoint(&body, now))
+    })
+    .await;
+    let decided = match decided {
+        Ok(Err((status, why))) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+            return reply(status, format!("{why}\n"), PLAIN);
+        }
+        Ok(Ok(decided)) => Ok(decided),
+        Err(e) => Err(e),
+    };
     match decided {
         Ok(Ok(cosignature)) => reply(StatusCode::OK, cosignature, PLAIN),
         Ok(Err(WitnessError::Refused(Refused::Conflict { size }))) => {

@@ -106,7 +106,10 @@ async fn stream_events_catches_up_then_follows_live() {
     let head_before = head_before.unwrap();
     let mut stream = c
         .audit
-        .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+        .stream_events(proto::StreamEventsRequest {
+            from_sequence: 0,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

@@ -203,6 +203,7 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
             pool("audit"),
             stop.clone(),
             None,
+            None,
         );
         let mut hand = String::new();
         for (game, bet) in [

@@ -154,6 +154,7 @@ impl Target {
                 Pool::new("audit", 2, stop.clone()),
                 stop.clone(),
                 None,
+                None,
             ),
             ops: OperationsService::new(floor.clone(), Arc::new(access)),
             lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),
@@ -299,6 +300,7 @@ impl Target {
             .encode_to_vec(),
             "StreamEvents" => proto::StreamEventsRequest {
                 from_sequence: size.saturating_sub(5),
+                stored_entries: size.is_multiple_of(2),
             }
             .encode_to_vec(),
             "ExportHands" => proto::ExportHandsRequest {

@@ -229,7 +229,10 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
 
     let m = "Audit/StreamEvents";
     for n in [u64::from(u32::MAX), u64::MAX] {
-        cases.push(refused(m, OUT, "from_sequence", "beyond the log", rpc!(c, audit.stream_events(proto::StreamEventsRequest { from_sequence: n }))));
+        cases.push(refused(m, OUT, "from_sequence", "beyond the log", rpc!(c, audit.stream_events(proto::StreamEventsRequest {
+            from_sequence: n,
+            ..Default::default()
+        }))));
     }
 
     let m = "Audit/GetCheckpoint";

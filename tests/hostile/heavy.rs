@@ -132,7 +132,10 @@ async fn event_streams_are_limited() {
         let connection = &mut connections[held.len() / 100];
         match connection
             .audit
-            .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+            .stream_events(proto::StreamEventsRequest {
+                from_sequence: 0,
+                ..Default::default()
+            })
             .await
         {
             Ok(stream) => held.push(stream),
@@ -147,7 +150,10 @@ async fn event_streams_are_limited() {
     loop {
         match c
             .audit
-            .stream_events(proto::StreamEventsRequest { from_sequence: 0 })
+            .stream_events(proto::StreamEventsRequest {
+                from_sequence: 0,
+                ..Default::default()
+            })
             .await
         {
             Ok(_) => break,

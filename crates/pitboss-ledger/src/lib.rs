@@ -15,8 +15,10 @@
 //! - `integrity`: the checks a data directory passes before it is served or called good.
 //! - `recovery`: the explicit, recorded repair of a damaged directory.
 //! - `verify`: walking the log and naming the first bad entry.
+//! - `mirror`: a regulator's copy of another server's log, grown only by entries that verify.
 //! - `pg`, `pg_open`: the log in PostgreSQL, several servers writing it; `copy`: verified copies
 //!   between the engines; `replica`: a read-only server's ledger on a replica of that log.
+//! - `tiles`: the log as C2SP tlog-tiles in a directory (hash tiles, entry bundles, records).
 //! - `tamper` (feature `tamper`, tests only): writes around the writer, to damage a directory.
 //!
 //! # Contract
@@ -45,6 +47,7 @@ pub mod entry;
 pub mod integrity;
 pub mod keys;
 pub mod merkle;
+pub mod mirror;
 pub mod pg;
 mod pg_open;
 mod proofs;
@@ -57,6 +60,7 @@ pub mod stats;
 pub mod store;
 #[cfg(feature = "tamper")]
 pub mod tamper;
+pub mod tiles;
 mod verify;
 mod wal;
 mod writer;
@@ -118,6 +122,34 @@ pub enum LedgerError {
     Empty,
     #[error("`{0}` is not a stream name")]
     BadStream(String),
+    /// An entry offered to a mirror is not the log's next verified entry: the copy stops there.
+    #[error("the log sent an entry that does not verify: {0}")]
+    NotTheLog(Problem),
+    /// A mirror's directory copies another log than the one it was asked to follow.
+    #[error("this mirror's directory copies {held}, not {given}")]
+    MirrorOfAnotherLog { held: String, given: String },
+    /// A mirror's `MIRROR` file cannot be read or written.
+    #[error("{}: {detail}", path.display())]
+    MirrorFile {
+        path: std::path::PathBuf,
+        detail: String,
+    },
+    /// A mirror was asked for a checkpoint other than the log's own it holds.
+    #[error(
+        "a mirror signs nothing: it answers the log's own checkpoint it holds ({})",
+        held.map_or_else(|| "none yet".to_string(), |size| format!("of {size} entries"))
+    )]
+    MirrorSignsNothing { held: Option<u64> },
+    /// Entries were offered to a ledger that is not a mirror's.
+    #[error("this ledger writes its own log: it takes no mirrored entries")]
+    NotAMirror,
+    /// An entry would be longer than a tile bundle frames (`tiles::MAX_RECORD`): not written.
+    #[error(
+        "an entry of stream {stream} would be {bytes} bytes stored; a log entry is at most {} \
+         (it must fit a tile bundle)",
+        tiles::MAX_RECORD
+    )]
+    EntryTooLarge { stream: String, bytes: usize },
     /// The store failed a read or a write; its error is kept.
     #[error("storage failed: {0}")]
     Store(#[source] Shared<StoreError>),
@@ -227,6 +259,8 @@ pub enum ErrorKind {
     /// The request named a place outside the log: a tree larger than it (`tree_size`) or an entry
     /// outside a tree (`sequence`), the request's field.
     OutOfRange { field: &'static str },
+    /// What was asked would make an entry longer than the log allows: nothing was written.
+    TooLarge,
     /// Stored bytes are damaged.
     Corrupt,
     /// A fault a retry does not mend (a bug, a local disk's failure).
@@ -243,10 +277,15 @@ impl LedgerError {
             E::Store(e) => e.get().kind(),
             E::ReadOnly => ErrorKind::ReadOnly,
             E::KeyRotatedElsewhere { .. } | E::KeyNotTrusted { .. } => ErrorKind::KeyMismatch,
-            E::NoSigningKey => ErrorKind::NoSigningKey,
+            E::NoSigningKey | E::MirrorSignsNothing { .. } => ErrorKind::NoSigningKey,
             E::TreeSize { .. } => ErrorKind::OutOfRange { field: "tree_size" },
             E::NotInTree { .. } => ErrorKind::OutOfRange { field: "sequence" },
             E::Corrupt { .. } | E::DamagedRequestRecord { .. } => ErrorKind::Corrupt,
+            E::EntryTooLarge { .. } => ErrorKind::TooLarge,
+            E::NotTheLog(_) => ErrorKind::Corrupt,
+            E::MirrorOfAnotherLog { .. } | E::MirrorFile { .. } | E::NotAMirror => {
+                ErrorKind::Internal
+            }
             E::Empty
             | E::BadStream(_)
             | E::StartWriter(_)
@@ -366,6 +405,11 @@ pub struct Ledger {
     payloads: Option<PayloadCheck>,
     /// What the writer measures (group sizes, sync times) and the appends' latency.
     stats: Arc<stats::WriterStats>,
+    /// A mirror's copy of another server's log (`mirror.rs`): read-only, grown by verified
+    /// entries of that log.
+    mirror: bool,
+    /// The log's newest checkpoint a mirror holds (`None` elsewhere).
+    held: Mutex<Option<mirror::Held>>,
 }
 
 /// The most appends queued for the writer or being written at once (a group commit takes them
@@ -524,6 +568,8 @@ impl Ledger {
             queued: tokio::sync::Semaphore::new(MAX_QUEUED),
             payloads: None,
             stats,
+            mirror: false,
+            held: Mutex::new(None),
         })
     }
 
@@ -673,13 +719,13 @@ impl Ledger {
     /// Whether other processes may append to this log at once (PostgreSQL): a caller's cache of
     /// what a stream holds must then be checked against the stream's version before it is used.
     pub fn shared(&self) -> bool {
-        matches!(self.engine, Engine::Postgres(_))
+        self.mirror || matches!(self.engine, Engine::Postgres(_))
     }
 
     /// Whether the ledger was opened read-only ([`Ledger::open_postgres_reading`]): every write
     /// is refused with [`LedgerError::ReadOnly`].
     pub fn read_only(&self) -> bool {
-        matches!(&self.engine, Engine::Postgres(pg) if pg.is_reading())
+        self.mirror || matches!(&self.engine, Engine::Postgres(pg) if pg.is_reading())
     }
 
     /// Where the log is: the data directory, or the database (its password hidden).
@@ -769,6 +815,32 @@ impl Ledger {
                     problem: e.to_string(),
                 }),
         }
+    }
+
+    /// The stored records of entries `from .. from + count`, byte for byte as kept, each with its
+    /// sequence (fewer if the log ends sooner): what tiles and mirrors carry.
+    pub fn stored_entries(
+        &self,
+        from: u64,
+        count: u64,
+    ) -> Result<Vec<(u64, Vec<u8>)>, LedgerError> {
+        let mut records = Vec::new();
+        for item in self.store().entries_from(from)? {
+            if records.len() as u64 >= count {
+                break;
+            }
+            let (key, value) = item?;
+            let sequence = key
+                .as_slice()
+                .try_into()
+                .map(u64::from_be_bytes)
+                .map_err(|_| LedgerError::Corrupt {
+                    sequence: from + records.len() as u64,
+                    problem: "a key of the events family is not a sequence".into(),
+                })?;
+            records.push((sequence, value));
+        }
+        Ok(records)
     }
 
     /// The chain head: the last entry's sequence and hash.

@@ -560,6 +560,92 @@ fn check_signatures(batch: &[Signed], checking: Checking) -> Option<Problem> {
         })
 }
 
+/// The verification of a log that grows one entry at a time (a mirror's copy, `mirror.rs`): the
+/// same checks as a walk — place, bytes, link, key trust, and the signature that seals each run of
+/// unsigned entries — with the run held until its seal arrives.
+pub(crate) struct Growing {
+    /// The next sequence number due.
+    pub(crate) expected: u64,
+    prev: Hash,
+    keys: HashMap<KeyId, VerifyingKey>,
+    /// Entries checked but for the signature that seals them (the last one's, when it comes).
+    run: Vec<Signed>,
+    payloads: Option<PayloadCheck>,
+}
+
+impl Growing {
+    /// Verifies the log `store` holds from its first entry (every signature) and continues from
+    /// its end.
+    pub(crate) fn resume(
+        store: &dyn LogStore,
+        payloads: Option<PayloadCheck>,
+    ) -> Result<Growing, Problem> {
+        let walk = walk(
+            store,
+            &WalkOptions {
+                payloads,
+                ..WalkOptions::default()
+            },
+        );
+        if let Some(problem) = walk.report.problem {
+            return Err(problem);
+        }
+        let (expected, prev) = walk
+            .report
+            .head
+            .map_or((0, GENESIS), |(sequence, hash)| (sequence + 1, hash));
+        Ok(Growing {
+            expected,
+            prev,
+            keys: walk.keys,
+            run: Vec::new(),
+            payloads,
+        })
+    }
+
+    /// Checks the next entry. Returns how many entries are verified by it: 0 while its run awaits
+    /// a signature, else its whole run (itself included), whose seal checked.
+    pub(crate) fn push(&mut self, sequence: u64, stored: &[u8]) -> Result<usize, Problem> {
+        let problem = |sequence, kind| Problem { sequence, kind };
+        let signed = check(
+            sequence,
+            self.expected,
+            stored,
+            &self.prev,
+            &mut self.keys,
+            self.payloads,
+        )
+        .map_err(|kind| problem(self.expected.min(sequence), kind))?;
+        let start = sequence - self.run.len() as u64;
+        if self
+            .run
+            .last()
+            .is_some_and(|last| last.key_id != signed.key_id)
+        {
+            return Err(problem(
+                start,
+                ProblemKind::Unsealed(Unsealed::KeyChanges { at: sequence }),
+            ));
+        }
+        if signed.signature.is_none() && self.run.len() + 1 == SEAL_RUN {
+            return Err(problem(start, ProblemKind::Unsealed(Unsealed::RunTooLong)));
+        }
+        self.prev = signed.hash;
+        self.expected = sequence + 1;
+        let seals = signed.signature.is_some();
+        self.run.push(signed);
+        if !seals {
+            return Ok(0);
+        }
+        if let Some(problem) = check_signatures(&self.run, Checking::Batched) {
+            return Err(problem);
+        }
+        let sealed = self.run.len();
+        self.run.clear();
+        Ok(sealed)
+    }
+}
+
 /// Verifies the whole log with its signatures checked one at a time (no batching), for comparison
 /// in benchmarks: the same walk and rules as [`walk`]. The entries verified, or the first problem.
 pub fn verify_one_by_one(store: &dyn LogStore) -> Result<u64, Problem> {

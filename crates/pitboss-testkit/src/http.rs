@@ -18,6 +18,23 @@ pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
 
 /// `method path` with `body`, `Connection: close`.
 pub fn request(address: &str, method: &str, path: &str, body: &[u8]) -> Answer {
+    let (status, content_type, body) = request_bytes(address, method, path, body);
+    let body = String::from_utf8(body).expect("a text answer");
+    (status, content_type, body)
+}
+
+/// `GET path`, the answer's body as bytes (a tile).
+pub fn get_bytes(address: &str, path: &str) -> (u16, String, Vec<u8>) {
+    request_bytes(address, "GET", path, b"")
+}
+
+/// [`request`], the answer's body as bytes.
+pub fn request_bytes(
+    address: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
     let mut socket = std::net::TcpStream::connect(address)
         .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
     socket
@@ -30,9 +47,14 @@ pub fn request(address: &str, method: &str, path: &str, body: &[u8]) -> Answer {
     )
     .and_then(|()| socket.write_all(body))
     .expect("send the request");
-    let mut answer = String::new();
-    socket.read_to_string(&mut answer).expect("an answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let mut answer = Vec::new();
+    socket.read_to_end(&mut answer).expect("an answer");
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head and a body");
+    let head = std::str::from_utf8(&answer[..split]).expect("a text head");
+    let body = answer[split + 4..].to_vec();
     let status = head
         .split(' ')
         .nth(1)
@@ -46,5 +68,5 @@ pub fn request(address: &str, method: &str, path: &str, body: &[u8]) -> Answer {
                 .then(|| value.trim().to_string())
         })
         .unwrap_or_default();
-    (status, content_type, body.to_string())
+    (status, content_type, body)
 }

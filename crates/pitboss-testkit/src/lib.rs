@@ -7,7 +7,8 @@
 //! server's suites: `server` (a real `pitboss serve`), `postgres` (a private cluster), `load`
 //! (clients playing against servers), `rpcs` (every RPC, from the descriptor), `refusal` (a
 //! refusal's typed details), `binary()` (the `pitboss` binary cargo built), `witness` (a real
-//! `pitboss witness`) and `http` (plain HTTP/1.1 to the side doors).
+//! `pitboss witness`), `mirror` (a real `pitboss mirror`), `http` (plain HTTP/1.1 to the side doors) and `tiles` (a log's tiles read
+//! as an outside client reads them, by the `tlog_tiles` and `signed_note` crates).
 //!
 //! It must stay a dev-dependency: nothing here is part of the product, and nothing here may
 //! assert what a test should assert itself (helpers return values; the tests judge them).
@@ -21,6 +22,8 @@ pub mod http;
 #[cfg(feature = "server")]
 pub mod load;
 #[cfg(feature = "server")]
+pub mod mirror;
+#[cfg(feature = "server")]
 pub mod postgres;
 #[cfg(feature = "server")]
 pub mod refusal;
@@ -28,6 +31,8 @@ pub mod refusal;
 pub mod rpcs;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod tiles;
 #[cfg(feature = "server")]
 pub mod witness;
 

@@ -109,6 +109,8 @@ pub struct Server {
     pub data: PathBuf,
     /// The metrics endpoint's address (`127.0.0.1:PORT`), when started with `--metrics`.
     pub metrics: Option<String>,
+    /// The tiles' address (`127.0.0.1:PORT`), when started with `--tiles-listen`.
+    pub tiles: Option<String>,
 }
 
 impl Server {
@@ -190,6 +192,7 @@ impl Server {
             address: format!("http://{address}"),
             data: data.to_path_buf(),
             metrics: ready["metrics"].as_str().map(str::to_string),
+            tiles: ready["tiles"].as_str().map(str::to_string),
         }
     }
 

@@ -190,6 +190,23 @@ impl Witness {
     }
 }
 
+impl Witness {
+    /// This witness's cosignature/v1 over `text` at `now`: a statement of its own about a tree it
+    /// holds (a mirror's: where a hand's stream ends in it). Not a cosignature of the log's
+    /// checkpoint, and no state changes.
+    pub fn sign_statement(&self, text: &str, now: u64) -> Result<NoteSignature, WitnessError> {
+        if now == 0 || now > MAX_TIMESTAMP {
+            return Err(WitnessError::Time(now));
+        }
+        Ok(cosignature::sign(&self.name, &self.key, now, text))
+    }
+
+    /// This witness's name (its cosignatures' key name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// The log's signature among the note's: one by one of the log's keys (name and key id) that
 /// verifies. Signatures by other keys are ignored; one by a log key that does not verify is
 /// refused (such a note is malformed, signed-note says).

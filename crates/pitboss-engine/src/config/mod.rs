@@ -321,8 +321,8 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    /// The path of the field at fault in the configuration's JSON (`None` for JSON that does not
-    /// parse).
+    /// The path of the field at fault in the configuration's JSON (empty: the whole configuration;
+    /// `None` for JSON that does not parse).
     pub fn field(&self) -> Option<&str> {
         match self {
             ConfigError::Field { field, .. } => Some(field),

@@ -271,9 +271,23 @@ impl GameConfig {
                 ),
             ));
         }
+        let canonical = self.canonical_bytes().len();
+        if canonical > MAX_CANONICAL_BYTES {
+            return Err(refuse(
+                "",
+                format!(
+                    "the configuration's canonical JSON is {canonical} bytes; at most {MAX_CANONICAL_BYTES} are published (each log entry, which carries it, must fit the 64 KiB of a tile bundle)"
+                ),
+            ));
+        }
         self.check_limits()
     }
 }
+
+/// The longest canonical JSON a configuration published today may have: the log entries that
+/// carry it (its proposal, its publication) must fit the 65 535 bytes a tile bundle frames, with
+/// room for their other fields.
+pub const MAX_CANONICAL_BYTES: usize = 60 * 1024;
 
 /// The largest pay of a paytable: the most a stake can multiply into (`x + 1` for "x to 1", 1 for
 /// a push), and the largest fixed amount.

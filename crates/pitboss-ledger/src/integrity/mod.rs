@@ -451,6 +451,11 @@ pub(super) fn open_for_writing(
         dir: dir.to_path_buf(),
         problems,
     };
+    if dir.join(crate::mirror::MIRROR_FILE).exists() {
+        return Err(refused(vec![Refusal::Mirror {
+            dir: dir.to_path_buf(),
+        }]));
+    }
     let fresh_directory = !has_database(dir);
     if fresh_directory {
         let mut found = Vec::new();

@@ -19,6 +19,8 @@ pub enum Refusal {
     Store(StoreError),
     /// Key or anchor files without a database.
     NoDatabase { dir: PathBuf, found: String },
+    /// The directory is a mirror's copy of another server's log.
+    Mirror { dir: PathBuf },
     /// A damaged write-ahead log record.
     DamagedWal {
         dir: PathBuf,
@@ -76,6 +78,12 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::Store(e) => write!(f, "{e}"),
+            Refusal::Mirror { dir } => write!(
+                f,
+                "{} is a mirror's copy of another server's log (its MIRROR file names the log): \
+                 serve it with `pitboss mirror`, which writes nothing but that log's entries",
+                dir.display()
+            ),
             Refusal::NoDatabase { dir, found } => write!(
                 f,
                 "{} has no database, but it has {found}: refusing to start a new log beside them \

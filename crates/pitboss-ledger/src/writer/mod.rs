@@ -109,6 +109,8 @@ pub(super) enum Job {
     PublishKey(u64, oneshot::Sender<Result<KeyId, LedgerError>>),
     /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
     Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
+    /// Entries of another server's log for a mirror's copy (`mirror.rs`); a writer refuses them.
+    Mirror(Vec<crate::mirror::Mirrored>, crate::mirror::MirrorReply),
     /// Makes the writer thread panic: how the tests show that a dead writer fails appends
     /// (`Stopped`) instead of leaving them waiting.
     #[cfg(any(test, feature = "tamper"))]
@@ -240,6 +242,17 @@ struct Pending {
 /// Which of a group's entries are signed: the last; the last before the signing key changes; a key
 /// entry; and enough others that no run of unsigned entries reaches [`SEAL_RUN`]. Every other
 /// entry is vouched for by the next signed one, whose hash the chain binds to it.
+/// An upper bound of the stored length of `payload`'s entry (a `StoredEntry`: the envelope, its hash and a
+/// signature): the variable fields' lengths plus the most the fixed ones and every tag and length
+/// prefix can take. Checked before anything of the append is staged.
+fn stored_bound(request: &AppendRequest, payload: &[u8]) -> usize {
+    /// The envelope's fixed fields at their longest (three varints of 11 bytes, the previous hash
+    /// and a key id of 32 bytes) with every tag and length (each 1 + at most 3 bytes), and the
+    /// stored record's hash and signature with theirs.
+    const FIXED: usize = 3 * 11 + 34 + 34 + 5 * 4 + 4 + 34 + 66;
+    FIXED + request.stream.len() + request.actor.len() + payload.len()
+}
+
 fn seals(pending: &[Pending]) -> Vec<bool> {
     let mut run = 0;
     pending
@@ -463,6 +476,9 @@ impl Writer {
                 Job::Sign(message, reply) => {
                     let _ = reply.send(Ok((signer.public(), signer.sign_message(&message))));
                 }
+                Job::Mirror(_, reply) => {
+                    let _ = reply.send(Err(LedgerError::NotAMirror));
+                }
                 #[cfg(any(test, feature = "tamper"))]
                 Job::Crash => panic!("the writer was told to crash"),
                 Job::Rotate(at, actor, reply) => {
@@ -597,6 +613,17 @@ impl Writer {
                 });
             }
         }
+        if let Some(bytes) = request
+            .payloads
+            .iter()
+            .map(|payload| stored_bound(request, payload))
+            .find(|bytes| *bytes > crate::tiles::MAX_RECORD)
+        {
+            return Err(LedgerError::EntryTooLarge {
+                stream: request.stream.clone(),
+                bytes,
+            });
+        }
         let first_sequence = *sequence;
         for (i, payload) in request.payloads.iter().enumerate() {
             let position = current + i as u64;
@@ -722,6 +749,9 @@ pub(super) fn refuse_all(jobs: Vec<Job>, error: &LedgerError) {
                 let _ = reply.send(Err(error.clone()));
             }
             Job::Sign(_, reply) => {
+                let _ = reply.send(Err(error.clone()));
+            }
+            Job::Mirror(_, reply) => {
                 let _ = reply.send(Err(error.clone()));
             }
             #[cfg(any(test, feature = "tamper"))]

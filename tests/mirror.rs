@@ -1,0 +1,431 @@
+//! A regulator's mirror (issue 25), as real processes on loopback: a `pitboss mirror` following a
+//! live server through a restart of either side, its copy the log's entries byte for byte, its
+//! Audit API answering from the copy while the log's server is down (replay, bundles that verify
+//! with a policy naming the mirror, proofs), writes refused; its witness door cosigning only what
+//! it holds; its tiles read back by outside readers with the mirror's cosignature; and a forged
+//! log — the same key, an entry rewritten and the chain re-signed — refused, the copy stopped, and
+//! the fork kept as evidence `pitboss verify-evidence` proves.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::play_client::PlayClient;
+use pitboss_testkit::mirror::MirrorProcess;
+use pitboss_testkit::server::Server;
+use prost::Message;
+
+type Client = pitboss::service::client::Authorized;
+
+async fn checkpoint(audit: &mut AuditClient<Client>, size: u64) -> proto::Checkpoint {
+    audit
+        .get_checkpoint(proto::GetCheckpointRequest { tree_size: size })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// The log's verifier key, from its server's checkpoint.
+fn vkey_of(checkpoint: &proto::Checkpoint) -> String {
+    pitboss_witness::note::Vkey {
+        name: checkpoint.origin.clone(),
+        kind: pitboss_witness::note::ED25519,
+        key: ed25519_dalek::VerifyingKey::from_bytes(
+            &checkpoint.public_key.clone().try_into().unwrap(),
+        )
+        .unwrap(),
+    }
+    .to_string()
+}
+
+/// Plays `hands` Nutz hands; the last one's id.
+async fn play(server: &Server, hands: usize) -> String {
+    let mut play = PlayClient::new(server.channel().await);
+    let mut last = String::new();
+    for _ in 0..hands {
+        last = play
+            .play_hand(pitboss_testkit::load::nutz_hand("T-M", "p", "box_nutz"))
+            .await
+            .unwrap()
+            .into_inner()
+            .hand
+            .expect("the hand")
+            .hand_id;
+    }
+    last
+}
+
+/// Every stored entry a server streams, from 0 to `size`.
+async fn stored(audit: &mut AuditClient<Client>, size: u64) -> Vec<Vec<u8>> {
+    let mut stream = audit
+        .stream_events(proto::StreamEventsRequest {
+            from_sequence: 0,
+            stored_entries: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while (out.len() as u64) < size {
+        out.push(
+            stream
+                .message()
+                .await
+                .unwrap()
+                .expect("an entry")
+                .stored_entry,
+        );
+    }
+    out
+}
+
+/// Polls the mirror's checkpoint until it holds a tree of `size` (one call a look; a minute
+/// without it is a failure).
+async fn mirror_holds(mirror: &MirrorProcess, size: u64) -> proto::Checkpoint {
+    let mut audit = AuditClient::new(mirror.channel().await);
+    let started = Instant::now();
+    loop {
+        if let Ok(answer) = audit
+            .get_checkpoint(proto::GetCheckpointRequest { tree_size: 0 })
+            .await
+        {
+            let answer = answer.into_inner();
+            if answer.tree_size >= size && answer.log_size >= size {
+                return answer;
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the mirror never held {size} entries"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `pitboss verify-bundle` and the Python checker on `json`: whether each passed, and what they
+/// said (both must agree).
+fn verify_bundle(dir: &Path, json: &str, key: &[u8], policy: Option<&Path>) -> (bool, String) {
+    let file = dir.join("bundle.json");
+    std::fs::write(&file, json).unwrap();
+    let key = hex::encode(key);
+    let mut ours = std::process::Command::new(pitboss_testkit::binary());
+    ours.args(["verify-bundle", file.to_str().unwrap(), "--key", &key]);
+    let mut python = std::process::Command::new(pitboss_testkit::python());
+    python
+        .arg(pitboss_testkit::root().join("fixtures/reference/verify_bundle.py"))
+        .arg(&file)
+        .arg(&key);
+    if let Some(policy) = policy {
+        ours.arg("--policy").arg(policy);
+        python.arg("--policy").arg(policy);
+    }
+    let mut verdicts = Vec::new();
+    let mut said = String::new();
+    for (who, out) in [("pitboss", ours.output()), ("python", python.output())] {
+        let out = out.unwrap();
+        verdicts.push(out.status.success());
+        said += &format!(
+            "{who}:\n{}{}\n",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(verdicts[0], verdicts[1], "the checkers disagree:\n{said}");
+    (verdicts[0], said)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mirror_follows_through_restarts_and_serves_the_log_when_its_server_is_down() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    let port = pitboss_testkit::postgres::free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut server = Server::start_with(&data, &["--listen", &listen]);
+    play(&server, 5).await;
+    let mut audit = AuditClient::new(server.channel().await);
+    let first = checkpoint(&mut audit, 0).await;
+    let log_vkey = vkey_of(&first);
+    let mut mirror = MirrorProcess::start(
+        &dirs.path().join("mirror"),
+        "regulator.test/mirror",
+        &server.address,
+        &log_vkey,
+    );
+
+    // It catches up, then follows the log as it grows.
+    let size = checkpoint(&mut audit, 0).await.log_size;
+    mirror_holds(&mirror, size).await;
+    play(&server, 3).await;
+
+    // The log's server restarts (SIGKILL, same port): the mirror follows again from its copy's end.
+    drop(server.kill());
+    server = Server::start_with(&data, &["--listen", &listen]);
+    play(&server, 3).await;
+    let mut audit = AuditClient::new(server.channel().await);
+    let size = checkpoint(&mut audit, 0).await.log_size;
+    mirror_holds(&mirror, size).await;
+
+    // The mirror restarts (SIGKILL): it verifies its copy, and follows from its end.
+    mirror.kill_and_restart();
+    let hand = play(&server, 3).await;
+    let size = checkpoint(&mut audit, 0).await.log_size;
+    let held = mirror_holds(&mirror, size).await;
+
+    // Its copy is the log's entries, byte for byte; its checkpoint is the log's own, with the
+    // mirror's cosignature, and the log's key.
+    let mut mirrored = AuditClient::new(mirror.channel().await);
+    assert_eq!(
+        stored(&mut mirrored, size).await,
+        stored(&mut audit, size).await
+    );
+    assert_eq!(held.public_key, first.public_key);
+    let log_note = checkpoint(&mut audit, held.tree_size).await;
+    assert_eq!(held.root_hash, log_note.root_hash, "the log's tree");
+    let mirror_key = pitboss_witness::note::Vkey::parse(&mirror.vkey).unwrap();
+    let note = pitboss_witness::note::Note::parse(&held.note).unwrap();
+    assert!(
+        note.signatures
+            .iter()
+            .any(|s| { pitboss_witness::cosignature::verify(&mirror_key, &note.text, s).is_ok() }),
+        "the mirror cosigned the tree it holds"
+    );
+
+    // The log's server goes down; the mirror answers from its copy.
+    drop(server.kill());
+    let replay = mirrored
+        .replay_hand(proto::ReplayHandRequest {
+            hand_id: hand.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(replay.consistent, "{replay:?}");
+    let bundle = mirrored
+        .get_hand_bundle(proto::GetHandBundleRequest {
+            hand_id: hand.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .bundle_json;
+    // The hand's stream end is the mirror's statement: it verifies with a policy naming the
+    // mirror, and says why not without one.
+    let policy = dirs.path().join("regulator.policy");
+    std::fs::write(
+        &policy,
+        format!("log {log_vkey}\nwitness M {}\nquorum none\n", mirror.vkey),
+    )
+    .unwrap();
+    let (ok, said) = verify_bundle(dirs.path(), &bundle, &first.public_key, Some(&policy));
+    assert!(ok, "{said}");
+    let (ok, said) = verify_bundle(dirs.path(), &bundle, &first.public_key, None);
+    assert!(!ok && said.contains("--policy"), "{said}");
+    // A statement by another cosigner than the policy's is not accepted.
+    let other = pitboss_witness::note::Vkey {
+        name: "regulator.test/mirror".into(),
+        kind: pitboss_witness::note::COSIGNATURE_V1,
+        key: ed25519_dalek::SigningKey::from_bytes(&[9; 32]).verifying_key(),
+    };
+    std::fs::write(
+        &policy,
+        format!("log {log_vkey}\nwitness M {other}\nquorum none\n"),
+    )
+    .unwrap();
+    let (ok, said) = verify_bundle(dirs.path(), &bundle, &first.public_key, Some(&policy));
+    assert!(
+        !ok && said.contains("no witness the policy names"),
+        "{said}"
+    );
+    // The dispute packet is made and checked from the copy too.
+    let packet = mirrored
+        .get_dispute_packet(proto::GetDisputePacketRequest { hand_id: hand })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(packet.verified);
+    // A proof between two of the log's trees, from the copy.
+    let proof = mirrored
+        .get_consistency_proof(proto::GetConsistencyProofRequest {
+            first_size: first.tree_size,
+            second_size: held.tree_size,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(pitboss_ledger::merkle::verify_consistency(
+        first.tree_size,
+        held.tree_size,
+        &first.root_hash.clone().try_into().unwrap(),
+        &held.root_hash.clone().try_into().unwrap(),
+        &proof
+            .hashes
+            .iter()
+            .map(|h| h.clone().try_into().unwrap())
+            .collect::<Vec<_>>(),
+    ));
+    // Nothing is written through a mirror.
+    let refused = PlayClient::new(mirror.channel().await)
+        .play_hand(pitboss_testkit::load::nutz_hand("T-M", "p", "box_nutz"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+
+    // Its tiles, read by outside readers: every entry the copy's, the note cosigned by the mirror.
+    let tiles = pitboss_testkit::tiles::read(
+        &pitboss_testkit::tiles::Http(mirror.tiles.clone()),
+        &log_vkey,
+    );
+    let tiles = tiles.expect("the mirror's tiles");
+    assert!(tiles.size >= first.tree_size);
+    let tiles_note = pitboss_witness::note::Note::parse(&tiles.note).unwrap();
+    assert!(tiles_note
+        .signatures
+        .iter()
+        .any(|s| pitboss_witness::cosignature::verify(&mirror_key, &tiles_note.text, s).is_ok()));
+}
+
+/// Rewrites entry `at` of a stopped server's directory (its actor), re-chains and re-signs every
+/// entry after it with the log's own key, and re-anchors the head: a forged history that verifies
+/// on its own — only someone who kept the old one can tell.
+fn forge(data: &Path, at: u64) {
+    use pitboss_ledger::entry::entry_hash;
+    let key = pitboss_ledger::keys::Keypair::load(data).unwrap();
+    let tamper = pitboss_ledger::tamper::Tamper::open(data).unwrap();
+    let origin = pitboss_ledger::Entry::decode(&tamper.entry(0).unwrap().unwrap())
+        .unwrap()
+        .hash;
+    let mut previous: Option<[u8; 32]> = None;
+    let mut sequence = at;
+    while let Some(bytes) = tamper.entry(sequence).unwrap() {
+        let entry = pitboss_ledger::Entry::decode(&bytes).unwrap();
+        let mut envelope = entry.envelope.clone();
+        if sequence == at {
+            envelope.actor = "forger".into();
+        }
+        if let Some(previous) = previous {
+            envelope.prev_hash = previous.to_vec();
+        }
+        let envelope = envelope.encode_to_vec();
+        let hash = entry_hash(&envelope);
+        let record = pitboss_ledger::proto::StoredEntry {
+            envelope,
+            hash: hash.to_vec(),
+            signature: match entry.signature {
+                Some(_) => key.sign(&hash).to_vec(),
+                None => Vec::new(),
+            },
+        };
+        tamper.put_entry(sequence, &record.encode_to_vec()).unwrap();
+        previous = Some(hash);
+        sequence += 1;
+    }
+    drop(tamper);
+    pitboss_ledger::anchor::AnchorWriter::create(
+        &pitboss_ledger::anchor::path_in(data),
+        sequence,
+        previous.unwrap(),
+        origin,
+        &key,
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_log_stops_the_mirror_which_keeps_the_evidence() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    let port = pitboss_testkit::postgres::free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let server = Server::start_with(&data, &["--listen", &listen]);
+    play(&server, 6).await;
+    let mut audit = AuditClient::new(server.channel().await);
+    let honest = checkpoint(&mut audit, 0).await;
+    let log_vkey = vkey_of(&honest);
+    let mirror = MirrorProcess::start(
+        &dirs.path().join("mirror"),
+        "regulator.test/mirror",
+        &server.address,
+        &log_vkey,
+    );
+    let held = mirror_holds(&mirror, honest.log_size).await;
+    assert_eq!(held.root_hash, honest.root_hash);
+
+    // The operator rewrites an old entry with the log's own key and serves the forged history.
+    drop(server.kill());
+    forge(&data, honest.log_size / 2);
+    let server = Server::start_with(&data, &["--listen", &listen]);
+    let mut audit = AuditClient::new(server.channel().await);
+    let forged = checkpoint(&mut audit, honest.log_size).await;
+    assert_ne!(
+        forged.root_hash, honest.root_hash,
+        "another tree, same size"
+    );
+    play(&server, 2).await;
+
+    // The mirror refuses it: its copy stops where the honest log ended, its health says so, and
+    // its witness keeps both signed trees as the evidence.
+    let mut health = tonic_health::pb::health_client::HealthClient::new(mirror.channel().await);
+    let started = Instant::now();
+    loop {
+        let status = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: "pitboss.mirror".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .status;
+        if status == tonic_health::pb::health_check_response::ServingStatus::NotServing as i32 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the mirror never stopped"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut mirrored = AuditClient::new(mirror.channel().await);
+    let still = checkpoint(&mut mirrored, 0).await;
+    assert_eq!(
+        (still.log_size, still.root_hash.clone()),
+        (honest.log_size, honest.root_hash.clone()),
+        "the copy holds the honest log, nothing of the forged one"
+    );
+    let forks = mirror.data.join("witness/state/forks");
+    let started = Instant::now();
+    let evidence = loop {
+        let found: Vec<_> = std::fs::read_dir(&forks)
+            .into_iter()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .map(|f| f.unwrap().path())
+            .collect();
+        if let Some(file) = found.first() {
+            break file.clone();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no evidence kept"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args([
+            "verify-evidence",
+            evidence.to_str().unwrap(),
+            "--log",
+            &log_vkey,
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.starts_with("FORK PROVEN"),
+        "{said}"
+    );
+}
