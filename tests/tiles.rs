@@ -381,4 +381,50 @@ async fn a_server_keeps_and_serves_its_tiles() {
         pitboss_testkit::http::request_bytes(&address, "POST", "/checkpoint", b"x").0,
         405
     );
+
+    // `pitboss tiles` writes the same log from the server over gRPC, incrementally, once the
+    // server's checkpoint is signed by the pinned key; refused for another key, nothing written.
+    let archive = dirs.path().join("archive");
+    let tiles_cli = |log: &str| {
+        std::process::Command::new(pitboss_testkit::binary())
+            .args(["tiles", "--out", archive.to_str().unwrap(), "--log", log])
+            .args(["--server", &server.address])
+            .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
+            .output()
+            .unwrap()
+    };
+    let stranger = pitboss_witness::note::Vkey {
+        name: checkpoint.origin.clone(),
+        kind: pitboss_witness::note::ED25519,
+        key: ed25519_dalek::SigningKey::from_bytes(&[5; 32]).verifying_key(),
+    }
+    .to_string();
+    let out = tiles_cli(&stranger);
+    assert!(!out.status.success(), "another key's log archived");
+    assert!(!archive.join("checkpoint").exists());
+    let out = tiles_cli(&vkey);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = read(&Dir(archive.clone()), &vkey).unwrap();
+    for _ in 0..40 {
+        play.play_hand(pitboss_testkit::load::nutz_hand("T-1", "p", "box_nutz"))
+            .await
+            .unwrap();
+    }
+    let out = tiles_cli(&vkey);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let second = read(&Dir(archive.clone()), &vkey).unwrap();
+    assert!(second.size > first.size, "{said}");
+    assert_eq!(second.records[..first.records.len()], first.records[..]);
+    assert!(
+        said.contains(&format!("({} new entries", second.size - first.size)),
+        "incremental: {said}"
+    );
+    let served = read(&Dir(tiles.clone()), &vkey).unwrap();
+    let common = served.records.len().min(second.records.len());
+    assert_eq!(served.records[..common], second.records[..common]);
 }

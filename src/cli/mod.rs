@@ -27,6 +27,7 @@ mod rotate_key;
 mod serve;
 mod serve_file;
 mod simulate;
+mod tiles;
 mod vectors;
 mod verify;
 mod void;
@@ -115,6 +116,9 @@ enum Command {
     /// Witness logs (C2SP tlog-witness): cosign each checkpoint consistent with the last one
     /// cosigned, over HTTP; keep what was refused as evidence.
     Witness(witness::WitnessArgs),
+    /// Write a log's server (or a mirror) to a directory as C2SP tlog-tiles, incrementally, once
+    /// its checkpoint is held to the log's key (and a witness policy's quorum).
+    Tiles(tiles::TilesArgs),
     /// A regulator's mirror: follow another server's log over gRPC, verify every entry into a copy
     /// of one's own, cosign the log's checkpoints the copy holds, and serve the read-only Audit API
     /// from the copy (it works when the log's server is down).
@@ -167,6 +171,7 @@ impl Cli {
             Command::Export(args) => export::run(args).map(|()| ok),
             Command::Witness(args) => witness::run(args).map(|()| ok),
             Command::Mirror(args) => mirror::run(args).map(|()| ok),
+            Command::Tiles(args) => tiles::run(args).map(|()| ok),
             Command::VerifyEvidence(args) => witness::run_verify_evidence(args),
         }
     }

@@ -131,20 +131,49 @@ fn logged(entry: pitboss_ledger::Entry) -> Result<proto::LoggedEvent, Status> {
     })
 }
 
-/// Entry `sequence` as an event carrying its stored bytes, exactly as the log keeps them.
-fn logged_with_bytes(floor: &Floor, sequence: u64) -> Result<proto::LoggedEvent, Status> {
-    let mut records = floor
-        .stored_entries(sequence, 1)
-        .map_err(|e| Status::internal(e.to_string()))?;
-    let Some((at, bytes)) = records.pop().filter(|(at, _)| *at == sequence) else {
-        return Err(Status::data_loss(format!("entry {sequence} is missing")));
+/// Stored entries read at once by a stream that carries them (one read of the store for many).
+const STORED_READ: u64 = 64;
+
+/// Entries `from .. from + count` as events carrying their stored bytes, exactly as the log keeps
+/// them, and their envelope's fields; the payload is not decoded (whoever asks for the stored
+/// entries reads them: a mirror, the tile writer). A missing or damaged entry ends the list with
+/// its error.
+fn stored_events(floor: &Floor, from: u64, count: u64) -> Vec<Result<proto::LoggedEvent, Status>> {
+    let records = match floor.stored_entries(from, count) {
+        Ok(records) => records,
+        Err(e) => return vec![Err(Status::internal(e.to_string()))],
     };
-    let entry = pitboss_ledger::Entry::decode(&bytes)
-        .map_err(|e| Status::data_loss(format!("entry {at} is damaged: {e}")))?;
-    Ok(proto::LoggedEvent {
-        stored_entry: bytes,
-        ..logged(entry)?
-    })
+    let mut events = Vec::with_capacity(records.len());
+    for (expected, (sequence, bytes)) in (from..).zip(records) {
+        if sequence != expected {
+            events.push(Err(Status::data_loss(format!(
+                "entry {expected} is missing"
+            ))));
+            return events;
+        }
+        match pitboss_ledger::Entry::decode(&bytes) {
+            Ok(entry) => events.push(Ok(proto::LoggedEvent {
+                sequence: entry.envelope.sequence,
+                stream_position: entry.envelope.stream_position,
+                recorded_at_ms: entry.envelope.recorded_at_ms,
+                key_id: hex::encode(&entry.envelope.key_id),
+                actor: entry.envelope.actor,
+                hash: hex::encode(entry.hash),
+                payload: None,
+                stored_entry: bytes,
+            })),
+            Err(e) => {
+                events.push(Err(Status::data_loss(format!(
+                    "entry {sequence} is damaged: {e}"
+                ))));
+                return events;
+            }
+        }
+    }
+    if events.is_empty() {
+        events.push(Err(Status::data_loss(format!("entry {from} is missing"))));
+    }
+    events
 }
 
 /// Sends entries from `next` on: catch-up, then live as the head advances. Stops when the client
@@ -169,27 +198,29 @@ async fn stream_from(
             if shutdown.is_set() {
                 return end_with(Status::unavailable("the server is stopping"));
             }
-            let item = if stored {
-                logged_with_bytes(&floor, next)
+            let items = if stored {
+                stored_events(&floor, next, (end - next).min(STORED_READ))
             } else {
-                match floor.entry(next) {
+                vec![match floor.entry(next) {
                     Ok(Some(entry)) => logged(entry),
                     Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
                     Err(e) => Err(Status::internal(e.to_string())),
-                }
+                }]
             };
-            let failed = item.is_err();
-            match tx.send_timeout(item, limits::STREAM_STALL).await {
-                Ok(()) if !failed => {}
-                Ok(()) | Err(SendTimeoutError::Closed(_)) => return,
-                Err(SendTimeoutError::Timeout(_)) => {
-                    return end_with(Status::deadline_exceeded(format!(
-                        "the client read nothing for {} s: the stream is ended",
-                        limits::STREAM_STALL.as_secs()
-                    )))
+            for item in items {
+                let failed = item.is_err();
+                match tx.send_timeout(item, limits::STREAM_STALL).await {
+                    Ok(()) if !failed => {}
+                    Ok(()) | Err(SendTimeoutError::Closed(_)) => return,
+                    Err(SendTimeoutError::Timeout(_)) => {
+                        return end_with(Status::deadline_exceeded(format!(
+                            "the client read nothing for {} s: the stream is ended",
+                            limits::STREAM_STALL.as_secs()
+                        )))
+                    }
                 }
+                next += 1;
             }
-            next += 1;
         }
         tokio::select! {
             changed = head.changed() => if changed.is_err() { return },
