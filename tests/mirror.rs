@@ -3,8 +3,9 @@
 //! Audit API answering from the copy while the log's server is down (replay, bundles that verify
 //! with a policy naming the mirror, proofs), writes refused; its witness door cosigning only what
 //! it holds; its tiles read back by outside readers with the mirror's cosignature; and a forged
-//! log — the same key, an entry rewritten and the chain re-signed — refused, the copy stopped, and
-//! the fork kept as evidence `pitboss verify-evidence` proves.
+//! log — the same key, an entry rewritten and the chain re-signed — refused by every one of three
+//! witnesses (2 of 3 the quorum) and by the mirror, whose copy stops, each fork kept as evidence
+//! `pitboss verify-evidence` proves.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss_testkit::mirror::MirrorProcess;
 use pitboss_testkit::server::Server;
+use pitboss_testkit::witness::WitnessProcess;
 use prost::Message;
 
 type Client = pitboss::service::client::Authorized;
@@ -275,6 +277,40 @@ async fn a_mirror_follows_through_restarts_and_serves_the_log_when_its_server_is
         "{refused:?}"
     );
 
+    // Its witness door cosigns only what the copy holds: the held tree again (200, a cosignature
+    // that verifies with the mirror's key), not another root at that size (422), not a tree it
+    // does not hold yet (503, after waiting for the copy to reach it: the log's server is down).
+    let key = pitboss_ledger::keys::Keypair::load(&data).expect("the log's key file");
+    let sign = |size: u64, root: [u8; 32]| {
+        let text = pitboss_ledger::checkpoint::body(&first.origin, size, &root, &[]);
+        let mut sig = pitboss_ledger::checkpoint::key_hash(&first.origin, &key.public()).to_vec();
+        sig.extend_from_slice(&key.sign_message(text.as_bytes()));
+        format!(
+            "{text}\n\u{2014} {} {}\n",
+            first.origin,
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, sig)
+        )
+    };
+    let held_root: [u8; 32] = held.root_hash.clone().try_into().unwrap();
+    let door = |note: &str| {
+        pitboss_testkit::http::post(
+            &mirror.witness,
+            "/add-checkpoint",
+            format!("old {}\n\n{note}", held.tree_size).as_bytes(),
+        )
+    };
+    let (status, _, line) = door(&sign(held.tree_size, held_root));
+    assert_eq!(status, 200, "{line}");
+    let cosigned =
+        pitboss_witness::note::Note::parse(&format!("{}{line}", sign(held.tree_size, held_root)))
+            .unwrap();
+    assert!(cosigned
+        .signatures
+        .iter()
+        .any(|s| { pitboss_witness::cosignature::verify(&mirror_key, &cosigned.text, s).is_ok() }));
+    assert_eq!(door(&sign(held.tree_size, [7; 32])).0, 422);
+    assert_eq!(door(&sign(held.tree_size + 5, [7; 32])).0, 503);
+
     // Its tiles, read by outside readers: every entry the copy's, the note cosigned by the mirror.
     let tiles = pitboss_testkit::tiles::read(
         &pitboss_testkit::tiles::Http(mirror.tiles.clone()),
@@ -336,16 +372,58 @@ fn forge(data: &Path, at: u64) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_forged_log_stops_the_mirror_which_keeps_the_evidence() {
+async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evidence() {
     let dirs = tempfile::tempdir().unwrap();
     let data = dirs.path().join("log");
     let port = pitboss_testkit::postgres::free_port();
     let listen = format!("127.0.0.1:{port}");
-    let server = Server::start_with(&data, &["--listen", &listen]);
+    // The log begins; three witnesses know it; its server submits to them, two of three a quorum.
+    let log_vkey = {
+        let server = Server::start_with(&data, &["--listen", &listen]);
+        let mut audit = AuditClient::new(server.channel().await);
+        vkey_of(&checkpoint(&mut audit, 0).await)
+    };
+    let known = dirs.path().join("witness.policy");
+    std::fs::write(&known, format!("log {log_vkey}\nquorum none\n")).unwrap();
+    let witnesses: Vec<WitnessProcess> = (1..=3)
+        .map(|i| {
+            WitnessProcess::start(
+                &dirs.path().join(format!("w{i}")),
+                &format!("witness.test/w{i}"),
+                &known,
+            )
+        })
+        .collect();
+    let mut policy = format!("log {log_vkey}\n");
+    for (i, w) in witnesses.iter().enumerate() {
+        policy += &format!("witness W{} {} {}\n", i + 1, w.vkey, w.url());
+    }
+    policy += "group two 2 W1 W2 W3\nquorum two\n";
+    let policy_file = dirs.path().join("log.policy");
+    std::fs::write(&policy_file, policy).unwrap();
+    let args = [
+        "--listen",
+        &listen,
+        "--witness-policy",
+        policy_file.to_str().unwrap(),
+        "--cosign-every-ms",
+        "50",
+    ];
+    let server = Server::start_with(&data, &args);
     play(&server, 6).await;
     let mut audit = AuditClient::new(server.channel().await);
-    let honest = checkpoint(&mut audit, 0).await;
-    let log_vkey = vkey_of(&honest);
+    let started = Instant::now();
+    let honest = loop {
+        let now = checkpoint(&mut audit, 0).await;
+        if now.cosigned && now.tree_size == now.log_size {
+            break now;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never cosigned"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     let mirror = MirrorProcess::start(
         &dirs.path().join("mirror"),
         "regulator.test/mirror",
@@ -354,11 +432,15 @@ async fn a_forged_log_stops_the_mirror_which_keeps_the_evidence() {
     );
     let held = mirror_holds(&mirror, honest.log_size).await;
     assert_eq!(held.root_hash, honest.root_hash);
+    assert!(
+        held.cosigned,
+        "the mirror holds the witnesses' cosigned tree"
+    );
 
     // The operator rewrites an old entry with the log's own key and serves the forged history.
     drop(server.kill());
     forge(&data, honest.log_size / 2);
-    let server = Server::start_with(&data, &["--listen", &listen]);
+    let server = Server::start_with(&data, &args);
     let mut audit = AuditClient::new(server.channel().await);
     let forged = checkpoint(&mut audit, honest.log_size).await;
     assert_ne!(
@@ -366,6 +448,45 @@ async fn a_forged_log_stops_the_mirror_which_keeps_the_evidence() {
         "another tree, same size"
     );
     play(&server, 2).await;
+
+    // Every witness refuses the forged log's checkpoints (their consistency proofs do not reach
+    // the tree they cosigned) and keeps them; the forged log gets no cosigned checkpoint.
+    let refused = |w: &WitnessProcess| {
+        std::fs::read_dir(w.data.join("state/refused"))
+            .into_iter()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .count()
+    };
+    let started = Instant::now();
+    while witnesses.iter().any(|w| refused(w) == 0) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "not refused by every witness"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        !checkpoint(&mut audit, 0).await.cosigned,
+        "no quorum for the forged log"
+    );
+    // Shown the forged log's own checkpoint of the size they cosigned, each keeps the fork.
+    for w in &witnesses {
+        let body = format!("old {}\n\n{}", honest.tree_size, forged.note);
+        let (status, _, why) = w.add_checkpoint(&body);
+        assert_eq!(status, 422, "{why}");
+        let forks: Vec<_> = std::fs::read_dir(w.data.join("state/forks"))
+            .unwrap()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .map(|f| f.unwrap().path())
+            .collect();
+        assert_eq!(forks.len(), 1);
+        assert!(
+            verify_evidence(&forks[0], &log_vkey),
+            "{}",
+            forks[0].display()
+        );
+    }
 
     // The mirror refuses it: its copy stops where the honest log ended, its health says so, and
     // its witness keeps both signed trees as the evidence.
@@ -414,18 +535,18 @@ async fn a_forged_log_stops_the_mirror_which_keeps_the_evidence() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
+    assert!(
+        verify_evidence(&evidence, &log_vkey),
+        "{}",
+        evidence.display()
+    );
+}
+
+/// Whether `pitboss verify-evidence` proves a fork from `file` with the log's verifier key.
+fn verify_evidence(file: &Path, log_vkey: &str) -> bool {
     let out = std::process::Command::new(pitboss_testkit::binary())
-        .args([
-            "verify-evidence",
-            evidence.to_str().unwrap(),
-            "--log",
-            &log_vkey,
-        ])
+        .args(["verify-evidence", file.to_str().unwrap(), "--log", log_vkey])
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && said.starts_with("FORK PROVEN"),
-        "{said}"
-    );
+    out.status.success() && String::from_utf8_lossy(&out.stdout).starts_with("FORK PROVEN")
 }

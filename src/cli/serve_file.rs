@@ -495,6 +495,40 @@ mod tests {
         );
     }
 
+    #[test]
+    fn tiles_come_from_the_file_or_the_flags_and_listening_needs_a_directory() {
+        let f = file("[tiles]\ndir = \"tiles\"\nlisten = \"127.0.0.1:8080\"\n").unwrap();
+        let settings = merge(Flags::default(), f).unwrap();
+        let dir = settings.tiles.clone().expect("the file's directory");
+        assert!(dir.is_absolute() && dir.ends_with("tiles"), "{dir:?}");
+        assert_eq!(
+            settings.tiles_listen,
+            Some("127.0.0.1:8080".parse().unwrap())
+        );
+        let flags = Flags {
+            tiles: Some(PathBuf::from("elsewhere")),
+            ..Flags::default()
+        };
+        let settings = merge(flags, file("[tiles]\ndir = \"tiles\"\n").unwrap()).unwrap();
+        assert_eq!(settings.tiles, Some(PathBuf::from("elsewhere")));
+        assert_eq!(settings.tiles_listen, None);
+        let alone = merge(
+            Flags::default(),
+            file("[tiles]\nlisten = \"127.0.0.1:8080\"\n").unwrap(),
+        );
+        assert!(matches!(
+            alone,
+            Err(FileError::Incomplete {
+                field: "tiles.listen",
+                ..
+            })
+        ));
+        assert!(
+            file("[tiles]\nevery = 2\n").is_err(),
+            "unknown keys refused"
+        );
+    }
+
     /// The documented example is a valid file, and says what the defaults are.
     #[test]
     fn the_example_file_reads() {

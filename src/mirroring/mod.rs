@@ -314,9 +314,13 @@ impl Mirroring {
                         break;
                     }
                 };
-                while events.len() < settings.batch {
+                let mut bytes = events[0].stored_entry.len();
+                while events.len() < settings.batch && bytes < BATCH_BYTES {
                     match stream.message().now_or_never() {
-                        Some(Ok(Some(event))) => events.push(event),
+                        Some(Ok(Some(event))) => {
+                            bytes += event.stored_entry.len();
+                            events.push(event);
+                        }
                         _ => break,
                     }
                 }
@@ -375,7 +379,9 @@ impl Mirroring {
                 false
             }
             Err(e) => {
-                tracing::error!(error = %e, "mirror: the copy could not be written; following again");
+                self.stop(format!(
+                    "the copy cannot be written ({e}): restart the mirror (it verifies its copy again)"
+                ));
                 false
             }
         }
@@ -437,6 +443,18 @@ impl Mirroring {
             Err(_) => return,
         };
         let size = held.checkpoint.size;
+        let unchanged = {
+            let inner = self.lock();
+            let same = |p: &Option<Published>| {
+                p.as_ref()
+                    .is_some_and(|p| p.size == size && p.root == held.checkpoint.root)
+            };
+            same(&inner.newest) && (!cosigned || same(&inner.cosigned))
+        };
+        if unchanged {
+            // The tree published already: not cosigned again (the tiles' checkpoint stays).
+            return;
+        }
         let line = match self.cosign(&held).await {
             Ok(line) => line,
             Err(why) => {
@@ -559,6 +577,9 @@ impl Mirroring {
         }
     }
 }
+
+/// The most stored bytes offered to the copy at once (with [`Settings::batch`] entries at most).
+const BATCH_BYTES: usize = 8 * 1024 * 1024;
 
 /// How long the witness door waits for the copy to reach a submitted tree.
 const GATE_WAIT: Duration = Duration::from_secs(5);

@@ -22,13 +22,18 @@ use super::checkpoint::{key_hash, Checkpoint};
 use super::entry::Entry;
 use super::seam::{cf, index_key, stream_key, Batch, LogStore};
 use super::store::{OpenOptions, Store, WalRecovery, FORMAT_KEY, FORMAT_VERSION};
-use super::verify::{Growing, PayloadCheck, Problem};
+use super::verify::{Growing, PayloadCheck, Problem, ProblemKind};
 use super::writer::{refuse_all, Job};
 use super::{Engine, Ledger, LedgerError, OpenError};
 use crate::proto::LedgerKind as Kind;
 
 /// The file that makes a directory a mirror's (it names the log it copies).
 pub const MIRROR_FILE: &str = "MIRROR";
+
+/// The longest stored entry a mirror takes: twice the longest any release wrote (a configuration's
+/// 64 KiB of JSON and its envelope), so that the entries it holds for their seal (fewer than
+/// [`super::SEAL_RUN`]) stay bounded whatever the log's server sends.
+pub const MAX_MIRRORED: usize = 128 * 1024;
 
 /// The file of the newest checkpoint of the log a mirror holds (the log's note, as received).
 pub const HELD_FILE: &str = "checkpoint";
@@ -97,8 +102,9 @@ struct Copier {
     growing: Growing,
     held: Vec<Mirrored>,
     head: tokio::sync::watch::Sender<u64>,
-    /// The first entry that did not verify: nothing more is taken.
-    failed: Option<Problem>,
+    /// Why the copy takes nothing more: the first entry that did not verify, or a write that
+    /// failed (its verification state is then ahead of the store: a restart verifies again).
+    failed: Option<LedgerError>,
 }
 
 impl Copier {
@@ -118,12 +124,30 @@ impl Copier {
 
     /// Verifies `entries` in order; writes each run whose seal checked.
     fn offer(&mut self, entries: Vec<Mirrored>) -> Result<MirrorState, LedgerError> {
-        if let Some(problem) = &self.failed {
-            return Err(LedgerError::NotTheLog(problem.clone()));
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
         }
+        let result = self.verify_and_write(entries);
+        if let Err(error) = &result {
+            self.failed = Some(error.clone());
+        }
+        result
+    }
+
+    fn verify_and_write(&mut self, entries: Vec<Mirrored>) -> Result<MirrorState, LedgerError> {
         let mut batch = Batch::default();
         let mut sealed = 0u64;
         for entry in entries {
+            if entry.stored.len() > MAX_MIRRORED {
+                self.commit(&batch, sealed)?;
+                return Err(LedgerError::NotTheLog(Problem {
+                    sequence: entry.sequence,
+                    kind: ProblemKind::Undecodable(format!(
+                        "{} bytes stored, more than any log entry ({MAX_MIRRORED})",
+                        entry.stored.len()
+                    )),
+                }));
+            }
             match self.growing.push(entry.sequence, &entry.stored) {
                 Ok(0) => self.held.push(entry),
                 Ok(_) => {
@@ -136,7 +160,6 @@ impl Copier {
                 Err(problem) => {
                     // What sealed before the bad entry is the log's: keep it.
                     self.commit(&batch, sealed)?;
-                    self.failed = Some(problem.clone());
                     return Err(LedgerError::NotTheLog(problem));
                 }
             }
