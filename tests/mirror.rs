@@ -278,8 +278,8 @@ async fn a_mirror_follows_through_restarts_and_serves_the_log_when_its_server_is
     );
 
     // Its witness door cosigns only what the copy holds: the held tree again (200, a cosignature
-    // that verifies with the mirror's key), not another root at that size (422), not a tree it
-    // does not hold yet (503, after waiting for the copy to reach it: the log's server is down).
+    // that verifies with the mirror's key), not a tree it does not hold yet (503, after waiting
+    // for the copy to reach it: the log's server is down).
     let key = pitboss_ledger::keys::Keypair::load(&data).expect("the log's key file");
     let sign = |size: u64, root: [u8; 32]| {
         let text = pitboss_ledger::checkpoint::body(&first.origin, size, &root, &[]);
@@ -308,8 +308,17 @@ async fn a_mirror_follows_through_restarts_and_serves_the_log_when_its_server_is
         .signatures
         .iter()
         .any(|s| { pitboss_witness::cosignature::verify(&mirror_key, &cosigned.text, s).is_ok() }));
-    assert_eq!(door(&sign(held.tree_size, [7; 32])).0, 422);
     assert_eq!(door(&sign(held.tree_size + 5, [7; 32])).0, 503);
+    // Another root the log signed at the size the mirror cosigned is a fork: refused, kept by the
+    // mirror's witness as evidence that proves it, and the copy stops following.
+    assert_eq!(door(&sign(held.tree_size, [7; 32])).0, 422);
+    let forks: Vec<_> = std::fs::read_dir(mirror.data.join("witness/state/forks"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .collect();
+    assert_eq!(forks.len(), 1);
+    assert!(verify_evidence(&forks[0], &log_vkey));
 
     // Its tiles, read by outside readers: every entry the copy's, the note cosigned by the mirror.
     let tiles = pitboss_testkit::tiles::read(
@@ -549,4 +558,112 @@ fn verify_evidence(file: &Path, log_vkey: &str) -> bool {
         .output()
         .unwrap();
     out.status.success() && String::from_utf8_lossy(&out.stdout).starts_with("FORK PROVEN")
+}
+
+/// The mirror's copy at the ledger: entries held for their seal are offered again after a
+/// reconnection (from the copy's end) and taken; an entry whose bytes were altered stops the copy
+/// for good; a copy opened for another log, and `serve` on a mirror's directory, are refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_copy_takes_a_run_offered_again_and_stops_at_an_altered_entry() {
+    use pitboss_ledger::mirror::Mirrored;
+    use pitboss_ledger::{AppendRequest, Expected, Ledger, LedgerError};
+    let dirs = tempfile::tempdir().unwrap();
+    let source = Ledger::open(&dirs.path().join("log"), 0).unwrap();
+    let payload = |n: u64| {
+        proto::Payload {
+            kind: Some(proto::payload::Kind::ConfigPublished(
+                proto::ConfigPublished {
+                    config_id: vec![7; 32],
+                    canonical_json: format!("{{\"n\":{n}}}").into_bytes(),
+                },
+            )),
+        }
+        .encode_to_vec()
+    };
+    // One group of five: only its last entry is signed.
+    source
+        .append(AppendRequest::entries(
+            "s/1".into(),
+            Expected::Any,
+            (0..5).map(payload).collect(),
+            1,
+            "test",
+        ))
+        .await
+        .unwrap();
+    let stored = source.stored_entries(0, 6).unwrap();
+    assert!(pitboss_ledger::Entry::decode(&stored[2].1)
+        .unwrap()
+        .signature
+        .is_none());
+    let offered = |range: std::ops::Range<usize>| -> Vec<Mirrored> {
+        stored[range]
+            .iter()
+            .map(|(sequence, bytes)| Mirrored {
+                sequence: *sequence,
+                stored: bytes.clone(),
+                indexes: Vec::new(),
+            })
+            .collect()
+    };
+    let origin = source.origin().unwrap();
+    let copy = Ledger::open_mirror(&dirs.path().join("copy"), &origin, None).unwrap();
+    let state = copy.mirror(offered(0..3)).await.unwrap();
+    assert_eq!(
+        (state.size, state.held),
+        (1, 2),
+        "two entries wait for their seal"
+    );
+    // Reconnected: offered again from the copy's end, the run is taken whole.
+    let state = copy.mirror(offered(1..6)).await.unwrap();
+    assert_eq!((state.size, state.held), (6, 0));
+    assert_eq!(copy.stored_entries(0, 6).unwrap(), stored);
+    drop(copy);
+
+    // Another log's name on this copy is refused; so is `serve` on it.
+    assert!(matches!(
+        Ledger::open_mirror(&dirs.path().join("copy"), "example.com/other", None),
+        Err(pitboss_ledger::OpenError::Ledger(
+            LedgerError::MirrorOfAnotherLog { .. }
+        ))
+    ));
+    let refused = pitboss_testkit::server::Server::refuses(&dirs.path().join("copy"));
+    assert!(refused.contains("pitboss mirror"), "{refused}");
+
+    // An altered entry is not taken, and nothing after it either.
+    source
+        .append(AppendRequest::entries(
+            "s/1".into(),
+            Expected::Any,
+            vec![payload(9)],
+            2,
+            "test",
+        ))
+        .await
+        .unwrap();
+    let next = source.stored_entries(6, 1).unwrap();
+    let mut altered = next[0].1.clone();
+    let at = altered.len() / 2;
+    altered[at] ^= 1;
+    let copy = Ledger::open_mirror(&dirs.path().join("copy"), &origin, None).unwrap();
+    let refused = copy
+        .mirror(vec![Mirrored {
+            sequence: 6,
+            stored: altered,
+            indexes: Vec::new(),
+        }])
+        .await;
+    assert!(
+        matches!(refused, Err(LedgerError::NotTheLog(_))),
+        "{refused:?}"
+    );
+    let again = copy
+        .mirror(vec![Mirrored {
+            sequence: 6,
+            stored: next[0].1.clone(),
+            indexes: Vec::new(),
+        }])
+        .await;
+    assert!(again.is_err(), "the copy stopped at the altered entry");
+    assert_eq!(copy.size(), 6);
 }

@@ -428,3 +428,62 @@ async fn a_server_keeps_and_serves_its_tiles() {
     let common = served.records.len().min(second.records.len());
     assert_eq!(served.records[..common], second.records[..common]);
 }
+
+/// A log that changed an entry the published tree holds — in its last partial tile, where a new
+/// publication reads entries again — is refused even when the new checkpoint's root is the one its
+/// entries give: the tiles must also give the published tree's root at its size.
+#[test]
+fn a_rewritten_entry_of_the_published_partial_tile_is_refused() {
+    use pitboss_ledger::entry::entry_hash;
+    use prost::Message;
+    let dirs = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(&dirs.path().join("log"), 0).unwrap();
+    fill(&ledger, 600);
+    let out = dirs.path().join("tiles");
+    let dir = TileDir::open(&out).unwrap();
+    publish(&dir, &ledger, 300).unwrap();
+    let before = files(&out);
+    let size = ledger.tree_size().unwrap();
+    // Entry 280 rewritten and the entries after it chained again: a history that holds together.
+    let mut forged = ledger.stored_entries(0, size).unwrap();
+    let mut previous = None;
+    for (sequence, stored) in forged.iter_mut().skip(280) {
+        let entry = pitboss_ledger::Entry::decode(stored).unwrap();
+        let mut envelope = entry.envelope.clone();
+        if *sequence == 280 {
+            envelope.actor = "forger".into();
+        }
+        if let Some(previous) = previous {
+            envelope.prev_hash = Vec::from(previous);
+        }
+        let bytes = envelope.encode_to_vec();
+        let hash = entry_hash(&bytes);
+        *stored = pitboss_ledger::proto::StoredEntry {
+            envelope: bytes,
+            hash: hash.to_vec(),
+            signature: entry.signature.map(Vec::from).unwrap_or_default(),
+        }
+        .encode_to_vec();
+        previous = Some(hash);
+    }
+    let leaves: Vec<[u8; 32]> = forged
+        .iter()
+        .map(|(_, b)| {
+            pitboss_ledger::merkle::leaf_hash(&pitboss_ledger::Entry::decode(b).unwrap().hash)
+        })
+        .collect();
+    let (honest, _) = ledger.checkpoint_blocking(Some(size)).unwrap();
+    let note = pitboss_ledger::checkpoint::Checkpoint {
+        root: pitboss_ledger::merkle::root_of(&leaves),
+        ..honest
+    }
+    .note();
+    let refused = dir.publish(&note, |from, count| {
+        Ok(forged[from as usize..(from + count) as usize].to_vec())
+    });
+    assert!(
+        matches!(refused, Err(TilesError::Fork { size: 300, .. })),
+        "{refused:?}"
+    );
+    assert_eq!(files(&out), before, "nothing published");
+}

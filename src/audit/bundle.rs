@@ -188,13 +188,19 @@ pub fn build_signed(
 ) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
-    let (now, held) = match source {
-        Source::Log(cosigned) => (floor.tree_size()?, cosigned.cloned()),
+    // A mirror's trees are read once: the follower may hold newer ones meanwhile.
+    let (now, held, trees) = match source {
+        Source::Log(cosigned) => (floor.tree_size()?, cosigned.cloned(), None),
         Source::Mirror(mirror) => {
             let newest = mirror.newest().ok_or_else(|| {
                 BundleError::NotHeld("the mirror holds no checkpoint of the log yet".into())
             })?;
-            (newest.size, mirror.cosigned().map(|c| c.as_cosigned()))
+            let cosigned = mirror.cosigned();
+            (
+                newest.size,
+                cosigned.as_ref().map(|c| c.as_cosigned()),
+                Some((newest, cosigned)),
+            )
         }
     };
     let stream = hand_stream(hand_id);
@@ -232,11 +238,12 @@ pub fn build_signed(
             (checkpoint.note(), signer, cosigned.map(|c| c.note.clone()))
         }
         Source::Mirror(mirror) => {
-            let tree = match mirror.cosigned() {
+            let Some((newest, cosigned)) = trees else {
+                return Err(BundleError::NotHeld("no tree read".into()));
+            };
+            let tree = match cosigned {
                 Some(c) if c.size == size => c,
-                _ => mirror.newest().ok_or_else(|| {
-                    BundleError::NotHeld("the mirror holds no checkpoint of the log yet".into())
-                })?,
+                _ => newest,
             };
             let statement = mirror
                 .statement(&tree, &end.line())

@@ -41,7 +41,10 @@ pub fn run(args: TilesArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot keep tiles in {}", args.out.display()))?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let channel = runtime.block_on(args.server.connect())?;
-    let mut audit = AuditClient::new(channel).max_decoding_message_size(16 * 1024 * 1024);
+    // An event with its stored entry (at most MAX_RECORD bytes in any log the tiles can hold) and
+    // its fields, or a checkpoint.
+    let mut audit = AuditClient::new(channel)
+        .max_decoding_message_size(pitboss_ledger::tiles::MAX_RECORD + 64 * 1024);
     let answer = runtime
         .block_on(audit.get_checkpoint(proto::GetCheckpointRequest { tree_size: 0 }))
         .map_err(refused)?

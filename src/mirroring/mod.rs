@@ -203,40 +203,44 @@ impl Mirroring {
         let Ok(request) = AddCheckpoint::parse(body) else {
             return Ok(());
         };
-        let Ok(checkpoint) = pitboss_witness::checkpoint::Checkpoint::parse(&request.note.text)
-        else {
-            return Ok(());
-        };
-        if checkpoint.origin != self.origin {
-            return Ok(());
-        }
+        let note = request.note.to_text();
         let waited = Instant::now();
-        while self.floor.log_size() < checkpoint.size {
-            if waited.elapsed() > GATE_WAIT {
-                return Err((
-                    503,
-                    format!(
-                        "the mirror holds {} entries, not yet {}: submit it again later",
-                        self.floor.log_size(),
-                        checkpoint.size
-                    ),
-                ));
+        loop {
+            // Held once it is the log's (signed by a key the log established) and the copy's tree.
+            match self.floor.hold_checkpoint(&note) {
+                Ok(_) => return Ok(()),
+                Err(HoldError::Beyond { size, held }) => {
+                    if waited.elapsed() > GATE_WAIT {
+                        return Err((
+                            503,
+                            format!(
+                                "the mirror holds {held} entries, not yet {size}: submit it again later"
+                            ),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(fork @ HoldError::Fork { size, .. }) => {
+                    self.stop(format!(
+                        "the log signed another tree than the copy's: {fork}"
+                    ));
+                    // At the size the witness cosigned, the witness keeps the two as evidence;
+                    // at any other, nothing of it is cosigned.
+                    let latest = self
+                        .witness
+                        .latest(&self.origin)
+                        .ok()
+                        .flatten()
+                        .map(|s| s.checkpoint.size);
+                    return if latest == Some(size) {
+                        Ok(())
+                    } else {
+                        Err((422, format!("{fork}\n")))
+                    };
+                }
+                // Not this log's, not signed by it, malformed: the witness answers (404, 403, 400).
+                Err(_) => return Ok(()),
             }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        match self.floor.tree_root(checkpoint.size) {
-            Ok(root) if root == checkpoint.root => Ok(()),
-            Ok(_) => {
-                tracing::warn!(
-                    size = checkpoint.size,
-                    "mirror: a checkpoint submitted whose root is not the copy's (a fork?)"
-                );
-                Err((
-                    422,
-                    "the mirror's copy of the log has another tree at this size".into(),
-                ))
-            }
-            Err(e) => Err((500, e.to_string())),
         }
     }
 
@@ -268,8 +272,10 @@ impl Mirroring {
     }
 
     async fn run(self: Arc<Self>, upstream: Authorized, settings: Settings) {
+        // An event with its stored entry, or a checkpoint: never more than the largest entry a
+        // mirror takes and its fields.
         let mut audit = AuditClient::new(upstream)
-            .max_decoding_message_size(16 * 1024 * 1024)
+            .max_decoding_message_size(pitboss_ledger::mirror::MAX_MIRRORED + 64 * 1024)
             .max_encoding_message_size(64 * 1024);
         let mut backoff = Duration::from_millis(100);
         loop {
@@ -458,8 +464,10 @@ impl Mirroring {
         let line = match self.cosign(&held).await {
             Ok(line) => line,
             Err(why) => {
-                tracing::warn!(%why, size, "mirror: the held checkpoint is not cosigned by the mirror");
-                String::new()
+                // Published only with the mirror's cosignature (tlog-mirror); tried again at the
+                // next refresh.
+                tracing::warn!(%why, size, "mirror: the held checkpoint is not cosigned by the mirror; not published");
+                return;
             }
         };
         let published = Published {

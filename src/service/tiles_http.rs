@@ -38,7 +38,11 @@ async fn answer(
     request: &Request<hyper::body::Incoming>,
 ) -> Response<Full<Bytes>> {
     if !matches!(request.method(), &Method::GET | &Method::HEAD) {
-        return reply(StatusCode::METHOD_NOT_ALLOWED, "only GET\n", PLAIN);
+        let mut response = reply(StatusCode::METHOD_NOT_ALLOWED, "only GET\n", PLAIN);
+        response
+            .headers_mut()
+            .insert(hyper::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
     }
     let path = request.uri().path().trim_start_matches('/');
     let (file, limit, content_type, cache) = if path == CHECKPOINT {

@@ -38,8 +38,9 @@ pub const MAX_MIRRORED: usize = 128 * 1024;
 /// The file of the newest checkpoint of the log a mirror holds (the log's note, as received).
 pub const HELD_FILE: &str = "checkpoint";
 
-/// The longest checkpoint note a mirror holds (a note with many cosignatures is a few KiB).
-pub const MAX_HELD_NOTE: usize = 64 * 1024;
+/// The longest checkpoint note a mirror holds (a note with many cosignatures is a few KiB): less
+/// than a tile directory's checkpoint may be, so that the mirror's own cosignature line fits.
+pub const MAX_HELD_NOTE: usize = 60 * 1024;
 
 /// A checkpoint of the log that a mirror holds: signed by a key the log established, of a tree
 /// the copy holds, whose root is the copy's at that size. What the mirror answers as the log's
@@ -135,6 +136,13 @@ impl Copier {
     }
 
     fn verify_and_write(&mut self, entries: Vec<Mirrored>) -> Result<MirrorState, LedgerError> {
+        // Offered again from the copy's end (the follower reconnected): the entries held for their
+        // seal are forgotten, and come again.
+        if !self.held.is_empty() && entries.first().map(|e| e.sequence) == Some(*self.head.borrow())
+        {
+            self.held.clear();
+            self.growing.rewind();
+        }
         let mut batch = Batch::default();
         let mut sealed = 0u64;
         for entry in entries {
@@ -250,7 +258,7 @@ impl Ledger {
                     }));
                 }
                 std::fs::create_dir_all(dir).map_err(io)?;
-                std::fs::write(&marker, format!("{origin}\n")).map_err(io)?;
+                super::files::replace(&marker, format!("{origin}\n").as_bytes()).map_err(io)?;
             }
             Err(e) => return Err(io(e)),
         }
@@ -326,11 +334,7 @@ impl Ledger {
         }
         if let Engine::Rocks(store) = &self.engine {
             let path = store.path().join(HELD_FILE);
-            let tmp = path.with_extension("tmp");
-            let written = std::fs::write(&tmp, note)
-                .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
-                .and_then(|()| std::fs::rename(&tmp, &path));
-            if let Err(e) = written {
+            if let Err(e) = super::files::replace(&path, note.as_bytes()) {
                 // Held in memory still; the next start takes the file's older note, or the log's.
                 tracing::warn!(path = %path.display(), error = %e, "the held checkpoint was not saved");
             }
@@ -348,7 +352,7 @@ impl Ledger {
     /// size within the copy, and its root the copy's.
     fn check_held(&self, note: &str) -> Result<Held, HoldError> {
         if note.len() > MAX_HELD_NOTE {
-            return Err(HoldError::Malformed("longer than 64 KiB".into()));
+            return Err(HoldError::Malformed("longer than 60 KiB".into()));
         }
         let checkpoint =
             Checkpoint::parse(note).map_err(|e| HoldError::Malformed(e.to_string()))?;

@@ -570,6 +570,9 @@ pub(crate) struct Growing {
     keys: HashMap<KeyId, VerifyingKey>,
     /// Entries checked but for the signature that seals them (the last one's, when it comes).
     run: Vec<Signed>,
+    /// `expected` and `prev` after the last seal: where [`Growing::rewind`] goes back to. (Keys
+    /// change only by key entries, which carry their own signature and so end a run.)
+    sealed: (u64, Hash),
     payloads: Option<PayloadCheck>,
 }
 
@@ -599,8 +602,16 @@ impl Growing {
             prev,
             keys: walk.keys,
             run: Vec::new(),
+            sealed: (expected, prev),
             payloads,
         })
+    }
+
+    /// Forgets the entries held for their seal: the next due is the one after the last seal (a
+    /// follower that reconnected offers them again).
+    pub(crate) fn rewind(&mut self) {
+        self.run.clear();
+        (self.expected, self.prev) = self.sealed;
     }
 
     /// Checks the next entry. Returns how many entries are verified by it: 0 while its run awaits
@@ -642,6 +653,7 @@ impl Growing {
         }
         let sealed = self.run.len();
         self.run.clear();
+        self.sealed = (self.expected, self.prev);
         Ok(sealed)
     }
 }

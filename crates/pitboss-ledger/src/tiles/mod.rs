@@ -159,6 +159,11 @@ impl TileDir {
     where
         F: FnMut(u64, u64) -> Result<Vec<(u64, Vec<u8>)>, String>,
     {
+        if note.len() as u64 > MAX_CHECKPOINT {
+            return Err(TilesError::Checkpoint(CheckpointError::Malformed(
+                "longer than 64 KiB".into(),
+            )));
+        }
         let given = Checkpoint::parse(note).map_err(TilesError::Checkpoint)?;
         let held = self.checkpoint()?;
         let from = match &held {
@@ -199,17 +204,18 @@ impl TileDir {
             }
             Some((_, held)) => held.size,
         };
+        let held_root = held.map(|(_, held)| held.root);
         let mut run = Run::new(&self.root);
-        match run.tiles(from, &given, &mut read) {
-            Ok(()) => {
-                run.replace_checkpoint(note)?;
-                Ok(Published {
-                    from,
-                    size: given.size,
-                    files: run.files,
-                    bytes: run.bytes,
-                })
-            }
+        let written = run
+            .tiles(from, held_root, &given, &mut read)
+            .and_then(|()| run.replace_checkpoint(note));
+        match written {
+            Ok(()) => Ok(Published {
+                from,
+                size: given.size,
+                files: run.files,
+                bytes: run.bytes,
+            }),
             Err(e) => {
                 run.undo();
                 Err(e)
@@ -242,8 +248,16 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Writes every tile from size `from` to the checkpoint's, and checks the root.
-    fn tiles<F>(&mut self, from: u64, given: &Checkpoint, read: &mut F) -> Result<(), TilesError>
+    /// Writes every tile from size `from` (whose root is `held`) to the checkpoint's, and checks
+    /// that the new tiles give the checkpoint's root, and the held root at the held size (a log
+    /// that changed an entry of the held tree's last partial tile is refused, not published).
+    fn tiles<F>(
+        &mut self,
+        from: u64,
+        held: Option<Hash>,
+        given: &Checkpoint,
+        read: &mut F,
+    ) -> Result<(), TilesError>
     where
         F: FnMut(u64, u64) -> Result<Vec<(u64, Vec<u8>)>, String>,
     {
@@ -260,7 +274,7 @@ impl<'a> Run<'a> {
             let held = tree::hashes_at(level, from);
             for index in held / WIDTH..=(count - 1) / WIDTH {
                 let start = index * WIDTH;
-                let width = (count - start).min(WIDTH);
+                let width = tree::width(level, start, size);
                 let mut tile = Vec::with_capacity(width as usize * 32);
                 // The hashes the held partial tile has are read from it, not hashed again.
                 let kept = held.saturating_sub(start).min(width);
@@ -292,7 +306,7 @@ impl<'a> Run<'a> {
             }
         }
         let mut cache: HashMap<TilePath, Vec<Hash>> = HashMap::new();
-        let root = tree::root(size, &mut |level, index| {
+        let mut hash = |level: u8, index: u64| {
             let tile = TilePath {
                 kind: Kind::Hashes(level),
                 index: index / WIDTH,
@@ -302,7 +316,18 @@ impl<'a> Run<'a> {
                 slot.insert(self.read_tile(tile)?);
             }
             Ok::<_, TilesError>(cache[&tile][(index % WIDTH) as usize])
-        })?;
+        };
+        if let Some(held) = held.filter(|_| from > 0) {
+            let again = tree::root(from, &mut hash)?;
+            if again != held {
+                return Err(TilesError::Fork {
+                    size: from,
+                    held: hex::encode(held),
+                    given: hex::encode(again),
+                });
+            }
+        }
+        let root = tree::root(size, &mut hash)?;
         if root != given.root {
             return Err(TilesError::Root {
                 size,
@@ -321,7 +346,7 @@ impl<'a> Run<'a> {
         let mut previous: Option<Hash> = None;
         for index in from / WIDTH..=(size - 1) / WIDTH {
             let start = index * WIDTH;
-            let width = (size - start).min(WIDTH);
+            let width = tree::width(0, start, size);
             let records = read(start, width).map_err(TilesError::Source)?;
             if records.len() as u64 != width {
                 return Err(TilesError::Source(format!(
@@ -425,7 +450,17 @@ impl<'a> Run<'a> {
     /// Writes `bytes` to `path` through a synced temporary file renamed over it.
     fn write_file(&mut self, path: &Path, bytes: &[u8]) -> Result<(), TilesError> {
         let parent = path.parent().unwrap_or(self.root).to_path_buf();
-        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        if !parent.exists() {
+            std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+            // Each directory made holds its entry in the one above it: synced too.
+            for made in parent
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(self.root))
+            {
+                self.directories.insert(made.to_path_buf());
+            }
+        }
         let tmp = path.with_extension("tmp");
         let mut file = File::create(&tmp).map_err(io(&tmp))?;
         file.write_all(bytes).map_err(io(&tmp))?;

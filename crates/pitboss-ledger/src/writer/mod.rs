@@ -239,12 +239,9 @@ struct Pending {
     sealed: bool,
 }
 
-/// Which of a group's entries are signed: the last; the last before the signing key changes; a key
-/// entry; and enough others that no run of unsigned entries reaches [`SEAL_RUN`]. Every other
-/// entry is vouched for by the next signed one, whose hash the chain binds to it.
-/// An upper bound of the stored length of `payload`'s entry (a `StoredEntry`: the envelope, its hash and a
-/// signature): the variable fields' lengths plus the most the fixed ones and every tag and length
-/// prefix can take. Checked before anything of the append is staged.
+/// An upper bound of the stored length of `payload`'s entry (a `StoredEntry`: the envelope, its
+/// hash and a signature): the variable fields' lengths plus the most the fixed ones and every tag
+/// and length prefix can take. Checked before anything of the append is staged.
 fn stored_bound(request: &AppendRequest, payload: &[u8]) -> usize {
     /// The envelope's fixed fields at their longest (three varints of 11 bytes, the previous hash
     /// and a key id of 32 bytes) with every tag and length (each 1 + at most 3 bytes), and the
@@ -253,6 +250,9 @@ fn stored_bound(request: &AppendRequest, payload: &[u8]) -> usize {
     FIXED + request.stream.len() + request.actor.len() + payload.len()
 }
 
+/// Which of a group's entries are signed: the last; the last before the signing key changes; a key
+/// entry; and enough others that no run of unsigned entries reaches [`SEAL_RUN`]. Every other
+/// entry is vouched for by the next signed one, whose hash the chain binds to it.
 fn seals(pending: &[Pending]) -> Vec<bool> {
     let mut run = 0;
     pending
