@@ -379,21 +379,19 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     let log_policy = dirs.path().join("log.policy");
     std::fs::write(&log_policy, policy).unwrap();
     let tiles = dirs.path().join("tiles");
-    let server = Server::start_with(
-        &data,
-        &[
-            "--tiles",
-            tiles.to_str().unwrap(),
-            "--witness-policy",
-            log_policy.to_str().unwrap(),
-            "--cosign-every-ms",
-            "50",
-            "--metrics",
-            "127.0.0.1:0",
-            "--cosign-warn-behind",
-            "0",
-        ],
-    );
+    let serve_args = [
+        "--tiles",
+        tiles.to_str().unwrap(),
+        "--witness-policy",
+        log_policy.to_str().unwrap(),
+        "--cosign-every-ms",
+        "50",
+        "--metrics",
+        "127.0.0.1:0",
+        "--cosign-warn-behind",
+        "0",
+    ];
+    let server = Server::start_with(&data, &serve_args);
     let metrics = server.metrics.clone().expect("the metrics endpoint");
     let sample = |name: &str| -> Option<u64> {
         let (_, _, text) = pitboss_testkit::http::get(&metrics, "/metrics");
@@ -592,4 +590,27 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
             }
         }
     }
+
+    // Every witness down, the server restarted: the cosigned checkpoint kept before is in force
+    // again at once (checked against the log and the policy), not lost until the next quorum.
+    let kept = checkpoint_until(&mut audit, "cosigned at the log's size", |c| {
+        c.cosigned && c.tree_size == c.log_size
+    })
+    .await;
+    for w in &mut witnesses {
+        w.kill();
+    }
+    drop(server);
+    let server = Server::start_with(&data, &serve_args);
+    let mut audit = AuditClient::new(server.channel().await);
+    let again = checkpoint(&mut audit).await;
+    assert!(again.cosigned, "{again:?}");
+    assert_eq!(
+        (again.tree_size, again.root_hash),
+        (kept.tree_size, kept.root_hash)
+    );
+    assert_eq!(
+        cosigners_of(&again.note, &witnesses, &log_verifier),
+        cosigners_of(&kept.note, &witnesses, &log_verifier)
+    );
 }

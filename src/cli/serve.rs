@@ -382,7 +382,14 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
         }))?;
         warm_tree(floor.clone());
         let witnessing = witness_policy
-            .map(|policy| pitboss::witnessing::Witnessing::start(floor.clone(), policy, cosigning));
+            .map(|policy| {
+                pitboss::witnessing::Witnessing::start(
+                    floor.clone(),
+                    policy,
+                    cosigning,
+                    Some(args.data.join(pitboss::witnessing::KEPT_FILE)),
+                )
+            });
         let serving = pitboss::service::Serving {
             access,
             tls,

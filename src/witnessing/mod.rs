@@ -14,6 +14,7 @@
 mod client;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,6 +23,9 @@ use pitboss_witness::policy::{Policy, PolicyWitness};
 use pitboss_witness::request::AddCheckpoint;
 
 use crate::floor::Floor;
+
+/// The file in the server's data directory that keeps the cosigned checkpoint across restarts.
+pub const KEPT_FILE: &str = "cosigned-checkpoint";
 
 /// How the log's side of witnessing runs.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +82,8 @@ struct Inner {
 /// The log's side of witnessing, running.
 pub struct Witnessing {
     policy: Policy,
+    /// Where the cosigned checkpoint is kept across restarts (`DATA/cosigned-checkpoint`).
+    kept: Option<PathBuf>,
     inner: Mutex<Inner>,
     /// Whether the cosigned checkpoint is behind the log by more than the limit (the
     /// `pitboss.witnessing` health service follows it).
@@ -86,10 +92,17 @@ pub struct Witnessing {
 
 impl Witnessing {
     /// Starts submitting the log's checkpoints to `policy`'s witnesses (those with a URL), until
-    /// the runtime ends.
-    pub fn start(floor: Arc<Floor>, policy: Policy, settings: Settings) -> Arc<Witnessing> {
+    /// the runtime ends; the cosigned checkpoint is kept in the file `kept` (and taken back from
+    /// it at the start, if it still checks).
+    pub fn start(
+        floor: Arc<Floor>,
+        policy: Policy,
+        settings: Settings,
+        kept: Option<PathBuf>,
+    ) -> Arc<Witnessing> {
         let witnessing = Arc::new(Witnessing {
             policy,
+            kept,
             inner: Mutex::new(Inner::default()),
             behind: tokio::sync::watch::Sender::new(false),
         });
@@ -118,6 +131,7 @@ impl Witnessing {
     }
 
     async fn run(self: Arc<Self>, floor: Arc<Floor>, settings: Settings) {
+        self.restore(&floor).await;
         let mut submitted = 0;
         loop {
             tokio::time::sleep(settings.every).await;
@@ -142,35 +156,94 @@ impl Witnessing {
         }
     }
 
-    /// Submits `note` (of `size` entries) to every witness with a URL, at once; keeps it if the
-    /// cosignatures meet the quorum.
+    /// Submits `note` (of `size` entries) to every witness with a URL, at once; as soon as the
+    /// cosignatures in hand meet the quorum it is the cosigned checkpoint (a slow witness does not
+    /// hold it back), and each later cosignature is added to it. Kept in the file at the end.
     async fn round(&self, floor: &Arc<Floor>, note: &str, size: u64, settings: Settings) {
+        use futures_util::StreamExt;
         let Ok(parsed) = Note::parse(note) else {
             return;
         };
-        let calls = self
+        let mut answers: futures_util::stream::FuturesUnordered<_> = self
             .policy
             .witnesses
             .iter()
             .filter(|w| w.url.is_some())
-            .map(|w| self.cosign(floor, w, &parsed, size, settings.timeout));
-        let answers = futures_util::future::join_all(calls).await;
+            .map(|w| self.cosign(floor, w, &parsed, size, settings.timeout))
+            .collect();
         let mut cosigned = parsed.clone();
         let mut names = BTreeSet::new();
-        for (name, signature) in answers.into_iter().flatten() {
+        let mut kept = None;
+        while let Some(answer) = answers.next().await {
+            let Some((name, signature)) = answer else {
+                continue;
+            };
             cosigned.signatures.push(signature);
             names.insert(name);
-        }
-        if self.policy.satisfied(&names) {
-            let mut inner = self.lock();
-            if inner.cosigned.as_ref().is_none_or(|c| c.size <= size) {
-                inner.cosigned = Some(Cosigned {
+            if self.policy.satisfied(&names) {
+                let now = Cosigned {
                     note: cosigned.to_text(),
                     size,
-                    witnesses: names.into_iter().collect(),
-                });
-                inner.stats.cosigned_size = size;
+                    witnesses: names.iter().cloned().collect(),
+                };
+                let mut inner = self.lock();
+                if inner.cosigned.as_ref().is_none_or(|c| c.size <= size) {
+                    inner.cosigned = Some(now.clone());
+                    inner.stats.cosigned_size = size;
+                    kept = Some(now);
+                }
             }
+        }
+        if let (Some(cosigned), Some(path)) = (kept, self.kept.clone()) {
+            let saved = tokio::task::spawn_blocking(move || {
+                pitboss_ledger::files::replace(&path, cosigned.note.as_bytes())
+            })
+            .await;
+            if !matches!(saved, Ok(Ok(()))) {
+                tracing::warn!("witnessing: the cosigned checkpoint was not kept on disk");
+            }
+        }
+    }
+
+    /// Takes back the cosigned checkpoint kept before the last stop, if it still checks: the log's
+    /// own tree at its size (the root and key the log gives now) and cosignatures that meet this
+    /// policy's quorum. Otherwise the log is cosigned again from the start.
+    async fn restore(&self, floor: &Arc<Floor>) {
+        let Some(path) = self.kept.clone() else {
+            return;
+        };
+        let (reader, policy) = (floor.clone(), self.policy.clone());
+        let restored = tokio::task::spawn_blocking(move || -> Option<Cosigned> {
+            use std::io::Read;
+            let mut text = String::new();
+            std::fs::File::open(&path)
+                .ok()?
+                .take(pitboss_witness::note::MAX_NOTE as u64)
+                .read_to_string(&mut text)
+                .ok()?;
+            let kept = pitboss_ledger::checkpoint::Checkpoint::parse(&text).ok()?;
+            let (ours, key) = reader.checkpoint(Some(kept.size)).ok()?;
+            if ours.origin != kept.origin || ours.root != kept.root {
+                return None;
+            }
+            let check = pitboss_witness::cosigned::check(&text, &policy, &key).ok()?;
+            check.quorum.then(|| Cosigned {
+                note: text,
+                size: kept.size,
+                witnesses: check.witnesses.into_iter().collect(),
+            })
+        })
+        .await
+        .ok()
+        .flatten();
+        if let Some(cosigned) = restored {
+            tracing::info!(
+                size = cosigned.size,
+                "witnessing: the cosigned checkpoint kept before is in force"
+            );
+            let mut inner = self.lock();
+            inner.stats.cosigned_size = cosigned.size;
+            inner.cosigned = Some(cosigned);
         }
     }
 

@@ -1,4 +1,5 @@
-//! Small files replaced whole (a mirror's marker and held checkpoint): a temporary file written
+//! Small files replaced whole (a mirror's marker and held checkpoint, a server's cosigned
+//! checkpoint): a temporary file written
 //! and synced, renamed over the old one, the directory synced — after a crash the file holds the
 //! old bytes or the new, never a mix, and a replacement that returned is on disk.
 
@@ -7,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Replaces `path` with `bytes`, durably.
-pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
     let mut file = File::create(&tmp)?;
     file.write_all(bytes)?;

@@ -44,7 +44,7 @@ pub mod anchor;
 pub mod checkpoint;
 pub mod copy;
 pub mod entry;
-mod files;
+pub mod files;
 pub mod integrity;
 pub mod keys;
 pub mod merkle;

@@ -143,17 +143,7 @@ impl State {
     /// Makes `note` (a checkpoint of `origin`) the latest cosigned, durably.
     pub fn replace(&self, origin: &str, note: &Note) -> Result<(), StateError> {
         let path = self.checkpoint_path(origin);
-        let tmp = path.with_extension("tmp");
-        let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        file.write_all(note.to_text().as_bytes())
-            .map_err(io(&tmp))?;
-        file.sync_all().map_err(io(&tmp))?;
-        drop(file);
-        std::fs::rename(&tmp, &path).map_err(io(&path))?;
-        let logs = self.dir.join("logs");
-        std::fs::File::open(&logs)
-            .and_then(|d| d.sync_all())
-            .map_err(io(&logs))
+        pitboss_ledger::files::replace(&path, note.to_text().as_bytes()).map_err(io(&path))
     }
 
     /// Keeps a refused submission for `origin` (`checkpoint`, as received in `body`) beside the
