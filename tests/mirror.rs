@@ -549,6 +549,22 @@ async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evid
         "{}",
         evidence.display()
     );
+    // The regulator checks the copy offline as any log: every entry, and the log's checkpoint it
+    // holds against the copy's tree (a mirror has no anchor or key of its own).
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args(["verify", "--data", mirror.data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("mirror: a copy of log"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "the log's first {} entries have the checkpoint's Merkle root",
+            honest.log_size
+        )),
+        "{said}"
+    );
 }
 
 /// Whether `pitboss verify-evidence` proves a fork from `file` with the log's verifier key.

@@ -60,7 +60,18 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     if let Some(url) = &args.store {
         return database(url, args.from, args.to);
     }
-    let checkpoint = match &args.checkpoint {
+    // A mirror's copy (`pitboss mirror`) has no anchor and no key of its own: its checkpoint is the
+    // log's, held beside it, and the log it copies is named by its MIRROR file.
+    let mirror_of = std::fs::read_to_string(args.data.join(pitboss_ledger::mirror::MIRROR_FILE))
+        .ok()
+        .map(|text| text.trim().chars().take(200).collect::<String>());
+    let held = args.data.join(pitboss_ledger::mirror::HELD_FILE);
+    let checkpoint_file = match (&args.checkpoint, &mirror_of) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(_)) if held.exists() && args.from == 0 && args.to.is_none() => Some(held),
+        _ => None,
+    };
+    let checkpoint = match &checkpoint_file {
         None => None,
         Some(path) => match read_checkpoint(path, args.key.as_deref()) {
             Ok(c) => Some(c),
@@ -112,6 +123,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut failed: Vec<String> = examined
         .problems
         .iter()
+        .filter(|p| !(mirror_of.is_some() && matches!(p, Refusal::AnchorMissing { .. })))
         .map(|p| match p {
             Refusal::Log { problem } => format!(" at {problem}"),
             other => format!(": {other}"),
@@ -130,7 +142,20 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     }
     let whole = args.from == 0 && args.to.is_none();
     print_anchor(&examined);
-    if whole && report.ok() && !args.without_keys {
+    if let Some(origin) = &mirror_of {
+        println!("mirror: a copy of log {origin} (no anchor or key of its own; its checkpoint is the log's)");
+        let copied = examined
+            .walk
+            .origin
+            .map(|h| pitboss_ledger::checkpoint::origin_of(&h));
+        if whole && copied.as_ref().is_some_and(|copied| copied != origin) {
+            failed.push(format!(
+                ": the MIRROR file names log {origin}, but the copy's first entry is log {}",
+                copied.unwrap_or_default()
+            ));
+        }
+    }
+    if whole && report.ok() && !args.without_keys && mirror_of.is_none() {
         match integrity::check_key_files(
             &args.data,
             examined.log_size,
