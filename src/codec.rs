@@ -506,7 +506,8 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::ProposalRecorded(_)
             | Kind::ProposalDecided(_)
             | Kind::AccessChanged(_)
-            | Kind::InsecureTransport(_) => return Ok(None),
+            | Kind::InsecureTransport(_)
+            | Kind::SoftwareAttested(_) => return Ok(None),
         },
     ))
 }

@@ -16,7 +16,8 @@
 //! - [`audit`]: replay, proofs and bundles read from the log.
 //! - [`service`]: the gRPC transport: authenticates, translates requests and delegates.
 //! - [`witnessing`]: the log's side of C2SP witnessing; [`tiling`]: the log as C2SP tiles;
-//!   [`mirroring`]: a regulator's mirror following another server's log.
+//!   [`mirroring`]: a regulator's mirror following another server's log; [`software`]: the
+//!   executable that runs, hashed and authenticated.
 
 pub mod access;
 pub mod audit;
@@ -26,5 +27,6 @@ mod lru;
 pub mod mirroring;
 pub mod proto;
 pub mod service;
+pub mod software;
 pub mod tiling;
 pub mod witnessing;

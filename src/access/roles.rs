@@ -115,6 +115,10 @@ pub const METHODS: &[(&str, &[Role])] = &[
         &[Supervisor, ConfigAdmin, Regulator],
     ),
     ("/pitboss.v1.Operations/ReloadAccess", &[KeyAdmin]),
+    (
+        "/pitboss.v1.Operations/AuthenticateSoftware",
+        &[Regulator, Lab],
+    ),
     ("/pitboss.v1.Operations/RotateSigningKey", &[KeyAdmin]),
     ("/pitboss.v1.Lab/GetParSheets", &[Lab, Regulator]),
     ("/pitboss.v1.Lab/Simulate", &[Lab]),

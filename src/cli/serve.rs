@@ -250,6 +250,16 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    // The software that runs: its own executable hashed, and held to the approved list first.
+    let identity =
+        pitboss::software::identify().context("cannot read the server's own executable")?;
+    if !args.approved.is_empty() && !args.approved.contains(&identity.sha256) {
+        anyhow::bail!(
+            "this executable's SHA-256 is {}, which the settings' [software] approved does not \
+             list: refusing to start (run an approved build, or have the list changed)",
+            hex::encode(identity.sha256)
+        );
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let now_ms = std::time::SystemTime::now()
@@ -341,6 +351,10 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                 .context("cannot open the floor (configurations)")?,
         );
         let access = access(&args, &floor, loopback).await?;
+        floor
+            .record_software(&identity, "start", None, SERVER_ACTOR)
+            .await?;
+        attest_daily(floor.clone());
         if !loopback && tls.is_none() {
             floor
                 .record_insecure_transport(&address.to_string(), SERVER_ACTOR)
@@ -486,6 +500,29 @@ fn bound_allocator_arenas() {
             libc::mallopt(libc::M_ARENA_MAX, arenas);
         }
     }
+}
+
+/// Every 24 hours, the executable hashed again and recorded (`SoftwareAttested`, "interval").
+fn attest_daily(floor: Arc<Floor>) {
+    tokio::spawn(async move {
+        let day = std::time::Duration::from_secs(24 * 3600);
+        loop {
+            tokio::time::sleep(day).await;
+            match tokio::task::spawn_blocking(pitboss::software::identify).await {
+                Ok(Ok(identity)) => {
+                    if let Err(e) = floor
+                        .record_software(&identity, "interval", None, SERVER_ACTOR)
+                        .await
+                    {
+                        tracing::error!(error = %e, "the software's attestation was not recorded");
+                    }
+                }
+                _ => tracing::error!(
+                    "the server's own executable cannot be read for its attestation"
+                ),
+            }
+        }
+    });
 }
 
 /// Reads a witness policy naming the witnesses to submit checkpoints to.

@@ -47,6 +47,17 @@ pub struct File {
     pub witnessing: Option<WitnessingTable>,
     /// `[tiles]`: `dir`, `listen`.
     pub tiles: Option<TilesTable>,
+    /// `[software]`: `approved`.
+    pub software: Option<SoftwareTable>,
+}
+
+/// The `[software]` table: the executables a server may run as (`docs/attestation.md`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SoftwareTable {
+    /// The SHA-256 (64 hex digits) of each approved executable; a server whose own is not among
+    /// them refuses to start. Absent: any.
+    pub approved: Option<Vec<String>>,
 }
 
 /// The `[tiles]` table: the log as C2SP tlog-tiles (`docs/tiles.md`).
@@ -164,6 +175,8 @@ pub struct Settings {
     pub tiles: Option<PathBuf>,
     /// Where the tile directory is served, if anywhere.
     pub tiles_listen: Option<SocketAddr>,
+    /// The approved executables' SHA-256 (empty: any).
+    pub approved: Vec<[u8; 32]>,
 }
 
 /// Why the settings file cannot be used.
@@ -325,7 +338,19 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "serving tiles needs their directory (--tiles or [tiles] dir)",
         });
     }
+    let mut approved = Vec::new();
+    for text in file.software.and_then(|s| s.approved).unwrap_or_default() {
+        let hash = hex::decode(&text)
+            .ok()
+            .and_then(|b| <[u8; 32]>::try_from(b).ok())
+            .ok_or(FileError::Incomplete {
+                field: "software.approved",
+                problem: "each approved executable is its SHA-256: 64 hexadecimal digits",
+            })?;
+        approved.push(hash);
+    }
     Ok(Settings {
+        approved,
         tiles,
         tiles_listen,
         witness_policy: flags.witness_policy.or(witnessing.policy),

@@ -115,4 +115,25 @@ impl Floor {
         });
         self.record_service_event("transport", kind, actor).await
     }
+
+    /// Records the software that runs (`trigger`: start, interval or challenge; for a challenge,
+    /// its SHA-256), in the stream `software`; a read-only server records nothing (said in its
+    /// log).
+    pub async fn record_software(
+        &self,
+        identity: &crate::software::Identity,
+        trigger: &str,
+        challenge_sha256: Option<[u8; 32]>,
+        actor: &str,
+    ) -> Result<(), FloorError> {
+        let kind = proto::payload::Kind::SoftwareAttested(proto::SoftwareAttested {
+            executable_sha256: hex::encode(identity.sha256),
+            version: crate::software::VERSION.to_string(),
+            build: crate::software::BUILD.to_string(),
+            trigger: trigger.to_string(),
+            at_ms: self.now(),
+            challenge_sha256: challenge_sha256.map(Vec::from).unwrap_or_default(),
+        });
+        self.record_service_event("software", kind, actor).await
+    }
 }

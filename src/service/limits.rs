@@ -655,6 +655,25 @@ impl Bounded for proto::RotateSigningKeyRequest {
     }
 }
 
+impl Bounded for proto::AuthenticateSoftwareRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        let range = crate::software::CHALLENGE_LEN;
+        if range.contains(&self.challenge.len()) {
+            Ok(())
+        } else {
+            Err(invalid_argument(
+                &at(place, "challenge"),
+                format!(
+                    "{} bytes: {} to {} bytes (a fresh random value)",
+                    self.challenge.len(),
+                    range.start(),
+                    range.end()
+                ),
+            ))
+        }
+    }
+}
+
 impl Bounded for proto::ReloadAccessRequest {
     fn check_in(&self, _place: &str) -> Result<(), Status> {
         Ok(())

@@ -18,18 +18,25 @@ use crate::proto;
 use crate::proto::operations_server::Operations;
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::games::VoidKind;
+use sha2::Digest;
 
 /// The Operations service.
 pub struct OperationsService {
     floor: Arc<Floor>,
     /// The access in force, reloaded by `ReloadAccess`.
     access: Arc<Access>,
+    /// One `AuthenticateSoftware` reads the executable at a time.
+    reading_executable: tokio::sync::Semaphore,
 }
 
 impl OperationsService {
     /// Serves `floor`, with `access` to reload.
     pub fn new(floor: Arc<Floor>, access: Arc<Access>) -> OperationsService {
-        OperationsService { floor, access }
+        OperationsService {
+            floor,
+            access,
+            reading_executable: tokio::sync::Semaphore::new(1),
+        }
     }
 }
 
@@ -406,6 +413,38 @@ impl Operations for OperationsService {
             removed: change.removed,
             changed: change.changed,
             file_sha256: hex::encode(change.sha256),
+        }))
+    }
+
+    async fn authenticate_software(
+        &self,
+        request: Request<proto::AuthenticateSoftwareRequest>,
+    ) -> Result<Response<proto::AuthenticateSoftwareResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        // One whole read of the executable at a time: a burst of calls waits its turn.
+        let _turn = self
+            .reading_executable
+            .acquire()
+            .await
+            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let challenge = r.challenge.clone();
+        let (mac, identity) =
+            tokio::task::spawn_blocking(move || crate::software::authenticate(&challenge))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(|e| Status::internal(format!("the executable cannot be read: {e}")))?;
+        let challenge_sha256: [u8; 32] = sha2::Sha256::digest(&r.challenge).into();
+        self.floor
+            .record_software(&identity, "challenge", Some(challenge_sha256), &caller.id)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(proto::AuthenticateSoftwareResponse {
+            hmac_sha256: mac.to_vec(),
+            executable_sha256: hex::encode(identity.sha256),
+            version: crate::software::VERSION.to_string(),
+            build: crate::software::BUILD.to_string(),
         }))
     }
 

@@ -332,6 +332,11 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     // The file unchanged: served, nothing to record.
     cases.push(served(m, rpc!(c, ops.reload_access(proto::ReloadAccessRequest {}))));
 
+    let m = "Operations/AuthenticateSoftware";
+    for (len, words) in [(0, "0 bytes: 16 to 64 bytes"), (15, "15 bytes"), (65, "65 bytes"), (70_000, "70000 bytes")] {
+        cases.push(refused(m, INVALID, "challenge", words, rpc!(c, ops.authenticate_software(proto::AuthenticateSoftwareRequest { challenge: vec![1; len] }))));
+    }
+
     let m = "Operations/RotateSigningKey";
     cases.push(refused(m, INVALID, "expected_key_id", "exactly 32 hexadecimal digits", rpc!(c, ops.rotate_signing_key(proto::RotateSigningKeyRequest { expected_key_id: long(60_000) }))));
     // Not the key in use: refused before anything is written.

@@ -1,0 +1,127 @@
+//! The software that runs (issue 26, part 4), against a real `pitboss serve`: the executable's
+//! SHA-256 recorded at the start, computed here from the binary's file; the challenge's answer
+//! checked by an independent HMAC (Python's `hmac`), and the request recorded; a server whose
+//! executable the settings do not approve refuses to start, naming its hash, and starts when they
+//! do.
+
+use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::operations_client::OperationsClient;
+use pitboss_testkit::server::Server;
+use sha2::{Digest, Sha256};
+
+/// Every `SoftwareAttested` entry the server's log holds, in order.
+async fn attested(server: &Server) -> Vec<proto::SoftwareAttested> {
+    let mut audit = AuditClient::new(server.channel().await);
+    let size = audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .log_size;
+    let mut events = audit
+        .stream_events(proto::StreamEventsRequest {
+            from_sequence: 0,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut found = Vec::new();
+    for _ in 0..size {
+        let event = events.message().await.unwrap().expect("an event");
+        if let Some(proto::payload::Kind::SoftwareAttested(a)) = event.payload.and_then(|p| p.kind)
+        {
+            found.push(a);
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_executable_is_attested_at_start_and_on_a_challenge() {
+    let dirs = tempfile::tempdir().unwrap();
+    let binary = std::fs::read(pitboss_testkit::binary()).unwrap();
+    let sha256 = hex::encode(Sha256::digest(&binary));
+    let server = Server::start(&dirs.path().join("log"));
+    let start = attested(&server).await;
+    assert_eq!(start.len(), 1, "{start:?}");
+    assert_eq!(
+        (
+            start[0].trigger.as_str(),
+            start[0].executable_sha256.as_str()
+        ),
+        ("start", sha256.as_str())
+    );
+    assert_eq!(start[0].version, env!("CARGO_PKG_VERSION"));
+    assert!(start[0].build.starts_with("commit "), "{}", start[0].build);
+
+    // The challenge's answer, checked by Python's hmac over the binary's file.
+    let challenge: Vec<u8> = (0..32u8)
+        .map(|i| i.wrapping_mul(37).wrapping_add(11))
+        .collect();
+    let answer = OperationsClient::new(server.channel().await)
+        .authenticate_software(proto::AuthenticateSoftwareRequest {
+            challenge: challenge.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer.executable_sha256, sha256);
+    let python = std::process::Command::new(pitboss_testkit::python())
+        .args([
+            "-c",
+            "import hmac, hashlib, sys; print(hmac.new(bytes.fromhex(sys.argv[1]), open(sys.argv[2], 'rb').read(), hashlib.sha256).hexdigest())",
+            &hex::encode(&challenge),
+            pitboss_testkit::binary().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(python.status.success());
+    assert_eq!(
+        hex::encode(&answer.hmac_sha256),
+        String::from_utf8_lossy(&python.stdout).trim()
+    );
+    // The request is recorded, with the challenge's hash (not the challenge).
+    let all = attested(&server).await;
+    let asked = all.last().expect("the challenge's entry");
+    assert_eq!(asked.trigger, "challenge");
+    assert_eq!(asked.challenge_sha256, Sha256::digest(&challenge).to_vec());
+}
+
+#[test]
+fn an_executable_the_settings_do_not_approve_refuses_to_start() {
+    let dirs = tempfile::tempdir().unwrap();
+    let binary = std::fs::read(pitboss_testkit::binary()).unwrap();
+    let sha256 = hex::encode(Sha256::digest(&binary));
+    let settings = dirs.path().join("pitboss.toml");
+    std::fs::write(
+        &settings,
+        format!("[software]\napproved = [\"{}\"]\n", "00".repeat(32)),
+    )
+    .unwrap();
+    let data = dirs.path().join("log");
+    let said = Server::refuses_with(
+        &data,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+            settings.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        said.contains(&sha256) && said.contains("refusing to start"),
+        "{said}"
+    );
+    assert!(!data.join("signing.key").exists(), "nothing was begun");
+    std::fs::write(
+        &settings,
+        format!(
+            "[software]\napproved = [\"{}\", \"{sha256}\"]\n",
+            "00".repeat(32)
+        ),
+    )
+    .unwrap();
+    let _server = Server::start_with(&data, &["--config", settings.to_str().unwrap()]);
+}
