@@ -323,7 +323,8 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
             .expect("python3 is part of the test toolchain (see README)");
         (
             out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
         )
     };
     let (ok, out) = python(&file, &key);

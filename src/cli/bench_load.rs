@@ -200,6 +200,7 @@ async fn play_one(
 }
 
 pub fn run(args: BenchLoadArgs) -> anyhow::Result<()> {
+    super::trace_if_asked();
     if args.games.0.is_empty() {
         anyhow::bail!("--games names no game");
     }

@@ -87,12 +87,17 @@ fn open(client: usize, n: u64) -> proto::OpenHandRequest {
 async fn client(
     i: usize,
     channel: pitboss::service::client::Authorized,
+    abandoning: pitboss::service::client::Authorized,
     deadline: Instant,
     counts: Arc<Counts>,
 ) {
     let mut play = PlayClient::new(channel.clone());
     let mut audit = AuditClient::new(channel.clone());
     let mut lab = LabClient::new(channel);
+    // Work abandoned goes over a connection of its own: each abandoned stream is reset while the
+    // server still sends, and h2's client closes a connection after 1 024 such resets
+    // (`too_many_internal_resets`), which would cancel the other clients' calls on it.
+    let mut abandon = LabClient::new(abandoning);
     let mut recent = String::new();
     let mut n = 0u64;
     while Instant::now() < deadline {
@@ -213,7 +218,7 @@ async fn client(
                 if n % 32 == 14 {
                     let _ = tokio::time::timeout(
                         Duration::from_millis(20),
-                        lab.simulate(proto::SimulateRequest {
+                        abandon.simulate(proto::SimulateRequest {
                             game: proto::Game::Nutz as i32,
                             hands: 50_000_000,
                             ..Default::default()
@@ -221,7 +226,7 @@ async fn client(
                     )
                     .await;
                 } else {
-                    let stream = lab
+                    let stream = abandon
                         .stream_shuffles(proto::StreamShufflesRequest {
                             shuffles: 100_000_000,
                             deck: proto::DeckKind::Standard52 as i32,
@@ -254,16 +259,19 @@ async fn client(
 }
 
 pub fn run(args: BenchSoakArgs) -> anyhow::Result<()> {
+    super::trace_if_asked();
     block_on(async {
         let counts = Arc::new(Counts::default());
         let started = Instant::now();
         let deadline = started + Duration::from_secs_f64(args.seconds);
         let mut tasks = Vec::new();
         let channel = args.server.connect().await?;
+        let abandoning = args.server.connect().await?;
         for i in 0..args.clients.max(1) {
             tasks.push(tokio::spawn(client(
                 i,
                 channel.clone(),
+                abandoning.clone(),
                 deadline,
                 counts.clone(),
             )));

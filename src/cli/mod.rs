@@ -231,3 +231,14 @@ fn read_policy(path: &std::path::Path) -> anyhow::Result<pitboss_witness::policy
         .with_context(|| format!("cannot read {} as text", path.display()))?;
     pitboss_witness::policy::Policy::parse(&text).with_context(|| path.display().to_string())
 }
+
+/// A load generator's own log on standard error, when `RUST_LOG` asks for one (to see what the
+/// transport does under load: `RUST_LOG=h2=debug`).
+fn trace_if_asked() {
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+}
