@@ -392,24 +392,7 @@ async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evid
         let mut audit = AuditClient::new(server.channel().await);
         vkey_of(&checkpoint(&mut audit, 0).await)
     };
-    let known = dirs.path().join("witness.policy");
-    std::fs::write(&known, format!("log {log_vkey}\nquorum none\n")).unwrap();
-    let witnesses: Vec<WitnessProcess> = (1..=3)
-        .map(|i| {
-            WitnessProcess::start(
-                &dirs.path().join(format!("w{i}")),
-                &format!("witness.test/w{i}"),
-                &known,
-            )
-        })
-        .collect();
-    let mut policy = format!("log {log_vkey}\n");
-    for (i, w) in witnesses.iter().enumerate() {
-        policy += &format!("witness W{} {} {}\n", i + 1, w.vkey, w.url());
-    }
-    policy += "group two 2 W1 W2 W3\nquorum two\n";
-    let policy_file = dirs.path().join("log.policy");
-    std::fs::write(&policy_file, policy).unwrap();
+    let (witnesses, policy_file) = pitboss_testkit::witness::three_for(dirs.path(), &log_vkey);
     let args = [
         "--listen",
         &listen,

@@ -359,25 +359,8 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         .to_string()
     };
     let log_verifier = StandardVerifier::new(&log_vkey).unwrap();
-    let witness_policy = dirs.path().join("witness.policy");
-    std::fs::write(&witness_policy, format!("log {log_vkey}\nquorum none\n")).unwrap();
-    let mut witnesses: Vec<WitnessProcess> = (1..=3)
-        .map(|i| {
-            WitnessProcess::start(
-                &dirs.path().join(format!("w{i}")),
-                &format!("witness.test/w{i}"),
-                &witness_policy,
-            )
-        })
-        .collect();
-    // The log's policy: two of the three.
-    let mut policy = format!("log {log_vkey}\n");
-    for (i, w) in witnesses.iter().enumerate() {
-        policy += &format!("witness W{} {} {}\n", i + 1, w.vkey, w.url());
-    }
-    policy += "group any-two 2 W1 W2 W3\nquorum any-two\n";
-    let log_policy = dirs.path().join("log.policy");
-    std::fs::write(&log_policy, policy).unwrap();
+    // Three witnesses of the log; the log's policy: two of the three.
+    let (mut witnesses, log_policy) = pitboss_testkit::witness::three_for(dirs.path(), &log_vkey);
     let tiles = dirs.path().join("tiles");
     let serve_args = [
         "--tiles",
@@ -525,7 +508,7 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     };
     let mut strict = std::fs::read_to_string(&log_policy)
         .unwrap()
-        .replace("group any-two 2 W1 W2 W3\nquorum any-two\n", "");
+        .replace("group two 2 W1 W2 W3\nquorum two\n", "");
     strict += &format!("witness W4 {fourth}\ngroup everyone all W1 W2 W3 W4\nquorum everyone\n");
     std::fs::write(&stricter, strict).unwrap();
     // Policies the language forbids, read the same way by both: W1's key listed twice under two

@@ -91,3 +91,29 @@ impl Drop for WitnessProcess {
         let _ = self.child.wait();
     }
 }
+
+/// Three witnesses (`witness.test/w1` … `w3`, directories `dir/w1` … `w3`) that know the log
+/// `log_vkey`, and the log's policy naming them with their URLs, two of three the quorum (group
+/// `two`), written to `dir/log.policy`: the witnesses and that file.
+pub fn three_for(dir: &Path, log_vkey: &str) -> (Vec<WitnessProcess>, PathBuf) {
+    let known = dir.join("witness.policy");
+    std::fs::write(&known, format!("log {log_vkey}\nquorum none\n"))
+        .expect("the witnesses' policy");
+    let witnesses: Vec<WitnessProcess> = (1..=3)
+        .map(|i| {
+            WitnessProcess::start(
+                &dir.join(format!("w{i}")),
+                &format!("witness.test/w{i}"),
+                &known,
+            )
+        })
+        .collect();
+    let mut policy = format!("log {log_vkey}\n");
+    for (i, w) in witnesses.iter().enumerate() {
+        policy += &format!("witness W{} {} {}\n", i + 1, w.vkey, w.url());
+    }
+    policy += "group two 2 W1 W2 W3\nquorum two\n";
+    let path = dir.join("log.policy");
+    std::fs::write(&path, policy).expect("the log's policy");
+    (witnesses, path)
+}
