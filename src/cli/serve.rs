@@ -382,6 +382,20 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                 "witness": witness_address,
             })
         });
+        // Witnessing starts before the server says it is ready: the cosigned checkpoint kept
+        // before is in force from the first request.
+        let witnessing = match witness_policy {
+            Some(policy) => Some(
+                pitboss::witnessing::Witnessing::start(
+                    floor.clone(),
+                    policy,
+                    cosigning,
+                    Some(args.data.join(pitboss::witnessing::KEPT_FILE)),
+                )
+                .await,
+            ),
+            None => None,
+        };
         super::ready(&serde_json::json!({
             "listening": address.to_string(),
             "tls": tls.is_some(),
@@ -395,15 +409,6 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             "mirror": mirror_ready,
         }))?;
         warm_tree(floor.clone());
-        let witnessing = witness_policy
-            .map(|policy| {
-                pitboss::witnessing::Witnessing::start(
-                    floor.clone(),
-                    policy,
-                    cosigning,
-                    Some(args.data.join(pitboss::witnessing::KEPT_FILE)),
-                )
-            });
         let serving = pitboss::service::Serving {
             access,
             tls,

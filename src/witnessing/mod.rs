@@ -92,9 +92,10 @@ pub struct Witnessing {
 
 impl Witnessing {
     /// Starts submitting the log's checkpoints to `policy`'s witnesses (those with a URL), until
-    /// the runtime ends; the cosigned checkpoint is kept in the file `kept` (and taken back from
-    /// it at the start, if it still checks).
-    pub fn start(
+    /// the runtime ends; the cosigned checkpoint is kept in the file `kept`. The one kept before
+    /// is taken back, if it still checks, before this returns: a server that says it is ready
+    /// serves it at once.
+    pub async fn start(
         floor: Arc<Floor>,
         policy: Policy,
         settings: Settings,
@@ -106,6 +107,7 @@ impl Witnessing {
             inner: Mutex::new(Inner::default()),
             behind: tokio::sync::watch::Sender::new(false),
         });
+        witnessing.restore(&floor).await;
         tokio::spawn(witnessing.clone().run(floor, settings));
         witnessing
     }
@@ -131,7 +133,6 @@ impl Witnessing {
     }
 
     async fn run(self: Arc<Self>, floor: Arc<Floor>, settings: Settings) {
-        self.restore(&floor).await;
         let mut submitted = 0;
         loop {
             tokio::time::sleep(settings.every).await;
@@ -158,7 +159,8 @@ impl Witnessing {
 
     /// Submits `note` (of `size` entries) to every witness with a URL, at once; as soon as the
     /// cosignatures in hand meet the quorum it is the cosigned checkpoint (a slow witness does not
-    /// hold it back), and each later cosignature is added to it. Kept in the file at the end.
+    /// hold it back), and each later cosignature is added to it. Each is kept in the file before
+    /// it is served: what a client was shown survives a stop.
     async fn round(&self, floor: &Arc<Floor>, note: &str, size: u64, settings: Settings) {
         use futures_util::StreamExt;
         let Ok(parsed) = Note::parse(note) else {
@@ -173,35 +175,40 @@ impl Witnessing {
             .collect();
         let mut cosigned = parsed.clone();
         let mut names = BTreeSet::new();
-        let mut kept = None;
         while let Some(answer) = answers.next().await {
             let Some((name, signature)) = answer else {
                 continue;
             };
             cosigned.signatures.push(signature);
             names.insert(name);
-            if self.policy.satisfied(&names) {
+            let newer = self.lock().cosigned.as_ref().is_none_or(|c| c.size <= size);
+            if self.policy.satisfied(&names) && newer {
                 let now = Cosigned {
                     note: cosigned.to_text(),
                     size,
                     witnesses: names.iter().cloned().collect(),
                 };
+                self.keep(&now).await;
                 let mut inner = self.lock();
-                if inner.cosigned.as_ref().is_none_or(|c| c.size <= size) {
-                    inner.cosigned = Some(now.clone());
-                    inner.stats.cosigned_size = size;
-                    kept = Some(now);
-                }
+                inner.cosigned = Some(now);
+                inner.stats.cosigned_size = size;
             }
         }
-        if let (Some(cosigned), Some(path)) = (kept, self.kept.clone()) {
-            let saved = tokio::task::spawn_blocking(move || {
-                pitboss_ledger::files::replace(&path, cosigned.note.as_bytes())
-            })
-            .await;
-            if !matches!(saved, Ok(Ok(()))) {
-                tracing::warn!("witnessing: the cosigned checkpoint was not kept on disk");
-            }
+    }
+
+    /// Writes `cosigned` to the file it is kept in (durably), if there is one; a failure is
+    /// logged, and the checkpoint is served all the same (the log itself is not at risk).
+    async fn keep(&self, cosigned: &Cosigned) {
+        let Some(path) = self.kept.clone() else {
+            return;
+        };
+        let note = cosigned.note.clone();
+        let saved = tokio::task::spawn_blocking(move || {
+            pitboss_ledger::files::replace(&path, note.as_bytes())
+        })
+        .await;
+        if !matches!(saved, Ok(Ok(()))) {
+            tracing::warn!("witnessing: the cosigned checkpoint was not kept on disk");
         }
     }
 
