@@ -507,7 +507,10 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::ProposalDecided(_)
             | Kind::AccessChanged(_)
             | Kind::InsecureTransport(_)
-            | Kind::SoftwareAttested(_) => return Ok(None),
+            | Kind::SoftwareAttested(_)
+            | Kind::ReturnsStatement(_)
+            | Kind::ReturnsAlert(_)
+            | Kind::ReturnsInvestigated(_) => return Ok(None),
         },
     ))
 }

@@ -26,6 +26,7 @@ pub mod floor;
 mod lru;
 pub mod mirroring;
 pub mod proto;
+pub mod returns;
 pub mod service;
 pub mod software;
 pub mod tiling;

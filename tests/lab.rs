@@ -441,6 +441,49 @@ fn simulation_through_the_engine_agrees_with_the_exact_sheets() {
             }
         }
     }
+    // Each row's wagers: the simulated hands that ended in a row wagered, on average, what the
+    // exact sheet says (Σ wagered / count) and its square (Σ wagered² / count) — the second
+    // moment behind each sheet's variance — within five standard errors (a wager is at most ten
+    // antes, so these means converge quickly).
+    for game in [GameId::MississippiStud, GameId::CaribbeanStud] {
+        let config = GameConfig::default_for(game);
+        let initial = match &config.rules {
+            pitboss_engine::config::Rules::MississippiStud(r) => r.ante.min.0,
+            pitboss_engine::config::Rules::CaribbeanStud(r) => r.ante.min.0,
+            _ => unreachable!(),
+        } as f64;
+        let report = run(game, 60_000, Strategy::Optimal, 2);
+        let main = report.groups.iter().find(|g| g.name == "main").unwrap();
+        let exact = main.exact.as_ref().unwrap();
+        let mut compared = 0;
+        for (row, &(w, w2)) in &main.tally.row_wagers {
+            let hits = main.tally.rows[row] as f64;
+            let sheet = exact.row(row).unwrap();
+            if hits < 200.0 {
+                continue;
+            }
+            let mean_w = w as f64 / hits / initial;
+            let mean_w2 = w2 as f64 / hits / (initial * initial);
+            let exact_w = sheet.wagered as f64 / sheet.count as f64;
+            let exact_w2 = sheet.wagered_sq as f64 / sheet.count as f64;
+            // The sample's own spread of w; that of w² is at most 2 × 10 × it (w ≤ 10 antes, and
+            // |w² − c²| = |w − c|·|w + c|).
+            let sd_w = (mean_w2 - mean_w * mean_w).max(0.0).sqrt();
+            assert!(
+                (mean_w - exact_w).abs() <= 5.0 * sd_w / hits.sqrt() + 1e-9,
+                "{game} {row}: mean wager {mean_w} against {exact_w}"
+            );
+            assert!(
+                (mean_w2 - exact_w2).abs() <= 5.0 * 2.0 * 10.0 * sd_w / hits.sqrt() + 1e-9,
+                "{game} {row}: mean squared wager {mean_w2} against {exact_w2}"
+            );
+            compared += 1;
+        }
+        assert!(compared >= 5, "{game}: only {compared} rows compared");
+        // The variance from the rows is Σ p·net² − edge², positive and finite.
+        let variance = exact.variance();
+        assert!(variance.is_finite() && variance > 0.0, "{game}: {variance}");
+    }
     // One thread or two: the same hands, the same report.
     let one = run(GameId::MississippiStud, 3_000, Strategy::Optimal, 1);
     let two = run(GameId::MississippiStud, 3_000, Strategy::Optimal, 2);

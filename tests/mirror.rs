@@ -334,52 +334,6 @@ async fn a_mirror_follows_through_restarts_and_serves_the_log_when_its_server_is
         .any(|s| pitboss_witness::cosignature::verify(&mirror_key, &tiles_note.text, s).is_ok()));
 }
 
-/// Rewrites entry `at` of a stopped server's directory (its actor), re-chains and re-signs every
-/// entry after it with the log's own key, and re-anchors the head: a forged history that verifies
-/// on its own — only someone who kept the old one can tell.
-fn forge(data: &Path, at: u64) {
-    use pitboss_ledger::entry::entry_hash;
-    let key = pitboss_ledger::keys::Keypair::load(data).unwrap();
-    let tamper = pitboss_ledger::tamper::Tamper::open(data).unwrap();
-    let origin = pitboss_ledger::Entry::decode(&tamper.entry(0).unwrap().unwrap())
-        .unwrap()
-        .hash;
-    let mut previous: Option<[u8; 32]> = None;
-    let mut sequence = at;
-    while let Some(bytes) = tamper.entry(sequence).unwrap() {
-        let entry = pitboss_ledger::Entry::decode(&bytes).unwrap();
-        let mut envelope = entry.envelope.clone();
-        if sequence == at {
-            envelope.actor = "forger".into();
-        }
-        if let Some(previous) = previous {
-            envelope.prev_hash = previous.to_vec();
-        }
-        let envelope = envelope.encode_to_vec();
-        let hash = entry_hash(&envelope);
-        let record = pitboss_ledger::proto::StoredEntry {
-            envelope,
-            hash: hash.to_vec(),
-            signature: match entry.signature {
-                Some(_) => key.sign(&hash).to_vec(),
-                None => Vec::new(),
-            },
-        };
-        tamper.put_entry(sequence, &record.encode_to_vec()).unwrap();
-        previous = Some(hash);
-        sequence += 1;
-    }
-    drop(tamper);
-    pitboss_ledger::anchor::AnchorWriter::create(
-        &pitboss_ledger::anchor::path_in(data),
-        sequence,
-        previous.unwrap(),
-        origin,
-        &key,
-    )
-    .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evidence() {
     let dirs = tempfile::tempdir().unwrap();
@@ -431,7 +385,9 @@ async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evid
 
     // The operator rewrites an old entry with the log's own key and serves the forged history.
     drop(server.kill());
-    forge(&data, honest.log_size / 2);
+    pitboss_testkit::forge::rewrite(&data, honest.log_size / 2, |envelope| {
+        envelope.actor = "forger".into()
+    });
     let server = Server::start_with(&data, &args);
     let mut audit = AuditClient::new(server.channel().await);
     let forged = checkpoint(&mut audit, honest.log_size).await;

@@ -423,7 +423,13 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     let started = std::time::Instant::now();
     let published = loop {
         match pitboss_testkit::tiles::read(&pitboss_testkit::tiles::Dir(tiles.clone()), &log_vkey) {
-            Ok(read) if read.size == now.tree_size => break read,
+            // The quorum (two) is published first; the third cosignature follows it.
+            Ok(read)
+                if read.size == now.tree_size
+                    && cosigners_of(&read.note, &witnesses, &log_verifier) == 3 =>
+            {
+                break read
+            }
             _ => {}
         }
         assert!(

@@ -91,6 +91,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
         &[Supervisor, Regulator],
     ),
     ("/pitboss.v1.Audit/ExportHands", &[Regulator]),
+    ("/pitboss.v1.Audit/GetReturns", &[Supervisor, Regulator]),
     ("/pitboss.v1.Operations/PublishConfig", &[ConfigAdmin]),
     (
         "/pitboss.v1.Operations/ListConfigs",
@@ -115,6 +116,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
         &[Supervisor, ConfigAdmin, Regulator],
     ),
     ("/pitboss.v1.Operations/ReloadAccess", &[KeyAdmin]),
+    ("/pitboss.v1.Operations/RecordInvestigation", &[Supervisor]),
     (
         "/pitboss.v1.Operations/AuthenticateSoftware",
         &[Regulator, Lab],
@@ -141,6 +143,7 @@ pub const LOG_WRITERS: &[&str] = &[
     "/pitboss.v1.Operations/ApproveProposal",
     "/pitboss.v1.Operations/RejectProposal",
     "/pitboss.v1.Operations/RotateSigningKey",
+    "/pitboss.v1.Operations/RecordInvestigation",
 ];
 
 /// Whether a call to `path` may append to the log ([`LOG_WRITERS`]).

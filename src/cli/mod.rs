@@ -22,6 +22,7 @@ mod progress;
 mod proposals;
 mod recover;
 mod replay;
+mod returns;
 mod rng;
 mod rotate_key;
 mod serve;
@@ -87,6 +88,11 @@ enum Command {
     Void(void::VoidArgs),
     /// The two-person rule's proposals, newest first.
     Proposals(proposals::ListArgs),
+    /// The floor's returns against the theoretical: per game, table, configuration, bet group and
+    /// window, with the z-score and 99 % band; then the alerts.
+    Returns(returns::ReturnsArgs),
+    /// Close a returns alert with a supervisor's investigation (recorded in the log).
+    Investigate(returns::InvestigateArgs),
     /// Approve another principal's proposal (a settled hand's void, a table malfunction, a
     /// configuration), which then takes effect.
     Approve(proposals::DecideArgs),
@@ -149,6 +155,8 @@ impl Cli {
             Command::Void(args) => void::run(args).map(|()| ok),
             Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
             Command::Proposals(args) => proposals::run_list(args).map(|()| ok),
+            Command::Returns(args) => returns::run(args).map(|()| ok),
+            Command::Investigate(args) => returns::run_investigate(args).map(|()| ok),
             Command::Approve(args) => proposals::run_approve(args).map(|()| ok),
             Command::Reject(args) => proposals::run_reject(args).map(|()| ok),
             Command::Demo(args) => demo::run(args).map(|()| ok),

@@ -418,6 +418,7 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             witnessing,
             tiles,
             mirror: mirror.map(|(serving, _)| serving),
+            returns: args.returns,
         };
         pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");

@@ -49,6 +49,23 @@ pub struct File {
     pub tiles: Option<TilesTable>,
     /// `[software]`: `approved`.
     pub software: Option<SoftwareTable>,
+    /// `[returns]`: `enabled`, `check_every_s`, `min_hands`, `statement_every_s`.
+    pub returns: Option<ReturnsTable>,
+}
+
+/// The `[returns]` table: the floor's returns against the theoretical (`docs/returns.md`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReturnsTable {
+    /// Keep the returns (default true).
+    pub enabled: Option<bool>,
+    /// How often the windows are held to their bands, in seconds (default 60; 1 to 86 400).
+    pub check_every_s: Option<u64>,
+    /// The fewest hands a window needs before it opens an alert (default 1 000; at least 1).
+    pub min_hands: Option<u64>,
+    /// A statement's period in seconds (default 86 400: UTC days; 0: no statements; else at
+    /// least 1).
+    pub statement_every_s: Option<u64>,
 }
 
 /// The `[software]` table: the executables a server may run as (`docs/attestation.md`).
@@ -177,6 +194,8 @@ pub struct Settings {
     pub tiles_listen: Option<SocketAddr>,
     /// The approved executables' SHA-256 (empty: any).
     pub approved: Vec<[u8; 32]>,
+    /// How the returns are watched (`None`: not kept).
+    pub returns: Option<pitboss::returns::Settings>,
 }
 
 /// Why the settings file cannot be used.
@@ -349,7 +368,40 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             })?;
         approved.push(hash);
     }
+    let table = file.returns.unwrap_or_default();
+    let returns = if table.enabled.unwrap_or(true) {
+        let defaults = pitboss::returns::Settings::default();
+        let check = table.check_every_s.unwrap_or(60);
+        if !(1..=86_400).contains(&check) {
+            return Err(FileError::Incomplete {
+                field: "returns.check_every_s",
+                problem: "1 to 86 400 seconds",
+            });
+        }
+        let min_hands = table.min_hands.unwrap_or(defaults.min_hands);
+        if min_hands == 0 {
+            return Err(FileError::Incomplete {
+                field: "returns.min_hands",
+                problem: "at least 1 hand",
+            });
+        }
+        let every = table.statement_every_s.unwrap_or(86_400);
+        if every > 366 * 86_400 {
+            return Err(FileError::Incomplete {
+                field: "returns.statement_every_s",
+                problem: "0 (no statements) to 31 622 400 seconds (a year)",
+            });
+        }
+        Some(pitboss::returns::Settings {
+            check_every: std::time::Duration::from_secs(check),
+            min_hands,
+            statement_every: (every > 0).then(|| std::time::Duration::from_secs(every)),
+        })
+    } else {
+        None
+    };
     Ok(Settings {
+        returns,
         approved,
         tiles,
         tiles_listen,

@@ -179,6 +179,9 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             )),
         }
     }
+    if whole && report.ok() {
+        failed.extend(statements(&store, examined.log_size));
+    }
     if let Some((c, pinned)) = &checkpoint {
         failed.extend(
             check_checkpoint(&store, &examined, c, pinned.as_ref())
@@ -230,6 +233,28 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             println!("FAILED{problem}");
         }
         ExitCode::from(1)
+    }
+}
+
+/// Every returns statement of the log recomputed from its hands (`docs/returns.md`): a line
+/// saying how many agree, or the failure.
+fn statements(store: &(impl pitboss_ledger::LogStore + ?Sized), size: u64) -> Option<String> {
+    let started = std::time::Instant::now();
+    match pitboss::returns::statement::check_log(&store, size) {
+        Ok((checked, None)) => {
+            println!(
+                "returns: {checked} statement(s) recomputed from their hands and agree ({:.3} s)",
+                started.elapsed().as_secs_f64()
+            );
+            None
+        }
+        Ok((_, Some(d))) => Some(format!(
+            " at entry {}: the returns statement does not agree with its hands: {}",
+            d.sequence, d.problem
+        )),
+        Err(e) => Some(format!(
+            ": the returns statements could not be recomputed: {e}"
+        )),
     }
 }
 
@@ -446,6 +471,8 @@ fn database(url: &str, from: u64, to: Option<u64>) -> ExitCode {
     let mut failed = Vec::new();
     if let Some(problem) = &report.problem {
         failed.push(format!(" at {problem}"));
+    } else if from == 0 && to.is_none() {
+        failed.extend(statements(&store, size));
     }
     match head {
         Ok(Some((size, hash))) => {

@@ -50,6 +50,9 @@ pub enum FloorError {
     /// A rotation named the key it expected in use, and another is: nothing changed.
     #[error("expected_key_id: the key in use is {in_use}, not {expected}")]
     KeyChanged { expected: String, in_use: String },
+    /// A returns alert is investigated once.
+    #[error("alert_id: alert {alert_id} is investigated already")]
+    Investigated { alert_id: String },
 }
 
 /// Why a proposal cannot be approved or rejected.

@@ -22,6 +22,7 @@ mod recall;
 mod records;
 mod requests;
 mod retries;
+mod returns;
 mod tally;
 #[cfg(test)]
 mod testing;

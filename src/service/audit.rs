@@ -43,6 +43,8 @@ pub struct AuditService {
     /// The mirror following another server's log, when this server is one: checkpoints are the
     /// log's own it holds, and a hand's evidence carries the mirror's statement.
     mirror: Option<Arc<crate::mirroring::Mirroring>>,
+    /// The floor's returns, when the server keeps them.
+    returns: Option<Arc<crate::returns::Returns>>,
 }
 
 impl AuditService {
@@ -87,6 +89,7 @@ impl AuditService {
         shutdown: Shutdown,
         witnessing: Option<Arc<crate::witnessing::Witnessing>>,
         mirror: Option<Arc<crate::mirroring::Mirroring>>,
+        returns: Option<Arc<crate::returns::Returns>>,
     ) -> AuditService {
         AuditService {
             floor,
@@ -95,6 +98,7 @@ impl AuditService {
             shutdown,
             witnessing,
             mirror,
+            returns,
         }
     }
 
@@ -294,6 +298,19 @@ fn tree_size(floor: &Floor, field: &str, asked: u64) -> Result<u64, Status> {
 
 #[tonic::async_trait]
 impl Audit for AuditService {
+    async fn get_returns(
+        &self,
+        request: Request<proto::GetReturnsRequest>,
+    ) -> Result<Response<proto::GetReturnsResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        let returns = self.returns.as_ref().ok_or_else(|| {
+            Status::failed_precondition("this server keeps no returns ([returns] enabled = false)")
+        })?;
+        super::returns::answer(returns, &caller, &r).map(Response::new)
+    }
+
     async fn get_checkpoint(
         &self,
         request: Request<proto::GetCheckpointRequest>,

@@ -110,6 +110,7 @@ fn sheet_to_proto(sheet: &ParSheet) -> proto::ParSheet {
                 count: r.count.to_string(),
                 wagered: r.wagered.to_string(),
                 returned: r.returned.to_string(),
+                wagered_sq: r.wagered_sq.to_string(),
                 probability: r.count as f64 / sheet.denominator as f64,
             })
             .collect(),
@@ -121,6 +122,8 @@ fn sheet_to_proto(sheet: &ParSheet) -> proto::ParSheet {
         element_of_risk: sheet.element_of_risk(),
         average_wager: sheet.average_wager(),
         hit_frequency: sheet.hit_frequency(),
+        variance: sheet.variance(),
+        standard_deviation: sheet.standard_deviation(),
     }
 }
 

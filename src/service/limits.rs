@@ -264,6 +264,19 @@ pub const HANDS_PAGE_TOKEN: TextLimit = TextLimit::new(
 /// `ListConfigs`' page token: the last configuration id of the page before.
 pub const CONFIGS_PAGE_TOKEN: TextLimit = CONFIG_ID;
 
+/// A returns alert's id as this service issues them.
+pub const ALERT_ID: TextLimit = TextLimit::new(32, true, Shape::Hex(32));
+/// An investigation's findings, recorded in the log.
+pub const FINDINGS: TextLimit = TextLimit::new(2000, true, Shape::Text);
+/// What an investigation found.
+pub const OUTCOMES: [&str; 4] = ["explained", "malfunction", "fraud", "other"];
+/// `GetReturns`' page size (0: 200).
+pub const RETURNS_PAGE_SIZE: Range = Range { min: 0, max: 1000 };
+/// `GetReturns`' page token: the index of the first row of the page.
+pub const RETURNS_PAGE_TOKEN: TextLimit = TextLimit::new(10, false, Shape::Digits);
+/// `GetReturns`' windows: each of `crate::returns::WINDOWS` at most once.
+pub const RETURNS_WINDOWS: CountLimit = CountLimit { max: 4 };
+
 /// Wagers of one opening: each bet at most once (the games have 15 bets in all).
 pub const WAGERS: CountLimit = CountLimit { max: 16 };
 /// Decisions of one `PlayHand`: more than any hand of any configuration takes (Nutz: at most
@@ -652,6 +665,43 @@ impl Bounded for proto::ListProposalsRequest {
 impl Bounded for proto::RotateSigningKeyRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         KEY_ID.check(&at(place, "expected_key_id"), &self.expected_key_id)
+    }
+}
+
+impl Bounded for proto::GetReturnsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        OPTIONAL_ID.check(&at(place, "game"), &self.game)?;
+        NAME_FILTER.check(&at(place, "table"), &self.table)?;
+        CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
+        OPTIONAL_ID.check(&at(place, "bet"), &self.bet)?;
+        RETURNS_WINDOWS.check(&at(place, "windows"), self.windows.len())?;
+        for (i, w) in self.windows.iter().enumerate() {
+            if !crate::returns::WINDOWS.contains(w) {
+                return Err(invalid_argument(
+                    &format!("{place}windows[{i}]"),
+                    format!("{w}: each window is 0 (the lifetime), 1, 7 or 30 days"),
+                ));
+            }
+        }
+        RETURNS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        RETURNS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
+    }
+}
+
+impl Bounded for proto::RecordInvestigationRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ALERT_ID.check(&at(place, "alert_id"), &self.alert_id)?;
+        if !OUTCOMES.contains(&self.outcome.as_str()) {
+            return Err(invalid_argument(
+                &at(place, "outcome"),
+                format!(
+                    "{:?}: one of {}",
+                    self.outcome.chars().take(40).collect::<String>(),
+                    OUTCOMES.join(", ")
+                ),
+            ));
+        }
+        FINDINGS.check(&at(place, "reason"), &self.reason)
     }
 }
 

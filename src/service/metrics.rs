@@ -81,6 +81,8 @@ struct Scrape {
     tiling: Option<Arc<crate::tiling::Tiling>>,
     /// The mirror following another server's log, when this server is one.
     mirroring: Option<Arc<crate::mirroring::Mirroring>>,
+    /// The floor's returns, when the server keeps them.
+    returns: Option<Arc<crate::returns::Returns>>,
 }
 
 impl fmt::Debug for Scrape {
@@ -98,6 +100,7 @@ impl Metrics {
         witnessing: Option<Arc<crate::witnessing::Witnessing>>,
         tiling: Option<Arc<crate::tiling::Tiling>>,
         mirroring: Option<Arc<crate::mirroring::Mirroring>>,
+        returns: Option<Arc<crate::returns::Returns>>,
     ) -> Metrics {
         let refused = Arc::new(Mutex::new(BTreeMap::new()));
         let mut registry = Registry::default();
@@ -109,6 +112,7 @@ impl Metrics {
             witnessing,
             tiling,
             mirroring,
+            returns,
         }));
         Metrics { registry, refused }
     }
@@ -306,6 +310,9 @@ impl Collector for Scrape {
                     .map(|(w, n)| ([("witness", plain_or(w, "unnamed"))], *n)),
             )?;
         }
+        if let Some(returns) = &self.returns {
+            returns_metrics(&mut encoder, returns, self.floor.log_size())?;
+        }
         if let Some(tiling) = &self.tiling {
             gauges(
                 &mut encoder,
@@ -376,6 +383,120 @@ fn counters<L: EncodeLabelSet>(
         metric
             .encode_family(&labels)?
             .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+    }
+    Ok(())
+}
+
+/// The returns' gauges: per game, table, configuration, bet group and window, the hands, the
+/// actual and theoretical return, the z-score and whether it is out of its band; the alerts open;
+/// how far the returns are behind the log. A table name that is not a plain label value is shown
+/// as `other`; the configuration by its first 16 hexadecimal digits.
+fn returns_metrics(
+    encoder: &mut DescriptorEncoder<'_>,
+    returns: &crate::returns::Returns,
+    log_size: u64,
+) -> fmt::Result {
+    let rows = returns.rows(&crate::returns::Filter::default());
+    let labels = |row: &crate::returns::Row| {
+        let config = row.key.config_id.to_string();
+        [
+            ("game", row.key.game.id().to_string()),
+            ("table", plain_or(&row.key.table, "other").to_string()),
+            ("config", config[..16].to_string()),
+            ("bet", plain_or(&row.key.bet, "other").to_string()),
+            ("window", format!("{}d", row.window_days)),
+        ]
+    };
+    gauges(
+        encoder,
+        "pitboss_returns_hands",
+        "Hands settled in the window, net of voids.",
+        rows.iter().map(|r| (labels(r), r.sums.net().0)),
+    )?;
+    let standing = |r: &crate::returns::Row| {
+        let (_, staked, paid, _, squares) = r.sums.net();
+        let actual = (staked > 0).then(|| paid as f64 / staked as f64);
+        let theory = r.theory.as_ref().ok().copied();
+        (
+            actual,
+            theory,
+            theory.and_then(|t| t.standing(staked, paid, squares)),
+        )
+    };
+    float_gauges(
+        encoder,
+        "pitboss_returns_actual_ratio",
+        "Paid back per staked in the window, net of voids (stakes included).",
+        rows.iter()
+            .filter_map(|r| standing(r).0.map(|a| (labels(r), a))),
+    )?;
+    float_gauges(
+        encoder,
+        "pitboss_returns_theoretical_ratio",
+        "The theoretical return of the bet group (the lab's exact PAR sheet, or its simulation).",
+        rows.iter()
+            .filter_map(|r| standing(r).1.map(|t| (labels(r), t.return_rate))),
+    )?;
+    float_gauges(
+        encoder,
+        "pitboss_returns_z",
+        "Standard deviations between the actual and the theoretical return for these hands and stakes.",
+        rows.iter()
+            .filter_map(|r| standing(r).2.map(|s| (labels(r), s.z))),
+    )?;
+    gauges(
+        encoder,
+        "pitboss_returns_out_of_band",
+        "1 when the window's actual return is outside its 99 % band.",
+        rows.iter()
+            .filter_map(|r| standing(r).2.map(|s| (labels(r), u64::from(s.out_of_band)))),
+    )?;
+    gauges(
+        encoder,
+        "pitboss_returns_open_alerts",
+        "Returns alerts recorded and not yet investigated.",
+        [(
+            [("log", "main")],
+            rows.iter().filter(|r| r.open_alert.is_some()).count() as u64,
+        )],
+    )?;
+    let (through, _, untracked, _, stopped) = returns.progress();
+    gauges(
+        encoder,
+        "pitboss_returns_behind_entries",
+        "Entries of the log the returns have not read yet.",
+        [(
+            [("log", "main")],
+            returns_behind(log_size, through, stopped.is_some()),
+        )],
+    )?;
+    counters(
+        encoder,
+        "pitboss_returns_untracked_hands",
+        "Hands not counted because the server tracks its most keys already.",
+        [([("log", "main")], untracked)],
+    )
+}
+
+/// Entries behind; a stopped reading shows as the most a gauge holds.
+fn returns_behind(log_size: u64, through: u64, stopped: bool) -> u64 {
+    if stopped {
+        u64::MAX
+    } else {
+        log_size.saturating_sub(through)
+    }
+}
+
+/// One gauge family of floating-point values (statistics, never money).
+fn float_gauges<L: EncodeLabelSet>(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    samples: impl IntoIterator<Item = (L, f64)>,
+) -> fmt::Result {
+    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    for (labels, value) in samples {
+        metric.encode_family(&labels)?.encode_gauge(&value)?;
     }
     Ok(())
 }
@@ -468,7 +589,15 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let metrics = Metrics::new(floor, Vec::new(), Default::default(), None, None, None);
+        let metrics = Metrics::new(
+            floor,
+            Vec::new(),
+            Default::default(),
+            None,
+            None,
+            None,
+            None,
+        );
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 3);
         metrics.answered("/pitboss.v1.Play/OpenHand", 0);

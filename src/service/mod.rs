@@ -17,6 +17,7 @@ mod metrics;
 mod metrics_http;
 pub mod operations;
 pub mod play;
+mod returns;
 mod scope;
 mod server;
 mod status;

@@ -416,6 +416,23 @@ impl Operations for OperationsService {
         }))
     }
 
+    async fn record_investigation(
+        &self,
+        request: Request<proto::RecordInvestigationRequest>,
+    ) -> Result<Response<proto::RecordInvestigationResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        let sequence = self
+            .floor
+            .record_investigation(&r.alert_id, &r.outcome, &r.reason, &caller.id)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(proto::RecordInvestigationResponse {
+            sequence,
+        }))
+    }
+
     async fn authenticate_software(
         &self,
         request: Request<proto::AuthenticateSoftwareRequest>,

@@ -205,6 +205,8 @@ pub struct Serving {
     pub tiles: Option<TilesServing>,
     /// A mirror following another server's log, when this server is one.
     pub mirror: Option<MirrorServing>,
+    /// How the floor's returns are watched (`crate::returns`); `None`: not kept.
+    pub returns: Option<crate::returns::Settings>,
 }
 
 /// A mirror's parts the server serves (`crate::mirroring`).
@@ -364,6 +366,9 @@ pub async fn serve(
         }
         None => None,
     };
+    let returns = serving
+        .returns
+        .map(|settings| crate::returns::Returns::start(floor.clone(), settings));
     let metrics = Arc::new(Metrics::new(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
@@ -371,6 +376,7 @@ pub async fn serve(
         serving.witnessing.clone(),
         tiling,
         mirroring.clone(),
+        returns.clone(),
     ));
     if let Some(listener) = serving.metrics {
         tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
@@ -404,6 +410,7 @@ pub async fn serve(
                 stop.clone(),
                 serving.witnessing.clone(),
                 mirroring,
+                returns,
             )),
             limits::AUDIT
         ))
@@ -470,6 +477,7 @@ mod tests {
             witnessing: None,
             tiles: None,
             mirror: None,
+            returns: None,
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

@@ -97,6 +97,15 @@ pub fn status(err: crate::floor::FloorError) -> Status {
                 format!("the key in use is {in_use}"),
             ),
         ),
+        F::Investigated { alert_id } => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                "ALERT_INVESTIGATED",
+                alert_id,
+                message,
+            ),
+        ),
         F::SecondPersonRequired { hand } => Status::with_error_details(
             Code::FailedPrecondition,
             message.clone(),

@@ -204,6 +204,7 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
             stop.clone(),
             None,
             None,
+            None,
         );
         let mut hand = String::new();
         for (game, bet) in [

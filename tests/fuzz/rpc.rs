@@ -155,6 +155,7 @@ impl Target {
                 stop.clone(),
                 None,
                 None,
+                None,
             ),
             ops: OperationsService::new(floor.clone(), Arc::new(access)),
             lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),

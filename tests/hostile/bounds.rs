@@ -321,6 +321,23 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.reject_proposal(proto::RejectProposalRequest { proposal_id: "ab".repeat(16), reason: long(501) }))));
     cases.push(refused(m, INVALID, "reason", "required", rpc!(c, ops.reject_proposal(proto::RejectProposalRequest { proposal_id: "ab".repeat(16), reason: " ".into() }))));
 
+    let m = "Audit/GetReturns";
+    cases.push(refused(m, INVALID, "game", "at most 32 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { game: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "game", "unknown game", rpc!(c, audit.get_returns(proto::GetReturnsRequest { game: "roulette".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { table: long(201), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { config_id: long(64), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "windows", "at most 4", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![0; 5], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "windows[1]", "0 (the lifetime), 1, 7 or 30", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![1, 2], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: u32::MAX, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
+    cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, page_token: "9999999999".into(), windows: vec![0, 1, 7, 30], ..Default::default() }))));
+
+    let m = "Operations/RecordInvestigation";
+    cases.push(refused(m, INVALID, "alert_id", "exactly 32 hexadecimal digits", rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: long(60_000), outcome: "other".into(), reason: "r".into() }))));
+    cases.push(refused(m, INVALID, "outcome", "explained, malfunction, fraud, other", rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: "ab".repeat(16), outcome: long(60_000), reason: "r".into() }))));
+    cases.push(refused(m, INVALID, "reason", "1 to 2000 characters", rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: "ab".repeat(16), outcome: "other".into(), reason: long(2001) }))));
+    cases.push(Case { method: m, expect: Expect::Code(Code::NotFound), call: rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: "ab".repeat(16), outcome: "other".into(), reason: "r".into() })) });
+
     let m = "Operations/ListProposals";
     cases.push(refused(m, INVALID, "state", "at most 32 characters", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { state: long(33), ..Default::default() }))));
     cases.push(refused(m, INVALID, "state", "pending", rpc!(c, ops.list_proposals(proto::ListProposalsRequest { state: "lost".into(), ..Default::default() }))));

@@ -334,19 +334,7 @@ pub fn serves_and_verifies(data: &Path) {
     );
 }
 
-/// Copies a directory tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("list") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
+pub use pitboss_testkit::forge::copy_dir;
 
 /// Flips one bit of the byte at `offset` in `path`.
 pub fn flip(path: &Path, offset: u64) {

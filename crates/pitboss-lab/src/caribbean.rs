@@ -690,40 +690,24 @@ pub fn par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, 
     let ante_win = payouts.ante_win as u128;
     let m = payouts.raise_multiple as u128;
     let mut rows = vec![
-        ParRow {
-            row: "fold".into(),
-            count: tally.fold,
-            wagered: tally.fold,
-            returned: 0,
-        },
-        ParRow {
-            row: "dealer_not_qualifying".into(),
-            count: tally.not_qualifying,
-            wagered: tally.not_qualifying * w,
-            returned: tally.not_qualifying * (ante_win + m),
-        },
+        ParRow::uniform("fold", tally.fold, 1, 0),
+        ParRow::uniform(
+            "dealer_not_qualifying",
+            tally.not_qualifying,
+            w,
+            ante_win + m,
+        ),
     ];
     for category in Category::ALL.iter().rev() {
-        let count = tally.player_higher[*category as usize];
-        rows.push(ParRow {
-            row: pitboss_engine::games::player_higher_rule(category.id()),
-            count,
-            wagered: count * w,
-            returned: count * (ante_win + payouts.raise_win[*category as usize] as u128),
-        });
+        rows.push(ParRow::uniform(
+            pitboss_engine::games::player_higher_rule(category.id()),
+            tally.player_higher[*category as usize],
+            w,
+            ante_win + payouts.raise_win[*category as usize] as u128,
+        ));
     }
-    rows.push(ParRow {
-        row: "stand_off".into(),
-        count: tally.stand_off,
-        wagered: tally.stand_off * w,
-        returned: tally.stand_off * w,
-    });
-    rows.push(ParRow {
-        row: "dealer_higher".into(),
-        count: tally.dealer_higher,
-        wagered: tally.dealer_higher * w,
-        returned: 0,
-    });
+    rows.push(ParRow::uniform("stand_off", tally.stand_off, w, w));
+    rows.push(ParRow::uniform("dealer_higher", tally.dealer_higher, w, 0));
     let raised: u128 = tally.raised_situations.iter().sum();
     let main = ParSheet {
         title: "caribbean_stud / ante and raise, optimal strategy".into(),

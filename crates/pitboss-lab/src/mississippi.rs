@@ -337,12 +337,12 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
             histograms[i * rows + row] += 1;
         }
     });
-    // How many sequences reach showdown after each four-card set, and the antes they stake in all
-    // (the rows are added once per set at the end).
-    let mut reached = vec![(0u32, 0u64); FOUR_CARD_SETS];
-    // Per paytable row (then the loss): count, wagered, returned; then the three folds.
+    // How many sequences reach showdown after each four-card set, the antes they stake in all and
+    // the sum of the squares of those stakes (the rows are added once per set at the end).
+    let mut reached = vec![(0u32, 0u64, 0u64); FOUR_CARD_SETS];
+    // Per paytable row (then the loss): count, wagered, wagered squared; then the three folds.
     let mut showdown = vec![(0u128, 0u128, 0u128); rows];
-    let mut folds = [(0u128, 0u128); 3];
+    let mut folds = [(0u128, 0u128, 0u128); 3];
     let multiple = |k: Option<usize>| k.map(|k| strategy.multiples[k]);
     for a in 0..52u8 {
         for b in a + 1..52 {
@@ -350,6 +350,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
             let Some(k3) = multiple(strategy.choice(m2, 2, 1).flatten()) else {
                 folds[0].0 += 50 * 49 * 48;
                 folds[0].1 += 50 * 49 * 48;
+                folds[0].2 += 50 * 49 * 48;
                 continue;
             };
             let staked3 = 1 + k3;
@@ -358,6 +359,7 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
                 let Some(k4) = multiple(strategy.choice(m3, 3, staked3).flatten()) else {
                     folds[1].0 += 49 * 48;
                     folds[1].1 += 49 * 48 * staked3 as u128;
+                    folds[1].2 += 49 * 48 * (staked3 * staked3) as u128;
                     continue;
                 };
                 let staked4 = staked3 + k4;
@@ -366,24 +368,28 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
                     let Some(k5) = multiple(strategy.choice(m4, 4, staked4).flatten()) else {
                         folds[2].0 += 48;
                         folds[2].1 += 48 * staked4 as u128;
+                        folds[2].2 += 48 * (staked4 * staked4) as u128;
                         continue;
                     };
                     let reach = &mut reached[four_index(m4)];
+                    let staked = (staked4 + k5) as u64;
                     reach.0 += 1;
-                    reach.1 += (staked4 + k5) as u64;
+                    reach.1 += staked;
+                    reach.2 += staked * staked;
                 }
             }
         }
     }
-    for (histogram, &(times, staked)) in histograms.chunks_exact(rows).zip(&reached) {
+    for (histogram, &(times, staked, squares)) in histograms.chunks_exact(rows).zip(&reached) {
         for (row, &n) in histogram.iter().enumerate() {
             let n = u128::from(n);
             showdown[row].0 += n * u128::from(times);
             showdown[row].1 += n * u128::from(staked);
+            showdown[row].2 += n * u128::from(squares);
         }
     }
     let mut sheet_rows = Vec::with_capacity(rows + 3);
-    for (i, (count, wagered, _)) in showdown.iter().enumerate() {
+    for (i, (count, wagered, wagered_sq)) in showdown.iter().enumerate() {
         let (row, per_unit) = match rules.paytable.get(i) {
             Some(r) => (pitboss_engine::id_of(&r.hand), per_unit(r)?),
             None => ("loses".to_string(), 0),
@@ -393,14 +399,16 @@ pub fn main_sheet(config: &GameConfig) -> Result<ParSheet, LabError> {
             count: *count,
             wagered: *wagered,
             returned: wagered * per_unit,
+            wagered_sq: *wagered_sq,
         });
     }
-    for (street, (count, wagered)) in ["third", "fourth", "fifth"].iter().zip(folds) {
+    for (street, (count, wagered, wagered_sq)) in ["third", "fourth", "fifth"].iter().zip(folds) {
         sheet_rows.push(ParRow {
             row: format!("fold_on_{street}_street"),
             count,
             wagered,
             returned: 0,
+            wagered_sq,
         });
     }
     Ok(ParSheet {

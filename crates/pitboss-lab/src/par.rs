@@ -22,6 +22,10 @@ pub struct ParRow {
     pub wagered: u128,
     /// Σ over those outcomes of the amount paid back, stake included (0 for a loss).
     pub returned: u128,
+    /// Σ over those outcomes of the square of the amount wagered: with `wagered` and `returned`,
+    /// the second moment of the row. Every outcome of a row pays back the same multiple of what
+    /// it wagered (`returned / wagered`), so Σ net² over the row is this × (that multiple − 1)².
+    pub wagered_sq: u128,
 }
 
 impl ParRow {
@@ -32,7 +36,35 @@ impl ParRow {
             count,
             wagered: count,
             returned: count * pays_per_unit,
+            wagered_sq: count,
         }
+    }
+
+    /// A row whose every one of `count` outcomes wagers `wagered` units and is paid back
+    /// `returned` units (stake included).
+    pub(crate) fn uniform(
+        row: impl Into<String>,
+        count: u128,
+        wagered: u128,
+        returned: u128,
+    ) -> ParRow {
+        ParRow {
+            row: row.into(),
+            count,
+            wagered: count * wagered,
+            returned: count * returned,
+            wagered_sq: count * wagered * wagered,
+        }
+    }
+
+    /// Σ over the row's outcomes of the square of the net result (paid back − wagered), in
+    /// initial units squared.
+    fn net_sq(&self) -> f64 {
+        if self.wagered == 0 {
+            return 0.0;
+        }
+        let multiple = self.returned as f64 / self.wagered as f64 - 1.0;
+        self.wagered_sq as f64 * multiple * multiple
     }
 
     /// What one unit wagered on this row pays back, stake included (0 for a row never reached).
@@ -96,6 +128,21 @@ impl ParSheet {
         1.0 - self.return_rate()
     }
 
+    /// The variance of one hand's net result (paid back − wagered) per initial unit: Σ p·net² −
+    /// (house edge)². With the number of hands and the stakes it is what the spread of an actual
+    /// return around [`ParSheet::return_rate`] should be.
+    pub fn variance(&self) -> f64 {
+        let second: f64 =
+            self.rows.iter().map(ParRow::net_sq).sum::<f64>() / self.denominator as f64;
+        let mean = self.house_edge();
+        (second - mean * mean).max(0.0)
+    }
+
+    /// The standard deviation of one hand's net result per initial unit.
+    pub fn standard_deviation(&self) -> f64 {
+        self.variance().sqrt()
+    }
+
     /// The probability that the hand pays something back (a win or a push).
     pub fn hit_frequency(&self) -> f64 {
         let hits: u128 = self
@@ -143,34 +190,37 @@ impl ParSheet {
             );
         }
         out += &format!(
-            "\nreturned {} / wagered {} = **{:.4} %** of the total wagered; house edge {:.4} % per initial unit; element of risk {:.4} %; average total wager {:.4} units; hit frequency {:.4} %\n",
+            "\nreturned {} / wagered {} = **{:.4} %** of the total wagered; house edge {:.4} % per initial unit; element of risk {:.4} %; average total wager {:.4} units; hit frequency {:.4} %; variance {:.4} and standard deviation {:.4} per initial unit\n",
             self.returned(),
             self.wagered(),
             self.return_rate() * 100.0,
             self.house_edge() * 100.0,
             self.element_of_risk() * 100.0,
             self.average_wager(),
-            self.hit_frequency() * 100.0
+            self.hit_frequency() * 100.0,
+            self.variance(),
+            self.standard_deviation()
         );
         out
     }
 
     /// As CSV (one line per row, then a `total` line).
     pub fn csv(&self) -> String {
-        let mut out = String::from("sheet,row,count,denominator,wagered,returned\n");
+        let mut out = String::from("sheet,row,count,denominator,wagered,returned,wagered_sq\n");
         for r in &self.rows {
             out += &format!(
-                "{},{},{},{},{},{}\n",
-                self.title, r.row, r.count, self.denominator, r.wagered, r.returned
+                "{},{},{},{},{},{},{}\n",
+                self.title, r.row, r.count, self.denominator, r.wagered, r.returned, r.wagered_sq
             );
         }
         out += &format!(
-            "{},total,{},{},{},{}\n",
+            "{},total,{},{},{},{},{}\n",
             self.title,
             self.rows.iter().map(|r| r.count).sum::<u128>(),
             self.denominator,
             self.wagered(),
-            self.returned()
+            self.returned(),
+            self.rows.iter().map(|r| r.wagered_sq).sum::<u128>()
         );
         out
     }
@@ -187,6 +237,7 @@ impl ParSheet {
                 "count": r.count.to_string(),
                 "wagered": r.wagered.to_string(),
                 "returned": r.returned.to_string(),
+                "wagered_sq": r.wagered_sq.to_string(),
                 "probability": r.count as f64 / self.denominator as f64,
             })).collect::<Vec<_>>(),
             "wagered": self.wagered().to_string(),
@@ -196,6 +247,8 @@ impl ParSheet {
             "element_of_risk": self.element_of_risk(),
             "average_wager": self.average_wager(),
             "hit_frequency": self.hit_frequency(),
+            "variance": self.variance(),
+            "standard_deviation": self.standard_deviation(),
         })
     }
 }

@@ -94,6 +94,9 @@ pub struct GroupTally {
     pub cross: u128,
     /// Hits per row id.
     pub rows: BTreeMap<String, u64>,
+    /// Per row id: Σ wagered and Σ wagered² of the hands that ended there (what an exact sheet's
+    /// `wagered` and `wagered_sq` count, in minor units).
+    pub row_wagers: BTreeMap<String, (u128, u128)>,
 }
 
 impl GroupTally {
@@ -105,6 +108,9 @@ impl GroupTally {
         self.wagered_sq += w * w;
         self.returned_sq += r * r;
         self.cross += w * r;
+        let moments = self.row_wagers.entry(row.clone()).or_default();
+        moments.0 += w;
+        moments.1 += w * w;
         *self.rows.entry(row).or_default() += 1;
     }
 
@@ -117,6 +123,11 @@ impl GroupTally {
         self.cross += other.cross;
         for (row, n) in &other.rows {
             *self.rows.entry(row.clone()).or_default() += n;
+        }
+        for (row, (w, w2)) in &other.row_wagers {
+            let moments = self.row_wagers.entry(row.clone()).or_default();
+            moments.0 += w;
+            moments.1 += w2;
         }
     }
 
@@ -248,8 +259,9 @@ pub(crate) fn reference_wagers(config: &GameConfig) -> Vec<Wager> {
     }
 }
 
-/// The bet groups of a game: a name and the bets in it.
-fn groups(game: GameId) -> Vec<(String, Vec<BetId>)> {
+/// The bet groups of a game: a name and the bets in it (the PAR sheets' `bets`; the server's
+/// returns are kept by the same groups).
+pub fn groups(game: GameId) -> Vec<(String, Vec<BetId>)> {
     match game {
         GameId::MississippiStud => vec![
             (

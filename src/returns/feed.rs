@@ -1,0 +1,176 @@
+//! The log read for the returns, entry by entry, in order: what each entry means to the totals (a
+//! settlement, a void of a settled hand), and the returns' own entries (statements, alerts,
+//! investigations). The same feed serves the server (`Returns`) and `pitboss verify`, over a
+//! [`Source`] each provides. Owns the cache of hands' openings; a hand it no longer holds is read
+//! back from its stream. MUST NOT write.
+
+use pitboss_ledger::Entry;
+
+use super::tally::{self, Key, Opened, Sums};
+use crate::codec::EntryPayload;
+use crate::proto;
+use crate::proto::payload::Kind;
+
+/// Where the feed reads entries: the server's floor, or a store `pitboss verify` opened.
+pub trait Source {
+    /// Entries `from .. from + count` (fewer at the log's end), in order.
+    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String>;
+    /// Every entry of a hand's stream, in order.
+    fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String>;
+}
+
+impl Source for crate::floor::Floor {
+    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String> {
+        self.stored_entries(from, count)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(_, stored)| Entry::decode(&stored).map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String> {
+        self.hand_stream_entries(hand_id).map_err(|e| e.to_string())
+    }
+}
+
+impl<S: pitboss_ledger::LogStore + ?Sized> Source for &S {
+    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String> {
+        let mut out = Vec::new();
+        for stored in self
+            .entries_from(from)
+            .map_err(|e| e.to_string())?
+            .take(usize::try_from(count).unwrap_or(usize::MAX))
+        {
+            let (_, bytes) = stored.map_err(|e| e.to_string())?;
+            out.push(Entry::decode(&bytes).map_err(|e| e.to_string())?);
+        }
+        Ok(out)
+    }
+
+    fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String> {
+        let stream = crate::floor::hand_stream(hand_id);
+        self.stream_entries(&stream, 0)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(sequence, stored)| {
+                let stored = stored.ok_or(format!("the log lacks entry {sequence} of {stream}"))?;
+                Entry::decode(&stored).map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+}
+
+/// What one entry means to the returns.
+#[derive(Debug)]
+pub enum Seen {
+    /// Nothing (an entry of play that moves no money, a configuration, a key…).
+    Nothing,
+    /// Totals to add, each with the time of the hand's opening (the day a window counts it in).
+    Totals(Vec<(Key, Sums, u64)>),
+    Statement(proto::ReturnsStatement),
+    Alert(proto::ReturnsAlert),
+    /// An investigation and who recorded it (the entry's actor).
+    Investigated(proto::ReturnsInvestigated, String),
+}
+
+/// Why the feed cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    #[error("entry {0}: {1}")]
+    Read(u64, String),
+    #[error(transparent)]
+    Overflow(#[from] tally::Overflow),
+}
+
+/// How many hands' openings the feed keeps (a hand is settled within moments of its opening; an
+/// older one is read back from its stream).
+const HANDS_KEPT: usize = 65_536;
+
+/// The feed's memory of hands' openings.
+pub struct Feed {
+    hands: crate::lru::Lru<String, Opened>,
+}
+
+impl Default for Feed {
+    fn default() -> Feed {
+        Feed {
+            hands: crate::lru::bounded(HANDS_KEPT),
+        }
+    }
+}
+
+impl Feed {
+    /// What `entry` means, reading a hand's stream from `source` when its opening is not kept.
+    pub fn see(&mut self, entry: &Entry, source: &impl Source) -> Result<Seen, FeedError> {
+        let sequence = entry.envelope.sequence;
+        let payload = entry
+            .payload()
+            .map_err(|e| FeedError::Read(sequence, e.to_string()))?;
+        let hand = crate::floor::hand_of_stream(&entry.envelope.stream);
+        Ok(match (payload.kind, hand) {
+            (Some(Kind::HandOpened(opened)), Some(hand)) => {
+                if let Some(o) = Opened::of(&opened) {
+                    self.hands.put(hand.to_string(), o);
+                }
+                Seen::Nothing
+            }
+            (Some(Kind::Settled(settled)), Some(hand)) => {
+                let Some(opened) = self.opened(hand, sequence, source)? else {
+                    return Ok(Seen::Nothing);
+                };
+                let added = tally::settled(&opened, &settled)?;
+                if let Some(o) = self.hands.get_mut(hand) {
+                    o.settled = true;
+                }
+                Seen::Totals(with_time(added, opened.at_ms))
+            }
+            (Some(Kind::Voided(voided)), Some(hand)) => {
+                let Some(opened) = self.opened(hand, sequence, source)? else {
+                    return Ok(Seen::Nothing);
+                };
+                let reversed = tally::voided(&opened, &voided)?;
+                Seen::Totals(with_time(reversed, opened.at_ms))
+            }
+            (Some(Kind::ReturnsStatement(s)), _) => Seen::Statement(s),
+            (Some(Kind::ReturnsAlert(a)), _) => Seen::Alert(a),
+            (Some(Kind::ReturnsInvestigated(i)), _) => {
+                Seen::Investigated(i, entry.envelope.actor.clone())
+            }
+            _ => Seen::Nothing,
+        })
+    }
+
+    /// The opening of `hand` as it stood before entry `before`: kept, or read back from its
+    /// stream (whether a settlement came before that entry included).
+    fn opened(
+        &mut self,
+        hand: &str,
+        before: u64,
+        source: &impl Source,
+    ) -> Result<Option<Opened>, FeedError> {
+        if let Some(o) = self.hands.get(hand) {
+            return Ok(Some(o.clone()));
+        }
+        let entries = source.hand(hand).map_err(|e| FeedError::Read(before, e))?;
+        let mut opened = None;
+        for e in entries.iter().take_while(|e| e.envelope.sequence < before) {
+            match e.payload().ok().and_then(|p| p.kind) {
+                Some(Kind::HandOpened(o)) => opened = Opened::of(&o),
+                Some(Kind::Settled(_)) => {
+                    if let Some(o) = opened.as_mut() {
+                        o.settled = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(o) = &opened {
+            self.hands.put(hand.to_string(), o.clone());
+        }
+        Ok(opened)
+    }
+}
+
+fn with_time(totals: Vec<(Key, Sums)>, at_ms: u64) -> Vec<(Key, Sums, u64)> {
+    totals.into_iter().map(|(k, s)| (k, s, at_ms)).collect()
+}

@@ -1,0 +1,531 @@
+//! The floor's returns against the theoretical, live (`docs/returns.md`): the server reads its own
+//! log in order, from the start after a restart and then as it grows, and keeps per game, table,
+//! configuration and bet group the totals for the lifetime and for each of the last 30 UTC days
+//! (`tally.rs`, fed by `feed.rs`); the theoretical figures of each configuration met, computed
+//! beside serving on a thread of their own (`theory.rs`); alerts opened when a window leaves its
+//! 99 % band (an entry each, closed by a supervisor's investigation); and a signed statement of
+//! the totals every period (`statement.rs`), each checked again at every start.
+//!
+//! Runs beside the writer and never stands in the way of an acknowledgement: it reads entries
+//! already durable. MUST NOT hold more than [`MAX_KEYS`] keys (hands beyond are counted as
+//! untracked, and said so) nor write anything but its own entries.
+
+pub mod feed;
+pub mod statement;
+pub mod tally;
+pub mod theory;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pitboss_engine::config::ConfigId;
+
+use crate::floor::Floor;
+use crate::proto;
+use feed::{Feed, Seen};
+use statement::Period;
+use tally::{Key, Sums};
+use theory::Theory;
+
+/// The most keys (game, table, configuration, bet group) the server keeps totals for: with 30
+/// days each, a few megabytes.
+pub const MAX_KEYS: usize = 4096;
+
+/// The windows, in days (0: the lifetime).
+pub const WINDOWS: [u32; 4] = [0, 1, 7, 30];
+
+/// The alerts kept in memory (the log keeps them all).
+const ALERTS_KEPT: usize = 1000;
+
+const DAY_MS: u64 = 86_400_000;
+
+/// How the returns are watched (`[returns]` in `pitboss.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// How often the windows are held to their bands.
+    pub check_every: Duration,
+    /// The fewest hands (net of voids) a window needs before it can open an alert.
+    pub min_hands: u64,
+    /// How long a statement's period is (aligned to multiples of it since the epoch: daily
+    /// statements cover UTC days); `None`: no statements.
+    pub statement_every: Option<Duration>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            check_every: Duration::from_secs(60),
+            min_hands: 1000,
+            statement_every: Some(Duration::from_secs(86_400)),
+        }
+    }
+}
+
+/// The totals of one key: its lifetime and each UTC day of the last 30.
+#[derive(Default)]
+struct Tracked {
+    lifetime: Sums,
+    days: VecDeque<(u64, Sums)>,
+}
+
+impl Tracked {
+    fn add(&mut self, sums: &Sums, day: u64, today: u64) -> Result<(), tally::Overflow> {
+        self.lifetime.add(sums)?;
+        if day + 30 <= today {
+            return Ok(());
+        }
+        match self.days.iter_mut().find(|(d, _)| *d == day) {
+            Some((_, s)) => s.add(sums)?,
+            None => {
+                let at = self
+                    .days
+                    .iter()
+                    .position(|(d, _)| *d > day)
+                    .unwrap_or(self.days.len());
+                self.days.insert(at, (day, *sums));
+            }
+        }
+        while self.days.front().is_some_and(|(d, _)| d + 30 <= today) {
+            self.days.pop_front();
+        }
+        Ok(())
+    }
+
+    fn window(&self, days: u32, today: u64) -> Sums {
+        if days == 0 {
+            return self.lifetime;
+        }
+        let mut total = Sums::default();
+        for (_, s) in self
+            .days
+            .iter()
+            .filter(|(d, _)| d + u64::from(days) > today)
+        {
+            // Within the lifetime's sum, which did not overflow.
+            let _ = total.add(s);
+        }
+        total
+    }
+}
+
+/// One alert as the log tells it.
+#[derive(Clone, Debug)]
+pub struct AlertState {
+    pub alert: proto::ReturnsAlert,
+    pub sequence: u64,
+    pub investigation: Option<(proto::ReturnsInvestigated, String)>,
+}
+
+/// A configuration's theory: being computed, ready, or why not.
+#[derive(Clone, Debug)]
+enum Known {
+    Computing,
+    Ready(BTreeMap<String, Theory>),
+    Failed(String),
+}
+
+#[derive(Default)]
+struct State {
+    /// The next sequence to read.
+    through: u64,
+    caught_up: bool,
+    keys: BTreeMap<Key, Tracked>,
+    untracked: u64,
+    period: Period,
+    /// A statement appended but not read back yet.
+    statement_pending: bool,
+    alerts: BTreeMap<u64, AlertState>,
+    /// (key, window) → the sequence of its open alert.
+    open: HashMap<(Key, u32), u64>,
+    theories: HashMap<ConfigId, Known>,
+    /// Whether the feed stopped (the log could not be read): the reason.
+    stopped: Option<String>,
+}
+
+/// The returns of one server.
+pub struct Returns {
+    floor: Arc<Floor>,
+    settings: Settings,
+    state: Mutex<State>,
+    /// Configurations whose theory is wanted, to the theory thread.
+    wanted: std::sync::mpsc::SyncSender<(ConfigId, Arc<pitboss_engine::config::GameConfig>)>,
+}
+
+/// One row of [`Returns::rows`].
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub key: Key,
+    pub window_days: u32,
+    pub sums: Sums,
+    pub theory: Result<Theory, String>,
+    pub open_alert: Option<String>,
+}
+
+impl Returns {
+    /// Starts reading the log (from its start) and watching it, until the runtime ends.
+    pub fn start(floor: Arc<Floor>, settings: Settings) -> Arc<Returns> {
+        let (wanted, queue) = std::sync::mpsc::sync_channel(MAX_KEYS);
+        let returns = Arc::new(Returns {
+            floor: floor.clone(),
+            settings,
+            state: Mutex::new(State::default()),
+            wanted,
+        });
+        let weak = Arc::downgrade(&returns);
+        // The theory thread: one configuration at a time, one core, beside serving.
+        std::thread::Builder::new()
+            .name("pitboss-returns-theory".into())
+            .spawn(move || {
+                while let Ok((id, config)) = queue.recv() {
+                    let run = pitboss_lab::Run::default();
+                    let known = match theory::of(&config, &run) {
+                        Ok(t) => Known::Ready(t),
+                        Err(e) => Known::Failed(e),
+                    };
+                    let Some(returns) = weak.upgrade() else {
+                        return;
+                    };
+                    returns.lock().theories.insert(id, known);
+                }
+            })
+            .ok();
+        tokio::spawn(returns.clone().follow());
+        tokio::spawn(returns.clone().watch());
+        returns
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads the log in order as it grows.
+    async fn follow(self: Arc<Self>) {
+        let mut head = self.floor.subscribe();
+        let mut feed = Feed::default();
+        loop {
+            let size = self.floor.log_size();
+            let from = self.lock().through;
+            if from >= size {
+                self.lock().caught_up = true;
+                if head.changed().await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            let floor = self.floor.clone();
+            let this = self.clone();
+            let (fed, again) = tokio::task::spawn_blocking(move || {
+                let read = this.read(&floor, &mut feed, from, size);
+                (read, feed)
+            })
+            .await
+            .unwrap_or_else(|e| (Err(e.to_string()), Feed::default()));
+            feed = again;
+            if let Err(e) = fed {
+                tracing::error!(error = %e, "returns: the log could not be read; the returns stop here");
+                self.lock().stopped = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// Reads entries `from .. size` (a batch at most) into the totals.
+    fn read(&self, floor: &Floor, feed: &mut Feed, from: u64, size: u64) -> Result<(), String> {
+        let entries = feed::Source::entries(floor, from, (size - from).min(1024))?;
+        if entries.is_empty() {
+            return Err(format!("entry {from} cannot be read"));
+        }
+        let today = floor.now() / DAY_MS;
+        for entry in &entries {
+            let sequence = entry.envelope.sequence;
+            let seen = feed.see(entry, floor).map_err(|e| e.to_string())?;
+            if let Seen::Statement(part) = seen {
+                // Checked outside the lock: the range after the statement's end is read again.
+                // (The period is out of the state meanwhile; no statement is written then: one
+                // is pending, or the server is still catching up.)
+                let mut period = std::mem::take(&mut self.lock().period);
+                let checked = period.statement(sequence, part, floor);
+                let mut state = self.lock();
+                state.period = period;
+                state.statement_pending = false;
+                state.through = sequence + 1;
+                match checked {
+                    Ok(None) => {}
+                    Ok(Some(d)) => tracing::error!(
+                        sequence = d.sequence,
+                        problem = %d.problem,
+                        "returns: a statement in the log does not agree with its hands"
+                    ),
+                    Err(e) => return Err(e.to_string()),
+                }
+                continue;
+            }
+            let mut state = self.lock();
+            match seen {
+                Seen::Totals(added) => {
+                    for (key, sums, at_ms) in added {
+                        state.period.add(&key, &sums).map_err(|e| e.to_string())?;
+                        if !state.keys.contains_key(&key) {
+                            if state.keys.len() >= MAX_KEYS {
+                                state.untracked += sums.hands;
+                                continue;
+                            }
+                            if let std::collections::hash_map::Entry::Vacant(wanted) =
+                                state.theories.entry(key.config_id)
+                            {
+                                if let Some(config) = floor.config(&key.config_id) {
+                                    wanted.insert(
+                                        match self.wanted.try_send((key.config_id, config)) {
+                                            Ok(()) => Known::Computing,
+                                            Err(_) => {
+                                                Known::Failed("the theory thread stopped".into())
+                                            }
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                        state
+                            .keys
+                            .entry(key)
+                            .or_default()
+                            .add(&sums, at_ms / DAY_MS, today)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Seen::Alert(alert) => {
+                    if let Some(key) = alert.totals.as_ref().and_then(Sums::from_proto) {
+                        state.open.insert((key.0, alert.window_days), sequence);
+                    }
+                    state.alerts.insert(
+                        sequence,
+                        AlertState {
+                            alert,
+                            sequence,
+                            investigation: None,
+                        },
+                    );
+                    while state.alerts.len() > ALERTS_KEPT {
+                        state.alerts.pop_first();
+                    }
+                }
+                Seen::Investigated(investigation, actor) => {
+                    let found = state
+                        .alerts
+                        .values()
+                        .find(|a| a.alert.alert_id == investigation.alert_id)
+                        .map(|a| a.sequence);
+                    if let Some(at) = found {
+                        state.open.retain(|_, s| *s != at);
+                        if let Some(a) = state.alerts.get_mut(&at) {
+                            a.investigation = Some((investigation, actor));
+                        }
+                    }
+                }
+                Seen::Statement(_) | Seen::Nothing => {}
+            }
+            state.through = sequence + 1;
+        }
+        Ok(())
+    }
+
+    /// Holds the windows to their bands, and writes the statements, as time passes.
+    async fn watch(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(self.settings.check_every).await;
+            if self.floor.read_only() || !self.lock().caught_up {
+                continue;
+            }
+            for alert in self.alerts_due() {
+                let key = alert.alert_id.clone();
+                if let Err(e) = self.floor.record_returns_alert(alert).await {
+                    tracing::warn!(error = %e, alert = %key, "returns: an alert could not be recorded");
+                }
+            }
+            if let Some(parts) = self.statement_due() {
+                match self.floor.record_returns_statement(parts).await {
+                    Ok(()) => {}
+                    Err(e) => {
+                        self.lock().statement_pending = false;
+                        tracing::warn!(error = %e, "returns: the statement could not be recorded");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The alerts to open now: every window out of its band with enough hands and none open.
+    fn alerts_due(&self) -> Vec<proto::ReturnsAlert> {
+        let now = self.floor.now();
+        let mut due = Vec::new();
+        for row in self.rows(&Filter::default()) {
+            let Ok(theory) = row.theory else {
+                continue;
+            };
+            let (hands, staked, paid, _, squares) = row.sums.net();
+            let Some(standing) = theory.standing(staked, paid, squares) else {
+                continue;
+            };
+            if hands < self.settings.min_hands || !standing.out_of_band || row.open_alert.is_some()
+            {
+                continue;
+            }
+            let Some(totals) = row.sums.to_proto(&row.key) else {
+                continue;
+            };
+            let mut id = [0u8; 16];
+            if getrandom::fill(&mut id).is_err() {
+                continue;
+            }
+            due.push(proto::ReturnsAlert {
+                alert_id: hex::encode(id),
+                totals: Some(totals),
+                window_days: row.window_days,
+                actual: paid as f64 / staked as f64,
+                theoretical: theory.return_rate,
+                z: standing.z,
+                band_low: standing.band_low,
+                band_high: standing.band_high,
+                at_ms: now,
+                through_sequence: self.lock().through,
+            });
+        }
+        due
+    }
+
+    /// The statement to write now, if its period has ended: its parts (then pending until read
+    /// back). The first period a server sees begins when it first looks.
+    fn statement_due(&self) -> Option<Vec<proto::ReturnsStatement>> {
+        let every = u64::try_from(self.settings.statement_every?.as_millis())
+            .ok()?
+            .max(1);
+        let now = self.floor.now();
+        let mut state = self.lock();
+        if state.statement_pending {
+            return None;
+        }
+        if state.period.start_ms == 0 {
+            state.period.start_ms = now;
+            return None;
+        }
+        if state.period.start_ms / every >= now / every {
+            return None;
+        }
+        let parts = statement::parts(
+            &state.period.totals,
+            state.period.from,
+            state.through,
+            (state.period.start_ms, now),
+        )?;
+        state.statement_pending = true;
+        Some(parts)
+    }
+
+    /// The rows `filter` matches, in key order then window.
+    pub fn rows(&self, filter: &Filter) -> Vec<Row> {
+        let today = self.floor.now() / DAY_MS;
+        let state = self.lock();
+        let mut rows = Vec::new();
+        for (key, tracked) in &state.keys {
+            if !filter.matches(key) {
+                continue;
+            }
+            let theory = match state.theories.get(&key.config_id) {
+                Some(Known::Ready(t)) => t
+                    .get(&key.bet)
+                    .copied()
+                    .ok_or_else(|| "the lab has no sheet for this bet".to_string()),
+                Some(Known::Computing) => Err("being computed".into()),
+                Some(Known::Failed(e)) => Err(e.clone()),
+                None => Err("the configuration is not known to this server".into()),
+            };
+            for &window_days in filter.windows() {
+                let open_alert = state
+                    .open
+                    .get(&(key.clone(), window_days))
+                    .and_then(|s| state.alerts.get(s))
+                    .map(|a| a.alert.alert_id.clone());
+                rows.push(Row {
+                    key: key.clone(),
+                    window_days,
+                    sums: tracked.window(window_days, today),
+                    theory: theory.clone(),
+                    open_alert,
+                });
+            }
+        }
+        rows
+    }
+
+    /// The alerts whose key `filter` matches, newest first, at most `limit`.
+    pub fn alerts(&self, filter: &Filter, limit: usize) -> Vec<AlertState> {
+        self.lock()
+            .alerts
+            .values()
+            .rev()
+            .filter(|a| {
+                a.alert
+                    .totals
+                    .as_ref()
+                    .and_then(Sums::from_proto)
+                    .is_some_and(|(k, _)| filter.matches(&k))
+            })
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
+    /// (the next sequence to read, caught up, hands untracked, statements checked, why stopped).
+    pub fn progress(&self) -> (u64, bool, u64, u64, Option<String>) {
+        let s = self.lock();
+        (
+            s.through,
+            s.caught_up,
+            s.untracked,
+            s.period.checked,
+            s.stopped.clone(),
+        )
+    }
+
+    /// Whether alert `alert_id` is one the server knows (open or closed).
+    pub fn knows_alert(&self, alert_id: &str) -> bool {
+        self.lock()
+            .alerts
+            .values()
+            .any(|a| a.alert.alert_id == alert_id)
+    }
+}
+
+/// What rows a caller asks for: each field empty for all.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub game: Option<pitboss_engine::game::GameId>,
+    pub table: Option<String>,
+    pub config_id: Option<ConfigId>,
+    pub bet: Option<String>,
+    /// Windows in days (empty: all of [`WINDOWS`]).
+    pub windows: Vec<u32>,
+    /// The tables and games the caller reaches (`None`: all).
+    pub tables: Option<std::collections::BTreeSet<String>>,
+    pub games: Option<std::collections::BTreeSet<pitboss_engine::game::GameId>>,
+}
+
+impl Filter {
+    fn matches(&self, key: &Key) -> bool {
+        self.game.is_none_or(|g| g == key.game)
+            && self.table.as_ref().is_none_or(|t| *t == key.table)
+            && self.config_id.is_none_or(|c| c == key.config_id)
+            && self.bet.as_ref().is_none_or(|b| *b == key.bet)
+            && self.tables.as_ref().is_none_or(|t| t.contains(&key.table))
+            && self.games.as_ref().is_none_or(|g| g.contains(&key.game))
+    }
+
+    fn windows(&self) -> &[u32] {
+        if self.windows.is_empty() {
+            &WINDOWS
+        } else {
+            &self.windows
+        }
+    }
+}
