@@ -25,6 +25,7 @@ pub mod codec;
 pub mod floor;
 mod lru;
 pub mod mirroring;
+mod priority;
 pub mod proto;
 pub mod returns;
 pub mod service;

@@ -21,7 +21,7 @@ use prost::Message;
 /// from the server's code).
 fn group(bet: &str) -> String {
     match bet {
-        "ante" | "raise" | "3rd_street" | "4th_street" | "5th_street" => "main".into(),
+        "ante" | "raise" | "street_3" | "street_4" | "street_5" => "main".into(),
         other => other.into(),
     }
 }

@@ -92,6 +92,10 @@ pub const METHODS: &[(&str, &[Role])] = &[
     ),
     ("/pitboss.v1.Audit/ExportHands", &[Regulator]),
     ("/pitboss.v1.Audit/GetReturns", &[Supervisor, Regulator]),
+    (
+        "/pitboss.v1.Audit/ListSignificantEvents",
+        &[Supervisor, Regulator],
+    ),
     ("/pitboss.v1.Operations/PublishConfig", &[ConfigAdmin]),
     (
         "/pitboss.v1.Operations/ListConfigs",

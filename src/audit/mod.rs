@@ -5,5 +5,6 @@
 pub mod bundle;
 pub mod dispute;
 pub mod replay;
+pub mod significant;
 
 pub use replay::{replay, EventCheck, Mismatch, ProofReport, ReplayError};

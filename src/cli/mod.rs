@@ -22,6 +22,7 @@ mod progress;
 mod proposals;
 mod recover;
 mod replay;
+mod report;
 mod returns;
 mod rng;
 mod rotate_key;
@@ -91,6 +92,8 @@ enum Command {
     /// The floor's returns against the theoretical: per game, table, configuration, bet group and
     /// window, with the z-score and 99 % band; then the alerts.
     Returns(returns::ReturnsArgs),
+    /// Reports from a server: `events`, the significant events of a period as HTML, PDF or CSV.
+    Report(report::ReportArgs),
     /// Close a returns alert with a supervisor's investigation (recorded in the log).
     Investigate(returns::InvestigateArgs),
     /// Approve another principal's proposal (a settled hand's void, a table malfunction, a
@@ -156,6 +159,7 @@ impl Cli {
             Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
             Command::Proposals(args) => proposals::run_list(args).map(|()| ok),
             Command::Returns(args) => returns::run(args).map(|()| ok),
+            Command::Report(args) => report::run(args).map(|()| ok),
             Command::Investigate(args) => returns::run_investigate(args).map(|()| ok),
             Command::Approve(args) => proposals::run_approve(args).map(|()| ok),
             Command::Reject(args) => proposals::run_reject(args).map(|()| ok),

@@ -419,6 +419,7 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             tiles,
             mirror: mirror.map(|(serving, _)| serving),
             returns: args.returns,
+            software: Some(identity),
         };
         pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");

@@ -40,6 +40,10 @@ const ALERTS_KEPT: usize = 1000;
 
 const DAY_MS: u64 = 86_400_000;
 
+/// How long the reading rests after the log grows before it reads on (the returns are at most
+/// about this far behind a busy log).
+const FOLLOW_PAUSE: Duration = Duration::from_millis(100);
+
 /// How the returns are watched (`[returns]` in `pitboss.toml`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -177,6 +181,8 @@ impl Returns {
         std::thread::Builder::new()
             .name("pitboss-returns-theory".into())
             .spawn(move || {
+                // Beside serving: the hands being played keep the cores.
+                crate::priority::lower();
                 while let Ok((id, config)) = queue.recv() {
                     let run = pitboss_lab::Run::default();
                     let known = match theory::of(&config, &run) {
@@ -211,6 +217,9 @@ impl Returns {
                 if head.changed().await.is_err() {
                     return;
                 }
+                // A pause after each wake: the appends of a busy floor are read in batches, a few
+                // times a second, not one small read per group commit.
+                tokio::time::sleep(FOLLOW_PAUSE).await;
                 continue;
             }
             let floor = self.floor.clone();

@@ -246,7 +246,7 @@ fn build(config: Arc<GameConfig>, yielding: bool) -> Result<StrategyTables, Stri
     let spawned = std::thread::Builder::new()
         .name("strategy-build".into())
         .spawn(move || {
-            lower_priority();
+            crate::priority::lower();
             build(&config)
         });
     match spawned {
@@ -255,18 +255,5 @@ fn build(config: Arc<GameConfig>, yielding: bool) -> Result<StrategyTables, Stri
             .unwrap_or_else(|_| Err("the build panicked".to_string())),
         // No thread could be started: build on this one, at its priority.
         Err(_) => build(&kept),
-    }
-}
-
-/// Lowers this thread's scheduling priority (Linux: `nice` is per thread, and the threads it
-/// starts inherit it). Elsewhere, nothing.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority on the calling thread's id changes only its own scheduling priority.
-    unsafe {
-        let tid = libc::gettid();
-        if libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10) != 0 {
-            tracing::debug!("could not lower a strategy build's priority");
-        }
     }
 }

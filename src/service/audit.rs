@@ -298,6 +298,45 @@ fn tree_size(floor: &Floor, field: &str, asked: u64) -> Result<u64, Status> {
 
 #[tonic::async_trait]
 impl Audit for AuditService {
+    async fn list_significant_events(
+        &self,
+        request: Request<proto::ListSignificantEventsRequest>,
+    ) -> Result<Response<proto::ListSignificantEventsResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        scope::whole_log(&caller, "ListSignificantEvents")?;
+        let r = request.into_inner();
+        r.check()?;
+        let start =
+            if r.page_token.is_empty() {
+                None
+            } else {
+                Some(r.page_token.parse::<u64>().map_err(|_| {
+                    invalid_argument("page_token", "not a token this service issued")
+                })?)
+            };
+        let floor = self.floor.clone();
+        let page = self
+            .blocking(move || {
+                audit::significant::list(
+                    &floor,
+                    r.from_ms,
+                    (r.to_ms != 0).then_some(r.to_ms),
+                    &r.kinds,
+                    match r.page_size {
+                        0 => 200,
+                        n => n as usize,
+                    },
+                    start,
+                )
+                .map_err(status)
+            })
+            .await?;
+        Ok(Response::new(proto::ListSignificantEventsResponse {
+            events: page.events,
+            next_page_token: page.next.map(|n| n.to_string()).unwrap_or_default(),
+        }))
+    }
+
     async fn get_returns(
         &self,
         request: Request<proto::GetReturnsRequest>,

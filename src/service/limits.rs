@@ -277,6 +277,13 @@ pub const RETURNS_PAGE_TOKEN: TextLimit = TextLimit::new(10, false, Shape::Digit
 /// `GetReturns`' windows: each of `crate::returns::WINDOWS` at most once.
 pub const RETURNS_WINDOWS: CountLimit = CountLimit { max: 4 };
 
+/// `ListSignificantEvents`' page size (0: 200).
+pub const EVENTS_REPORT_PAGE_SIZE: Range = Range { min: 0, max: 1000 };
+/// `ListSignificantEvents`' page token: the next sequence to examine.
+pub const EVENTS_REPORT_PAGE_TOKEN: TextLimit = TextLimit::new(20, false, Shape::Digits);
+/// `ListSignificantEvents`' kinds: each of `audit::significant::KINDS`.
+pub const EVENTS_REPORT_KINDS: CountLimit = CountLimit { max: 32 };
+
 /// Wagers of one opening: each bet at most once (the games have 15 bets in all).
 pub const WAGERS: CountLimit = CountLimit { max: 16 };
 /// Decisions of one `PlayHand`: more than any hand of any configuration takes (Nutz: at most
@@ -685,6 +692,35 @@ impl Bounded for proto::GetReturnsRequest {
         }
         RETURNS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
         RETURNS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
+    }
+}
+
+impl Bounded for proto::ListSignificantEventsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        if self.to_ms != 0 && self.to_ms < self.from_ms {
+            return Err(invalid_argument(
+                &at(place, "to_ms"),
+                format!(
+                    "{} is before from_ms {}: 0 (no end) or at least from_ms",
+                    self.to_ms, self.from_ms
+                ),
+            ));
+        }
+        EVENTS_REPORT_KINDS.check(&at(place, "kinds"), self.kinds.len())?;
+        for (i, kind) in self.kinds.iter().enumerate() {
+            if !crate::audit::significant::KINDS.contains(&kind.as_str()) {
+                return Err(invalid_argument(
+                    &format!("{place}kinds[{i}]"),
+                    format!(
+                        "{:?}: one of {}",
+                        kind.chars().take(40).collect::<String>(),
+                        crate::audit::significant::KINDS.join(", ")
+                    ),
+                ));
+            }
+        }
+        EVENTS_REPORT_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        EVENTS_REPORT_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
     }
 }
 

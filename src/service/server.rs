@@ -207,6 +207,9 @@ pub struct Serving {
     pub mirror: Option<MirrorServing>,
     /// How the floor's returns are watched (`crate::returns`); `None`: not kept.
     pub returns: Option<crate::returns::Settings>,
+    /// The executable that serves: a clean stop is recorded with it (`SoftwareAttested`, trigger
+    /// `stop`), so the log tells a clean stop from a crash.
+    pub software: Option<crate::software::Identity>,
 }
 
 /// A mirror's parts the server serves (`crate::mirroring`).
@@ -429,6 +432,15 @@ pub async fn serve(
         .serve_with_incoming_shutdown(incoming(listener, serving.limits.max_connections), shutdown)
         .await;
     watcher.abort();
+    if let (Ok(()), Some(identity)) = (&served, &serving.software) {
+        // Every call has drained: the stop is the log's last word from this server.
+        if let Err(e) = floor
+            .record_software(identity, "stop", None, pitboss_ledger::SERVER_ACTOR)
+            .await
+        {
+            tracing::warn!(error = %e, "the stop could not be recorded in the log");
+        }
+    }
     // The ledger stays open until every call has drained; closing it lets its writer finish.
     floor.close_log();
     served?;
@@ -478,6 +490,7 @@ mod tests {
             tiles: None,
             mirror: None,
             returns: None,
+            software: None,
         };
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;

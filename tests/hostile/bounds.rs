@@ -332,6 +332,17 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
     cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, page_token: "9999999999".into(), windows: vec![0, 1, 7, 30], ..Default::default() }))));
 
+    let m = "Audit/ListSignificantEvents";
+    cases.push(refused(m, INVALID, "to_ms", "0 (no end) or at least from_ms", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { from_ms: 10, to_ms: 9, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "kinds", "at most 32", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { kinds: vec!["key_rotated".into(); 33], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "kinds[0]", "one of config_published", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { kinds: vec![long(60_000)], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { page_size: 1001, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { page_token: "-1".into(), ..Default::default() }))));
+    for (from_ms, to_ms) in [(0, 0), (u64::MAX, 0), (0, u64::MAX), (u64::MAX, u64::MAX)] {
+        cases.push(served(m, rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { from_ms, to_ms, page_size: 1000, ..Default::default() }))));
+    }
+    cases.push(served(m, rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { page_token: "18446744073709551615".into(), ..Default::default() }))));
+
     let m = "Operations/RecordInvestigation";
     cases.push(refused(m, INVALID, "alert_id", "exactly 32 hexadecimal digits", rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: long(60_000), outcome: "other".into(), reason: "r".into() }))));
     cases.push(refused(m, INVALID, "outcome", "explained, malfunction, fraud, other", rpc!(c, ops.record_investigation(proto::RecordInvestigationRequest { alert_id: "ab".repeat(16), outcome: long(60_000), reason: "r".into() }))));

@@ -42,6 +42,7 @@ mod escape;
 mod model;
 mod page;
 mod paytables;
+mod report;
 mod style;
 mod svg;
 mod time;
@@ -49,6 +50,7 @@ mod words;
 
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 pub use page::render;
+pub use report::{render_events, EventsReport, ReportEvent};
 /// A recorded time as people read it (`YYYY-MM-DD HH:MM:SS.mmm UTC`), for every page and listing
 /// that shows one: the packet's, and the CLI's.
-pub use time::utc;
+pub use time::{ms_of_date, utc};

@@ -36,6 +36,19 @@ use crate::words;
 /// The soft hyphen's character reference, where a narrow timeline heading may break.
 const SHY: PreEscaped<&str> = PreEscaped("&shy;");
 
+/// A page's `<head>`: UTF-8, the viewport, `title`, and the one stylesheet (every page of this
+/// crate shares it: A4 and Letter in print).
+pub(crate) fn head(title: Markup) -> Markup {
+    html! {
+        head {
+            "\n" meta charset="utf-8"; "\n"
+            meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+            title { (title) } "\n"
+            style { (PreEscaped(STYLESHEET)) } "\n"
+        }
+    }
+}
+
 /// Renders the dispute packet of one hand as one self-contained HTML page.
 ///
 /// Deterministic: the same packet gives the same bytes. Total: any content (empty lists, odd
@@ -46,12 +59,7 @@ pub fn render(packet: &Packet) -> String {
         (DOCTYPE) "\n"
         html lang="en" {
             "\n"
-            head {
-                "\n" meta charset="utf-8"; "\n"
-                meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
-                title { "Dispute packet — " (game) " — hand " (Text(&packet.hand_id)) } "\n"
-                style { (PreEscaped(STYLESHEET)) } "\n"
-            }
+            (head(html! { "Dispute packet — " (game) " — hand " (Text(&packet.hand_id)) }))
             "\n"
             body {
                 "\n"

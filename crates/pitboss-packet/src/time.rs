@@ -16,6 +16,30 @@ pub fn utc(ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02} {hours:02}:{minutes:02}:{seconds:02}.{millis:03} UTC")
 }
 
+/// The first millisecond of the UTC day `year-month-day` (`None` for a date that does not exist
+/// or comes before 1970): Howard Hinnant's `days_from_civil`, the inverse of `civil_from_days`.
+pub fn ms_of_date(year: u64, month: u64, day: u64) -> Option<u64> {
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if !(1970..=9999).contains(&year) || day == 0 || day > days_in_month {
+        return None;
+    }
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y / 400;
+    let year_of_era = y % 400;
+    let shifted_month = (month + 9) % 12; // March is 0
+    let day_of_year = (153 * shifted_month + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    Some(days * 86_400_000)
+}
+
 /// The civil date (year, month 1–12, day 1–31) of the day `days` after 1970-01-01.
 ///
 /// Howard Hinnant's `civil_from_days`, for non-negative day counts: count from 0000-03-01 so that
@@ -39,7 +63,36 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::utc;
+    use super::{ms_of_date, utc};
+
+    /// Every day from 1970 to 2400 read back: the date of its first millisecond is the date; the
+    /// days that do not exist are refused.
+    #[test]
+    fn a_date_and_its_first_millisecond_agree_both_ways() {
+        let mut ms = 0;
+        for year in 1970..2400u64 {
+            for month in 1..=12 {
+                for day in 1..=31 {
+                    let Some(at) = ms_of_date(year, month, day) else {
+                        continue;
+                    };
+                    assert_eq!(at, ms, "{year}-{month}-{day}");
+                    assert!(
+                        utc(at).starts_with(&format!("{year:04}-{month:02}-{day:02} 00:00:00.000"))
+                    );
+                    ms += 86_400_000;
+                }
+            }
+        }
+        assert_eq!(ms_of_date(2023, 2, 29), None);
+        assert_eq!(
+            ms_of_date(2024, 2, 29).map(utc).as_deref(),
+            Some("2024-02-29 00:00:00.000 UTC")
+        );
+        assert_eq!(ms_of_date(2100, 2, 29), None);
+        assert_eq!(ms_of_date(2026, 13, 1), None);
+        assert_eq!(ms_of_date(1969, 12, 31), None);
+    }
 
     #[test]
     fn known_instants() {

@@ -266,6 +266,18 @@ pub fn ready_line(child: &mut Child) -> String {
         .unwrap_or_default()
 }
 
+impl Server {
+    /// Stops the server cleanly (SIGTERM, as an operator's service manager does) and waits for it:
+    /// whether it exited with success.
+    pub fn stop(mut self) -> bool {
+        // SAFETY: a signal to our own child, by the pid we started it with.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        self.child.wait().is_ok_and(|s| s.success())
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
