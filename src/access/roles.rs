@@ -130,6 +130,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
     ("/pitboss.v1.Lab/Simulate", &[Lab]),
     ("/pitboss.v1.Lab/StreamRngWords", &[Lab]),
     ("/pitboss.v1.Lab/StreamShuffles", &[Lab]),
+    ("/pitboss.v1.Lab/CheckTranscripts", &[Lab, Regulator]),
 ];
 
 /// The RPCs that may append to the log. A read-only server (`serve --read-only`, on a replica)

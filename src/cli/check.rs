@@ -2,6 +2,8 @@
 //! deal and settlement as JSON on standard output, the differences from the claimed payouts listed
 //! on standard error. `--jsonl`: one transcript per line, one JSON result per line. Exit status 0
 //! only if every transcript was accepted and agrees; 1 if any differs; 2 if any was refused.
+//! `--jsonl --server URL`: the same lines checked by a server (`Lab.CheckTranscripts`, streamed),
+//! one verdict per line.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -19,6 +21,13 @@ pub struct CheckArgs {
     /// The file holds one transcript per line (JSON Lines); print one result per line.
     #[arg(long)]
     jsonl: bool,
+    /// With `--jsonl`: have this server check them (`Lab.CheckTranscripts`, one stream), not this
+    /// process.
+    #[arg(long, requires = "jsonl")]
+    server: Option<String>,
+    /// The bearer token file for `--server`.
+    #[arg(long, env = "PITBOSS_TOKEN_FILE", requires = "server")]
+    token_file: Option<PathBuf>,
 }
 
 /// How a transcript came out.
@@ -71,7 +80,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
             .with_context(|| format!("cannot read {}", args.file.display()))?;
     }
     let (mut differ, mut refused) = (0, 0);
-    if args.jsonl {
+    if let Some(server) = &args.server {
+        let mut client = super::client::ServerArgs::at(server.clone());
+        client.token_file = args.token_file.clone();
+        let totals = remote(&client, &text)?;
+        eprintln!(
+            "{} transcripts: {} agree, {} differ, {} refused (checked by {server})",
+            totals.transcripts, totals.agree, totals.differ, totals.refused
+        );
+        differ = totals.differ;
+        refused = totals.refused;
+    } else if args.jsonl {
         let mut total = 0;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -121,5 +140,62 @@ pub fn run(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         std::process::ExitCode::from(1)
     } else {
         std::process::ExitCode::SUCCESS
+    })
+}
+
+/// The lines of `text` streamed to the server, each verdict printed as a JSON line as it comes;
+/// the totals the server ends with.
+fn remote(
+    server: &super::client::ServerArgs,
+    text: &str,
+) -> anyhow::Result<pitboss::proto::TranscriptTotals> {
+    use pitboss::proto;
+    use proto::check_transcripts_response::Kind;
+    let lines: Vec<(usize, String)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| (n + 1, l.to_string()))
+        .collect();
+    let numbers: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
+    super::client::block_on(async {
+        let mut lab = proto::lab_client::LabClient::new(server.connect().await?);
+        let requests =
+            tokio_stream::iter(
+                lines
+                    .into_iter()
+                    .map(|(n, json)| proto::CheckTranscriptsRequest {
+                        transcript: Some(proto::check_transcripts_request::Transcript::Json(json)),
+                        reference: format!("line {n}"),
+                    }),
+            );
+        let mut verdicts = lab
+            .check_transcripts(requests)
+            .await
+            .map_err(super::client::refused)?
+            .into_inner();
+        while let Some(message) = verdicts.message().await.map_err(super::client::refused)? {
+            match message.kind {
+                Some(Kind::Verdict(v)) => {
+                    let line = numbers.get(v.index as usize).copied().unwrap_or_default();
+                    println!(
+                        "{}",
+                        json!({
+                            "line": line,
+                            "id": v.id,
+                            "verdict": v.verdict,
+                            "refused": (!v.refused.is_empty()).then_some(&v.refused),
+                            "total_paid": v.total_paid,
+                            "differences": v.differences.iter().map(|d| json!({
+                                "bet": d.bet, "claimed": d.claimed, "rules_pay": d.rules_pay, "rule": d.rule,
+                            })).collect::<Vec<_>>(),
+                        })
+                    );
+                }
+                Some(Kind::Totals(t)) => return Ok(t),
+                None => {}
+            }
+        }
+        anyhow::bail!("the server ended the stream without its totals")
     })
 }

@@ -168,22 +168,11 @@ pub async fn export(
     tx: tokio::sync::mpsc::Sender<Result<proto::ExportRow, Status>>,
     shutdown: Shutdown,
 ) {
-    use tokio::sync::mpsc::error::SendTimeoutError;
     let send = |item: Result<Row, Status>| {
         let tx = tx.clone();
         async move {
             let item = item.map(|row| proto::ExportRow { row: Some(row) });
-            match tx.send_timeout(item, limits::STREAM_STALL).await {
-                Ok(()) => true,
-                Err(SendTimeoutError::Closed(_)) => false,
-                Err(SendTimeoutError::Timeout(_)) => {
-                    let _ = tx.try_send(Err(Status::deadline_exceeded(format!(
-                        "the client read nothing for {} s: the export is ended",
-                        limits::STREAM_STALL.as_secs()
-                    ))));
-                    false
-                }
-            }
+            limits::send_within_stall(&tx, item, "export").await
         }
     };
     let mut cursor = match ask.table {

@@ -252,6 +252,24 @@ fn produce<M: Send + 'static>(
 
 #[tonic::async_trait]
 impl Lab for LabService {
+    type CheckTranscriptsStream = ReceiverStream<Result<proto::CheckTranscriptsResponse, Status>>;
+
+    async fn check_transcripts(
+        &self,
+        request: Request<tonic::Streaming<proto::CheckTranscriptsRequest>>,
+    ) -> Result<Response<Self::CheckTranscriptsStream>, Status> {
+        let permit = self.stream_permit()?;
+        // The verdicts wait here for a client that reads slowly: at most 16 of them.
+        let (tx, rx) = mpsc::channel(16);
+        tokio::spawn(super::transcripts::run(
+            request.into_inner(),
+            tx,
+            permit,
+            self.shutdown.flag(),
+        ));
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
     type StreamRngWordsStream = ReceiverStream<Result<proto::RngWordsChunk, Status>>;
     type StreamShufflesStream = ReceiverStream<Result<proto::ShuffleSamples, Status>>;
 

@@ -430,6 +430,28 @@ pub const EVENT_STREAMS: usize = 256;
 /// A stream whose client reads nothing for this long is ended (`DEADLINE_EXCEEDED`), freeing what
 /// it holds.
 pub const STREAM_STALL: Duration = Duration::from_secs(60);
+
+/// Sends `item` on a stream's channel, waiting at most [`STREAM_STALL`] for the client to make
+/// room: whether it was sent. A stalled client is told why (`DEADLINE_EXCEEDED`, "the `what` is
+/// ended", best effort); a client gone is nothing to tell.
+pub async fn send_within_stall<M>(
+    tx: &tokio::sync::mpsc::Sender<Result<M, Status>>,
+    item: Result<M, Status>,
+    what: &str,
+) -> bool {
+    use tokio::sync::mpsc::error::SendTimeoutError;
+    match tx.send_timeout(item, STREAM_STALL).await {
+        Ok(()) => true,
+        Err(SendTimeoutError::Closed(_)) => false,
+        Err(SendTimeoutError::Timeout(_)) => {
+            let _ = tx.try_send(Err(Status::deadline_exceeded(format!(
+                "the client read nothing for {} s: the {what} is ended",
+                STREAM_STALL.as_secs()
+            ))));
+            false
+        }
+    }
+}
 /// Configurations whose strategy tables (at most 64 MiB each, `lab/budget.rs`) are kept; the
 /// least recently used is dropped first.
 pub const STRATEGY_TABLES_KEPT: usize = 4;

@@ -22,6 +22,7 @@ mod scope;
 mod server;
 mod status;
 mod tiles_http;
+mod transcripts;
 mod witness_http;
 pub mod work;
 

@@ -71,7 +71,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 30] = [
+pub const RPCS: [&str; 34] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -102,6 +102,10 @@ pub const RPCS: [&str; 30] = [
     "ListProposals",
     "ReloadAccess",
     "RotateSigningKey",
+    "AuthenticateSoftware",
+    "GetReturns",
+    "RecordInvestigation",
+    "ListSignificantEvents",
 ];
 
 /// What became of one call.
@@ -155,7 +159,16 @@ impl Target {
                 stop.clone(),
                 None,
                 None,
-                None,
+                // The returns read the log beside the calls; they open no alert and write no
+                // statement here (a read must leave the log as it was).
+                Some(pitboss::returns::Returns::start(
+                    floor.clone(),
+                    pitboss::returns::Settings {
+                        check_every: std::time::Duration::from_secs(3600),
+                        min_hands: u64::MAX,
+                        statement_every: None,
+                    },
+                )),
             ),
             ops: OperationsService::new(floor.clone(), Arc::new(access)),
             lab: LabService::new(floor.clone(), Pool::new("lab", 1, stop.clone()), stop),
@@ -416,6 +429,38 @@ impl Target {
                 reason: "fuzz".into(),
             }
             .encode_to_vec(),
+            "AuthenticateSoftware" => proto::AuthenticateSoftwareRequest {
+                challenge: vec![gen.below(256) as u8; 16 + gen.below(49)],
+            }
+            .encode_to_vec(),
+            "GetReturns" => proto::GetReturnsRequest {
+                game: gen
+                    .pick(&["", "nutz", "caribbean_stud", "mississippi_stud"])
+                    .to_string(),
+                table: format!("T-{}", gen.below(4)),
+                windows: vec![*gen.pick(&[0u32, 1, 7, 30])],
+                page_size: 5,
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            "RecordInvestigation" => proto::RecordInvestigationRequest {
+                alert_id: hex::encode([gen.below(256) as u8; 16]),
+                outcome: gen.pick(&["explained", "other"]).to_string(),
+                reason: "fuzzed".into(),
+            }
+            .encode_to_vec(),
+            "ListSignificantEvents" => proto::ListSignificantEventsRequest {
+                from_ms: 0,
+                to_ms: 0,
+                kinds: Vec::new(),
+                page_size: 5,
+                page_token: if gen.chance(2) {
+                    String::new()
+                } else {
+                    gen.below(size as usize + 2).to_string()
+                },
+            }
+            .encode_to_vec(),
             "ListProposals" => proto::ListProposalsRequest {
                 state: gen
                     .pick(&["", "pending", "approved", "rejected", "expired"])
@@ -469,6 +514,8 @@ impl Target {
                 | "RejectProposal"
                 | "ReloadAccess"
                 | "RotateSigningKey"
+                | "AuthenticateSoftware"
+                | "RecordInvestigation"
         );
         match outcome {
             Outcome::Served => tally.accepted += 1,
@@ -720,6 +767,25 @@ impl Target {
                     .lab
                     .stream_shuffles(decoded!(proto::StreamShufflesRequest)))
             }
+            "AuthenticateSoftware" => unary!(
+                self.ops
+                    .authenticate_software(decoded!(proto::AuthenticateSoftwareRequest)),
+                WRITE
+            ),
+            "GetReturns" => unary!(
+                self.audit.get_returns(decoded!(proto::GetReturnsRequest)),
+                READ
+            ),
+            "RecordInvestigation" => unary!(
+                self.ops
+                    .record_investigation(decoded!(proto::RecordInvestigationRequest)),
+                WRITE
+            ),
+            "ListSignificantEvents" => unary!(
+                self.audit
+                    .list_significant_events(decoded!(proto::ListSignificantEventsRequest)),
+                READ
+            ),
             other => unreachable!("no call for {other}"),
         }
     }

@@ -398,6 +398,31 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "words_per_seed", "0 to 4294967296", rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: 1, words_per_seed: u64::MAX }))));
     cases.push(served(m, rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: 1, words_per_seed: u64::from(u32::MAX) }))));
 
+    // The stream's messages, each checked as it comes: the first beyond a limit ends the stream
+    // with its field named (the verdicts before it are sent first: tests/transcripts_grpc.rs).
+    let m = "Lab/CheckTranscripts";
+    let one = |request: proto::CheckTranscriptsRequest| {
+        let mut client = c.lab.clone();
+        call(async move {
+            let mut stream = client.check_transcripts(tonic::codegen::tokio_stream::iter(vec![request])).await?.into_inner();
+            while stream.message().await?.is_some() {}
+            Ok(tonic::Response::new(()))
+        })
+    };
+    use proto::check_transcripts_request::Transcript;
+    cases.push(refused(m, INVALID, "transcripts[0].transcript", "required", one(proto::CheckTranscriptsRequest::default())));
+    cases.push(refused(m, INVALID, "transcripts[0].json", "at most 61440", one(proto::CheckTranscriptsRequest { transcript: Some(Transcript::Json(long(61_441))), ..Default::default() })));
+    cases.push(refused(m, INVALID, "transcripts[0].reference", "at most 200 characters", one(proto::CheckTranscriptsRequest { transcript: Some(Transcript::Json("{}".into())), reference: long(201) })));
+    let typed = |t: proto::TranscriptMessage| proto::CheckTranscriptsRequest { transcript: Some(Transcript::Typed(t)), ..Default::default() };
+    cases.push(refused(m, INVALID, "transcripts[0].typed.decisions", "at most 256", one(typed(proto::TranscriptMessage { decisions: vec!["shake".into(); 257], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "transcripts[0].typed.dice", "at most 256", one(typed(proto::TranscriptMessage { dice: vec![proto::DiceRoll::default(); 257], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "transcripts[0].typed.dice[0]", "at most 5", one(typed(proto::TranscriptMessage { dice: vec![proto::DiceRoll { faces: vec![1; 6] }], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "transcripts[0].typed.cards", "at most 4", one(typed(proto::TranscriptMessage { cards: (0..5).map(|i| (format!("s{i}"), proto::CardList::default())).collect(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "transcripts[0].typed.wagers", "at most 16", one(typed(proto::TranscriptMessage { wagers: (0..17).map(|i| (format!("b{i}"), 1)).collect(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "transcripts[0].typed.config_json", "at most 61440", one(typed(proto::TranscriptMessage { config_json: long(61_441), ..Default::default() }))));
+    // Within every limit but not a game's transcript: a verdict (refused, with the reason), served.
+    cases.push(served(m, one(typed(proto::TranscriptMessage { decisions: vec!["shake".into(); 256], dice: vec![proto::DiceRoll { faces: vec![1; 5] }; 256], ..Default::default() }))));
+
     let m = "Lab/StreamShuffles";
     for n in EXTREMES {
         cases.push(refused(m, INVALID, "shuffles", "1 to 100000000", rpc!(c, lab.stream_shuffles(proto::StreamShufflesRequest { shuffles: n, deck: 0 }))));
@@ -598,7 +623,10 @@ fn every_field_is_documented_in_docs_limits() {
             let repeated = field.label() == prost_types::field_descriptor_proto::Label::Repeated;
             let name = format!("{prefix}{}", field.name());
             out.push(name.clone());
-            if field.r#type() == prost_types::field_descriptor_proto::Type::Message {
+            // A map's entries are its own (`name`), documented with it.
+            if field.r#type() == prost_types::field_descriptor_proto::Type::Message
+                && messages.contains_key(field.type_name())
+            {
                 let nested = if repeated {
                     format!("{name}[i].")
                 } else {

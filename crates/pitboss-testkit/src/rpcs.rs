@@ -52,7 +52,20 @@ pub async fn call(channel: Authorized, path: &str) -> Result<(), tonic::Status> 
             | "/pitboss.v1.Lab/StreamRngWords"
             | "/pitboss.v1.Lab/StreamShuffles"
     );
-    if streaming {
+    if path.as_str() == "/pitboss.v1.Lab/CheckTranscripts" {
+        // Both ways: no transcript sent, the first message back (the totals) read.
+        let requests = tonic::codegen::tokio_stream::iter(Vec::<()>::new());
+        match grpc
+            .streaming(tonic::Request::new(requests), path, codec)
+            .await
+        {
+            Ok(response) => {
+                let mut stream = response.into_inner();
+                stream.message().await.map(|_| ())
+            }
+            Err(e) => Err(e),
+        }
+    } else if streaming {
         match grpc
             .server_streaming(tonic::Request::new(()), path, codec)
             .await
