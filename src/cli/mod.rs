@@ -25,6 +25,7 @@ mod replay;
 mod report;
 mod returns;
 mod rng;
+mod rng_test;
 mod rotate_key;
 mod serve;
 mod serve_file;
@@ -137,6 +138,9 @@ enum Command {
     VerifyEvidence(witness::VerifyEvidenceArgs),
     /// Raw RNG words (little-endian u32) from fresh seeds, for statistical test suites.
     Rng(rng::RngArgs),
+    /// NIST SP 800-22 tests over the RNG's raw output, judged as the publication judges a
+    /// generator: the proportion passing and the uniformity of the P-values.
+    RngTest(rng_test::RngTestArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
@@ -173,6 +177,7 @@ impl Cli {
             Command::RngVectors => vectors::run().map(|()| ok),
             Command::Par(args) => par::run(args).map(|()| ok),
             Command::Rng(args) => rng::run(args).map(|()| ok),
+            Command::RngTest(args) => rng_test::run(args),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),

@@ -15,6 +15,7 @@ pub mod caribbean;
 pub mod error;
 pub mod fortune;
 pub mod mississippi;
+pub mod nist;
 pub mod nutz;
 pub mod pai_gow;
 pub mod par;
