@@ -64,7 +64,11 @@ pub fn list(
         let count = BATCH.min(stop - next);
         let records = floor.stored_entries(next, count)?;
         if records.is_empty() {
-            break;
+            // The log said it holds them: a page that could not move on would loop forever.
+            return Err(FloorError::Corrupt(
+                format!("entry {next}"),
+                "missing, below the log's size".into(),
+            ));
         }
         for (sequence, stored) in records {
             let entry = pitboss_ledger::Entry::decode(&stored)

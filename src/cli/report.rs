@@ -115,16 +115,19 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             })
             .collect(),
         command: format!(
-            "pitboss report events --from {} {}--format {:?} --server {}",
+            "pitboss report events --from {} {}{}--format {} --server {}",
             args.from,
             args.to
                 .as_ref()
                 .map(|t| format!("--to {t} "))
                 .unwrap_or_default(),
-            args.format,
+            args.kind
+                .iter()
+                .map(|k| format!("--kind {k} "))
+                .collect::<String>(),
+            format!("{:?}", args.format).to_lowercase(),
             args.server.server.clone()
-        )
-        .to_lowercase(),
+        ),
     };
     match args.format {
         Format::Html => write_new(&args.out, pitboss_packet::render_events(&report).as_bytes())?,

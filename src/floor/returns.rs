@@ -55,6 +55,18 @@ impl Floor {
         Ok(())
     }
 
+    /// The alert `alert_id` as recorded, if the log holds it.
+    pub fn returns_alert(&self, alert_id: &str) -> Result<Option<proto::ReturnsAlert>, FloorError> {
+        let entries = self.ledger.read_stream(&alert_stream(alert_id), 0)?;
+        let Some(first) = entries.first() else {
+            return Ok(None);
+        };
+        match Floor::payload(first)?.kind {
+            Some(proto::payload::Kind::ReturnsAlert(alert)) => Ok(Some(alert)),
+            _ => Ok(None),
+        }
+    }
+
     /// Closes alert `alert_id` with `actor`'s investigation: the entry's sequence. `NotFound` for
     /// an alert the log does not hold; `Investigated` for one closed already.
     pub async fn record_investigation(

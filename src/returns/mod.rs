@@ -40,6 +40,9 @@ const ALERTS_KEPT: usize = 1000;
 
 const DAY_MS: u64 = 86_400_000;
 
+/// The sequence an alert's window is marked open with between its recording and its reading.
+const RECORDED: u64 = u64::MAX;
+
 /// How long the reading rests after the log grows before it reads on (the returns are at most
 /// about this far behind a busy log).
 const FOLLOW_PAUSE: Duration = Duration::from_millis(100);
@@ -252,12 +255,15 @@ impl Returns {
             if let Seen::Statement(part) = seen {
                 // Checked outside the lock: the range after the statement's end is read again.
                 // (The period is out of the state meanwhile; no statement is written then: one
-                // is pending, or the server is still catching up.)
+                // is pending until its last part is read, or the server is still catching up.)
+                let last = part.part == part.parts;
                 let mut period = std::mem::take(&mut self.lock().period);
                 let checked = period.statement(sequence, part, floor);
                 let mut state = self.lock();
                 state.period = period;
-                state.statement_pending = false;
+                if last {
+                    state.statement_pending = false;
+                }
                 state.through = sequence + 1;
                 match checked {
                     Ok(None) => {}
@@ -315,8 +321,18 @@ impl Returns {
                             investigation: None,
                         },
                     );
+                    // The oldest closed alert goes first; an open one only when all are open
+                    // (and then its window may open another).
                     while state.alerts.len() > ALERTS_KEPT {
-                        state.alerts.pop_first();
+                        let oldest = state
+                            .alerts
+                            .iter()
+                            .find(|(_, a)| a.investigation.is_some())
+                            .or_else(|| state.alerts.iter().next())
+                            .map(|(s, _)| *s);
+                        let Some(oldest) = oldest else { break };
+                        state.alerts.remove(&oldest);
+                        state.open.retain(|_, s| *s != oldest);
                     }
                 }
                 Seen::Investigated(investigation, actor) => {
@@ -347,9 +363,23 @@ impl Returns {
                 continue;
             }
             for alert in self.alerts_due() {
-                let key = alert.alert_id.clone();
-                if let Err(e) = self.floor.record_returns_alert(alert).await {
-                    tracing::warn!(error = %e, alert = %key, "returns: an alert could not be recorded");
+                let id = alert.alert_id.clone();
+                let marked = alert
+                    .totals
+                    .as_ref()
+                    .and_then(Sums::from_proto)
+                    .map(|(key, _)| (key, alert.window_days));
+                match self.floor.record_returns_alert(alert).await {
+                    // Open from now, though the reading has not met its entry yet: no second
+                    // alert of the same window while the reading catches up.
+                    Ok(()) => {
+                        if let Some(marked) = marked {
+                            self.lock().open.entry(marked).or_insert(RECORDED);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, alert = %id, "returns: an alert could not be recorded")
+                    }
                 }
             }
             if let Some(parts) = self.statement_due() {
@@ -376,8 +406,12 @@ impl Returns {
             let Some(standing) = theory.standing(staked, paid, squares) else {
                 continue;
             };
-            if hands < self.settings.min_hands || !standing.out_of_band || row.open_alert.is_some()
-            {
+            // Open, or recorded and not read back yet (its marker, `RECORDED`).
+            let open = self
+                .lock()
+                .open
+                .contains_key(&(row.key.clone(), row.window_days));
+            if hands < self.settings.min_hands || !standing.out_of_band || open {
                 continue;
             }
             let Some(totals) = row.sums.to_proto(&row.key) else {

@@ -11,8 +11,17 @@ use super::feed::{Feed, FeedError, Seen, Source};
 use super::tally::{Key, Sums};
 use crate::proto;
 
-/// Totals per statement entry (an entry stays far below the log's 65 535-byte bound).
+/// Totals per statement entry at most.
 pub const PER_PART: usize = 256;
+
+/// Bytes of totals per statement entry at most: an entry stays below the log's 65 535-byte bound
+/// whatever its tables' names (200 characters, up to 800 bytes each).
+const PART_BYTES: usize = 48 * 1024;
+
+/// The keys a period states at most (the server's own bound on keys): a total of a key beyond is
+/// left out of the period, the same way wherever the log is read, so the statement and its
+/// recomputation agree.
+pub const PERIOD_KEYS: usize = super::MAX_KEYS;
 
 /// Entries read at a time when a range is read again.
 const BATCH: u64 = 1024;
@@ -28,11 +37,17 @@ pub fn parts(
         .iter()
         .map(|(k, s)| s.to_proto(k))
         .collect::<Option<_>>()?;
-    let chunks: Vec<&[proto::ReturnsTotals]> = if rows.is_empty() {
-        vec![&[]]
-    } else {
-        rows.chunks(PER_PART).collect()
-    };
+    let mut chunks: Vec<&[proto::ReturnsTotals]> = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, row) in rows.iter().enumerate() {
+        let size = prost::Message::encoded_len(row) + 4;
+        if i > start && (i - start >= PER_PART || bytes + size > PART_BYTES) {
+            chunks.push(&rows[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    chunks.push(&rows[start..]);
     let parts = u32::try_from(chunks.len()).ok()?;
     Some(
         chunks
@@ -73,6 +88,9 @@ pub fn totals_of(
         for entry in &entries {
             if let Seen::Totals(added) = feed.see(entry, source)? {
                 for (key, sums, _) in added {
+                    if !totals.contains_key(&key) && totals.len() >= PERIOD_KEYS {
+                        continue;
+                    }
                     totals.entry(key).or_default().add(&sums)?;
                 }
             }
@@ -103,11 +121,17 @@ pub struct Period {
     parts: Vec<proto::ReturnsStatement>,
     /// Statements checked.
     pub checked: u64,
+    /// Totals left out of the periods (beyond [`PERIOD_KEYS`] keys).
+    pub left_out: u64,
 }
 
 impl Period {
-    /// Adds totals the feed saw.
+    /// Adds totals the feed saw (a key beyond [`PERIOD_KEYS`] is left out, counted).
     pub fn add(&mut self, key: &Key, sums: &Sums) -> Result<(), FeedError> {
+        if !self.totals.contains_key(key) && self.totals.len() >= PERIOD_KEYS {
+            self.left_out += 1;
+            return Ok(());
+        }
         self.totals.entry(key.clone()).or_default().add(sums)?;
         Ok(())
     }

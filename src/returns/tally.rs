@@ -222,13 +222,42 @@ fn per_group<'a>(
     Ok(groups)
 }
 
-/// What a settlement adds: one hand per group it settled, its stakes and payouts.
+/// The per-game cap's cut taken out of the groups' payouts: what the lines paid (`total_before`)
+/// becomes what the hand paid (`total_after`), each group's share in proportion to what its lines
+/// paid, the remainder of the division to the group that paid most (so the groups add up to the
+/// hand's payout exactly).
+fn apply_game_cap(
+    groups: &mut BTreeMap<String, (u128, u128, u128)>,
+    cap: Option<&proto::GameCapLine>,
+) -> Result<(), Overflow> {
+    let Some(cap) = cap.filter(|c| c.cut > 0 && c.total_before > 0) else {
+        return Ok(());
+    };
+    let (before, after) = (u128::from(cap.total_before), u128::from(cap.total_after));
+    let mut given = 0u128;
+    for entry in groups.values_mut() {
+        entry.1 = entry.1.checked_mul(after).ok_or(Overflow)? / before;
+        given = given.checked_add(entry.1).ok_or(Overflow)?;
+    }
+    if let Some(largest) = groups.values_mut().max_by_key(|e| e.1) {
+        largest.1 = largest
+            .1
+            .checked_add(after.saturating_sub(given))
+            .ok_or(Overflow)?;
+    }
+    Ok(())
+}
+
+/// What a settlement adds: one hand per group it settled, its stakes and payouts (after the
+/// per-game cap, when it cut).
 pub fn settled(opened: &Opened, settled: &proto::Settled) -> Result<Vec<(Key, Sums)>, Overflow> {
     let lines = settled
         .lines
         .iter()
         .map(|l| (l.bet.as_str(), l.stake, l.payout));
-    per_group(opened, lines)?
+    let mut groups = per_group(opened, lines)?;
+    apply_game_cap(&mut groups, settled.game_cap.as_ref())?;
+    groups
         .into_iter()
         .map(|(group, (staked, paid, initial))| {
             Ok((
@@ -256,7 +285,9 @@ pub fn voided(opened: &Opened, voided: &proto::Voided) -> Result<Vec<(Key, Sums)
         .lines
         .iter()
         .map(|l| (l.bet.as_str(), l.stake, l.paid_before));
-    per_group(opened, lines)?
+    let mut groups = per_group(opened, lines)?;
+    apply_game_cap(&mut groups, voided.game_cap.as_ref())?;
+    groups
         .into_iter()
         .map(|(group, (staked, paid, initial))| {
             Ok((
@@ -373,6 +404,64 @@ mod tests {
             }
             assert_eq!(group_of(game, "no_such_bet"), None);
         }
+    }
+
+    /// A per-game cap that cut 150 000 down to 100 000: the groups add up to 100 000, shared in
+    /// proportion; its void reverses exactly that.
+    #[test]
+    fn the_per_game_cap_is_taken_out_of_the_groups() {
+        let mut hand = opened();
+        let cap = proto::GameCapLine {
+            total_before: 150_000,
+            cap: 100_000,
+            cut: 50_000,
+            total_after: 100_000,
+        };
+        let s = proto::Settled {
+            lines: vec![
+                line("ante", 500, 100_000),
+                line("raise", 1000, 20_000),
+                line("bonus", 100, 30_000),
+            ],
+            game_cap: Some(cap),
+            ..Default::default()
+        };
+        let added = settled(&hand, &s).unwrap();
+        let paid: u128 = added.iter().map(|(_, s)| s.paid).sum();
+        assert_eq!(paid, 100_000);
+        let main = added.iter().find(|(k, _)| k.bet == "main").unwrap().1.paid;
+        assert_eq!(main, 80_000, "120 000 of 150 000");
+        hand.settled = true;
+        let v = proto::Voided {
+            lines: vec![
+                proto::VoidLine {
+                    bet: "ante".into(),
+                    stake: 500,
+                    paid_before: 100_000,
+                    paid_now: 500,
+                },
+                proto::VoidLine {
+                    bet: "raise".into(),
+                    stake: 1000,
+                    paid_before: 20_000,
+                    paid_now: 1000,
+                },
+                proto::VoidLine {
+                    bet: "bonus".into(),
+                    stake: 100,
+                    paid_before: 30_000,
+                    paid_now: 100,
+                },
+            ],
+            game_cap: Some(cap),
+            ..Default::default()
+        };
+        let reversed: u128 = voided(&hand, &v)
+            .unwrap()
+            .iter()
+            .map(|(_, s)| s.voided_paid)
+            .sum();
+        assert_eq!(reversed, 100_000);
     }
 
     #[test]

@@ -705,6 +705,12 @@ impl Bounded for proto::GetReturnsRequest {
         OPTIONAL_ID.check(&at(place, "bet"), &self.bet)?;
         RETURNS_WINDOWS.check(&at(place, "windows"), self.windows.len())?;
         for (i, w) in self.windows.iter().enumerate() {
+            if self.windows[..i].contains(w) {
+                return Err(invalid_argument(
+                    &format!("{place}windows[{i}]"),
+                    format!("{w}: each window at most once"),
+                ));
+            }
             if !crate::returns::WINDOWS.contains(w) {
                 return Err(invalid_argument(
                     &format!("{place}windows[{i}]"),

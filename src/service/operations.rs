@@ -423,6 +423,14 @@ impl Operations for OperationsService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        // A supervisor scoped to some tables or games closes only their alerts.
+        if !caller.unscoped() {
+            let alert = self.floor.returns_alert(&r.alert_id).map_err(status)?;
+            if let Some(totals) = alert.as_ref().and_then(|a| a.totals.as_ref()) {
+                let game = crate::codec::from_id("game", &totals.game).ok();
+                scope::reach(&caller, "alert_id", &totals.table, game)?;
+            }
+        }
         let sequence = self
             .floor
             .record_investigation(&r.alert_id, &r.outcome, &r.reason, &caller.id)

@@ -233,7 +233,16 @@ pub async fn run(
         // One transcript waited for, then those already arrived.
         let mut batch = Vec::new();
         let mut refusal = None;
-        let mut next = Some(inbound.message().await);
+        // A client that sends nothing for as long as a reader may stall is ended the same way.
+        let Ok(first) = tokio::time::timeout(limits::STREAM_STALL, inbound.message()).await else {
+            let _ = send(Err(Status::deadline_exceeded(format!(
+                "the client sent nothing for {} s: the stream is ended",
+                limits::STREAM_STALL.as_secs()
+            ))))
+            .await;
+            return;
+        };
+        let mut next = Some(first);
         while let Some(read) = next.take() {
             match read {
                 Ok(Some(request)) => {
@@ -285,32 +294,39 @@ pub async fn run(
     .await;
 }
 
+/// The verdict on one transcript; a panic in its check (the engine's bug) is that transcript's
+/// refusal, never the stream's end.
+fn verdict_or_refused(
+    index: u64,
+    request: &proto::CheckTranscriptsRequest,
+) -> proto::TranscriptVerdict {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| verdict(index, request)))
+        .unwrap_or_else(|_| proto::TranscriptVerdict {
+            index,
+            reference: request.reference.clone(),
+            verdict: "refused".into(),
+            refused: super::guard::PANIC_MESSAGE.into(),
+            ..Default::default()
+        })
+}
+
 /// The verdicts of a batch, in order, its halves on two threads.
 fn check_batch(batch: Vec<(u64, proto::CheckTranscriptsRequest)>) -> Vec<proto::TranscriptVerdict> {
     let half = batch.len().div_ceil(2);
     let (first, second) = batch.split_at(half);
+    let check = |part: &[(u64, proto::CheckTranscriptsRequest)]| {
+        part.iter()
+            .map(|(i, r)| verdict_or_refused(*i, r))
+            .collect::<Vec<_>>()
+    };
     if second.is_empty() {
-        return first.iter().map(|(i, r)| verdict(*i, r)).collect();
+        return check(first);
     }
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| {
-            second
-                .iter()
-                .map(|(i, r)| verdict(*i, r))
-                .collect::<Vec<_>>()
-        });
-        let mut out: Vec<_> = first.iter().map(|(i, r)| verdict(*i, r)).collect();
-        match other.join() {
-            Ok(rest) => out.extend(rest),
-            // A panic in a check is the engine's bug: answered as refused, never lost silently.
-            Err(_) => out.extend(second.iter().map(|(i, r)| proto::TranscriptVerdict {
-                index: *i,
-                reference: r.reference.clone(),
-                verdict: "refused".into(),
-                refused: super::guard::PANIC_MESSAGE.into(),
-                ..Default::default()
-            })),
-        }
+        let other = scope.spawn(|| check(second));
+        let mut out = check(first);
+        // Each check catches its own panic: the thread ends normally.
+        out.extend(other.join().unwrap_or_default());
         out
     })
 }

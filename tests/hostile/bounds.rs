@@ -328,6 +328,7 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { config_id: long(64), ..Default::default() }))));
     cases.push(refused(m, INVALID, "windows", "at most 4", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![0; 5], ..Default::default() }))));
     cases.push(refused(m, INVALID, "windows[1]", "0 (the lifetime), 1, 7 or 30", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![1, 2], ..Default::default() }))));
+    cases.push(refused(m, INVALID, "windows[1]", "each window at most once", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![7, 7], ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: u32::MAX, ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
     cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, page_token: "9999999999".into(), windows: vec![0, 1, 7, 30], ..Default::default() }))));

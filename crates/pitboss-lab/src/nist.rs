@@ -112,12 +112,15 @@ pub fn runs(bits: &[u8]) -> Result<f64, NistError> {
     Ok(erfc(x))
 }
 
-/// 2.4: the longest run of ones within blocks, with the publication's block size, number of
-/// blocks, classes and their probabilities by the sequence's length (at least 128 bits).
+/// 2.4: the longest run of ones within blocks, with the publication's block size, classes and
+/// their probabilities by the sequence's length (at least 128 bits), over every whole block
+/// (N = ⌊n/M⌋, as NIST's reference code counts them; the publication's table gives the least N
+/// for each M).
 pub fn longest_run(bits: &[u8]) -> Result<f64, NistError> {
     let n = bits.len();
     // (M, N, the class of a longest run v: index = clamp(v - lowest, 0, classes - 1), π).
-    let (m, blocks, lowest, pi): (usize, usize, usize, &[f64]) = if n < 128 {
+    // (M, the least N the table names for it, the lowest class, π).
+    let (m, _least, lowest, pi): (usize, usize, usize, &[f64]) = if n < 128 {
         return Err(NistError::TooShort {
             test: "longest run",
             bits: n,
@@ -150,8 +153,9 @@ pub fn longest_run(bits: &[u8]) -> Result<f64, NistError> {
             &[0.0882, 0.2092, 0.2483, 0.1933, 0.1208, 0.0675, 0.0727],
         )
     };
+    let blocks = n / m;
     let mut counts = vec![0usize; pi.len()];
-    for block in bits.chunks_exact(m).take(blocks) {
+    for block in bits.chunks_exact(m) {
         let (mut run, mut longest) = (0usize, 0usize);
         for &b in block {
             run = if b == 1 { run + 1 } else { 0 };
@@ -366,9 +370,9 @@ impl Assessment {
     }
 }
 
-/// Every test of this module on one sequence, by name, with the publication's usual parameters
-/// (a block of 128 bits for the block frequency test, m = 2 for the approximate entropy test and
-/// m = 16 for the serial test when the sequence allows it, else smaller): (name, P-values).
+/// Every test of this module on one sequence, by name: a block of 128 bits for the block frequency
+/// test; for the serial test m = ⌊log₂ n⌋ − 3 (2 to 16) and for the approximate entropy test
+/// m = ⌊log₂ n⌋ − 6 (1 to 10), within the publication's advice: (name, P-values).
 pub fn battery(bits: &[u8]) -> Vec<(&'static str, Result<Vec<f64>, NistError>)> {
     let n = bits.len();
     // The publication's advice: m < ⌊log2 n⌋ − 2 (serial), m < ⌊log2 n⌋ − 5 (entropy).
