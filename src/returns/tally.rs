@@ -248,6 +248,25 @@ fn apply_game_cap(
     Ok(())
 }
 
+/// The totals a hand's lines (bet, stake, paid) add per group after the per-game cap, each made
+/// by `sums` from (staked, paid, initial stake, its square).
+fn counted<'a>(
+    opened: &Opened,
+    lines: impl Iterator<Item = (&'a str, u64, u64)>,
+    cap: Option<&proto::GameCapLine>,
+    sums: fn(u128, u128, u128, u128) -> Sums,
+) -> Result<Vec<(Key, Sums)>, Overflow> {
+    let mut groups = per_group(opened, lines)?;
+    apply_game_cap(&mut groups, cap)?;
+    groups
+        .into_iter()
+        .map(|(group, (staked, paid, initial))| {
+            let squares = initial.checked_mul(initial).ok_or(Overflow)?;
+            Ok((opened.key(&group), sums(staked, paid, initial, squares)))
+        })
+        .collect()
+}
+
 /// What a settlement adds: one hand per group it settled, its stakes and payouts (after the
 /// per-game cap, when it cut).
 pub fn settled(opened: &Opened, settled: &proto::Settled) -> Result<Vec<(Key, Sums)>, Overflow> {
@@ -255,24 +274,19 @@ pub fn settled(opened: &Opened, settled: &proto::Settled) -> Result<Vec<(Key, Su
         .lines
         .iter()
         .map(|l| (l.bet.as_str(), l.stake, l.payout));
-    let mut groups = per_group(opened, lines)?;
-    apply_game_cap(&mut groups, settled.game_cap.as_ref())?;
-    groups
-        .into_iter()
-        .map(|(group, (staked, paid, initial))| {
-            Ok((
-                opened.key(&group),
-                Sums {
-                    hands: 1,
-                    staked,
-                    paid,
-                    initial,
-                    initial_squares: initial.checked_mul(initial).ok_or(Overflow)?,
-                    ..Sums::default()
-                },
-            ))
-        })
-        .collect()
+    counted(
+        opened,
+        lines,
+        settled.game_cap.as_ref(),
+        |staked, paid, initial, squares| Sums {
+            hands: 1,
+            staked,
+            paid,
+            initial,
+            initial_squares: squares,
+            ..Sums::default()
+        },
+    )
 }
 
 /// What a void adds: nothing for a hand never settled (nothing was counted); for a settled hand,
@@ -285,24 +299,19 @@ pub fn voided(opened: &Opened, voided: &proto::Voided) -> Result<Vec<(Key, Sums)
         .lines
         .iter()
         .map(|l| (l.bet.as_str(), l.stake, l.paid_before));
-    let mut groups = per_group(opened, lines)?;
-    apply_game_cap(&mut groups, voided.game_cap.as_ref())?;
-    groups
-        .into_iter()
-        .map(|(group, (staked, paid, initial))| {
-            Ok((
-                opened.key(&group),
-                Sums {
-                    voided_hands: 1,
-                    voided_staked: staked,
-                    voided_paid: paid,
-                    voided_initial: initial,
-                    voided_initial_squares: initial.checked_mul(initial).ok_or(Overflow)?,
-                    ..Sums::default()
-                },
-            ))
-        })
-        .collect()
+    counted(
+        opened,
+        lines,
+        voided.game_cap.as_ref(),
+        |staked, paid, initial, squares| Sums {
+            voided_hands: 1,
+            voided_staked: staked,
+            voided_paid: paid,
+            voided_initial: initial,
+            voided_initial_squares: squares,
+            ..Sums::default()
+        },
+    )
 }
 
 #[cfg(test)]
