@@ -132,8 +132,22 @@ async fn a_scripted_day_is_reported_kind_by_kind_as_csv_html_and_pdf() {
     })
     .await
     .unwrap();
-    // A statement has been written by now (every second); wait for one after the investigation.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // A statement (one a second here): waited for by its entry, not by time.
+    let started = Instant::now();
+    while audit
+        .list_significant_events(proto::ListSignificantEventsRequest {
+            kinds: vec!["returns_statement".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events
+        .is_empty()
+    {
+        assert!(started.elapsed() < Duration::from_secs(120), "no statement");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert!(server.stop(), "a clean stop");
 
     // Started again beyond loopback without TLS (recorded).
