@@ -412,12 +412,15 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     };
 
     // Under play, the newest checkpoint is cosigned by all three, and reaches the log's size.
+    // The quorum (two) is served first and the third cosignature is added when it comes: wait for
+    // all three.
     let hand = play(&mut players, 5).await;
-    let now = checkpoint_until(&mut audit, "cosigned at the log's size", |c| {
-        c.cosigned && c.tree_size == c.log_size
+    let now = checkpoint_until(&mut audit, "cosigned by all three at the log's size", |c| {
+        c.cosigned
+            && c.tree_size == c.log_size
+            && cosigners_of(&c.note, &witnesses, &log_verifier) == 3
     })
     .await;
-    assert_eq!(cosigners_of(&now.note, &witnesses, &log_verifier), 3);
     // The tiles publish cosigned checkpoints only: read back by tlog_tiles, their note carries
     // the three cosignatures, verified by signed_note.
     let started = std::time::Instant::now();
@@ -582,8 +585,12 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
 
     // Every witness down, the server restarted: the cosigned checkpoint kept before is in force
     // again at once (checked against the log and the policy), not lost until the next quorum.
-    let kept = checkpoint_until(&mut audit, "cosigned at the log's size", |c| {
-        c.cosigned && c.tree_size == c.log_size
+    // The checkpoint compared is the last one the server will keep: all three cosignatures in (a
+    // later one would otherwise still be arriving while the witnesses are stopped).
+    let kept = checkpoint_until(&mut audit, "cosigned by all three at the log's size", |c| {
+        c.cosigned
+            && c.tree_size == c.log_size
+            && cosigners_of(&c.note, &witnesses, &log_verifier) == 3
     })
     .await;
     for w in &mut witnesses {
