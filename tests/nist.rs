@@ -94,6 +94,41 @@ fn the_battery_agrees_with_nistrng_on_the_rngs_own_bits() {
         assert!(p >= nist::ALPHA, "{name}: {p}");
     }
 
+    // 10⁶ bits: the rank and spectral tests, as both define them; Maurer's statistic fₙ, which
+    // nistrng turns into a P-value with σ = √variance (the publication's small example does
+    // too) where the publication's general formula takes c·√(variance/K); and the random
+    // excursions variant's counts, which nistrng reports as |ξ − J|/√(2J(4|x| − 2)) without the
+    // erfc, for the states the walk reached (docs/rng-battery.md lists nistrng's departures).
+    let million = rng_bits(1_000_000 / 32);
+    let theirs = nistrng(&million, &["long"]);
+    agree("rank", nist::rank(&million).unwrap(), &theirs["rank"][0]);
+    agree(
+        "spectral",
+        nist::spectral(&million).unwrap(),
+        &theirs["spectral"][0],
+    );
+    agree(
+        "universal (fₙ, with nistrng's σ)",
+        nist::universal(&million).unwrap().p_value_uncorrected(),
+        &theirs["universal"][0],
+    );
+    let (ours, _) = nist::random_excursions_variant(&million).unwrap();
+    let reported = theirs["random_excursions_variant"].as_array().unwrap();
+    assert!(!reported.is_empty() && reported.len() <= ours.len());
+    let reached: Vec<f64> = reported
+        .iter()
+        .map(|r| statrs::function::erf::erfc(r.as_f64().unwrap()))
+        .collect();
+    // The states nistrng reports are those visited, in order: every P-value it gives (after the
+    // erfc) is ours for one state, in the same order.
+    let mut mine = ours.iter();
+    for (i, theirs) in reached.iter().enumerate() {
+        assert!(
+            mine.any(|p| (p - theirs).abs() < 1e-6),
+            "variant state {i}: nistrng's {theirs} is none of ours {ours:?}"
+        );
+    }
+
     // 750 016 bits: 75 blocks of 10 000, the number nistrng always takes.
     let long = rng_bits(750_016 / 32);
     let theirs = nistrng(&long, &["longest"]);
@@ -131,23 +166,175 @@ fn rng_test_judges_every_test_and_reproduces_by_its_seed() {
         (code, &first),
         "the same seed, the same run"
     );
+    // Every test of the publication is judged, or said not to apply at this length (the
+    // universal test needs 387 840 bits, linear complexity 100 000; the random excursions need
+    // 500 cycles, which a walk of 65 536 steps reaches about one time in twenty).
+    let judged = |name: &str| {
+        first.lines().any(|l| {
+            l.split_whitespace().next() == Some(name)
+                && (l.ends_with("holds") || l.ends_with("FAILS"))
+        })
+    };
     for test in [
         "frequency",
         "block_frequency",
         "runs",
         "longest_run",
+        "rank",
+        "spectral",
+        "non_overlapping_template[000000001]",
+        "non_overlapping_template[111111110]",
+        "overlapping_template",
         "serial[0]",
         "serial[1]",
         "approximate_entropy",
         "cumulative_sums[0]",
         "cumulative_sums[1]",
     ] {
+        assert!(judged(test), "{test} not judged:\n{first}");
+    }
+    let templates = first
+        .lines()
+        .filter(|l| l.starts_with("non_overlapping_template["))
+        .count();
+    assert_eq!(templates, 148, "every nine-bit aperiodic template");
+    for test in ["universal", "linear_complexity"] {
         assert!(
-            first.lines().any(|l| l.starts_with(&format!("{test} "))
-                && (l.ends_with("holds") || l.ends_with("FAILS"))),
-            "{test} not judged:\n{first}"
+            first.lines().any(|l| l.starts_with(test)
+                && l.contains("not run:")
+                && l.contains("of 20 sequences")),
+            "{test} said not run:\n{first}"
+        );
+    }
+    for test in ["random_excursions", "random_excursions_variant"] {
+        assert!(
+            judged(&format!("{test}[+1]"))
+                || first
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{test} ")) && l.contains("not applicable")),
+            "{test}:\n{first}"
         );
     }
     let (code, _) = run(&["--seed", "zz"]);
     assert_ne!(code, Some(0));
+}
+
+/// `Lab.TestRng` over gRPC: the same battery as `pitboss rng-test` with the same seed, row for
+/// row (both judge through `pitboss_lab::rng_battery`), with the command that reproduces it; a
+/// fresh seed when none is given, returned; and the run's fields bounded.
+#[tokio::test(flavor = "multi_thread")]
+async fn test_rng_over_grpc_is_the_command_lines_battery() {
+    use pitboss::proto::{self, lab_client::LabClient};
+    let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
+    let mut lab = LabClient::new(server.channel().await);
+    let seed = [0x5au8; 32];
+    let report = lab
+        .test_rng(proto::TestRngRequest {
+            sequences: 6,
+            bits: 65_536,
+            seed: seed.to_vec(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(report.seed, seed);
+    assert_eq!(
+        report.command,
+        format!(
+            "pitboss rng-test --sequences 6 --bits 65536 --seed {}",
+            hex::encode(seed)
+        )
+    );
+    // Every test either judged or said not run; the table-game tests judged at this length.
+    let names: Vec<&str> = report.rows.iter().map(|r| r.test.as_str()).collect();
+    for test in [
+        "frequency",
+        "rank",
+        "spectral",
+        "overlapping_template",
+        "cards_by_position[52]",
+        "cards_by_position[53]",
+        "die_faces",
+        "dice_pairs",
+        "seed_avalanche",
+    ] {
+        assert!(names.contains(&test), "{test} not judged: {names:?}");
+    }
+    assert!(report
+        .not_run
+        .iter()
+        .any(|n| n.test == "universal" && n.sequences == 6 && n.reason.contains("387840")));
+    assert!(report
+        .rows
+        .iter()
+        .all(|r| r.sequences <= 6 && r.passed <= r.sequences));
+    let failing = report.rows.iter().filter(|r| !r.holds).count() as u32;
+    assert_eq!(report.failing_rows, failing);
+    assert!(report.expected_failing_rows > 0.0);
+    assert_eq!(
+        report.holds,
+        report.failing_rows <= report.allowed_failing_rows
+    );
+
+    // The command it names prints the same rows, passed counts and verdicts.
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args(report.command.split(' ').skip(1))
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.success(), report.holds, "{printed}");
+    for row in &report.rows {
+        let line = printed
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(row.test.as_str()))
+            .unwrap_or_else(|| panic!("{} not printed:\n{printed}", row.test));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            fields[1],
+            format!("{}/{}", row.passed, row.sequences),
+            "{line}"
+        );
+        assert_eq!(
+            *fields.last().unwrap(),
+            if row.holds { "holds" } else { "FAILS" },
+            "{line}"
+        );
+    }
+
+    let summary = printed
+        .lines()
+        .find(|l| l.starts_with("rows failing: "))
+        .unwrap_or_else(|| panic!("{printed}"));
+    assert!(
+        summary.starts_with(&format!(
+            "rows failing: {} of {}; chance explains up to {} ",
+            report.failing_rows,
+            report.rows.len(),
+            report.allowed_failing_rows
+        )),
+        "{summary}"
+    );
+
+    // No seed: a fresh one, returned; and a plan out of bounds named.
+    let fresh = lab
+        .test_rng(proto::TestRngRequest {
+            sequences: 1,
+            bits: 128,
+            seed: Vec::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(fresh.seed.len(), 32);
+    let refused = lab
+        .test_rng(proto::TestRngRequest {
+            sequences: 2,
+            bits: 100,
+            seed: Vec::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert!(refused.message().contains("bits"), "{refused:?}");
 }

@@ -29,6 +29,7 @@ use pitboss_engine::card::Deck;
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
+use pitboss_lab::rng_battery::{self, Plan};
 use pitboss_lab::simulate::{self, Strategy};
 use pitboss_lab::{rng_output, ParSheet};
 
@@ -94,6 +95,40 @@ impl LabService {
         self.pool
             .run(move |run| work(run).map_err(lab_status))
             .await
+    }
+}
+
+fn battery_to_proto(report: &rng_battery::Report) -> proto::TestRngResponse {
+    proto::TestRngResponse {
+        seed: report.plan.master.to_vec(),
+        sequences: report.plan.sequences,
+        bits: report.plan.bits,
+        rows: report
+            .judged
+            .iter()
+            .map(|j| proto::RngTestRow {
+                test: j.name.clone(),
+                sequences: j.assessment.sequences as u32,
+                passed: j.assessment.passed as u32,
+                least_proportion: j.assessment.least_proportion,
+                uniformity: j.assessment.uniformity,
+                holds: j.assessment.holds(),
+            })
+            .collect(),
+        not_run: report
+            .not_run
+            .iter()
+            .map(|n| proto::RngTestNotRun {
+                test: n.test.to_string(),
+                sequences: n.sequences,
+                reason: n.reason.clone(),
+            })
+            .collect(),
+        holds: report.holds(),
+        command: report.plan.command(),
+        failing_rows: report.failing,
+        expected_failing_rows: report.expected_failing,
+        allowed_failing_rows: report.allowed_failing,
     }
 }
 
@@ -394,6 +429,25 @@ impl Lab for LabService {
             .compute(move |run| simulate::run(&request, run))
             .await?;
         Ok(Response::new(report_to_proto(&report)))
+    }
+
+    async fn test_rng(
+        &self,
+        request: Request<proto::TestRngRequest>,
+    ) -> Result<Response<proto::TestRngResponse>, Status> {
+        let r = request.into_inner();
+        r.check()?;
+        let master = if r.seed.is_empty() {
+            rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
+        } else {
+            convert::seed("seed", &r.seed)?
+        };
+        let plan = Plan::new(*master.as_bytes(), r.sequences, r.bits)
+            .map_err(|e| invalid_argument(e.field, e.problem))?;
+        let report = self
+            .compute(move |run| rng_battery::run(&plan, run))
+            .await?;
+        Ok(Response::new(battery_to_proto(&report)))
     }
 
     async fn stream_rng_words(

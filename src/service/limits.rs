@@ -306,6 +306,17 @@ pub const SIMULATED_HANDS: Range = Range {
     min: 1,
     max: 100_000_000,
 };
+/// Sequences of one RNG battery (`TestRng`).
+pub const RNG_SEQUENCES: Range = Range {
+    min: 1,
+    max: pitboss_lab::rng_battery::MAX_SEQUENCES as u64,
+};
+/// Bits per sequence of one RNG battery (also a multiple of 32, and sequences × bits at most
+/// 5 × 10^9: `pitboss_lab::rng_battery::Plan`).
+pub const RNG_SEQUENCE_BITS: Range = Range {
+    min: pitboss_lab::rng_battery::MIN_BITS,
+    max: pitboss_lab::rng_battery::MAX_BITS,
+};
 /// Rounds of one Pai Gow main-bet simulation (0: none).
 pub const MAIN_BET_ROUNDS: Range = Range {
     min: 0,
@@ -815,6 +826,14 @@ impl Bounded for proto::StreamRngWordsRequest {
         RNG_WORDS.check(&at(place, "words"), self.words)?;
         WORDS_PER_SEED.check(&at(place, "words_per_seed"), self.words_per_seed)?;
         Ok(())
+    }
+}
+
+impl Bounded for proto::TestRngRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        RNG_SEQUENCES.check(&at(place, "sequences"), u64::from(self.sequences))?;
+        RNG_SEQUENCE_BITS.check(&at(place, "bits"), self.bits)?;
+        seed_bytes(&at(place, "seed"), &self.seed, true)
     }
 }
 

@@ -71,7 +71,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 34] = [
+pub const RPCS: [&str; 35] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -95,6 +95,7 @@ pub const RPCS: [&str; 34] = [
     "RunSweep",
     "GetParSheets",
     "Simulate",
+    "TestRng",
     "StreamRngWords",
     "StreamShuffles",
     "ApproveProposal",
@@ -407,6 +408,12 @@ impl Target {
                 config_id: String::new(),
                 hands: 1 + gen.below(200) as u64,
                 strategy: 1,
+                seed: gen.bytes(32),
+            }
+            .encode_to_vec(),
+            "TestRng" => proto::TestRngRequest {
+                sequences: 1 + gen.below(3) as u32,
+                bits: 32 * (4 + gen.below(200) as u64),
                 seed: gen.bytes(32),
             }
             .encode_to_vec(),
@@ -757,6 +764,7 @@ impl Target {
                 )
             }
             "Simulate" => unary!(self.lab.simulate(decoded!(proto::SimulateRequest)), READ),
+            "TestRng" => unary!(self.lab.test_rng(decoded!(proto::TestRngRequest)), READ),
             "StreamRngWords" => {
                 streamed!(self
                     .lab

@@ -392,6 +392,19 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "strategy", "", rpc!(c, lab.simulate(proto::SimulateRequest { strategy: i32::MAX, ..simulate(10) }))));
     cases.push(served(m, rpc!(c, lab.simulate(simulate(1)))));
 
+    let m = "Lab/TestRng";
+    let battery = |sequences: u32, bits: u64| proto::TestRngRequest { sequences, bits, seed: Vec::new() };
+    for n in [0, 10_001, u32::MAX] {
+        cases.push(refused(m, INVALID, "sequences", "1 to 10000", rpc!(c, lab.test_rng(battery(n, 128)))));
+    }
+    for n in EXTREMES {
+        cases.push(refused(m, INVALID, "bits", "128 to 8388608", rpc!(c, lab.test_rng(battery(1, n)))));
+    }
+    cases.push(refused(m, INVALID, "bits", "a multiple of 32", rpc!(c, lab.test_rng(battery(1, 130)))));
+    cases.push(refused(m, INVALID, "bits", "at most 5000000000", rpc!(c, lab.test_rng(battery(10_000, 1 << 23)))));
+    cases.push(refused(m, INVALID, "seed", "empty or exactly 32 bytes", rpc!(c, lab.test_rng(proto::TestRngRequest { seed: vec![7; 31], ..battery(1, 128) }))));
+    cases.push(served(m, rpc!(c, lab.test_rng(battery(1, 128)))));
+
     let m = "Lab/StreamRngWords";
     for n in [0, u64::MAX] {
         cases.push(refused(m, INVALID, "words", "1 to 4294967296", rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: n, words_per_seed: 0 }))));
