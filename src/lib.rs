@@ -18,9 +18,11 @@
 //! - [`witnessing`]: the log's side of C2SP witnessing; [`tiling`]: the log as C2SP tiles;
 //!   [`mirroring`]: a regulator's mirror following another server's log; [`software`]: the
 //!   executable that runs, hashed and authenticated.
+//! - [`certification`]: a lab's certificate of a configuration as its page.
 
 pub mod access;
 pub mod audit;
+pub mod certification;
 pub mod codec;
 pub mod floor;
 mod lru;

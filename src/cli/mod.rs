@@ -4,6 +4,7 @@
 mod bench_load;
 mod bench_soak;
 mod bundle;
+mod certify;
 mod check;
 mod checkpoint;
 mod client;
@@ -17,6 +18,7 @@ mod hands;
 mod house_way;
 mod ledger_load;
 mod mirror;
+mod pages;
 mod par;
 mod progress;
 mod proposals;
@@ -141,6 +143,9 @@ enum Command {
     /// NIST SP 800-22 tests over the RNG's raw output, judged as the publication judges a
     /// generator: the proportion passing and the uniformity of the P-values.
     RngTest(rng_test::RngTestArgs),
+    /// A configuration's certification report: exact PAR sheets, a simulation held to them at
+    /// simultaneous 99 % intervals, the RNG battery, the vendor's transcripts; HTML and PDF.
+    Certify(certify::CertifyArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
@@ -178,6 +183,7 @@ impl Cli {
             Command::Par(args) => par::run(args).map(|()| ok),
             Command::Rng(args) => rng::run(args).map(|()| ok),
             Command::RngTest(args) => rng_test::run(args),
+            Command::Certify(args) => certify::run(args),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),

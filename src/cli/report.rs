@@ -3,7 +3,7 @@
 //! page `pitboss-packet` draws (HTML), that page printed by headless Chromium (PDF, as the dispute
 //! packet is), or CSV (one row per event).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
@@ -130,9 +130,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         ),
     };
     match args.format {
-        Format::Html => write_new(&args.out, pitboss_packet::render_events(&report).as_bytes())?,
-        Format::Csv => write_new(&args.out, &csv_of(&report)?)?,
-        Format::Pdf => pdf(&report, &args.out, &args.chromium)?,
+        Format::Html => {
+            super::pages::write_new(&args.out, pitboss_packet::render_events(&report).as_bytes())?
+        }
+        Format::Csv => super::pages::write_new(&args.out, &csv_of(&report)?)?,
+        Format::Pdf => super::pages::print_pdf(
+            &pitboss_packet::render_events(&report),
+            &args.out,
+            &args.chromium,
+        )?,
     }
     println!(
         "{} events written to {}",
@@ -163,54 +169,4 @@ fn csv_of(report: &pitboss_packet::EventsReport) -> anyhow::Result<Vec<u8>> {
         ])?;
     }
     Ok(out.into_inner()?)
-}
-
-/// The page printed to PDF by headless Chromium (the page's print stylesheet: A4 and Letter).
-fn pdf(report: &pitboss_packet::EventsReport, out: &Path, chromium: &str) -> anyhow::Result<()> {
-    if out.exists() {
-        anyhow::bail!("{} exists: refusing to overwrite it", out.display());
-    }
-    let work = tempfile::tempdir()?;
-    let page = work.path().join("report.html");
-    std::fs::write(&page, pitboss_packet::render_events(report))?;
-    let target = std::path::absolute(out)?;
-    let ran = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-pdf-header-footer",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            work.path().join("profile").display()
-        ))
-        .arg(format!("--print-to-pdf={}", target.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .with_context(|| format!("cannot run {chromium} (Debian's chromium) to print the PDF"))?;
-    if !ran.status.success() || !target.exists() {
-        anyhow::bail!(
-            "{chromium} did not print the PDF: {}",
-            String::from_utf8_lossy(&ran.stderr)
-        );
-    }
-    Ok(())
-}
-
-/// Writes a new file (never over an existing one).
-fn write_new(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    Ok(())
 }

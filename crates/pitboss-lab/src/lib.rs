@@ -12,6 +12,7 @@ pub mod advice;
 pub mod analysable;
 pub mod budget;
 pub mod caribbean;
+pub mod certificate;
 pub mod deal_tests;
 pub mod error;
 pub mod fortune;

@@ -138,6 +138,11 @@ impl GroupTally {
 
     /// The 95 % interval of the return per total wagered (a ratio of means: the delta method).
     pub fn interval(&self) -> (f64, f64) {
+        self.interval_at(1.959_964)
+    }
+
+    /// The interval of the return per total wagered at `z` standard errors.
+    pub fn interval_at(&self, z: f64) -> (f64, f64) {
         let n = self.hands as f64;
         let rate = self.return_rate();
         let mean_w = self.wagered as f64 / n;
@@ -145,7 +150,7 @@ impl GroupTally {
         let variance = (self.returned_sq as f64 - 2.0 * rate * self.cross as f64
             + rate * rate * self.wagered_sq as f64)
             / n;
-        let half = 1.959_964 * (variance.max(0.0) / n).sqrt() / mean_w;
+        let half = z * (variance.max(0.0) / n).sqrt() / mean_w;
         (rate - half, rate + half)
     }
 }

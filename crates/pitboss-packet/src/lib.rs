@@ -38,6 +38,7 @@
 //! The server builds the [`Packet`] (from the log, the replay and the bundle verification) and
 //! calls [`render`]; this crate judges nothing itself.
 
+mod certificate;
 mod escape;
 mod model;
 mod page;
@@ -48,6 +49,9 @@ mod svg;
 mod time;
 mod words;
 
+pub use certificate::{
+    render_certificate, BatteryView, CertificatePage, FigureView, SheetRow, SheetView,
+};
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 pub use page::render;
 pub use report::{render_events, EventsReport, ReportEvent};
