@@ -1,8 +1,11 @@
 //! A configuration's certificate (`pitboss_lab::certificate`) as its page
-//! (`pitboss_packet::certificate`): the one translation, for `pitboss certify` and the server.
+//! (`pitboss_packet::certificate`), for `pitboss certify` and `Lab.Certify`; and the signed note
+//! that travels with a recorded report: a checkpoint of the log including the report's
+//! `CertificationRecorded` entry, whose extension line ([`NoteLine`]) names the configuration,
+//! the page's SHA-256 and the entry, and its check ([`verify`]).
 //!
-//! Owns the mapping only: MUST NOT compute a figure (the lab does) or lay out the page (the
-//! packet does).
+//! Owns the mapping, the line's format and the check: MUST NOT compute a figure (the lab does),
+//! lay out the page (the packet does) or read the log (the caller gives the note and the key).
 
 use pitboss_lab::certificate::Certificate;
 use pitboss_packet::{BatteryView, CertificatePage, FigureView, SheetRow, SheetView};
@@ -120,5 +123,115 @@ fn strategy(c: &Certificate) -> String {
             "the house way (spec/HOUSE_WAY.md), as the engine sets every hand".into()
         }
         GameId::Nutz => "plain shaking: the game leaves the player no choice".into(),
+    }
+}
+
+/// The extension line of a report's signed note:
+/// `pitboss-certificate <config id> <SHA-256 of the page> <entry sequence>` (hex, hex, decimal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoteLine {
+    pub config_id: [u8; 32],
+    pub report_sha256: [u8; 32],
+    pub sequence: u64,
+}
+
+/// The first word of the line.
+const NOTE_LINE_WORD: &str = "pitboss-certificate";
+
+impl NoteLine {
+    /// The line, as the note carries it.
+    pub fn line(&self) -> String {
+        format!(
+            "{NOTE_LINE_WORD} {} {} {}",
+            hex::encode(self.config_id),
+            hex::encode(self.report_sha256),
+            self.sequence
+        )
+    }
+
+    /// The line read back; `None` for any other line.
+    pub fn parse(line: &str) -> Option<NoteLine> {
+        let mut words = line.split(' ');
+        if words.next()? != NOTE_LINE_WORD {
+            return None;
+        }
+        let hash =
+            |word: Option<&str>| -> Option<[u8; 32]> { hex::decode(word?).ok()?.try_into().ok() };
+        let line = NoteLine {
+            config_id: hash(words.next())?,
+            report_sha256: hash(words.next())?,
+            sequence: words.next()?.parse().ok()?,
+        };
+        words.next().is_none().then_some(line)
+    }
+}
+
+/// Why a report does not check against its note.
+#[derive(Debug, thiserror::Error)]
+pub enum CertificateError {
+    #[error("the note is not a checkpoint of the log: {0}")]
+    Note(#[from] pitboss_ledger::checkpoint::CheckpointError),
+    #[error("the note carries no pitboss-certificate line")]
+    NoLine,
+    #[error("the note's entry {sequence} is not inside the tree it signs ({size} entries)")]
+    Outside { sequence: u64, size: u64 },
+    #[error("the report's SHA-256 is {actual}; the note signs {signed}: the report was altered")]
+    Altered { actual: String, signed: String },
+}
+
+/// Checks `report` (the page's bytes) against `note`: the note is the log's checkpoint signed by
+/// `key`, its line names a recorded entry inside the tree it signs, and the page's SHA-256 is the
+/// one signed. The line, when all holds.
+pub fn verify(
+    report: &[u8],
+    note: &str,
+    key: &ed25519_dalek::VerifyingKey,
+) -> Result<NoteLine, CertificateError> {
+    use sha2::{Digest, Sha256};
+    let checkpoint = pitboss_ledger::checkpoint::Checkpoint::parse(note)?;
+    checkpoint.verify(key)?;
+    let line = checkpoint
+        .extensions
+        .iter()
+        .find_map(|l| NoteLine::parse(l))
+        .ok_or(CertificateError::NoLine)?;
+    if line.sequence >= checkpoint.size {
+        return Err(CertificateError::Outside {
+            sequence: line.sequence,
+            size: checkpoint.size,
+        });
+    }
+    let actual: [u8; 32] = Sha256::digest(report).into();
+    if actual != line.report_sha256 {
+        return Err(CertificateError::Altered {
+            actual: hex::encode(actual),
+            signed: hex::encode(line.report_sha256),
+        });
+    }
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line reads back as written; anything else is not one.
+    #[test]
+    fn the_note_line_reads_back() {
+        let line = NoteLine {
+            config_id: [7; 32],
+            report_sha256: [9; 32],
+            sequence: 42,
+        };
+        assert_eq!(NoteLine::parse(&line.line()), Some(line.clone()));
+        for other in [
+            "pitboss-certificate",
+            "pitboss-stream x 1 2",
+            &format!("{} extra", line.line()),
+            &line.line().replace(" 42", " -1"),
+            &line.line().replace(&hex::encode([7u8; 32]), "07"),
+        ] {
+            assert_eq!(NoteLine::parse(other), None, "{other}");
+        }
     }
 }

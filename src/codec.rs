@@ -510,7 +510,8 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::SoftwareAttested(_)
             | Kind::ReturnsStatement(_)
             | Kind::ReturnsAlert(_)
-            | Kind::ReturnsInvestigated(_) => return Ok(None),
+            | Kind::ReturnsInvestigated(_)
+            | Kind::CertificationRecorded(_) => return Ok(None),
         },
     ))
 }

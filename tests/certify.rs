@@ -1,8 +1,9 @@
-//! `pitboss certify`: a certification report for each game's default configuration, computed from
-//! the engine alone, rendered as one HTML page and printed by Chromium to PDF. Every exact figure
-//! lies inside its simultaneous 99 % interval and the battery holds, so each certificate holds; the
-//! printed SHA-256 is the page's; the same seeds give the same page, byte for byte; and the
-//! vendor's transcripts, with an error planted, fail the certificate.
+//! `pitboss certify`: a certification report for each game's default configuration, computed by a
+//! server and recorded in its log, rendered as one HTML page and printed by Chromium to PDF. Every
+//! exact figure lies inside its simultaneous 99 % interval and the battery holds, so each
+//! certificate holds; the printed SHA-256 is the page's and the log's; the same seeds give the same
+//! page, byte for byte, offline or on a server; the vendor's transcripts, with an error planted,
+//! fail the certificate; and an altered report is refused against its signed note.
 
 use sha2::{Digest, Sha256};
 
@@ -28,9 +29,26 @@ fn certify(game: &str, out: &std::path::Path, extra: &[&str]) -> (bool, String) 
     (run.status.success(), said)
 }
 
-#[test]
-fn each_default_configuration_is_certified_as_html_and_pdf() {
+/// Each game's default configuration certified by a server (`--record`): the page and its PDF
+/// printed by Chromium, every exact figure inside, the certificate holding, its hash the one the
+/// log records (a `certification_recorded` event per game) and the one its note signs.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_default_configuration_is_certified_as_html_and_pdf_its_hash_in_the_log() {
+    use pitboss::proto::{self, audit_client::AuditClient};
     let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
+    let token = dirs.path().join("token");
+    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let mut audit = AuditClient::new(server.channel().await);
+    let key = hex::encode(
+        audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    );
+    let mut hashes = Vec::new();
     for game in [
         "nutz",
         "mississippi_stud",
@@ -38,7 +56,14 @@ fn each_default_configuration_is_certified_as_html_and_pdf() {
         "fortune_pai_gow",
     ] {
         let out = dirs.path().join(game);
-        let (ok, said) = certify(game, &out, &[]);
+        let record = [
+            "--record",
+            "--server",
+            &server.address,
+            "--token-file",
+            token.to_str().unwrap(),
+        ];
+        let (ok, said) = certify(game, &out, &record);
         assert!(ok, "{game}:\n{said}");
         let html = std::fs::read(out.join("certificate.html")).unwrap();
         let page = String::from_utf8(html.clone()).unwrap();
@@ -52,6 +77,7 @@ fn each_default_configuration_is_certified_as_html_and_pdf() {
             page.contains("PAR sheet: ") && page.contains("house edge"),
             "{game}"
         );
+        assert!(page.contains("variance (per unit)") && page.contains("hit frequency"));
         assert!(
             page.contains("inside") && !page.contains("OUTSIDE"),
             "{game}"
@@ -64,14 +90,51 @@ fn each_default_configuration_is_certified_as_html_and_pdf() {
             pdf.starts_with(b"%PDF-") && pdf.len() > 10_000,
             "{game}: a PDF"
         );
+        // Its note signs this page.
+        let checked = std::process::Command::new(pitboss_testkit::binary())
+            .arg("verify-certificate")
+            .arg(&out)
+            .args(["--key", &key])
+            .output()
+            .unwrap();
+        assert!(checked.status.success(), "{game}: {checked:?}");
+        hashes.push((id.to_string(), hash));
     }
-    // The same seeds, the same page, byte for byte; and the files are never overwritten.
+    // The log records each, with its page's hash.
+    let events = audit
+        .list_significant_events(proto::ListSignificantEventsRequest {
+            kinds: vec!["certification_recorded".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(events.len(), 4, "{events:?}");
+    for ((id, hash), event) in hashes.iter().zip(&events) {
+        assert!(
+            event.subject.contains(id.as_str()) && event.after.contains(hash.as_str()),
+            "{event:?}"
+        );
+    }
+}
+
+/// Offline, the same seeds give the same page, byte for byte; the files are never overwritten.
+#[test]
+fn an_offline_certificate_is_reproduced_by_its_seeds() {
+    let dirs = tempfile::tempdir().unwrap();
+    let first = dirs.path().join("first");
+    let (ok, said) = certify("nutz", &first, &[]);
+    assert!(ok, "{said}");
+    assert!(std::fs::read(first.join("certificate.pdf"))
+        .unwrap()
+        .starts_with(b"%PDF-"));
     let again = dirs.path().join("again");
     let (ok, said) = certify("nutz", &again, &["--no-pdf"]);
     assert!(ok, "{said}");
     assert_eq!(
         std::fs::read(again.join("certificate.html")).unwrap(),
-        std::fs::read(dirs.path().join("nutz/certificate.html")).unwrap()
+        std::fs::read(first.join("certificate.html")).unwrap()
     );
     assert!(!again.join("certificate.pdf").exists());
     let (ok, said) = certify("nutz", &again, &["--no-pdf"]);
@@ -129,4 +192,134 @@ fn a_vendors_transcripts_are_part_of_the_certificate() {
     let (ok, said, page) = run("other", &[nutz, read("mississippi_stud")]);
     assert!(!ok, "{said}");
     assert!(page.contains(", 1 of another configuration"), "{page}");
+}
+
+/// `pitboss certify --record`: the server computes the report, records it in the log as the
+/// caller's (`CertificationRecorded`, listed among the significant events with the page's
+/// SHA-256) and signs a note over it; `pitboss verify-certificate` holds the page to the note with
+/// the log's key, and refuses a page altered by one character, a note from another report, and
+/// another key. The same seeds give the same page as the offline command.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
+    use pitboss::proto::{self, audit_client::AuditClient};
+    let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
+    let token = dirs.path().join("token");
+    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let address = server.address.clone();
+    let recorded = dirs.path().join("recorded");
+    let (ok, said) = certify(
+        "nutz",
+        &recorded,
+        &[
+            "--record",
+            "--server",
+            &address,
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{said}");
+    let page = std::fs::read(recorded.join("certificate.html")).unwrap();
+    let hash = hex::encode(Sha256::digest(&page));
+    assert!(said.contains(&format!("sha256 {hash}")), "{said}");
+    assert!(std::fs::read(recorded.join("certificate.pdf"))
+        .unwrap()
+        .starts_with(b"%PDF-"));
+    // The server's page is the offline command's, byte for byte (the same seeds).
+    let offline = dirs.path().join("offline");
+    let (ok, said) = certify("nutz", &offline, &["--no-pdf"]);
+    assert!(ok, "{said}");
+    assert_eq!(
+        std::fs::read(offline.join("certificate.html")).unwrap(),
+        page
+    );
+
+    // The log holds it: a significant event with the configuration and the page's hash.
+    let mut audit = AuditClient::new(server.channel().await);
+    let events = audit
+        .list_significant_events(proto::ListSignificantEventsRequest {
+            kinds: vec!["certification_recorded".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let id =
+        pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz).id();
+    assert!(
+        events[0].subject.contains(&id.to_string()),
+        "{:?}",
+        events[0]
+    );
+    assert!(events[0].after.contains(&hash) && events[0].after.contains("holds"));
+    assert!(
+        events[0].actors.iter().any(|a| a == "admin"),
+        "{:?}",
+        events[0]
+    );
+
+    // Held to its note with the log's key.
+    let key = hex::encode(
+        audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    );
+    let verify = |dir: &std::path::Path, key: &str| {
+        let out = std::process::Command::new(pitboss_testkit::binary())
+            .arg("verify-certificate")
+            .arg(dir)
+            .args(["--key", key])
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (ok, said) = verify(&recorded, &key);
+    assert!(
+        ok && said.contains(&format!("entry {}", events[0].sequence)),
+        "{said}"
+    );
+    // One character of the page altered: refused, the hashes named.
+    let altered = dirs.path().join("altered");
+    std::fs::create_dir(&altered).unwrap();
+    let text = String::from_utf8(page.clone()).unwrap();
+    std::fs::write(
+        altered.join("certificate.html"),
+        text.replacen("holds", "holdz", 1),
+    )
+    .unwrap();
+    std::fs::copy(
+        recorded.join("certificate.note"),
+        altered.join("certificate.note"),
+    )
+    .unwrap();
+    let (ok, said) = verify(&altered, &key);
+    assert!(!ok && said.contains("the report was altered"), "{said}");
+    // The note's own text altered (another hash put in its line): its signature fails.
+    let note = std::fs::read_to_string(recorded.join("certificate.note")).unwrap();
+    std::fs::write(altered.join("certificate.html"), &page).unwrap();
+    std::fs::write(
+        altered.join("certificate.note"),
+        note.replace(&hash, &hex::encode([0u8; 32])),
+    )
+    .unwrap();
+    let (ok, said) = verify(&altered, &key);
+    assert!(!ok && said.contains("refused"), "{said}");
+    // Another key.
+    let other = hex::encode(
+        ed25519_dalek::SigningKey::from_bytes(&[5; 32])
+            .verifying_key()
+            .as_bytes(),
+    );
+    let (ok, said) = verify(&recorded, &other);
+    assert!(!ok, "{said}");
 }

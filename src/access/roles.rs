@@ -129,6 +129,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
     ("/pitboss.v1.Lab/GetParSheets", &[Lab, Regulator]),
     ("/pitboss.v1.Lab/Simulate", &[Lab]),
     ("/pitboss.v1.Lab/TestRng", &[Lab]),
+    ("/pitboss.v1.Lab/Certify", &[Lab]),
     ("/pitboss.v1.Lab/StreamRngWords", &[Lab]),
     ("/pitboss.v1.Lab/StreamShuffles", &[Lab]),
     ("/pitboss.v1.Lab/CheckTranscripts", &[Lab, Regulator]),

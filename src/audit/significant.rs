@@ -16,7 +16,7 @@ pub const MAX_EXAMINED: u64 = 50_000;
 const BATCH: u64 = 512;
 
 /// Every kind an event may have, in the order `docs/significant-events.md` lists them.
-pub const KINDS: [&str; 17] = [
+pub const KINDS: [&str; 18] = [
     "config_published",
     "proposal_recorded",
     "proposal_decided",
@@ -34,6 +34,7 @@ pub const KINDS: [&str; 17] = [
     "returns_alert",
     "returns_investigated",
     "returns_statement",
+    "certification_recorded",
 ];
 
 /// One page of events, and where the next begins (`None`: the range is done).
@@ -313,6 +314,19 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<proto::SignificantEvent
                 s.totals.len()
             );
             "returns_statement"
+        }
+        Kind::CertificationRecorded(c) => {
+            event.subject = format!("{} configuration {}", c.game, hex::encode(&c.config_id));
+            event.after = format!(
+                "report sha256 {} ({})",
+                hex::encode(&c.report_sha256),
+                if c.holds { "holds" } else { "fails" }
+            );
+            event.detail = format!(
+                "{} hands, battery {} × {} bits, {} transcripts",
+                c.hands, c.battery_sequences, c.battery_bits, c.transcripts
+            );
+            "certification_recorded"
         }
         Kind::HandOpened(_)
         | Kind::CardsShown(_)

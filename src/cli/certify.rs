@@ -5,6 +5,11 @@
 //! line, as `pitboss check --jsonl` reads). Writes `DIR/certificate.html` and, printed by
 //! Chromium, `DIR/certificate.pdf`; prints the page's SHA-256 and the verdict. Exit status 0 when
 //! the certificate holds, 1 when a figure, the battery or a transcript fails it.
+//!
+//! `--record`: the server computes the same report (`Lab.Certify`, the default or a published
+//! configuration) and records it in its log as the caller's; its signed note is written beside
+//! the page, `DIR/certificate.note`. `pitboss verify-certificate DIR --key KEY` checks a page
+//! against its note.
 
 use std::path::PathBuf;
 
@@ -16,6 +21,10 @@ use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
 use pitboss_lab::certificate::{self, Request, Transcripts};
 use pitboss_lab::rng_battery::Plan;
+
+use super::client::{block_on, refused, ServerArgs};
+use pitboss::proto;
+use pitboss::proto::lab_client::LabClient;
 
 #[derive(Debug, Args)]
 pub struct CertifyArgs {
@@ -51,9 +60,73 @@ pub struct CertifyArgs {
     /// Chromium, for the PDF [default: chromium]. Env: PITBOSS_CHROMIUM.
     #[arg(long, env = "PITBOSS_CHROMIUM", default_value = "chromium")]
     chromium: String,
+    /// Have the server compute and record the report (`Lab.Certify`): an entry of its log, and a
+    /// signed note over the page written as `DIR/certificate.note`.
+    #[arg(long, conflicts_with = "config")]
+    record: bool,
+    /// With `--record`: a published configuration's id (default: the game's default).
+    #[arg(long, requires = "record")]
+    config_id: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyCertificateArgs {
+    /// The directory `pitboss certify --record` wrote (`certificate.html`, `certificate.note`).
+    dir: PathBuf,
+    /// The log's public key (64 hex digits), as pinned from a checkpoint.
+    #[arg(long)]
+    key: String,
+}
+
+/// The most bytes of a page or note read back.
+const MAX_PAGE: u64 = 16 * 1024 * 1024;
+
+fn read_bounded(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .take(MAX_PAGE + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PAGE {
+        anyhow::bail!("{} is larger than {MAX_PAGE} bytes", path.display());
+    }
+    Ok(bytes)
+}
+
+/// `pitboss verify-certificate DIR --key KEY`: the page against its note, offline.
+pub fn verify(args: VerifyCertificateArgs) -> anyhow::Result<std::process::ExitCode> {
+    let key: [u8; 32] = hex::decode(&args.key)
+        .ok()
+        .and_then(|k| k.try_into().ok())
+        .context("--key is not 64 hex digits")?;
+    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 key")?;
+    let page = read_bounded(&args.dir.join("certificate.html"))?;
+    let note = String::from_utf8(read_bounded(&args.dir.join("certificate.note"))?)
+        .context("the note is not text")?;
+    match pitboss::certification::verify(&page, &note, &key) {
+        Ok(line) => {
+            println!(
+                "the report is the one recorded at entry {} of the log, configuration {}, sha256 {}",
+                line.sequence,
+                hex::encode(line.config_id),
+                hex::encode(line.report_sha256)
+            );
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("refused: {e}");
+            Ok(std::process::ExitCode::from(1))
+        }
+    }
 }
 
 pub fn run(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
+    if args.record {
+        return record(args);
+    }
     let config = super::config_file::load(args.config.as_deref(), args.game)?;
     let battery_seed = args.battery_seed.unwrap_or(args.seed);
     let battery = Plan::new(*battery_seed.as_bytes(), args.sequences, args.bits)
@@ -106,6 +179,76 @@ pub fn run(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
         args.out.join("certificate.html").display()
     );
     Ok(if certificate.holds() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    })
+}
+
+/// `--record`: the server computes and records the report; the page, its note and the PDF here.
+fn record(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
+    let (transcripts, transcripts_source) = match &args.transcripts {
+        None => (Vec::new(), String::new()),
+        Some(path) => {
+            let text =
+                String::from_utf8(read_bounded(path)?).context("the transcripts are not text")?;
+            (
+                text.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                path.display().to_string(),
+            )
+        }
+    };
+    let request = proto::CertifyRequest {
+        game: pitboss::service::game_to_proto(args.game),
+        config_id: args.config_id.clone().unwrap_or_default(),
+        hands: args.hands,
+        seed: args.seed.as_bytes().to_vec(),
+        battery_sequences: args.sequences,
+        battery_bits: args.bits,
+        battery_seed: args
+            .battery_seed
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default(),
+        transcripts,
+        transcripts_source,
+    };
+    let certified = block_on(async {
+        let mut lab = LabClient::new(args.server.connect().await?);
+        Ok(lab.certify(request).await.map_err(refused)?.into_inner())
+    })?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let page = args.out.join("certificate.html");
+    super::pages::write_new(&page, certified.html.as_bytes())?;
+    super::pages::write_new(
+        &args.out.join("certificate.note"),
+        certified.note.as_bytes(),
+    )?;
+    if !args.no_pdf {
+        super::pages::print_pdf(
+            &certified.html,
+            &args.out.join("certificate.pdf"),
+            &args.chromium,
+        )?;
+    }
+    println!(
+        "recorded at entry {} of the log: {}",
+        certified.sequence,
+        if certified.holds {
+            "the certificate holds"
+        } else {
+            "the certificate FAILS"
+        }
+    );
+    println!(
+        "sha256 {}  {}",
+        hex::encode(&certified.report_sha256),
+        page.display()
+    );
+    Ok(if certified.holds {
         std::process::ExitCode::SUCCESS
     } else {
         std::process::ExitCode::from(1)

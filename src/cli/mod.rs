@@ -146,6 +146,9 @@ enum Command {
     /// A configuration's certification report: exact PAR sheets, a simulation held to them at
     /// simultaneous 99 % intervals, the RNG battery, the vendor's transcripts; HTML and PDF.
     Certify(certify::CertifyArgs),
+    /// Check a certification report against its signed note (`pitboss certify --record`),
+    /// offline: the log's signature, the entry inside the tree it signs, the page's SHA-256.
+    VerifyCertificate(certify::VerifyCertificateArgs),
     /// Print the RNG test vectors (the content of `fixtures/rng-vectors.json`) as JSON.
     RngVectors,
 }
@@ -184,6 +187,7 @@ impl Cli {
             Command::Rng(args) => rng::run(args).map(|()| ok),
             Command::RngTest(args) => rng_test::run(args),
             Command::Certify(args) => certify::run(args),
+            Command::VerifyCertificate(args) => certify::verify(args),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),

@@ -10,6 +10,7 @@
 //! no protobuf service code (the service layer does).
 
 mod cache;
+mod certifications;
 mod configurations;
 mod error;
 mod export;

@@ -12,6 +12,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -19,8 +20,10 @@ use tonic::{Request, Response, Status};
 use super::convert;
 use super::guard;
 use super::limits::{self, Bounded};
-use super::status::invalid_argument;
+use super::scope;
+use super::status::{invalid_argument, status};
 use super::work::{lab_status, Pool, Shutdown};
+use crate::certification::NoteLine;
 use crate::floor::Floor;
 use crate::lru::{bounded, Lru};
 use crate::proto;
@@ -29,6 +32,7 @@ use pitboss_engine::card::Deck;
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
+use pitboss_lab::certificate::{self, Transcripts};
 use pitboss_lab::rng_battery::{self, Plan};
 use pitboss_lab::simulate::{self, Strategy};
 use pitboss_lab::{rng_output, ParSheet};
@@ -448,6 +452,98 @@ impl Lab for LabService {
             .compute(move |run| rng_battery::run(&plan, run))
             .await?;
         Ok(Response::new(battery_to_proto(&report)))
+    }
+
+    async fn certify(
+        &self,
+        request: Request<proto::CertifyRequest>,
+    ) -> Result<Response<proto::CertifyResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        let game = convert::game("game", r.game)?;
+        scope::reach_game(&caller, "game", game)?;
+        let config = self.config(game, &r.config_id)?;
+        let seed = if r.seed.is_empty() {
+            rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
+        } else {
+            convert::seed("seed", &r.seed)?
+        };
+        let battery_seed = if r.battery_seed.is_empty() {
+            seed
+        } else {
+            convert::seed("battery_seed", &r.battery_seed)?
+        };
+        let plan = Plan::new(
+            *battery_seed.as_bytes(),
+            r.battery_sequences,
+            r.battery_bits,
+        )
+        .map_err(|e| invalid_argument(&format!("battery_{}", e.field), e.problem))?;
+        let request = certificate::Request {
+            config: config.clone(),
+            hands: r.hands,
+            seed,
+            battery: plan.clone(),
+            threads: pitboss_lab::threads(),
+        };
+        let given = r.transcripts.len() as u64;
+        let (transcripts, source) = (r.transcripts, r.transcripts_source);
+        let certificate = self
+            .compute(move |run| {
+                let checked = (!transcripts.is_empty()).then(|| {
+                    Transcripts::check(
+                        &request.config,
+                        source,
+                        transcripts.iter().map(String::as_str),
+                    )
+                });
+                certificate::certify(&request, checked, run)
+            })
+            .await?;
+        // A published configuration is named in the commands by the file of its canonical text.
+        let config_file = (!r.config_id.is_empty()).then(|| format!("{}.json", config.id()));
+        let html = pitboss_packet::render_certificate(&crate::certification::page(
+            &certificate,
+            config_file.as_deref(),
+        ));
+        let report_sha256: [u8; 32] = Sha256::digest(html.as_bytes()).into();
+        let holds = certificate.holds();
+        let recorded = proto::CertificationRecorded {
+            game: game.id().to_string(),
+            config_id: config.id().0.to_vec(),
+            report_sha256: report_sha256.to_vec(),
+            holds,
+            hands: r.hands,
+            simulation_seed: seed.as_bytes().to_vec(),
+            battery_seed: plan.master.to_vec(),
+            battery_sequences: plan.sequences,
+            battery_bits: plan.bits,
+            transcripts: given,
+        };
+        let sequence = self
+            .floor
+            .record_certification(recorded, &caller.id)
+            .await
+            .map_err(status)?;
+        let line = NoteLine {
+            config_id: config.id().0,
+            report_sha256,
+            sequence,
+        }
+        .line();
+        let floor = self.floor.clone();
+        let note = tokio::task::spawn_blocking(move || floor.certification_note(sequence, line))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(status)?;
+        Ok(Response::new(proto::CertifyResponse {
+            html,
+            note,
+            sequence,
+            report_sha256: report_sha256.to_vec(),
+            holds,
+        }))
     }
 
     async fn stream_rng_words(

@@ -317,6 +317,15 @@ pub const RNG_SEQUENCE_BITS: Range = Range {
     min: pitboss_lab::rng_battery::MIN_BITS,
     max: pitboss_lab::rng_battery::MAX_BITS,
 };
+/// The largest transcript or configuration, as JSON (`CheckTranscripts`, `Certify`).
+pub const TRANSCRIPT_JSON: usize = 60 * 1024;
+/// Hands simulated for one certification report.
+pub const CERTIFIED_HANDS: Range = Range {
+    min: 1,
+    max: 10_000_000,
+};
+/// The vendor's transcripts given with one certification report.
+pub const CERTIFIED_TRANSCRIPTS: CountLimit = CountLimit { max: 256 };
 /// Rounds of one Pai Gow main-bet simulation (0: none).
 pub const MAIN_BET_ROUNDS: Range = Range {
     min: 0,
@@ -834,6 +843,30 @@ impl Bounded for proto::TestRngRequest {
         RNG_SEQUENCES.check(&at(place, "sequences"), u64::from(self.sequences))?;
         RNG_SEQUENCE_BITS.check(&at(place, "bits"), self.bits)?;
         seed_bytes(&at(place, "seed"), &self.seed, true)
+    }
+}
+
+impl Bounded for proto::CertifyRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
+        CERTIFIED_HANDS.check(&at(place, "hands"), self.hands)?;
+        seed_bytes(&at(place, "seed"), &self.seed, true)?;
+        RNG_SEQUENCES.check(
+            &at(place, "battery_sequences"),
+            u64::from(self.battery_sequences),
+        )?;
+        RNG_SEQUENCE_BITS.check(&at(place, "battery_bits"), self.battery_bits)?;
+        seed_bytes(&at(place, "battery_seed"), &self.battery_seed, true)?;
+        CERTIFIED_TRANSCRIPTS.check(&at(place, "transcripts"), self.transcripts.len())?;
+        for (i, t) in self.transcripts.iter().enumerate() {
+            if t.len() > TRANSCRIPT_JSON {
+                return Err(invalid_argument(
+                    &at(place, &format!("transcripts[{i}]")),
+                    format!("{} bytes: at most 61440", t.len()),
+                ));
+            }
+        }
+        NAME_FILTER.check(&at(place, "transcripts_source"), &self.transcripts_source)
     }
 }
 

@@ -26,5 +26,7 @@ mod transcripts;
 mod witness_http;
 pub mod work;
 
+/// The protobuf `Game` of an engine game, for the clients that fill requests.
+pub use convert::game_to_proto;
 pub use server::{serve, MirrorServing, ServeError, ServerLimits, Serving, TilesServing};
 pub use witness_http::{serve_witness, Gate};

@@ -13,7 +13,7 @@ use crate::proto;
 use pitboss_lab::transcript;
 
 /// The largest transcript or configuration, as JSON.
-pub const MAX_JSON: usize = 60 * 1024;
+pub const MAX_JSON: usize = limits::TRANSCRIPT_JSON;
 /// Seats of a typed transcript's cards, and cards of a seat.
 pub const MAX_SEATS: usize = 4;
 pub const MAX_SEAT_CARDS: usize = 53;

@@ -71,7 +71,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 35] = [
+pub const RPCS: [&str; 36] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -96,6 +96,7 @@ pub const RPCS: [&str; 35] = [
     "GetParSheets",
     "Simulate",
     "TestRng",
+    "Certify",
     "StreamRngWords",
     "StreamShuffles",
     "ApproveProposal",
@@ -415,6 +416,15 @@ impl Target {
                 sequences: 1 + gen.below(3) as u32,
                 bits: 32 * (4 + gen.below(200) as u64),
                 seed: gen.bytes(32),
+            }
+            .encode_to_vec(),
+            "Certify" => proto::CertifyRequest {
+                game,
+                hands: 1 + gen.below(50) as u64,
+                seed: gen.bytes(32),
+                battery_sequences: 1,
+                battery_bits: 128,
+                ..Default::default()
             }
             .encode_to_vec(),
             "StreamRngWords" => proto::StreamRngWordsRequest {
@@ -765,6 +775,8 @@ impl Target {
             }
             "Simulate" => unary!(self.lab.simulate(decoded!(proto::SimulateRequest)), READ),
             "TestRng" => unary!(self.lab.test_rng(decoded!(proto::TestRngRequest)), READ),
+            // Its computation takes seconds: cut off after its moment, as a client gone away.
+            "Certify" => unary!(self.lab.certify(decoded!(proto::CertifyRequest)), READ),
             "StreamRngWords" => {
                 streamed!(self
                     .lab

@@ -135,6 +135,7 @@ pub fn render_certificate(c: &CertificatePage) -> String {
                                     tr { th { "return" } td { (percent(sheet.return_rate)) } } "\n"
                                     tr { th { "house edge" } td { (percent(sheet.house_edge)) } } "\n"
                                     tr { th { "element of risk" } td { (percent(sheet.element_of_risk)) } } "\n"
+                                    tr { th { "variance (per unit)" } td { (format!("{:.4}", sheet.standard_deviation * sheet.standard_deviation)) } } "\n"
                                     tr { th { "standard deviation (per unit)" } td { (format!("{:.4}", sheet.standard_deviation)) } } "\n"
                                     tr { th { "hit frequency" } td { (percent(sheet.hit_frequency)) } } "\n"
                                 }
