@@ -29,25 +29,45 @@ fn certify(game: &str, out: &std::path::Path, extra: &[&str]) -> (bool, String) 
     (run.status.success(), said)
 }
 
+type Audit = pitboss::proto::audit_client::AuditClient<pitboss::service::client::Authorized>;
+
+/// The `certification_recorded` events of the log, in order.
+async fn certifications(audit: &mut Audit) -> Vec<pitboss::proto::SignificantEvent> {
+    audit
+        .list_significant_events(pitboss::proto::ListSignificantEventsRequest {
+            kinds: vec!["certification_recorded".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events
+}
+
+/// The log's public key, in hex, as a checkpoint names it.
+async fn log_key(audit: &mut Audit) -> String {
+    hex::encode(
+        audit
+            .get_checkpoint(pitboss::proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    )
+}
+
 /// Each game's default configuration certified by a server (`--record`): the page and its PDF
 /// printed by Chromium, every exact figure inside, the certificate holding, its hash the one the
 /// log records (a `certification_recorded` event per game) and the one its note signs.
 #[tokio::test(flavor = "multi_thread")]
 async fn each_default_configuration_is_certified_as_html_and_pdf_its_hash_in_the_log() {
-    use pitboss::proto::{self, audit_client::AuditClient};
+    use pitboss::proto::audit_client::AuditClient;
     let dirs = tempfile::tempdir().unwrap();
     let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
     let token = dirs.path().join("token");
     std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
     let mut audit = AuditClient::new(server.channel().await);
-    let key = hex::encode(
-        audit
-            .get_checkpoint(proto::GetCheckpointRequest::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .public_key,
-    );
+    let key = log_key(&mut audit).await;
     let mut hashes = Vec::new();
     for game in [
         "nutz",
@@ -101,15 +121,7 @@ async fn each_default_configuration_is_certified_as_html_and_pdf_its_hash_in_the
         hashes.push((id.to_string(), hash));
     }
     // The log records each, with its page's hash.
-    let events = audit
-        .list_significant_events(proto::ListSignificantEventsRequest {
-            kinds: vec!["certification_recorded".into()],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .events;
+    let events = certifications(&mut audit).await;
     assert_eq!(events.len(), 4, "{events:?}");
     for ((id, hash), event) in hashes.iter().zip(&events) {
         assert!(
@@ -201,7 +213,7 @@ fn a_vendors_transcripts_are_part_of_the_certificate() {
 /// another key. The same seeds give the same page as the offline command.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
-    use pitboss::proto::{self, audit_client::AuditClient};
+    use pitboss::proto::audit_client::AuditClient;
     let dirs = tempfile::tempdir().unwrap();
     let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
     let token = dirs.path().join("token");
@@ -237,15 +249,7 @@ async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
 
     // The log holds it: a significant event with the configuration and the page's hash.
     let mut audit = AuditClient::new(server.channel().await);
-    let events = audit
-        .list_significant_events(proto::ListSignificantEventsRequest {
-            kinds: vec!["certification_recorded".into()],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .events;
+    let events = certifications(&mut audit).await;
     assert_eq!(events.len(), 1, "{events:?}");
     let id =
         pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz).id();
@@ -262,14 +266,7 @@ async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
     );
 
     // Held to its note with the log's key.
-    let key = hex::encode(
-        audit
-            .get_checkpoint(proto::GetCheckpointRequest::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .public_key,
-    );
+    let key = log_key(&mut audit).await;
     let verify = |dir: &std::path::Path, key: &str| {
         let out = std::process::Command::new(pitboss_testkit::binary())
             .arg("verify-certificate")
