@@ -173,6 +173,8 @@ pub enum CertificateError {
     Note(#[from] pitboss_ledger::checkpoint::CheckpointError),
     #[error("the note carries no pitboss-certificate line")]
     NoLine,
+    #[error("the note carries more than one pitboss-certificate line")]
+    SeveralLines,
     #[error("the note's entry {sequence} is not inside the tree it signs ({size} entries)")]
     Outside { sequence: u64, size: u64 },
     #[error("the report's SHA-256 is {actual}; the note signs {signed}: the report was altered")]
@@ -190,11 +192,16 @@ pub fn verify(
     use sha2::{Digest, Sha256};
     let checkpoint = pitboss_ledger::checkpoint::Checkpoint::parse(note)?;
     checkpoint.verify(key)?;
-    let line = checkpoint
+    let lines: Vec<NoteLine> = checkpoint
         .extensions
         .iter()
-        .find_map(|l| NoteLine::parse(l))
-        .ok_or(CertificateError::NoLine)?;
+        .filter_map(|l| NoteLine::parse(l))
+        .collect();
+    let line = match lines.as_slice() {
+        [one] => one.clone(),
+        [] => return Err(CertificateError::NoLine),
+        _ => return Err(CertificateError::SeveralLines),
+    };
     if line.sequence >= checkpoint.size {
         return Err(CertificateError::Outside {
             sequence: line.sequence,

@@ -15,9 +15,9 @@ fn certify(game: &str, out: &std::path::Path, extra: &[&str]) -> (bool, String) 
             "--hands",
             "20000",
             "--sequences",
-            "4",
+            "55",
             "--bits",
-            "65536",
+            "131072",
         ])
         .arg("--out")
         .arg(out)
@@ -102,7 +102,7 @@ async fn each_default_configuration_is_certified_as_html_and_pdf_its_hash_in_the
             page.contains("inside") && !page.contains("OUTSIDE"),
             "{game}"
         );
-        assert!(page.contains("pitboss rng-test --sequences 4 --bits 65536 --seed "));
+        assert!(page.contains("pitboss rng-test --sequences 55 --bits 131072 --seed "));
         assert!(page.contains(&format!("pitboss simulate {game} --hands 20000 --seed ")));
         assert!(page.contains("Verdict: <strong>holds</strong>"), "{game}");
         let pdf = std::fs::read(out.join("certificate.pdf")).unwrap();

@@ -134,8 +134,8 @@ pub fn run(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
     let transcripts = match &args.transcripts {
         None => None,
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let text =
+                String::from_utf8(read_bounded(path)?).context("the transcripts are not text")?;
             Some(Transcripts::check(
                 &config,
                 path.display().to_string(),
@@ -219,6 +219,10 @@ fn record(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
         let mut lab = LabClient::new(args.server.connect().await?);
         Ok(lab.certify(request).await.map_err(refused)?.into_inner())
     })?;
+    // The page is the one the server says it recorded, before it is kept or shown to Chromium.
+    if Sha256::digest(certified.html.as_bytes()).as_slice() != certified.report_sha256.as_slice() {
+        anyhow::bail!("the server's page is not the one whose SHA-256 it recorded");
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let page = args.out.join("certificate.html");

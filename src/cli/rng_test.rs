@@ -8,6 +8,7 @@
 
 use clap::Args;
 
+use pitboss_engine::rng::Seed;
 use pitboss_lab::rng_battery::{self, Plan};
 
 #[derive(Debug, Args)]
@@ -15,7 +16,7 @@ pub struct RngTestArgs {
     /// Sequences tested (the publication's assessment wants 55 or more for uniformity).
     #[arg(long, default_value_t = 100)]
     sequences: u32,
-    /// Bits per sequence (a multiple of 32, from 128 to 2^27).
+    /// Bits per sequence (a multiple of 32, from 128 to 2^23).
     #[arg(long, default_value_t = 1_000_000)]
     bits: u64,
     /// The master seed (64 hexadecimal digits); a fresh one from the operating system if absent.
@@ -25,10 +26,9 @@ pub struct RngTestArgs {
 
 pub fn run(args: RngTestArgs) -> anyhow::Result<std::process::ExitCode> {
     let master: [u8; 32] = match &args.seed {
-        Some(hex) => hex::decode(hex)
-            .ok()
-            .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| anyhow::anyhow!("--seed: 64 hexadecimal digits"))?,
+        Some(hex) => *Seed::from_hex(hex)
+            .map_err(|_| anyhow::anyhow!("--seed: 64 hexadecimal digits"))?
+            .as_bytes(),
         None => *pitboss_lab::rng_output::os_seed()?.as_bytes(),
     };
     let plan = Plan::new(master, args.sequences, args.bits)

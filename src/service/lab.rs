@@ -1,5 +1,6 @@
-//! The `pitboss.v1.Lab` service: PAR sheets, simulation and raw RNG output, by delegating to
-//! `crate::lab`. Read-only; nothing here touches the log.
+//! The `pitboss.v1.Lab` service: PAR sheets, simulation, raw RNG output, the RNG battery and the
+//! certification report, by delegating to `pitboss_lab`. Read-only but for `Certify`, which
+//! records its report through the floor once it is computed.
 //!
 //! Exact sheets and simulations take seconds of every core, so they run in the lab's pool of
 //! workers (`work.rs`: one at a time, off the async workers that serve play); a simulation whose
@@ -99,6 +100,16 @@ impl LabService {
         self.pool
             .run(move |run| work(run).map_err(lab_status))
             .await
+    }
+}
+
+/// The seed a request gives in `field` (32 bytes), or a fresh one from the operating system when
+/// it gives none.
+fn given_or_fresh(field: &str, bytes: &[u8]) -> Result<Seed, Status> {
+    if bytes.is_empty() {
+        rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))
+    } else {
+        convert::seed(field, bytes)
     }
 }
 
@@ -417,11 +428,7 @@ impl Lab for LabService {
             ));
         }
         let config = self.config(game, &r.config_id)?;
-        let seed = if r.seed.is_empty() {
-            rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
-        } else {
-            convert::seed("seed", &r.seed)?
-        };
+        let seed = given_or_fresh("seed", &r.seed)?;
         let request = simulate::Request {
             config,
             hands,
@@ -441,11 +448,7 @@ impl Lab for LabService {
     ) -> Result<Response<proto::TestRngResponse>, Status> {
         let r = request.into_inner();
         r.check()?;
-        let master = if r.seed.is_empty() {
-            rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
-        } else {
-            convert::seed("seed", &r.seed)?
-        };
+        let master = given_or_fresh("seed", &r.seed)?;
         let plan = Plan::new(*master.as_bytes(), r.sequences, r.bits)
             .map_err(|e| invalid_argument(e.field, e.problem))?;
         let report = self
@@ -464,11 +467,7 @@ impl Lab for LabService {
         let game = convert::game("game", r.game)?;
         scope::reach_game(&caller, "game", game)?;
         let config = self.config(game, &r.config_id)?;
-        let seed = if r.seed.is_empty() {
-            rng_output::os_seed().map_err(|e| Status::internal(e.to_string()))?
-        } else {
-            convert::seed("seed", &r.seed)?
-        };
+        let seed = given_or_fresh("seed", &r.seed)?;
         let battery_seed = if r.battery_seed.is_empty() {
             seed
         } else {

@@ -319,10 +319,17 @@ pub const RNG_SEQUENCE_BITS: Range = Range {
 };
 /// The largest transcript or configuration, as JSON (`CheckTranscripts`, `Certify`).
 pub const TRANSCRIPT_JSON: usize = 60 * 1024;
-/// Hands simulated for one certification report.
+/// Hands simulated for one certification report: enough that a recorded verdict rests on
+/// evidence.
 pub const CERTIFIED_HANDS: Range = Range {
-    min: 1,
+    min: 10_000,
     max: 10_000_000,
+};
+/// The battery's sequences for one certification report: from 55, the publication's uniformity
+/// rule is asked.
+pub const CERTIFIED_SEQUENCES: Range = Range {
+    min: 55,
+    max: pitboss_lab::rng_battery::MAX_SEQUENCES as u64,
 };
 /// The vendor's transcripts given with one certification report.
 pub const CERTIFIED_TRANSCRIPTS: CountLimit = CountLimit { max: 256 };
@@ -851,7 +858,7 @@ impl Bounded for proto::CertifyRequest {
         CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
         CERTIFIED_HANDS.check(&at(place, "hands"), self.hands)?;
         seed_bytes(&at(place, "seed"), &self.seed, true)?;
-        RNG_SEQUENCES.check(
+        CERTIFIED_SEQUENCES.check(
             &at(place, "battery_sequences"),
             u64::from(self.battery_sequences),
         )?;
@@ -862,7 +869,7 @@ impl Bounded for proto::CertifyRequest {
             if t.len() > TRANSCRIPT_JSON {
                 return Err(invalid_argument(
                     &at(place, &format!("transcripts[{i}]")),
-                    format!("{} bytes: at most 61440", t.len()),
+                    format!("{} bytes: at most {TRANSCRIPT_JSON}", t.len()),
                 ));
             }
         }

@@ -420,9 +420,9 @@ impl Target {
             .encode_to_vec(),
             "Certify" => proto::CertifyRequest {
                 game,
-                hands: 1 + gen.below(50) as u64,
+                hands: 10_000 + gen.below(50) as u64,
                 seed: gen.bytes(32),
-                battery_sequences: 1,
+                battery_sequences: 55,
                 battery_bits: 128,
                 ..Default::default()
             }

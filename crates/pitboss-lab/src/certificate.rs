@@ -180,11 +180,12 @@ pub fn certify(
         run,
     )?;
     // The figures first, to know k; then the intervals at the Bonferroni z.
-    let mut raw: Vec<(String, String, f64, Option<u64>, f64)> = Vec::new();
+    // (group, figure, exact, the row's hits or None for the return, simulated)
+    let mut raw: Vec<(&simulate::GroupReport, String, f64, Option<u64>, f64)> = Vec::new();
     for group in &simulation.groups {
         let Some(sheet) = &group.exact else { continue };
         raw.push((
-            group.name.clone(),
+            group,
             "return".into(),
             sheet.return_rate(),
             None,
@@ -192,7 +193,7 @@ pub fn certify(
         ));
         for (row, hits, frequency, exact) in group.rows() {
             if let Some(exact) = exact {
-                raw.push((group.name.clone(), row, exact, Some(hits), frequency));
+                raw.push((group, row, exact, Some(hits), frequency));
             }
         }
     }
@@ -201,18 +202,12 @@ pub fn certify(
     let figures = raw
         .into_iter()
         .map(|(group, what, exact, hits, simulated)| {
-            let tally = &simulation
-                .groups
-                .iter()
-                .find(|g| g.name == group)
-                .expect("the figure's group")
-                .tally;
             let (low, high) = match hits {
-                Some(hits) => wilson(hits, tally.hands, z),
-                None => tally.interval_at(z),
+                Some(hits) => wilson(hits, group.tally.hands, z),
+                None => group.tally.interval_at(z),
             };
             Figure {
-                group,
+                group: group.name.clone(),
                 what,
                 exact,
                 simulated,

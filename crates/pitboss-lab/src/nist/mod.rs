@@ -64,7 +64,7 @@ pub enum NistError {
 }
 
 /// igamc(a, x), the publication's name: 1 at x = 0, as `statrs` defines it for a > 0, x ≥ 0.
-fn igamc(a: f64, x: f64) -> f64 {
+pub(crate) fn igamc(a: f64, x: f64) -> f64 {
     if x <= 0.0 {
         return 1.0;
     }
@@ -447,11 +447,25 @@ pub const BATTERY_OVERLAPPING_BLOCK: usize = 1032;
 /// The block of the linear complexity test in the battery.
 pub const BATTERY_LFSR_BLOCK: usize = 500;
 
+/// The fewest bits the battery runs the spectral test on (the publication's recommendation).
+pub const SPECTRAL_LEAST_BITS: usize = 1000;
+
+/// `needed` bits or more, or the test `test` is too short to run.
+fn at_least(test: &'static str, bits: usize, needed: usize) -> Result<(), NistError> {
+    if bits < needed {
+        return Err(NistError::TooShort { test, bits, needed });
+    }
+    Ok(())
+}
+
 /// Every test of the publication on one sequence, with the parameters of NIST's reference code
 /// where it has them: blocks of 128 bits (2.2), templates of 9 bits (2.7: all 148, in 8 blocks;
 /// 2.8: blocks of 1 032 bits), L by the length (2.9), blocks of 500 bits (2.10); for the serial
 /// test m = ⌊log₂ n⌋ − 3 (2 to 16) and for the approximate entropy test m = ⌊log₂ n⌋ − 6 (1 to
-/// 10), within the publication's advice. A test the sequence is too short for says so.
+/// 10), within the publication's advice. A test the sequence is too short for says so, as one
+/// whose statistic would not follow its law yet: the spectral test under 1 000 bits, the
+/// non-overlapping templates until a block expects five occurrences, the overlapping template
+/// until each class expects five blocks.
 pub fn battery(bits: &[u8]) -> Vec<Outcome> {
     let n = bits.len();
     // The publication's advice: m < ⌊log2 n⌋ − 2 (serial), m < ⌊log2 n⌋ − 5 (entropy).
@@ -474,10 +488,19 @@ pub fn battery(bits: &[u8]) -> Vec<Outcome> {
         Outcome::one("runs", runs(bits)),
         Outcome::one("longest_run", longest_run(bits)),
         Outcome::one("rank", rank(bits)),
-        Outcome::one("spectral", spectral(bits)),
+        Outcome::one(
+            "spectral",
+            at_least("spectral", n, SPECTRAL_LEAST_BITS).and_then(|()| spectral(bits)),
+        ),
         Outcome {
             test: "non_overlapping_template",
-            result: non_overlapping_templates(bits, &templates, BATTERY_TEMPLATE_BLOCKS).map(|p| {
+            result: at_least(
+                "non-overlapping template",
+                n,
+                templates::non_overlapping_least_bits(BATTERY_TEMPLATE, BATTERY_TEMPLATE_BLOCKS),
+            )
+            .and_then(|()| non_overlapping_templates(bits, &templates, BATTERY_TEMPLATE_BLOCKS))
+            .map(|p| {
                 templates
                     .iter()
                     .zip(p)
@@ -487,7 +510,13 @@ pub fn battery(bits: &[u8]) -> Vec<Outcome> {
         },
         Outcome::one(
             "overlapping_template",
-            overlapping_template(bits, BATTERY_TEMPLATE, BATTERY_OVERLAPPING_BLOCK),
+            at_least(
+                "overlapping template",
+                n,
+                templates::overlapping_least_blocks(BATTERY_TEMPLATE, BATTERY_OVERLAPPING_BLOCK)
+                    * BATTERY_OVERLAPPING_BLOCK,
+            )
+            .and_then(|()| overlapping_template(bits, BATTERY_TEMPLATE, BATTERY_OVERLAPPING_BLOCK)),
         ),
         Outcome::one("universal", universal(bits).map(|u| u.p_value)),
         Outcome::one(

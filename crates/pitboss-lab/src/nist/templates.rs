@@ -9,6 +9,9 @@ use super::{chi_square, igamc, NistError};
 /// NIST's template files): no proper prefix equals the suffix of the same length, so two
 /// occurrences cannot overlap. 148 of them for m = 9.
 pub fn aperiodic_templates(m: usize) -> Vec<Vec<u8>> {
+    if !(1..=16).contains(&m) {
+        return Vec::new();
+    }
     (0u32..1 << m)
         .map(|v| {
             (0..m)
@@ -108,11 +111,41 @@ fn occurrences_probability(u: usize, eta: f64) -> f64 {
         .sum()
 }
 
+/// The number of the template's classes in 2.8: 0 to 4 occurrences, and 5 or more.
+const CLASSES: usize = 6;
+
+/// The probabilities of the six classes for m ones in blocks of `block` bits (λ = (M − m + 1)/2^m,
+/// η = λ/2).
+fn class_probabilities(m: usize, block: usize) -> [f64; CLASSES] {
+    let lambda = (block - m + 1) as f64 / 2f64.powi(m as i32);
+    let eta = lambda / 2.0;
+    let mut pi = [0.0; CLASSES];
+    for (u, p) in pi.iter_mut().enumerate().take(CLASSES - 1) {
+        *p = occurrences_probability(u, eta);
+    }
+    pi[CLASSES - 1] = 1.0 - pi[..CLASSES - 1].iter().sum::<f64>();
+    pi
+}
+
+/// The fewest blocks for which 2.8's chi-square is made as a chi-square should be: every class
+/// expects five blocks or more (N·min π ≥ 5).
+pub(crate) fn overlapping_least_blocks(m: usize, block: usize) -> usize {
+    let least = class_probabilities(m, block)
+        .into_iter()
+        .fold(1.0f64, f64::min);
+    (5.0 / least).ceil() as usize
+}
+
+/// The fewest bits for which 2.7's statistic is near its normal law: every block expects five
+/// occurrences of a template or more (μ = (M − m + 1)/2^m ≥ 5).
+pub(crate) fn non_overlapping_least_bits(m: usize, blocks: usize) -> usize {
+    blocks * (5 * (1 << m) + m - 1)
+}
+
 /// 2.8: the P-value of the template of `m` ones (2 to 16) over blocks of `block` bits, the
 /// occurrences of each block counted with overlap, in six classes (0 to 4, 5 or more).
 pub fn overlapping_template(bits: &[u8], m: usize, block: usize) -> Result<f64, NistError> {
     const TEST: &str = "overlapping template";
-    const CLASSES: usize = 6;
     if !(2..=16).contains(&m) || block < m {
         return Err(NistError::Parameter {
             test: TEST,
@@ -138,13 +171,7 @@ pub fn overlapping_template(bits: &[u8], m: usize, block: usize) -> Result<f64, 
         }
         nu[found.min(CLASSES - 1)] += 1;
     }
-    let lambda = (block - m + 1) as f64 / 2f64.powi(m as i32);
-    let eta = lambda / 2.0;
-    let mut pi = [0.0; CLASSES];
-    for (u, p) in pi.iter_mut().enumerate().take(CLASSES - 1) {
-        *p = occurrences_probability(u, eta);
-    }
-    pi[CLASSES - 1] = 1.0 - pi[..CLASSES - 1].iter().sum::<f64>();
+    let pi = class_probabilities(m, block);
     let chi = chi_square(&nu, blocks as f64, pi);
     Ok(igamc((CLASSES - 1) as f64 / 2.0, chi / 2.0))
 }

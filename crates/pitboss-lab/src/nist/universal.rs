@@ -82,7 +82,7 @@ pub fn universal_with(bits: &[u8], l: usize, q: usize) -> Result<Universal, Nist
         return Err(NistError::TooShort {
             test: TEST,
             bits: bits.len(),
-            needed: (q + 1) * l,
+            needed: q.saturating_add(1).saturating_mul(l),
         });
     }
     let k = blocks - q;
