@@ -75,23 +75,24 @@ fn visit_probability(x: i64, k: usize) -> f64 {
     }
 }
 
-fn enough(bits: &[u8], cycles: u64, test: &'static str) -> Result<(), NistError> {
+/// The walk of `bits`, if it has the cycles the random excursions tests ask for (test `test`).
+fn applicable_walk(bits: &[u8], test: &'static str) -> Result<Walk, NistError> {
+    let w = walk(bits);
     let needed = least_cycles(bits.len());
-    if cycles < needed {
+    if w.cycles < needed {
         return Err(NistError::TooFewCycles {
             test,
-            cycles,
+            cycles: w.cycles,
             needed,
         });
     }
-    Ok(())
+    Ok(w)
 }
 
 /// 2.14: a P-value for each state of `EXCURSION_STATES`, and J. Not applicable (an error that
 /// says so) with fewer than max(0.005·√n, 500) cycles.
 pub fn random_excursions(bits: &[u8]) -> Result<(Vec<f64>, u64), NistError> {
-    let w = walk(bits);
-    enough(bits, w.cycles, "random excursions")?;
+    let w = applicable_walk(bits, "random excursions")?;
     let j = w.cycles as f64;
     let p = EXCURSION_STATES
         .iter()
@@ -106,8 +107,7 @@ pub fn random_excursions(bits: &[u8]) -> Result<(Vec<f64>, u64), NistError> {
 
 /// 2.15: a P-value for each state of `VARIANT_STATES`, and J; applicable as 2.14.
 pub fn random_excursions_variant(bits: &[u8]) -> Result<(Vec<f64>, u64), NistError> {
-    let w = walk(bits);
-    enough(bits, w.cycles, "random excursions variant")?;
+    let w = applicable_walk(bits, "random excursions variant")?;
     let j = w.cycles as f64;
     let p = VARIANT_STATES
         .iter()
