@@ -1,6 +1,8 @@
-//! The scheduling priority of work that runs beside serving (strategy tables built ahead of need,
-//! the returns' theoretical figures): lowered on the calling thread, so that the hands being
-//! played keep the cores while it runs. MUST NOT be used for work a caller waits for.
+//! The scheduling priority of work that runs beside serving: lowered on the calling thread, so
+//! that the hands being played keep the cores while it runs. `lower` (nice 10) for strategy
+//! tables built ahead of need, which a first hand may come to wait for; `idle` for work nobody
+//! waits for (the returns' theoretical figures). MUST NOT be used for work a call is blocked on
+//! from its start.
 
 /// Lowers this thread's scheduling priority to `nice` 10 (Linux: `nice` is per thread, and the
 /// threads it starts inherit it). Elsewhere, nothing.
@@ -13,4 +15,23 @@ pub(crate) fn lower() {
             tracing::debug!("could not lower a background thread's priority");
         }
     }
+}
+
+/// Puts this thread in Linux's `SCHED_IDLE` class: it runs only on a core nothing else wants, and
+/// a serving thread that wakes takes the core from it at once. It still costs serving something
+/// (on the two-core machine of `docs/PERFORMANCE.md`, two busy idle-class threads halved the hands
+/// per second of a server): what can be done before the server is ready is (`service/warm.rs`).
+/// Elsewhere, or when the class cannot be set, [`lower`].
+pub(crate) fn idle() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: sched_setscheduler on the calling thread's id changes only its own scheduling class;
+    // the parameter is a plain struct read during the call.
+    unsafe {
+        let tid = libc::gettid();
+        let param = libc::sched_param { sched_priority: 0 };
+        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &param) == 0 {
+            return;
+        }
+    }
+    lower();
 }

@@ -2,7 +2,7 @@
 //! SHA-256 recorded at the start, computed here from the binary's file; the challenge's answer
 //! checked by an independent HMAC (Python's `hmac`), and the request recorded; a server whose
 //! executable the settings do not approve refuses to start, naming its hash, and starts when they
-//! do.
+//! do — or, when the settings say so, serves the log read-only, writing and signing nothing.
 
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
@@ -124,4 +124,97 @@ fn an_executable_the_settings_do_not_approve_refuses_to_start() {
     )
     .unwrap();
     let _server = Server::start_with(&data, &["--config", settings.to_str().unwrap()]);
+}
+
+/// The log's size as its store holds it (the server stopped).
+fn stored_size(data: &std::path::Path) -> u64 {
+    use pitboss_ledger::LogStore;
+    let store = pitboss_ledger::Store::open_read_only(data).unwrap();
+    store.last_entry().unwrap().map_or(0, |(seq, _)| seq + 1)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() {
+    let dirs = tempfile::tempdir().unwrap();
+    let binary = std::fs::read(pitboss_testkit::binary()).unwrap();
+    let sha256 = hex::encode(Sha256::digest(&binary));
+    let data = dirs.path().join("log");
+    // A log with a hand in it, written by an approved server.
+    let server = Server::start(&data);
+    let mut play = proto::play_client::PlayClient::new(server.channel().await);
+    let played = play
+        .play_hand(proto::PlayHandRequest {
+            open: Some(proto::OpenHandRequest {
+                game: proto::Game::MississippiStud as i32,
+                table: "t1".into(),
+                player: "p1".into(),
+                wagers: vec![proto::Wager {
+                    bet: "ante".into(),
+                    amount: 500,
+                }],
+                ..Default::default()
+            }),
+            decisions: vec![],
+            follow_advice: true,
+        })
+        .await
+        .expect("played")
+        .into_inner()
+        .hand
+        .expect("a hand");
+    assert!(server.stop(), "a clean stop");
+    let size = stored_size(&data);
+
+    let settings = dirs.path().join("pitboss.toml");
+    let write = |unapproved: &str| {
+        std::fs::write(
+            &settings,
+            format!(
+                "[software]\napproved = [\"{}\"]\nunapproved = \"{unapproved}\"\n",
+                "00".repeat(32)
+            ),
+        )
+        .unwrap()
+    };
+    write("sometimes");
+    let said = Server::refuses_with(&data, &["--config", settings.to_str().unwrap()]);
+    assert!(said.contains("software.unapproved"), "{said}");
+    write("read-only");
+    let server = Server::start_with(&data, &["--config", settings.to_str().unwrap()]);
+    // The Audit API answers from the log: the hand replays as it was played.
+    let mut audit = AuditClient::new(server.channel().await);
+    let replayed = audit
+        .replay_hand(proto::ReplayHandRequest {
+            hand_id: played.hand_id.clone(),
+        })
+        .await
+        .expect("a read is served")
+        .into_inner();
+    assert!(
+        replayed.commitment_ok && replayed.mismatches.is_empty() && replayed.status == "settled",
+        "{replayed:?}"
+    );
+    // Every write is refused, saying why; the log signs nothing either.
+    let mut play = proto::play_client::PlayClient::new(server.channel().await);
+    let refused = play
+        .play_hand(proto::PlayHandRequest::default())
+        .await
+        .expect_err("no hand is played");
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        refused.message().contains(&sha256) && refused.message().contains("read-only"),
+        "{}",
+        refused.message()
+    );
+    let unsigned = audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .expect_err("no checkpoint is signed");
+    assert_eq!(unsigned.code(), tonic::Code::FailedPrecondition);
+    assert!(server.stop(), "a clean stop");
+    assert_eq!(
+        stored_size(&data),
+        size,
+        "a read-only start and stop wrote nothing (no attestation, no stop)"
+    );
 }

@@ -70,8 +70,9 @@ pub struct ServeArgs {
     /// Serve the metrics (OpenMetrics text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
     #[arg(long)]
     metrics: Option<SocketAddr>,
-    /// Build the default configurations' strategy tables in the background at start (`true`, the
-    /// default), so that no hand waits for them after a restart; `false` builds each on first use.
+    /// Prepare the default configurations' strategy tables and theoretical returns before the
+    /// server says it is ready (`true`, the default), so that no hand waits for them after a
+    /// restart; `false` prepares each on first use.
     #[arg(long, value_name = "BOOL")]
     warm: Option<bool>,
     #[command(flatten)]
@@ -253,13 +254,11 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
     // The software that runs: its own executable hashed, and held to the approved list first.
     let identity =
         pitboss::software::identify().context("cannot read the server's own executable")?;
-    if !args.approved.is_empty() && !args.approved.contains(&identity.sha256) {
-        anyhow::bail!(
-            "this executable's SHA-256 is {}, which the settings' [software] approved does not \
-             list: refusing to start (run an approved build, or have the list changed)",
-            hex::encode(identity.sha256)
-        );
+    let unapproved = unapproved(&args, &identity, mirror.is_some())?;
+    if let Some(why) = &unapproved {
+        tracing::error!("{why}");
     }
+    let read_only = args.read_only || unapproved.is_some();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let now_ms = std::time::SystemTime::now()
@@ -272,6 +271,13 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                 Some(pitboss::codec::check_payload),
             )
             .with_context(|| format!("cannot open the mirror's copy in {}", args.data.display()))?,
+            None if read_only => pitboss_ledger::Ledger::open_read_only(
+                &args.data,
+                Some(pitboss::codec::check_payload),
+            )
+            .with_context(|| {
+                format!("cannot open the data directory {} to read", args.data.display())
+            })?,
             None => pitboss_ledger::Ledger::open_checked(
                 &args.data,
                 now_ms,
@@ -282,10 +288,12 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                 std::fs::create_dir_all(&args.data).with_context(|| {
                     format!("cannot create the key directory {}", args.data.display())
                 })?;
-                if args.read_only {
+                if read_only {
+                    // An executable not approved signs nothing, even with a copy of the key.
+                    let key_dir = unapproved.is_none().then_some(args.data.as_path());
                     pitboss_ledger::Ledger::open_postgres_reading(
                         url,
-                        Some(&args.data),
+                        key_dir,
                         Some(pitboss::codec::check_payload),
                     )
                     .context("cannot open the log in PostgreSQL to read")?
@@ -396,6 +404,23 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             ),
             None => None,
         };
+        // The defaults' strategy tables and theories before the server says it is ready: the
+        // first hands after a start wait for nothing, and nothing heavy runs beside them.
+        let warmed = if args.warm && !floor.read_only() {
+            let started = std::time::Instant::now();
+            let warmed =
+                pitboss::service::warm::warm(floor.clone(), args.returns.is_some()).await;
+            let (tables, theories) = warmed.counts();
+            tracing::info!(
+                tables,
+                theories,
+                ms = started.elapsed().as_millis() as u64,
+                "warm start: strategy tables and theoretical returns prepared"
+            );
+            Some(warmed)
+        } else {
+            None
+        };
         super::ready(&serde_json::json!({
             "listening": address.to_string(),
             "tls": tls.is_some(),
@@ -403,6 +428,7 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             "log": floor.log_location(),
             "key_id": floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
             "read_only": floor.read_only(),
+            "read_only_reason": unapproved,
             "head": head.map(|(seq, _)| seq),
             "metrics": metrics_address,
             "tiles": tiles_address,
@@ -414,17 +440,48 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             tls,
             metrics,
             limits: args.limits,
-            warm: args.warm,
+            warmed,
             witnessing,
             tiles,
             mirror: mirror.map(|(serving, _)| serving),
             returns: args.returns,
             software: Some(identity),
+            read_only_reason: unapproved,
         };
         pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
         tracing::info!("pitboss stopped");
         Ok(())
     })
+}
+
+/// Why this executable serves read-only (`[software] unapproved = "read-only"`), `None` when it is
+/// approved (or the settings approve any); an error when it may not start at all.
+fn unapproved(
+    args: &Settings,
+    identity: &pitboss::software::Identity,
+    mirroring: bool,
+) -> anyhow::Result<Option<String>> {
+    if args.approved.is_empty() || args.approved.contains(&identity.sha256) {
+        return Ok(None);
+    }
+    let sha256 = hex::encode(identity.sha256);
+    if !args.unapproved_read_only {
+        anyhow::bail!(
+            "this executable's SHA-256 is {sha256}, which the settings' [software] approved does \
+             not list: refusing to start (run an approved build, or have the list changed)"
+        );
+    }
+    if mirroring {
+        anyhow::bail!(
+            "this executable's SHA-256 is {sha256}, which the settings' [software] approved does \
+             not list: a mirror writes its copy, so it does not start read-only"
+        );
+    }
+    Ok(Some(format!(
+        "this executable's SHA-256 is {sha256}, which the settings' [software] approved does not \
+         list: it serves the log read-only and writes or signs nothing (run an approved build, or \
+         have the list changed)"
+    )))
 }
 
 /// Starts a mirror's following and cosigning on its copy: its witness (key and state in

@@ -75,6 +75,9 @@ pub struct SoftwareTable {
     /// The SHA-256 (64 hex digits) of each approved executable; a server whose own is not among
     /// them refuses to start. Absent: any.
     pub approved: Option<Vec<String>>,
+    /// What a server whose executable is not approved does: `"refuse"` to start (the default), or
+    /// start `"read-only"` (the Audit API answers; nothing is written or signed).
+    pub unapproved: Option<String>,
 }
 
 /// The `[tiles]` table: the log as C2SP tlog-tiles (`docs/tiles.md`).
@@ -106,8 +109,9 @@ pub const COSIGN_EVERY_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdviceTable {
-    /// Build the default configurations' tables in the background at start (default `true`), so
-    /// that no hand waits for them after a restart.
+    /// Prepare the default configurations' strategy tables and theoretical returns before the
+    /// server says it is ready (default `true`), so that no hand waits for them, and nothing
+    /// heavy runs beside the first hands, after a restart.
     pub warm: Option<bool>,
 }
 
@@ -180,7 +184,7 @@ pub struct Settings {
     /// Where to serve the metrics, if anywhere.
     pub metrics: Option<SocketAddr>,
     pub limits: ServerLimits,
-    /// Build the default configurations' strategy tables in the background at start.
+    /// Prepare the default configurations' strategy tables and theories before saying ready.
     pub warm: bool,
     /// The witness policy, if the log is witnessed.
     pub witness_policy: Option<PathBuf>,
@@ -194,6 +198,8 @@ pub struct Settings {
     pub tiles_listen: Option<SocketAddr>,
     /// The approved executables' SHA-256 (empty: any).
     pub approved: Vec<[u8; 32]>,
+    /// An executable not approved serves read-only (`false`: it refuses to start).
+    pub unapproved_read_only: bool,
     /// How the returns are watched (`None`: not kept).
     pub returns: Option<pitboss::returns::Settings>,
 }
@@ -357,8 +363,19 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "serving tiles needs their directory (--tiles or [tiles] dir)",
         });
     }
+    let software = file.software.unwrap_or_default();
+    let unapproved_read_only = match software.unapproved.as_deref() {
+        None | Some("refuse") => false,
+        Some("read-only") => true,
+        Some(_) => {
+            return Err(FileError::Incomplete {
+                field: "software.unapproved",
+                problem: "what an executable not approved does: \"refuse\" or \"read-only\"",
+            })
+        }
+    };
     let mut approved = Vec::new();
-    for text in file.software.and_then(|s| s.approved).unwrap_or_default() {
+    for text in software.approved.unwrap_or_default() {
         let hash = hex::decode(&text)
             .ok()
             .and_then(|b| <[u8; 32]>::try_from(b).ok())
@@ -403,6 +420,7 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
     Ok(Settings {
         returns,
         approved,
+        unapproved_read_only,
         tiles,
         tiles_listen,
         witness_policy: flags.witness_policy.or(witnessing.policy),

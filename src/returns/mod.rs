@@ -132,6 +132,12 @@ enum Known {
     Failed(String),
 }
 
+impl From<crate::service::warm::Computed> for Known {
+    fn from(computed: crate::service::warm::Computed) -> Known {
+        computed.map_or_else(Known::Failed, Known::Ready)
+    }
+}
+
 #[derive(Default)]
 struct State {
     /// The next sequence to read.
@@ -170,13 +176,22 @@ pub struct Row {
 }
 
 impl Returns {
-    /// Starts reading the log (from its start) and watching it, until the runtime ends.
-    pub fn start(floor: Arc<Floor>, settings: Settings) -> Arc<Returns> {
+    /// Starts reading the log (from its start) and watching it, until the runtime ends; the
+    /// theories in `known` were computed before (`crate::service::warm`).
+    pub fn start(
+        floor: Arc<Floor>,
+        settings: Settings,
+        known: Vec<(ConfigId, crate::service::warm::Computed)>,
+    ) -> Arc<Returns> {
         let (wanted, queue) = std::sync::mpsc::sync_channel(MAX_KEYS);
+        let mut state = State::default();
+        for (id, computed) in known {
+            state.theories.insert(id, Known::from(computed));
+        }
         let returns = Arc::new(Returns {
             floor: floor.clone(),
             settings,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             wanted,
         });
         let weak = Arc::downgrade(&returns);
@@ -184,14 +199,11 @@ impl Returns {
         std::thread::Builder::new()
             .name("pitboss-returns-theory".into())
             .spawn(move || {
-                // Beside serving: the hands being played keep the cores.
-                crate::priority::lower();
+                // Beside serving, only on a core nothing else wants: nobody waits for it.
+                crate::priority::idle();
                 while let Ok((id, config)) = queue.recv() {
                     let run = pitboss_lab::Run::default();
-                    let known = match theory::of(&config, &run) {
-                        Ok(t) => Known::Ready(t),
-                        Err(e) => Known::Failed(e),
-                    };
+                    let known = Known::from(theory::of(&config, &run));
                     let Some(returns) = weak.upgrade() else {
                         return;
                     };

@@ -11,8 +11,8 @@
 //!   advice is the same decision by plain enumeration of the dealer's 163 185 completions (about
 //!   a millisecond; the lab's tests hold the table to it). Mississippi Stud's tables (under a
 //!   second) are waited for, by every caller at once on the one build.
-//! - **Warmed at start** when the settings ask (the default): the defaults' tables are built in
-//!   the background right after the server says it is ready.
+//! - **Warmed at start** when the settings ask (the default): the defaults' tables are built
+//!   before the server says it is ready (`warm.rs`) and handed over here ([`Strategies::adopt`]).
 //!
 //! Owns the cache of built tables (bounded) and the builds' counts. Must not hold a lock across a
 //! build, run a build on an async worker, or fail a call whose hand is already written: advice
@@ -89,7 +89,7 @@ pub struct Strategies {
 }
 
 /// Whether a game's advice needs tables at all (Pai Gow's is the house way, Nutz's is to shake).
-fn needs_tables(game: GameId) -> bool {
+pub(super) fn needs_tables(game: GameId) -> bool {
     matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
 }
 
@@ -114,11 +114,13 @@ impl Strategies {
         self.counts.clone()
     }
 
-    /// Starts building, in the background, the tables of every game's default configuration.
-    pub fn warm(self: &Arc<Self>) {
-        for game in GameId::ALL {
-            if let Some(id) = self.floor.default_config(game) {
-                self.build_in_background(id);
+    /// Keeps tables built before the server was ready (`warm.rs`), counted as builds.
+    pub fn adopt(&self, built: Vec<(ConfigId, GameId, Arc<StrategyTables>)>) {
+        for (id, game, tables) in built {
+            if self.slot(id).built.set(tables).is_ok() {
+                let at = BuildCounts::slot(game);
+                self.counts.started[at].fetch_add(1, Ordering::Relaxed);
+                self.counts.finished[at].fetch_add(1, Ordering::Relaxed);
             }
         }
     }

@@ -30,13 +30,13 @@ const MAX_AUTHORIZATION: usize = 512;
 #[derive(Clone, Debug)]
 pub struct AuthLayer {
     access: Arc<Access>,
-    read_only: bool,
+    read_only: Option<Arc<str>>,
 }
 
 impl AuthLayer {
-    /// Checks every call against `access`; on a `read_only` server, refuses every call that may
-    /// write the log.
-    pub fn new(access: Arc<Access>, read_only: bool) -> AuthLayer {
+    /// Checks every call against `access`; on a read-only server (`read_only`: why it is),
+    /// refuses every call that may write the log, saying why.
+    pub fn new(access: Arc<Access>, read_only: Option<Arc<str>>) -> AuthLayer {
         AuthLayer { access, read_only }
     }
 }
@@ -48,7 +48,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
         Authenticated {
             inner,
             access: self.access.clone(),
-            read_only: self.read_only,
+            read_only: self.read_only.clone(),
         }
     }
 }
@@ -58,7 +58,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
 pub struct Authenticated<S> {
     inner: S,
     access: Arc<Access>,
-    read_only: bool,
+    read_only: Option<Arc<str>>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
@@ -82,13 +82,11 @@ where
         let need = access::need(&method);
         if need != Need::Open {
             let admitted = admit(&self.access, &request, &method, need).and_then(|principal| {
-                if self.read_only && access::writes_log(&method) {
-                    Err(super::status::read_only(format!(
-                        "{method}: {}",
-                        pitboss_ledger::LedgerError::ReadOnly
-                    )))
-                } else {
-                    Ok(principal)
+                match &self.read_only {
+                    Some(why) if access::writes_log(&method) => {
+                        Err(super::status::read_only(format!("{method}: {why}")))
+                    }
+                    _ => Ok(principal),
                 }
             });
             match admitted {

@@ -23,6 +23,7 @@ mod server;
 mod status;
 mod tiles_http;
 mod transcripts;
+pub mod warm;
 mod witness_http;
 pub mod work;
 

@@ -195,9 +195,9 @@ pub struct Serving {
     pub metrics: Option<TcpListener>,
     /// The limits an operator may set (`pitboss.toml`'s `[limits]`).
     pub limits: ServerLimits,
-    /// Build the default configurations' strategy tables in the background at start
-    /// (`advice.rs`).
-    pub warm: bool,
+    /// The default configurations' strategy tables and theories, prepared before the server said
+    /// it was ready (`warm.rs`; `None`: prepared when first needed).
+    pub warmed: Option<super::warm::Warmed>,
     /// The log's side of witnessing, when the server has a witness policy: `GetCheckpoint` answers
     /// its newest cosigned checkpoint, and the metrics show how far behind it is.
     pub witnessing: Option<Arc<crate::witnessing::Witnessing>>,
@@ -210,6 +210,9 @@ pub struct Serving {
     /// The executable that serves: a clean stop is recorded with it (`SoftwareAttested`, trigger
     /// `stop`), so the log tells a clean stop from a crash.
     pub software: Option<crate::software::Identity>,
+    /// Why a read-only server is (said to every call it refuses as a write); `None`: the
+    /// ledger's own reason, when it is read-only at all.
+    pub read_only_reason: Option<String>,
 }
 
 /// A mirror's parts the server serves (`crate::mirroring`).
@@ -318,9 +321,11 @@ pub async fn serve(
     let tables = Pool::new("strategy tables", 1, stop.clone());
     let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
     let strategies = Arc::new(Strategies::new(floor.clone(), tables.clone()));
-    if serving.warm && !floor.read_only() {
-        strategies.warm();
-    }
+    let (tables_warmed, theories_warmed) = match serving.warmed {
+        Some(warmed) => (warmed.tables, warmed.theories),
+        None => (Vec::new(), Vec::new()),
+    };
+    strategies.adopt(tables_warmed);
     let mirroring = serving.mirror.as_ref().map(|m| m.mirroring.clone());
     if let Some(mirror) = serving.mirror {
         // `pitboss.mirror` says whether the copy still follows the log (a fork stops it).
@@ -371,7 +376,7 @@ pub async fn serve(
     };
     let returns = serving
         .returns
-        .map(|settings| crate::returns::Returns::start(floor.clone(), settings));
+        .map(|settings| crate::returns::Returns::start(floor.clone(), settings, theories_warmed));
     let metrics = Arc::new(Metrics::new(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
@@ -389,6 +394,13 @@ pub async fn serve(
         shutdown.await;
         stopping.trigger();
     };
+    let read_only: Option<Arc<str>> = floor.read_only().then(|| {
+        serving
+            .read_only_reason
+            .clone()
+            .unwrap_or_else(|| pitboss_ledger::LedgerError::ReadOnly.to_string())
+            .into()
+    });
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = serving.tls {
         builder = builder.tls_config(tls.timeout(TLS_HANDSHAKE_TIMEOUT))?;
@@ -402,7 +414,7 @@ pub async fn serve(
             serving.limits.max_in_flight,
             Some(metrics.clone()),
         ))
-        .layer(AuthLayer::new(serving.access.clone(), floor.read_only()))
+        .layer(AuthLayer::new(serving.access.clone(), read_only))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -485,7 +497,8 @@ mod tests {
             tls: None,
             metrics: None,
             limits: ServerLimits::default(),
-            warm: false,
+            warmed: None,
+            read_only_reason: None,
             witnessing: None,
             tiles: None,
             mirror: None,

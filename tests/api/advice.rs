@@ -1,8 +1,8 @@
 //! The strategy tables behind the advice, on a cold server (issue 23: the first Caribbean Stud
 //! hands after a start waited 12 s, every waiting call apparently building): each configuration's
 //! tables are built once however many calls need them at once — counted by the server's metrics —
-//! Caribbean Stud's advice is given (and right) before its table exists, and a warm start builds the
-//! defaults' tables in the background, once.
+//! Caribbean Stud's advice is given (and right) before its table exists, and a warm start prepares
+//! the defaults' tables, once, and their theoretical returns before the server says it is ready.
 
 use std::collections::BTreeMap;
 
@@ -175,15 +175,41 @@ async fn a_cold_server_builds_each_configurations_tables_once_whoever_asks() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_warm_start_builds_the_defaults_tables_in_the_background_once() {
+async fn a_warm_start_prepares_the_defaults_tables_and_theories_before_it_is_ready() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start_with(data.path(), &["--metrics", "127.0.0.1:0", "--warm", "true"]);
     let metrics = server.metrics.clone().expect("metrics");
-    // Hands are served while the builds run; none of them starts another.
-    burst(&server, 4).await;
-    let counts = settled_builds(&metrics).await;
+    // Ready means built: the counts are final before any hand is played.
+    let counts = builds(&metrics);
     assert_eq!(counts["mississippi_stud"], (1, 1), "{counts:?}");
     assert_eq!(counts["caribbean_stud"], (1, 1), "{counts:?}");
+    burst(&server, 4).await;
     burst(&server, 2).await;
-    assert_eq!(settled_builds(&metrics).await, counts);
+    assert_eq!(builds(&metrics), counts, "no hand started another build");
+    // The returns' theory of every default configuration was computed before the start too: the
+    // first time the returns show a configuration's hands, its theoretical return is there.
+    let mut c = clients(&server).await;
+    let rows = loop {
+        let rows = c
+            .audit
+            .get_returns(proto::GetReturnsRequest::default())
+            .await
+            .expect("returns")
+            .into_inner()
+            .rows;
+        let games: std::collections::BTreeSet<String> = rows
+            .iter()
+            .filter_map(|r| r.totals.as_ref().map(|t| t.game.clone()))
+            .collect();
+        if games.len() == 2 {
+            break rows;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    for row in &rows {
+        assert!(
+            row.theoretical.is_some() && row.theory_note.is_empty(),
+            "a default configuration's theory, known from the start: {row:?}"
+        );
+    }
 }

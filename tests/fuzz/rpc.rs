@@ -170,6 +170,7 @@ impl Target {
                         min_hands: u64::MAX,
                         statement_every: None,
                     },
+                    Vec::new(),
                 )),
             ),
             ops: OperationsService::new(floor.clone(), Arc::new(access)),

@@ -232,10 +232,11 @@ pub enum LedgerError {
     /// without the row's lock): nothing of the group was written.
     #[error("the log's head moved while the group was written; nothing was written (retry)")]
     HeadMoved,
-    /// The ledger was opened read-only ([`Ledger::open_postgres_reading`]): it writes nothing.
+    /// The ledger was opened read-only ([`Ledger::open_read_only`],
+    /// [`Ledger::open_postgres_reading`]): it writes nothing.
     #[error(
-        "this server serves a read-only replica of the log and writes nothing: play, publish and \
-         rotate keys on a writing server"
+        "this server serves the log read-only and writes nothing: play, publish and rotate keys \
+         on a writing server"
     )]
     ReadOnly,
 }
@@ -251,7 +252,7 @@ pub enum ErrorKind {
     /// The log cannot be written or reached now (a database that does not answer, a commit whose
     /// outcome is unknown, a writer that stopped): retry, with the same request id.
     Unavailable,
-    /// This server may not write what was asked: it serves a read-only replica.
+    /// This server may not write what was asked: it serves the log read-only.
     ReadOnly,
     /// This server's signing key is not the log's (another server rotated it, or began the log).
     KeyMismatch,
@@ -409,6 +410,8 @@ pub struct Ledger {
     /// A mirror's copy of another server's log (`mirror.rs`): read-only, grown by verified
     /// entries of that log.
     mirror: bool,
+    /// Opened only to read ([`Ledger::open_read_only`], [`Ledger::open_postgres_reading`]).
+    reading: bool,
     /// The log's newest checkpoint a mirror holds (`None` elsewhere).
     held: Mutex<Option<mirror::Held>>,
 }
@@ -541,6 +544,28 @@ impl Ledger {
             move |jobs| follower.run(jobs),
         )?;
         ledger.payloads = payloads;
+        ledger.reading = true;
+        Ok(ledger)
+    }
+
+    /// Opens the data directory in `dir` only to read (a server whose executable is not approved
+    /// serves this way when its settings say so): the checks of [`Ledger::open`] that write
+    /// nothing, on a store opened read-only, no writer and no key. Every append and rotation is
+    /// refused with [`LedgerError::ReadOnly`], every signature with
+    /// [`LedgerError::NoSigningKey`]; the size is the log's when it was opened.
+    pub fn open_read_only(dir: &Path, payloads: Option<PayloadCheck>) -> Result<Ledger, OpenError> {
+        let (store, size) = integrity::open_for_reading(dir, payloads)?;
+        let (_, head) = tokio::sync::watch::channel(size);
+        let mut ledger = Ledger::with_thread(
+            Engine::Rocks(Arc::new(store)),
+            None,
+            head,
+            Arc::new(stats::WriterStats::default()),
+            "ledger-reader",
+            replica::refuse_writes,
+        )?;
+        ledger.payloads = payloads;
+        ledger.reading = true;
         Ok(ledger)
     }
 
@@ -570,6 +595,7 @@ impl Ledger {
             payloads: None,
             stats,
             mirror: false,
+            reading: false,
             held: Mutex::new(None),
         })
     }
@@ -723,10 +749,11 @@ impl Ledger {
         self.mirror || matches!(self.engine, Engine::Postgres(_))
     }
 
-    /// Whether the ledger was opened read-only ([`Ledger::open_postgres_reading`]): every write
-    /// is refused with [`LedgerError::ReadOnly`].
+    /// Whether the ledger was opened read-only ([`Ledger::open_read_only`],
+    /// [`Ledger::open_postgres_reading`]) or is a mirror's copy: every write is refused with
+    /// [`LedgerError::ReadOnly`].
     pub fn read_only(&self) -> bool {
-        self.mirror || matches!(&self.engine, Engine::Postgres(pg) if pg.is_reading())
+        self.mirror || self.reading
     }
 
     /// Where the log is: the data directory, or the database (its password hidden).

@@ -352,11 +352,6 @@ impl PgStore {
         Ok(store)
     }
 
-    /// Whether the store was opened only to read.
-    pub(crate) fn is_reading(&self) -> bool {
-        self.reading
-    }
-
     fn open_conn(&self) -> Result<Arc<Conn>, StoreError> {
         let (config, database, reading) =
             (self.config.clone(), self.database.clone(), self.reading);
@@ -690,6 +685,14 @@ impl Writes {
 /// Records read for a group before it is built, by family and key (`None`: no such record).
 pub(crate) type Prefetched = HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>>;
 
+/// A read's parameters: the families and the keys, in the same order.
+fn record_keys(wanted: &[(&'static str, Vec<u8>)]) -> (Vec<String>, Vec<Vec<u8>>) {
+    wanted
+        .iter()
+        .map(|(family, key)| (family.to_string(), key.clone()))
+        .unzip()
+}
+
 impl Session {
     fn run<T: Send + 'static, F>(
         &self,
@@ -735,8 +738,7 @@ impl Session {
         &self,
         wanted: Vec<(&'static str, Vec<u8>)>,
     ) -> Result<((u64, Hash), Prefetched), StoreError> {
-        let families: Vec<String> = wanted.iter().map(|(f, _)| f.to_string()).collect();
-        let keys: Vec<Vec<u8>> = wanted.iter().map(|(_, k)| k.clone()).collect();
+        let (families, keys) = record_keys(&wanted);
         let (lock, prefetch) = (self.lock.clone(), self.prefetch.clone());
         // BEGIN, the lock and the reads in one round trip: PostgreSQL runs them in order, so the
         // reads see what was committed before the lock was granted.
@@ -768,6 +770,33 @@ impl Session {
             database: database.clone(),
             detail: "the head's hash is not 32 bytes".into(),
         })?;
+        Ok(((size, hash), self.prefetched(wanted, found)?))
+    }
+
+    /// Reads more records inside a transaction whose head row is locked (`lock_head`): for the
+    /// jobs that arrived while the lock was awaited, so that they join the group it orders.
+    pub(crate) fn read_records(
+        &self,
+        wanted: Vec<(&'static str, Vec<u8>)>,
+    ) -> Result<Prefetched, StoreError> {
+        if wanted.is_empty() {
+            return Ok(Prefetched::new());
+        }
+        let (families, keys) = record_keys(&wanted);
+        let prefetch = self.prefetch.clone();
+        let found = self.run(move |conn| async move {
+            conn.client.query(&prefetch, &[&families, &keys]).await
+        })?;
+        self.prefetched(wanted, found)
+    }
+
+    /// Every wanted record, `None` where the database has none.
+    fn prefetched(
+        &self,
+        wanted: Vec<(&'static str, Vec<u8>)>,
+        found: Vec<tokio_postgres::Row>,
+    ) -> Result<Prefetched, StoreError> {
+        let database = &self.runner.database;
         let mut prefetched: Prefetched = wanted.into_iter().map(|k| (k, None)).collect();
         for row in found {
             let family: String = col(&row, 0, database)?;
@@ -778,7 +807,7 @@ impl Session {
                 );
             }
         }
-        Ok(((size, hash), prefetched))
+        Ok(prefetched)
     }
 
     /// Writes a batch inside the open transaction: entries into `pitboss_entries`, every other

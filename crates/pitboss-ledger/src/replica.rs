@@ -1,7 +1,9 @@
 //! The thread of a read-only ledger (`serve --read-only`: a regulator's server on a streaming
 //! replica of a PostgreSQL log). It follows the head row as the log grows elsewhere, refuses every
 //! write with [`LedgerError::ReadOnly`], and signs checkpoints when the server holds a copy of the
-//! log's current key file.
+//! log's current key file. Also the thread of a data directory opened only to read
+//! (`Ledger::open_read_only`: an executable the settings do not approve), which refuses every
+//! job (`refuse_writes`).
 //!
 //! Owns only the follower's state; MUST NOT write to the database (its connections are read-only
 //! as well, `PgStore::connect_reading`) and MUST NOT sign with a key other than the one that
@@ -111,5 +113,18 @@ impl Follower {
             });
         }
         Ok((key.public(), key.sign_message(message)))
+    }
+}
+
+/// The thread of a ledger opened read-only with no key and nothing to follow (a data directory
+/// served by an executable not approved to write it): every job refused until the ledger closes.
+pub(super) fn refuse_writes(jobs: mpsc::Receiver<Job>) {
+    while let Ok(job) = jobs.recv() {
+        match job {
+            Job::Sign(_, reply) => {
+                let _ = reply.send(Err(LedgerError::NoSigningKey));
+            }
+            other => refuse_all(vec![other], &LedgerError::ReadOnly),
+        }
     }
 }

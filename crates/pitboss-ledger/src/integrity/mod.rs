@@ -438,6 +438,70 @@ pub(super) struct Opened {
     pub notes: Vec<String>,
 }
 
+/// Opens a data directory only to read, after the checks [`open_for_writing`] makes of an
+/// existing directory that do not write (the store, its tables, the chain and its signatures,
+/// the anchor): for a server that serves the log and writes nothing. Nothing is created,
+/// repaired or finished; a directory another process has open is refused (its server serves
+/// it). Returns the store and the log's size.
+pub(super) fn open_for_reading(
+    dir: &Path,
+    payloads: Option<PayloadCheck>,
+) -> Result<(Store, u64), Refused> {
+    not_a_mirror(dir)?;
+    let how = Examine {
+        payloads,
+        ..Examine::default()
+    };
+    let (store, examined) = examined_read_only(dir, WalRecovery::Strict, &how)?;
+    if !examined.problems.is_empty() {
+        return Err(Refused {
+            dir: dir.to_path_buf(),
+            problems: examined.problems,
+        });
+    }
+    Ok((store, examined.log_size))
+}
+
+/// A mirror's copy is opened as a mirror only (`Ledger::open_mirror`).
+fn not_a_mirror(dir: &Path) -> Result<(), Refused> {
+    if dir.join(crate::mirror::MIRROR_FILE).exists() {
+        return Err(Refused {
+            dir: dir.to_path_buf(),
+            problems: vec![Refusal::Mirror {
+                dir: dir.to_path_buf(),
+            }],
+        });
+    }
+    Ok(())
+}
+
+/// An existing directory examined as `how` says on its store opened read-only, once no other
+/// process has it open (its anchor read first: others may be writing). The problems found are in
+/// the examination; the refusal is for a store that cannot be opened at all.
+fn examined_read_only(
+    dir: &Path,
+    wal: WalRecovery,
+    how: &Examine,
+) -> Result<(Store, Examined), Refused> {
+    let refused = |problems: Vec<Refusal>| Refused {
+        dir: dir.to_path_buf(),
+        problems,
+    };
+    check_not_in_use(dir).map_err(|e| refused(vec![Refusal::Store(e)]))?;
+    let read = anchor::read_settled(&anchor::path_in(dir));
+    let store = open_store(
+        dir,
+        OpenOptions {
+            write: false,
+            create: false,
+            wal,
+        },
+    )
+    .map_err(|e| refused(vec![e]))?;
+    let examined = examine(&store, read, how);
+    Ok((store, examined))
+}
+
 /// Opens a data directory for writing after every check of the module comment; creates the
 /// database, the key and the anchor only for an empty log. `wal`: `PointInTime` and
 /// `recovering` for `pitboss recover` only.
@@ -451,11 +515,7 @@ pub(super) fn open_for_writing(
         dir: dir.to_path_buf(),
         problems,
     };
-    if dir.join(crate::mirror::MIRROR_FILE).exists() {
-        return Err(refused(vec![Refusal::Mirror {
-            dir: dir.to_path_buf(),
-        }]));
-    }
+    not_a_mirror(dir)?;
     let fresh_directory = !has_database(dir);
     if fresh_directory {
         let mut found = Vec::new();
@@ -497,20 +557,8 @@ pub(super) fn open_for_writing(
         (store, examined)
     } else {
         // Examined read-only first: a directory that is refused is left as it was found.
-        check_not_in_use(dir).map_err(|e| refused(vec![Refusal::Store(e)]))?;
-        let read = anchor::read_settled(&anchor_path);
-        let examined = {
-            let store = open_store(
-                dir,
-                OpenOptions {
-                    write: false,
-                    create: false,
-                    wal: wal_recovery,
-                },
-            )
-            .map_err(|e| refused(vec![e]))?;
-            examine(&store, read, &how)
-        };
+        let (read_only, examined) = examined_read_only(dir, wal_recovery, &how)?;
+        drop(read_only);
         let mut problems = examined.problems;
         if problems.is_empty() && examined.log_size > 0 {
             if let Err(e) = check_key_files(

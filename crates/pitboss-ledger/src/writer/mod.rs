@@ -347,13 +347,18 @@ impl Writer {
     /// The same jobs as [`Writer::run`] takes, grouped: whatever waits, up to `max_group`.
     fn next_group(&self, first: Job, jobs: &mpsc::Receiver<Job>) -> Vec<Job> {
         let mut group = vec![first];
+        self.fill_group(&mut group, jobs);
+        group
+    }
+
+    /// Adds to `group` whatever waits in `jobs`, up to `max_group` in all.
+    fn fill_group(&self, group: &mut Vec<Job>, jobs: &mpsc::Receiver<Job>) {
         while group.len() < self.max_group {
             match jobs.try_recv() {
                 Ok(job) => group.push(job),
                 Err(_) => break,
             }
         }
-        group
     }
 
     fn version(
@@ -389,7 +394,7 @@ impl Writer {
             Engine::Rocks(store) => store,
             Engine::Postgres(pg) => {
                 let mut session = None;
-                self.commit_postgres(&pg, &mut session, group);
+                self.commit_postgres(&pg, &mut session, group, None);
                 return;
             }
         };

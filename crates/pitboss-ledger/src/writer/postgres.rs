@@ -39,17 +39,23 @@ impl Writer {
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             let group = self.next_group(first, &jobs);
-            self.commit_postgres(pg, &mut session, group);
+            self.commit_postgres(pg, &mut session, group, Some(&jobs));
         }
     }
 
     /// Locks the head row, builds and signs the group on it, commits it and answers. A lost
     /// connection is opened again for the next group; a group that fails is refused whole.
+    ///
+    /// The jobs that arrive in `late` while the lock is awaited join the group (their records
+    /// read under the lock, one more round trip): when several servers share the log, each waits
+    /// its turn for the head row, and a group formed only of what waited before the wait would
+    /// be a fraction of what one server commits at once, for the same cost per group.
     pub(super) fn commit_postgres(
         &mut self,
         pg: &PgStore,
         session: &mut Option<Session>,
-        jobs: Vec<Job>,
+        mut jobs: Vec<Job>,
+        late: Option<&mpsc::Receiver<Job>>,
     ) {
         if session.as_ref().is_none_or(Session::is_closed) {
             *session = None;
@@ -61,13 +67,26 @@ impl Writer {
         let Some(open) = session.as_ref() else {
             return refuse_all(jobs, &LedgerError::Stopped);
         };
-        let (head, prefetched) = match open.lock_head(wanted_records(&jobs)) {
+        let (head, mut prefetched) = match open.lock_head(wanted_records(&jobs)) {
             Ok(locked) => locked,
             Err(e) => {
                 open.rollback();
                 return refuse_all(jobs, &LedgerError::from(e));
             }
         };
+        if let Some(late) = late {
+            let first = jobs.len();
+            self.fill_group(&mut jobs, late);
+            let mut wanted = wanted_records(&jobs[first..]);
+            wanted.retain(|key| !prefetched.contains_key(key));
+            match open.read_records(wanted) {
+                Ok(more) => prefetched.extend(more),
+                Err(e) => {
+                    open.rollback();
+                    return refuse_all(jobs, &LedgerError::from(e));
+                }
+            }
+        }
         // Another server may have written since this one's last group: only what was read after
         // the lock is current.
         (self.next_sequence, self.last_hash) = head;
