@@ -54,6 +54,21 @@ pub fn check_payload(bytes: &[u8]) -> Result<(), prost::DecodeError> {
     proto::Payload::decode(bytes).map(|_| ())
 }
 
+/// The field number of a payload that is exactly one length-delimited field — its `kind`, as this
+/// server encodes every payload — read from its tag without decoding it; `None` for anything
+/// else (which a reader then decodes in full). A reader that wants a few kinds skips the rest by
+/// this, and decodes exactly what a full decoding would have given it.
+pub fn payload_kind_number(bytes: &[u8]) -> Option<u32> {
+    use prost::encoding::{decode_key, decode_varint, WireType};
+    let mut rest = bytes;
+    let (number, wire) = decode_key(&mut rest).ok()?;
+    if wire != WireType::LengthDelimited {
+        return None;
+    }
+    let length = decode_varint(&mut rest).ok()?;
+    (u64::try_from(rest.len()).ok()? == length).then_some(number)
+}
+
 impl EntryPayload for pitboss_ledger::Entry {
     fn payload(&self) -> Result<proto::Payload, prost::DecodeError> {
         use prost::Message;

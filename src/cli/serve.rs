@@ -39,10 +39,11 @@ pub struct ServeArgs {
     /// Several servers may serve one database (`docs/deploy.md`).
     #[arg(long, env = "PITBOSS_STORE")]
     store: Option<String>,
-    /// Serve the `--store` log read-only: a regulator's server on a streaming replica (or with a
-    /// role that may not write). The Audit API answers from it; every write is refused with
-    /// FAILED_PRECONDITION; checkpoints are signed only if the data directory holds a copy of
-    /// the log's current key file (`docs/deploy.md`).
+    /// Serve the log read-only: the `--store` log (a regulator's server on a streaming replica,
+    /// or with a role that may not write), or the data directory (a log kept, after every check
+    /// that writes nothing). The Audit API answers from it; every write is refused with
+    /// FAILED_PRECONDITION; a PostgreSQL log's checkpoints are signed only if the data directory
+    /// holds a copy of its current key file, a data directory's never (`docs/deploy.md`).
     #[arg(long)]
     read_only: bool,
     /// The address to listen on. Default: `127.0.0.1:50051`.

@@ -27,7 +27,8 @@ pub struct File {
     pub data: Option<PathBuf>,
     /// `store = "postgres://pitboss@db1:5432/pitboss"` (default: RocksDB in `data`)
     pub store: Option<String>,
-    /// `read_only = true`: serve a replica of the `store` log, writing nothing.
+    /// `read_only = true`: serve the log (a replica of the `store` log, or the data directory),
+    /// writing nothing.
     pub read_only: Option<bool>,
     /// `listen = "127.0.0.1:50051"`
     pub listen: Option<SocketAddr>,
@@ -173,7 +174,8 @@ pub struct Settings {
     pub data: PathBuf,
     /// The PostgreSQL log (`postgres://…`), if the log is not in `data`.
     pub store: Option<String>,
-    /// Serve the `store` log read-only (a regulator's server on a replica): no write at all.
+    /// Serve the log read-only (a regulator's server on a replica, or a data directory kept): no
+    /// write at all.
     pub read_only: bool,
     pub listen: SocketAddr,
     pub access: Option<PathBuf>,
@@ -318,12 +320,6 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
         None => None,
     };
     let read_only = flags.read_only || file.read_only.unwrap_or(false);
-    if read_only && store.is_none() {
-        return Err(FileError::Incomplete {
-            field: "read_only",
-            problem: "a read-only server reads a PostgreSQL log (a replica): give --store",
-        });
-    }
     let table = file.limits.unwrap_or_default();
     let defaults = ServerLimits::default();
     let limit = |field: &'static str, value: Option<usize>, default: usize| match value {
@@ -493,7 +489,7 @@ mod tests {
     }
 
     #[test]
-    fn a_read_only_server_needs_a_postgresql_store() {
+    fn a_read_only_server_reads_a_postgresql_log_or_its_data_directory() {
         let url = "postgres://regulator@replica:5432/pitboss";
         let from_file = file(&format!("store = \"{url}\"\nread_only = true\n")).unwrap();
         let settings = merge(Flags::default(), from_file).unwrap();
@@ -503,10 +499,8 @@ mod tests {
             read_only: true,
             ..Flags::default()
         };
-        match merge(flags, File::default()) {
-            Err(FileError::Incomplete { field, .. }) => assert_eq!(field, "read_only"),
-            other => panic!("{other:?}"),
-        }
+        let settings = merge(flags, File::default()).unwrap();
+        assert!(settings.read_only && settings.store.is_none());
         assert!(!merge(Flags::default(), File::default()).unwrap().read_only);
     }
 

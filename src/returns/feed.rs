@@ -99,9 +99,20 @@ impl Default for Feed {
     }
 }
 
+/// The field numbers in `pitboss.v1.Payload` of the kinds the feed reads: `hand_opened`,
+/// `settled`, `voided`, `returns_statement`, `returns_alert`, `returns_investigated` (a test holds
+/// them to the encoder's).
+const FED_KINDS: [u32; 6] = [1, 6, 7, 20, 21, 22];
+
 impl Feed {
     /// What `entry` means, reading a hand's stream from `source` when its opening is not kept.
     pub fn see(&mut self, entry: &Entry, source: &impl Source) -> Result<Seen, FeedError> {
+        // Most entries are a hand's other steps: known by their kind's tag, they are not decoded.
+        if crate::codec::payload_kind_number(&entry.envelope.payload)
+            .is_some_and(|number| !FED_KINDS.contains(&number))
+        {
+            return Ok(Seen::Nothing);
+        }
         let sequence = entry.envelope.sequence;
         let payload = entry
             .payload()
@@ -173,4 +184,45 @@ impl Feed {
 
 fn with_time(totals: Vec<(Key, Sums)>, at_ms: u64) -> Vec<(Key, Sums, u64)> {
     totals.into_iter().map(|(k, s)| (k, s, at_ms)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    /// Every kind's number as the encoder writes it: the fed kinds are exactly those `see` reads.
+    #[test]
+    fn the_fed_kinds_are_the_numbers_the_encoder_writes_for_them() {
+        let fed = [
+            Kind::HandOpened(Default::default()),
+            Kind::Settled(Default::default()),
+            Kind::Voided(Default::default()),
+            Kind::ReturnsStatement(Default::default()),
+            Kind::ReturnsAlert(Default::default()),
+            Kind::ReturnsInvestigated(Default::default()),
+        ];
+        let numbers: Vec<u32> = fed
+            .into_iter()
+            .map(|kind| {
+                let bytes = proto::Payload { kind: Some(kind) }.encode_to_vec();
+                crate::codec::payload_kind_number(&bytes).expect("one field")
+            })
+            .collect();
+        assert_eq!(numbers, FED_KINDS);
+        // Another kind is skipped; bytes of more than one field are left to a full decoding.
+        let other = proto::Payload {
+            kind: Some(Kind::SoftwareAttested(Default::default())),
+        }
+        .encode_to_vec();
+        let number = crate::codec::payload_kind_number(&other).expect("one field");
+        assert!(!FED_KINDS.contains(&number));
+        let mut two = other.clone();
+        two.extend_from_slice(&other);
+        assert_eq!(crate::codec::payload_kind_number(&two), None);
+        assert_eq!(
+            crate::codec::payload_kind_number(&other[..other.len() - 1]),
+            None
+        );
+    }
 }
