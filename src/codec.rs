@@ -57,7 +57,8 @@ pub fn check_payload(bytes: &[u8]) -> Result<(), prost::DecodeError> {
 /// The field number of a payload that is exactly one length-delimited field — its `kind`, as this
 /// server encodes every payload — read from its tag without decoding it; `None` for anything
 /// else (which a reader then decodes in full). A reader that wants a few kinds skips the rest by
-/// this, and decodes exactly what a full decoding would have given it.
+/// this: a payload it skips would have decoded to another kind, or not at all (the log's payloads
+/// are checked when the server opens it, and as they are appended).
 pub fn payload_kind_number(bytes: &[u8]) -> Option<u32> {
     use prost::encoding::{decode_key, decode_varint, WireType};
     let mut rest = bytes;

@@ -133,6 +133,28 @@ fn stored_size(data: &std::path::Path) -> u64 {
     store.last_entry().unwrap().map_or(0, |(seq, _)| seq + 1)
 }
 
+/// Every file under `dir` with its length and its bytes' SHA-256, by path.
+fn listing(dir: &std::path::Path) -> std::collections::BTreeMap<String, (u64, String)> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(
+                    name,
+                    (bytes.len() as u64, hex::encode(Sha256::digest(&bytes))),
+                );
+            }
+        }
+    }
+    out
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() {
     let dirs = tempfile::tempdir().unwrap();
@@ -164,6 +186,7 @@ async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() 
         .expect("a hand");
     assert!(server.stop(), "a clean stop");
     let size = stored_size(&data);
+    let before = listing(&data);
 
     let settings = dirs.path().join("pitboss.toml");
     let write = |unapproved: &str| {
@@ -181,6 +204,19 @@ async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() 
     assert!(said.contains("software.unapproved"), "{said}");
     write("read-only");
     let server = Server::start_with(&data, &["--config", settings.to_str().unwrap()]);
+    // Up, and saying so: a read-only ledger is not a stopped writer.
+    let status = tonic_health::pb::health_client::HealthClient::new(server.channel().await)
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("health")
+        .into_inner()
+        .status;
+    assert_eq!(
+        status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     // The Audit API answers from the log: the hand replays as it was played.
     let mut audit = AuditClient::new(server.channel().await);
     let replayed = audit
@@ -213,8 +249,9 @@ async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() 
     assert_eq!(unsigned.code(), tonic::Code::FailedPrecondition);
     assert!(server.stop(), "a clean stop");
     assert_eq!(
-        stored_size(&data),
-        size,
-        "a read-only start and stop wrote nothing (no attestation, no stop)"
+        listing(&data),
+        before,
+        "a read-only start and stop wrote nothing in the data directory"
     );
+    assert_eq!(stored_size(&data), size, "no attestation, no stop");
 }

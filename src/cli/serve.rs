@@ -156,12 +156,14 @@ fn tls(args: &Settings) -> anyhow::Result<Option<ServerTlsConfig>> {
 }
 
 /// The access in force at start: the file (made for the local administrator on loopback when
-/// the data directory has none), recorded in the log when it differs from the last recorded.
+/// the data directory has none — unless that directory is a log served read-only, in which
+/// nothing is written), recorded in the log when it differs from the last recorded.
 async fn access(args: &Settings, floor: &Floor, loopback: bool) -> anyhow::Result<Arc<Access>> {
+    let log_read_only = floor.read_only() && args.store.is_none();
     let path = match &args.access {
         Some(path) => path.clone(),
         None => {
-            if loopback {
+            if loopback && !log_read_only {
                 if let access::Bootstrap::Created { token_file } = access::bootstrap(&args.data)
                     .context("cannot make the local administrator's credential")?
                 {

@@ -186,7 +186,13 @@ impl Returns {
         let (wanted, queue) = std::sync::mpsc::sync_channel(MAX_KEYS);
         let mut state = State::default();
         for (id, computed) in known {
-            state.theories.insert(id, Known::from(computed));
+            match computed {
+                Ok(theory) => {
+                    state.theories.insert(id, Known::Ready(theory));
+                }
+                // Computed again when the configuration's first hands are read.
+                Err(e) => tracing::warn!(config = %id, error = %e, "returns: no theory at start"),
+            }
         }
         let returns = Arc::new(Returns {
             floor: floor.clone(),

@@ -189,7 +189,10 @@ async fn a_warm_start_prepares_the_defaults_tables_and_theories_before_it_is_rea
     // The returns' theory of every default configuration was computed before the start too: the
     // first time the returns show a configuration's hands, its theoretical return is there.
     let mut c = clients(&server).await;
+    let mut looks = 0;
     let rows = loop {
+        looks += 1;
+        assert!(looks <= 1_500, "the returns never showed both games' hands");
         let rows = c
             .audit
             .get_returns(proto::GetReturnsRequest::default())

@@ -555,14 +555,16 @@ impl Ledger {
     /// [`LedgerError::NoSigningKey`]; the size is the log's when it was opened.
     pub fn open_read_only(dir: &Path, payloads: Option<PayloadCheck>) -> Result<Ledger, OpenError> {
         let (store, size) = integrity::open_for_reading(dir, payloads)?;
-        let (_, head) = tokio::sync::watch::channel(size);
+        // The size never moves; its sender lives as long as the thread, so that the head's
+        // watchers (health, live streams) see a ledger that is up, not one whose writer stopped.
+        let (still, head) = tokio::sync::watch::channel(size);
         let mut ledger = Ledger::with_thread(
             Engine::Rocks(Arc::new(store)),
             None,
             head,
             Arc::new(stats::WriterStats::default()),
             "ledger-reader",
-            replica::refuse_writes,
+            move |jobs| replica::refuse_writes(jobs, still),
         )?;
         ledger.payloads = payloads;
         ledger.reading = true;

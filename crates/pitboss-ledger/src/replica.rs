@@ -117,8 +117,10 @@ impl Follower {
 }
 
 /// The thread of a ledger opened read-only with no key and nothing to follow (a data directory
-/// served by an executable not approved to write it): every job refused until the ledger closes.
-pub(super) fn refuse_writes(jobs: mpsc::Receiver<Job>) {
+/// served read-only): every job refused until the ledger closes; `head` (whose size never moves)
+/// is held until then.
+pub(super) fn refuse_writes(jobs: mpsc::Receiver<Job>, head: tokio::sync::watch::Sender<u64>) {
+    let _held = head;
     while let Ok(job) = jobs.recv() {
         match job {
             Job::Sign(_, reply) => {
