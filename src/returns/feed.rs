@@ -11,21 +11,55 @@ use crate::codec::EntryPayload;
 use crate::proto;
 use crate::proto::payload::Kind;
 
+/// Entries read for the feed: those it may read something from, decoded, and how many entries
+/// of the log were read (the rest were passed over undecoded: [`fed`]).
+pub struct Read {
+    pub entries: Vec<Entry>,
+    pub read: u64,
+}
+
+/// Whether the feed may read something from a stored entry: not when its payload is, by its
+/// tag, a kind the feed passes over (a hand's deals and decisions: most of the log), which is
+/// then not decoded at all. A payload passed over would have decoded to that other kind or not
+/// at all (the log's payloads are checked when the server opens it and as they are appended).
+pub fn fed(stored: &[u8]) -> bool {
+    Entry::stored_payload(stored)
+        .and_then(crate::codec::payload_kind_number)
+        .is_none_or(|number| FED_KINDS.contains(&number))
+}
+
 /// Where the feed reads entries: the server's floor, or a store `pitboss verify` opened.
 pub trait Source {
-    /// Entries `from .. from + count` (fewer at the log's end), in order.
-    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String>;
+    /// Entries `from .. from + count` (fewer at the log's end), in order, those [`fed`] passes
+    /// over left out.
+    fn entries(&self, from: u64, count: u64) -> Result<Read, String>;
     /// Every entry of a hand's stream, in order.
     fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String>;
 }
 
+/// The entries of `stored` the feed reads, decoded.
+fn decoded(stored: impl IntoIterator<Item = Result<Vec<u8>, String>>) -> Result<Read, String> {
+    let mut out = Read {
+        entries: Vec::new(),
+        read: 0,
+    };
+    for bytes in stored {
+        let bytes = bytes?;
+        out.read += 1;
+        if fed(&bytes) {
+            out.entries
+                .push(Entry::decode(&bytes).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(out)
+}
+
 impl Source for crate::floor::Floor {
-    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String> {
-        self.stored_entries(from, count)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|(_, stored)| Entry::decode(&stored).map_err(|e| e.to_string()))
-            .collect()
+    fn entries(&self, from: u64, count: u64) -> Result<Read, String> {
+        let stored = self
+            .stored_entries(from, count)
+            .map_err(|e| e.to_string())?;
+        decoded(stored.into_iter().map(|(_, bytes)| Ok(bytes)))
     }
 
     fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String> {
@@ -34,17 +68,13 @@ impl Source for crate::floor::Floor {
 }
 
 impl<S: pitboss_ledger::LogStore + ?Sized> Source for &S {
-    fn entries(&self, from: u64, count: u64) -> Result<Vec<Entry>, String> {
-        let mut out = Vec::new();
-        for stored in self
+    fn entries(&self, from: u64, count: u64) -> Result<Read, String> {
+        let stored = self
             .entries_from(from)
             .map_err(|e| e.to_string())?
             .take(usize::try_from(count).unwrap_or(usize::MAX))
-        {
-            let (_, bytes) = stored.map_err(|e| e.to_string())?;
-            out.push(Entry::decode(&bytes).map_err(|e| e.to_string())?);
-        }
-        Ok(out)
+            .map(|item| item.map(|(_, bytes)| bytes).map_err(|e| e.to_string()));
+        decoded(stored)
     }
 
     fn hand(&self, hand_id: &str) -> Result<Vec<Entry>, String> {
@@ -107,12 +137,6 @@ const FED_KINDS: [u32; 6] = [1, 6, 7, 20, 21, 22];
 impl Feed {
     /// What `entry` means, reading a hand's stream from `source` when its opening is not kept.
     pub fn see(&mut self, entry: &Entry, source: &impl Source) -> Result<Seen, FeedError> {
-        // Most entries are a hand's other steps: known by their kind's tag, they are not decoded.
-        if crate::codec::payload_kind_number(&entry.envelope.payload)
-            .is_some_and(|number| !FED_KINDS.contains(&number))
-        {
-            return Ok(Seen::Nothing);
-        }
         let sequence = entry.envelope.sequence;
         let payload = entry
             .payload()

@@ -262,8 +262,9 @@ impl Returns {
 
     /// Reads entries `from .. size` (a batch at most) into the totals.
     fn read(&self, floor: &Floor, feed: &mut Feed, from: u64, size: u64) -> Result<(), String> {
-        let entries = feed::Source::entries(floor, from, (size - from).min(1024))?;
-        if entries.is_empty() {
+        let feed::Read { entries, read } =
+            feed::Source::entries(floor, from, (size - from).min(1024))?;
+        if read == 0 {
             return Err(format!("entry {from} cannot be read"));
         }
         let today = floor.now() / DAY_MS;
@@ -370,6 +371,8 @@ impl Returns {
             }
             state.through = sequence + 1;
         }
+        // Through the entries passed over after the last one decoded, too.
+        self.lock().through = from + read;
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::feed::{Feed, FeedError, Seen, Source};
+use super::feed::{Feed, FeedError, Read, Seen, Source};
 use super::tally::{Key, Sums};
 use crate::proto;
 
@@ -76,10 +76,10 @@ pub fn totals_of(
     let mut totals: BTreeMap<Key, Sums> = BTreeMap::new();
     let mut next = from;
     while next < to {
-        let entries = source
+        let Read { entries, read } = source
             .entries(next, BATCH.min(to - next))
             .map_err(|e| FeedError::Read(next, e))?;
-        if entries.is_empty() {
+        if read == 0 {
             return Err(FeedError::Read(
                 next,
                 "the log ends before the range".into(),
@@ -95,7 +95,7 @@ pub fn totals_of(
                 }
             }
         }
-        next += entries.len() as u64;
+        next += read;
     }
     Ok(totals)
 }
@@ -246,10 +246,10 @@ pub fn check_log(
     let mut period = Period::default();
     let mut next = 0;
     while next < size {
-        let entries = source
+        let Read { entries, read } = source
             .entries(next, BATCH.min(size - next))
             .map_err(|e| FeedError::Read(next, e))?;
-        if entries.is_empty() {
+        if read == 0 {
             break;
         }
         for entry in &entries {
@@ -267,7 +267,7 @@ pub fn check_log(
                 _ => {}
             }
         }
-        next += entries.len() as u64;
+        next += read;
     }
     Ok((period.checked, None))
 }
