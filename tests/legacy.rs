@@ -243,24 +243,37 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
     )
     .unwrap();
     let low_cap = pitboss_engine::config::ConfigId(low_cap);
-    let refused = floor
-        .open_hand(OpenRequest {
-            game: Some(pitboss_engine::game::GameId::MississippiStud),
-            config_id: Some(low_cap),
-            table: "T".into(),
-            player: "P".into(),
-            wagers: vec![pitboss_engine::settlement::Wager {
-                bet: BetId::Ante,
-                amount: Money(500),
-            }],
-            actor: "test".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&refused, FloorError::ConfigNotPlayable { problem, .. } if problem.field() == Some("rules_version")),
-        "{refused}"
+    let log_before = floor.log_size();
+    // Twice: the floor judges a configuration's playability once and keeps the judgement, which
+    // refuses the second opening alike.
+    let mut refusals = Vec::new();
+    for _ in 0..2 {
+        let refused = floor
+            .open_hand(OpenRequest {
+                game: Some(pitboss_engine::game::GameId::MississippiStud),
+                config_id: Some(low_cap),
+                table: "T".into(),
+                player: "P".into(),
+                wagers: vec![pitboss_engine::settlement::Wager {
+                    bet: BetId::Ante,
+                    amount: Money(500),
+                }],
+                actor: "test".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&refused, FloorError::ConfigNotPlayable { problem, .. } if problem.field() == Some("rules_version")),
+            "{refused}"
+        );
+        refusals.push(refused.to_string());
+    }
+    assert_eq!(refusals[0], refusals[1]);
+    assert_eq!(
+        floor.log_size(),
+        log_before,
+        "a refused opening writes nothing"
     );
     // That configuration is also outside today's bounds (its per-game cap is below what a hand
     // can stake): its hands replayed above all the same.

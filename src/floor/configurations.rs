@@ -3,16 +3,33 @@
 //!
 //! Owns the registry of configurations; must not open or change hands.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 
 use prost::Message;
 
 use crate::codec::{self, EntryPayload};
-use pitboss_engine::config::{ConfigError, ConfigId, GameConfig};
+use pitboss_engine::config::{ConfigError, ConfigId, GameConfig, Identified};
 use pitboss_engine::game::GameId;
 use pitboss_ledger::{AppendRequest, Expected};
 
 use super::{index, requests, requests::Target, Floor, FloorError};
+
+/// A published configuration as the floor keeps it: its id computed once (hands are dealt from
+/// it), and whether new hands may open under it, judged at the first opening and kept (the
+/// judgement depends only on the configuration and this release: [`Floor::playable`]).
+pub(super) struct Kept {
+    pub(super) identified: Identified,
+    playable: OnceLock<Result<(), ConfigError>>,
+}
+
+impl Kept {
+    /// [`Floor::playable`], judged once.
+    pub(super) fn playable(&self) -> Result<(), ConfigError> {
+        self.playable
+            .get_or_init(|| Floor::playable(self.identified.config()))
+            .clone()
+    }
+}
 
 impl Floor {
     pub(super) fn load_configs(&self) -> Result<(), FloorError> {
@@ -42,11 +59,21 @@ impl Floor {
     }
 
     pub(super) fn insert_config(&self, config: GameConfig) -> ConfigId {
-        let id = config.id();
+        self.insert_identified(Identified::new(Arc::new(config)))
+    }
+
+    fn insert_identified(&self, identified: Identified) -> ConfigId {
+        let id = identified.id();
         self.configs
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, Arc::new(config));
+            .entry(id)
+            .or_insert_with(|| {
+                Arc::new(Kept {
+                    identified,
+                    playable: OnceLock::new(),
+                })
+            });
         id
     }
 
@@ -54,6 +81,11 @@ impl Floor {
     /// server has not seen is looked for in the log (its stream, one read), so a hand opened
     /// elsewhere under a configuration published elsewhere is found here.
     pub fn config(&self, id: &ConfigId) -> Option<Arc<GameConfig>> {
+        self.kept(id).map(|kept| kept.identified.config().clone())
+    }
+
+    /// [`Floor::config`], as the floor keeps it.
+    pub(super) fn kept(&self, id: &ConfigId) -> Option<Arc<Kept>> {
         let known = self
             .configs
             .read()
@@ -65,12 +97,12 @@ impl Floor {
         }
         let entries = self.ledger.read_stream(&format!("config/{id}"), 0).ok()?;
         let payload = entries.first()?.payload().ok()?;
-        let config = codec::payload_to_config(&payload).ok()??;
+        let config = Identified::new(Arc::new(codec::payload_to_config(&payload).ok()??));
         if config.id() != *id {
             return None;
         }
-        self.insert_config(config);
-        self.config(id)
+        self.insert_identified(config);
+        self.kept(id)
     }
 
     /// Every published configuration, by id.
@@ -79,7 +111,7 @@ impl Floor {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .cloned()
+            .map(|kept| kept.identified.config().clone())
             .collect()
     }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use prost::Message;
 
 use crate::codec::{self, EntryPayload};
-use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::config::ConfigId;
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, Command, Event, Hand, OpenHand, Status, Timestamp};
 use pitboss_engine::rng::Seed;
@@ -150,10 +150,10 @@ impl Floor {
             return Err(corrupt("the first event is not the opening".into()));
         };
         let config = self
-            .config(&opened.config_id)
+            .kept(&opened.config_id)
             .ok_or_else(|| corrupt(format!("unknown configuration {}", opened.config_id)))?;
         let seed = self.seed_of(hand_id)?;
-        let mut hand = Hand::new(seed, config);
+        let mut hand = Hand::new(seed, config.identified.clone());
         let limit = upto.map_or(events.len(), |u| (u as usize).min(events.len()));
         for event in &events[..limit] {
             hand = hand.evolve(event).map_err(|e| corrupt(e.to_string()))?;
@@ -210,14 +210,16 @@ impl Floor {
         // Recorded by an earlier release, a configuration may be of a retired rules version, or
         // outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
         // opens under it.
-        Floor::playable(&config).map_err(|problem| FloorError::ConfigNotPlayable {
-            id: config_id,
-            problem,
-        })?;
+        config
+            .playable()
+            .map_err(|problem| FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem,
+            })?;
         let wagers = self.wagers_of(&request, game)?;
         let (hand_id, seed) = fresh_hand()?;
         let at = self.now();
-        let mut hand = Hand::new(seed, config);
+        let mut hand = Hand::new(seed, config.identified.clone());
         let mut events = hand.decide(&Command::Open(OpenHand {
             table: request.table.clone(),
             player: request.player.clone(),
@@ -271,7 +273,7 @@ impl Floor {
     fn opening_config(
         &self,
         request: &OpenRequest,
-    ) -> Result<(GameId, ConfigId, Arc<GameConfig>), FloorError> {
+    ) -> Result<(GameId, ConfigId, Arc<super::configurations::Kept>), FloorError> {
         let game = request.game.ok_or_else(|| invalid("game", "required"))?;
         actor_given(&request.actor)?;
         if request.table.trim().is_empty() {
@@ -294,19 +296,15 @@ impl Floor {
                 .default_config(game)
                 .ok_or_else(|| invalid("game", "no default configuration"))?,
         };
-        let config = self
-            .config(&config_id)
-            .ok_or_else(|| FloorError::NotFound {
-                what: "configuration",
-                id: config_id.to_string(),
-            })?;
-        if config.game != game {
+        let config = self.kept(&config_id).ok_or_else(|| FloorError::NotFound {
+            what: "configuration",
+            id: config_id.to_string(),
+        })?;
+        let of = config.identified.config().game;
+        if of != game {
             return Err(invalid(
                 "config_id",
-                format!(
-                    "configuration {config_id} is for {}, not {game}",
-                    config.game
-                ),
+                format!("configuration {config_id} is for {of}, not {game}"),
             ));
         }
         Ok((game, config_id, config))

@@ -72,7 +72,7 @@ fn actor_given(actor: &str) -> Result<(), FloorError> {
 /// The floor.
 pub struct Floor {
     ledger: Arc<Ledger>,
-    configs: RwLock<BTreeMap<ConfigId, Arc<GameConfig>>>,
+    configs: RwLock<BTreeMap<ConfigId, Arc<configurations::Kept>>>,
     defaults: HashMap<GameId, ConfigId>,
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Hands in progress, bounded (`cache.rs`).

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use pitboss_engine::config::{GameConfig, Rules};
+use pitboss_engine::config::{GameConfig, Identified, Rules};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
 use pitboss_engine::money::Money;
@@ -315,7 +315,7 @@ fn row_of(game: GameId, group: &str, hand: &Hand, line: &BetLine) -> String {
 fn play(
     number: u64,
     seed: Seed,
-    config: &Arc<GameConfig>,
+    config: &Identified,
     wagers: &[Wager],
     player: &Player,
 ) -> Result<Hand, LabError> {
@@ -366,10 +366,12 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
     let groups = groups(game);
     let threads = request.threads.max(1) as u64;
     let per_thread = request.hands.div_ceil(threads);
+    // Its id is computed once, not for each hand.
+    let identified = Identified::new(config.clone());
     let partials: Vec<Result<Vec<GroupTally>, LabError>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
-                let (config, wagers, groups, player) = (&config, &wagers, &groups, &player);
+                let (config, wagers, groups, player) = (&identified, &wagers, &groups, &player);
                 scope.spawn(move || {
                     let mut tallies = vec![GroupTally::default(); groups.len()];
                     let end = ((t + 1) * per_thread).min(request.hands);

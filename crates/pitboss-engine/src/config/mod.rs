@@ -361,6 +361,41 @@ pub(crate) fn refuse(field: impl Into<String>, problem: impl Into<String>) -> Co
 /// The house way edition of the current rules version (`HOUSE_WAY.md`).
 pub const HOUSE_WAY_DEFAULT: &str = Edition::CURRENT.name();
 
+/// A configuration with its id, computed once. [`GameConfig::id`] serializes the whole
+/// configuration to its canonical JSON and hashes it, which a server opening thousands of hands a
+/// second must not redo for each one: it keeps each published configuration as one of these and
+/// deals from it ([`crate::games::Hand::new`]). The fields are private, so the id is always the
+/// configuration's own.
+#[derive(Clone, Debug)]
+pub struct Identified {
+    config: std::sync::Arc<GameConfig>,
+    id: ConfigId,
+}
+
+impl Identified {
+    /// The configuration and its id.
+    pub fn new(config: std::sync::Arc<GameConfig>) -> Identified {
+        let id = config.id();
+        Identified { config, id }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &std::sync::Arc<GameConfig> {
+        &self.config
+    }
+
+    /// Its id, `SHA-256(canonical bytes)`.
+    pub fn id(&self) -> ConfigId {
+        self.id
+    }
+}
+
+impl From<std::sync::Arc<GameConfig>> for Identified {
+    fn from(config: std::sync::Arc<GameConfig>) -> Identified {
+        Identified::new(config)
+    }
+}
+
 impl GameConfig {
     /// The canonical bytes (see the module documentation).
     pub fn canonical_bytes(&self) -> Vec<u8> {
@@ -401,6 +436,22 @@ mod tests {
 
     const fn units(whole: u64) -> Money {
         Money(whole * 100)
+    }
+
+    #[test]
+    fn an_identified_configuration_carries_its_own_id_into_the_hands_dealt_from_it() {
+        use crate::games::Hand;
+        use crate::rng::Seed;
+        for game in GameId::ALL {
+            let config = std::sync::Arc::new(GameConfig::default_for(game));
+            let identified = Identified::new(config.clone());
+            assert_eq!(identified.id(), config.id());
+            assert!(std::sync::Arc::ptr_eq(identified.config(), &config));
+            let seed = Seed::from_bytes([7; 32]);
+            let dealt = Hand::new(seed, identified);
+            assert_eq!(dealt.config_id(), config.id());
+            assert_eq!(dealt.config_id(), Hand::new(seed, config).config_id());
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
-use super::config::{ConfigId, GameConfig, RulesVersion};
+use super::config::{self, ConfigId, GameConfig, RulesVersion};
 use super::game::{GameId, Material, Seat};
 use super::house_way::{Rule, Setting};
 use super::money::{Money, MoneyOverflow, SignedMinor};
@@ -293,7 +293,11 @@ pub struct Hand {
 impl Hand {
     /// A hand not yet opened, with its seed and configuration. The seed comes from the service's
     /// CSPRNG (live) or from the hand's `SeedRevealed` event (replay).
-    pub fn new(seed: Seed, config: Arc<GameConfig>) -> Hand {
+    /// `config` is an `Arc<GameConfig>` (its id computed here) or a [`config::Identified`] that
+    /// carries it.
+    pub fn new(seed: Seed, config: impl Into<config::Identified>) -> Hand {
+        let identified = config.into();
+        let (config, config_id) = (identified.config().clone(), identified.id());
         let mut stream = seed.stream();
         let deck = match config.game.material() {
             Material::Cards(deck) => stream.shuffle(deck),
@@ -302,7 +306,7 @@ impl Hand {
         let play = Play::new(config.game);
         Hand {
             seed,
-            config_id: config.id(),
+            config_id,
             config,
             status: Status::Pending,
             opened: None,
