@@ -287,3 +287,40 @@ fn a_group_built_on_a_stale_head_writes_nothing() {
         "1"
     );
 }
+
+/// The writer drives its PostgreSQL connection only while it runs a statement, so a connection the
+/// database closed while the writer was idle (a restart, an administrator's
+/// `pg_terminate_backend`) is found closed by the next group's first round trip: the writer opens
+/// another and the group commits on the first try, nothing refused.
+#[test]
+fn an_append_after_the_database_closed_the_idle_writers_connection_commits_first_time() {
+    use pitboss_ledger::{AppendRequest, Expected, Ledger};
+    let cluster = Cluster::start();
+    let url = cluster.url();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open_postgres(&url, dir.path(), 0, None).unwrap();
+    let append = |n: u8| {
+        ledger.append_blocking(AppendRequest::entries(
+            "hand/idle".into(),
+            Expected::Any,
+            // Field 1 (a hand's opening to the server), bytes the ledger does not read.
+            vec![vec![0x0a, 0x01, n]],
+            0,
+            "test",
+        ))
+    };
+    append(1).unwrap();
+    for round in 2..5u8 {
+        // Every other backend of the database, the writer's among them, ended by the server (each
+        // waited for, up to 5 s, until it has exited).
+        let ended = cluster.sql(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()) AS ended",
+        );
+        assert_ne!(ended, "0", "the ledger's connections were there to end");
+        let appended = append(round).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(appended.stream_version, u64::from(round));
+    }
+    let verified = ledger.verify();
+    assert!(verified.ok(), "{verified:?}");
+}

@@ -215,9 +215,10 @@ fn after_prefix(prefix: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// A log in a PostgreSQL database: reads from a few shared connections, a dedicated connection
-/// for the writer (`PgStore::session`). The client runs on its own small runtime, so the
-/// ledger's synchronous reads can be called from anywhere (an async worker included): each one
-/// hands its query to that runtime and waits for the answer.
+/// for the writer (`PgStore::session`). The shared connections run on the client's own small
+/// runtime, so the ledger's synchronous reads can be called from anywhere (an async worker
+/// included): each one hands its query to that runtime and waits for the answer. The writer's
+/// connection is driven by the writer's thread itself ([`PgStore::session`]).
 pub struct PgStore {
     runtime: Option<tokio::runtime::Runtime>,
     runner: Runner,
@@ -353,10 +354,14 @@ impl PgStore {
     }
 
     fn open_conn(&self) -> Result<Arc<Conn>, StoreError> {
+        self.runner.block(self.opening())
+    }
+
+    /// A new connection, once run: on the client's runtime or on a session's own.
+    fn opening(&self) -> impl Future<Output = Result<Arc<Conn>, StoreError>> + Send + 'static {
         let (config, database, reading) =
             (self.config.clone(), self.database.clone(), self.reading);
-        self.runner
-            .block(async move { Conn::open(config, database, reading).await.map(Arc::new) })
+        async move { Conn::open(config, database, reading).await.map(Arc::new) }
     }
 
     /// A reader's connection, reconnected if it was lost (a restart, a failover).
@@ -377,10 +382,34 @@ impl PgStore {
     }
 
     /// A connection of its own, for the writer's transactions (and a copy's).
+    ///
+    /// Opened on a thread outside any runtime (the writer's thread, `pitboss copy`), the session
+    /// drives its connection itself, on a runtime of its own on that thread: a round trip is that
+    /// thread writing the statements and reading the answer, with no hand-off to the client's
+    /// threads and back (two thread wake-ups per round trip, while a group holds the head row's
+    /// lock). Opened inside a runtime (the first group of a ledger a server opens there, async
+    /// tests), it hands its statements to the client's runtime. Either way a session is used on
+    /// the thread that opened it, one statement at a time.
     pub(crate) fn session(&self) -> Result<Session, StoreError> {
-        let conn = self.open_conn()?;
+        let driver = match tokio::runtime::Handle::try_current() {
+            Ok(_) => Driver::Shared(self.runner.clone()),
+            Err(_) => Driver::Own {
+                runtime: Some(
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| StoreError::Postgres {
+                            state: None,
+                            database: self.database.clone(),
+                            detail: format!("cannot start the writer's client runtime: {e}"),
+                        })?,
+                ),
+                database: self.database.clone(),
+            },
+        };
+        let conn = driver.block(self.opening())?;
         let (upsert, remove, insert_entries, lock, prefetch, move_head) =
-            self.runner.query(conn.clone(), |conn| async move {
+            driver.query(conn.clone(), |conn| async move {
                 // A statement prepared once would get a generic plan after five runs; for the
                 // reads and writes by arrays of keys (UNNEST) that plan may scan the whole
                 // records table. Each run is planned for its own keys.
@@ -435,8 +464,8 @@ impl PgStore {
                 Ok((upsert, remove, insert, lock, prefetch, move_head))
             })?;
         Ok(Session {
-            conn,
-            runner: self.runner.clone(),
+            conn: Some(conn),
+            driver,
             upsert,
             remove,
             insert_entries,
@@ -608,13 +637,78 @@ impl Runner {
     }
 }
 
+/// Where a session's statements run.
+enum Driver {
+    /// Handed to the client's runtime and waited for.
+    Shared(Runner),
+    /// On a runtime of the session's own, on the thread that opened it and uses it (`None` once
+    /// the session is dropped).
+    Own {
+        runtime: Option<tokio::runtime::Runtime>,
+        database: String,
+    },
+}
+
+impl Driver {
+    fn database(&self) -> &str {
+        match self {
+            Driver::Shared(runner) => &runner.database,
+            Driver::Own { database, .. } => database,
+        }
+    }
+
+    fn block<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        match self {
+            Driver::Shared(runner) => runner.block(work),
+            Driver::Own {
+                runtime: Some(runtime),
+                ..
+            } => runtime.block_on(work),
+            Driver::Own { runtime: None, .. } => Err(self.closed()),
+        }
+    }
+
+    fn query<T: Send + 'static, F>(
+        &self,
+        conn: Arc<Conn>,
+        work: impl FnOnce(Arc<Conn>) -> F + Send + 'static,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        match self {
+            Driver::Shared(runner) => runner.query(conn, work),
+            Driver::Own {
+                runtime: Some(runtime),
+                database,
+            } => runtime
+                .block_on(work(conn))
+                .map_err(|e| pg_error(database, &e)),
+            Driver::Own { runtime: None, .. } => Err(self.closed()),
+        }
+    }
+
+    fn closed(&self) -> StoreError {
+        StoreError::Postgres {
+            state: None,
+            database: self.database().to_string(),
+            detail: "the session is closed".into(),
+        }
+    }
+}
+
 /// A dedicated connection: the writer's transactions, a copy's. Every statement of a group is
 /// prepared once, so that a group's statements go out pipelined (tokio-postgres sends the requests
 /// of futures polled together in order, in one round trip): the lock and the reads after it in
 /// one, the writes and the head's move in one, the commit in one.
 pub struct Session {
-    conn: Arc<Conn>,
-    runner: Runner,
+    /// `None` only while the session is dropped.
+    conn: Option<Arc<Conn>>,
+    /// Where its statements run ([`PgStore::session`]).
+    driver: Driver,
     upsert: Statement,
     remove: Statement,
     insert_entries: Statement,
@@ -693,6 +787,25 @@ fn record_keys(wanted: &[(&'static str, Vec<u8>)]) -> (Vec<String>, Vec<Vec<u8>>
         .unzip()
 }
 
+impl Drop for Session {
+    fn drop(&mut self) {
+        let Driver::Own { runtime, .. } = &mut self.driver else {
+            return;
+        };
+        let Some(runtime) = runtime.take() else {
+            return;
+        };
+        // The client, dropped, asks its connection to end; the connection task, run once more,
+        // sends PostgreSQL the goodbye (else the server logs an unexpected end of file). Never
+        // blocks inside a runtime.
+        drop(self.conn.take());
+        if tokio::runtime::Handle::try_current().is_err() {
+            runtime.block_on(tokio::task::yield_now());
+        }
+        runtime.shutdown_background();
+    }
+}
+
 impl Session {
     fn run<T: Send + 'static, F>(
         &self,
@@ -701,12 +814,15 @@ impl Session {
     where
         F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
     {
-        self.runner.query(self.conn.clone(), work)
+        let conn = self.conn.clone().ok_or_else(|| self.driver.closed())?;
+        self.driver.query(conn, work)
     }
 
     /// Whether the connection is gone (the writer opens another).
     pub(crate) fn is_closed(&self) -> bool {
-        self.conn.client.is_closed()
+        self.conn
+            .as_ref()
+            .is_none_or(|conn| conn.client.is_closed())
     }
 
     pub(crate) fn execute(&self, sql: &'static str, params: Vec<Param>) -> Result<u64, StoreError> {
@@ -727,8 +843,8 @@ impl Session {
 
     pub(crate) fn count(&self, sql: &'static str) -> Result<u64, StoreError> {
         let row = self.run(move |conn| async move { conn.client.query_one(sql, &[]).await })?;
-        let n: i64 = col(&row, 0, &self.runner.database)?;
-        unsigned(n, &self.runner.database, "a count")
+        let n: i64 = col(&row, 0, self.driver.database())?;
+        unsigned(n, self.driver.database(), "a count")
     }
 
     /// Begins a group's transaction and locks the head row: (size, last hash) as committed by
@@ -736,9 +852,9 @@ impl Session {
     /// the last group left it.
     pub(crate) fn lock_head(
         &self,
-        wanted: Vec<(&'static str, Vec<u8>)>,
+        wanted: &[(&'static str, Vec<u8>)],
     ) -> Result<((u64, Hash), Prefetched), StoreError> {
-        let (families, keys) = record_keys(&wanted);
+        let (families, keys) = record_keys(wanted);
         let (lock, prefetch) = (self.lock.clone(), self.prefetch.clone());
         // BEGIN, the lock and the reads in one round trip: PostgreSQL runs them in order, so the
         // reads see what was committed before the lock was granted.
@@ -755,11 +871,11 @@ impl Session {
             let ((), row, found) = tokio::try_join!(begin, locked, read)?;
             Ok((row, found))
         })?;
-        let database = &self.runner.database;
+        let database = self.driver.database();
         let Some(row) = row else {
             return Err(StoreError::Postgres {
                 state: None,
-                database: database.clone(),
+                database: database.to_string(),
                 detail: "no head row in pitboss_head".into(),
             });
         };
@@ -767,7 +883,7 @@ impl Session {
         let hash: Vec<u8> = col(&row, 1, database)?;
         let hash: Hash = hash.try_into().map_err(|_| StoreError::Postgres {
             state: None,
-            database: database.clone(),
+            database: database.to_string(),
             detail: "the head's hash is not 32 bytes".into(),
         })?;
         Ok(((size, hash), self.prefetched(wanted, found)?))
@@ -787,17 +903,17 @@ impl Session {
         let found = self.run(move |conn| async move {
             conn.client.query(&prefetch, &[&families, &keys]).await
         })?;
-        self.prefetched(wanted, found)
+        self.prefetched(&wanted, found)
     }
 
     /// Every wanted record, `None` where the database has none.
     fn prefetched(
         &self,
-        wanted: Vec<(&'static str, Vec<u8>)>,
+        wanted: &[(&'static str, Vec<u8>)],
         found: Vec<tokio_postgres::Row>,
     ) -> Result<Prefetched, StoreError> {
-        let database = &self.runner.database;
-        let mut prefetched: Prefetched = wanted.into_iter().map(|k| (k, None)).collect();
+        let database = self.driver.database();
+        let mut prefetched: Prefetched = wanted.iter().map(|k| (k.clone(), None)).collect();
         for row in found {
             let family: String = col(&row, 0, database)?;
             if let Some(family) = cf::ALL.iter().find(|f| **f == family) {
@@ -833,7 +949,7 @@ impl Session {
                 Write::Put(family, key, value) if family == cf::EVENTS => {
                     let sequence = be_u64(&key).ok_or_else(|| StoreError::Postgres {
                         state: None,
-                        database: self.runner.database.clone(),
+                        database: self.driver.database().to_string(),
                         detail: "an entry's key is not a sequence".into(),
                     })?;
                     sequences.push(signed(sequence)?);
@@ -901,7 +1017,7 @@ impl Session {
             let commit = conn.client.batch_execute("COMMIT");
             Ok(tokio::join!(writes, moved, commit))
         })?;
-        let database = &self.runner.database;
+        let database = self.driver.database();
         let failed = |e: tokio_postgres::Error| {
             // Whatever failed, the transaction did not commit; end it if it is still open.
             self.rollback();

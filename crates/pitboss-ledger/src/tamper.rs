@@ -121,7 +121,7 @@ pub fn commit_on_claimed_head(
     use crate::pg::Committed;
     let pg = crate::pg::PgStore::connect(url)?;
     let session = pg.session()?;
-    session.lock_head(Vec::new())?;
+    session.lock_head(&[])?;
     let mut batch = crate::store::Batch::default();
     batch.put(cf::EVENTS, claimed.0.to_be_bytes(), entry);
     batch.put(cf::META, b"tampered".to_vec(), b"yes".to_vec());

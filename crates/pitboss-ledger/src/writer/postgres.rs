@@ -8,10 +8,12 @@ use std::sync::mpsc;
 
 use std::time::Instant;
 
+use super::super::entry::Hash;
 use super::super::keys::KeyId;
-use super::super::pg::{Committed, PgStore, Session};
+use super::super::pg::{Committed, PgStore, Prefetched, Session};
 use super::super::store::cf;
 use super::super::LedgerError;
+use super::super::StoreError;
 use super::{answer, refuse, refuse_all, Job, Prepared, Writer, CURRENT_KEY};
 
 /// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
@@ -57,22 +59,13 @@ impl Writer {
         mut jobs: Vec<Job>,
         late: Option<&mpsc::Receiver<Job>>,
     ) {
-        if session.as_ref().is_none_or(Session::is_closed) {
-            *session = None;
-            match pg.session() {
-                Ok(opened) => *session = Some(opened),
-                Err(e) => return refuse_all(jobs, &LedgerError::from(e)),
-            }
-        }
+        let (head, mut prefetched) = match lock_head(pg, session, &wanted_records(&jobs)) {
+            Ok(locked) => locked,
+            Err(e) => return refuse_all(jobs, &LedgerError::from(e)),
+        };
+        // The session `lock_head` locked on.
         let Some(open) = session.as_ref() else {
             return refuse_all(jobs, &LedgerError::Stopped);
-        };
-        let (head, mut prefetched) = match open.lock_head(wanted_records(&jobs)) {
-            Ok(locked) => locked,
-            Err(e) => {
-                open.rollback();
-                return refuse_all(jobs, &LedgerError::from(e));
-            }
         };
         if let Some(late) = late {
             let first = jobs.len();
@@ -139,6 +132,40 @@ impl Writer {
         // the next group starts from the head row again, with the key file as it is.
         self.reload_key();
         refuse(durable, &error);
+    }
+}
+
+/// Begins a group's transaction on the writer's session and locks the head row (`pg.rs`), opening
+/// the session first if it has none or its connection is closed. The writer's session drives its
+/// connection only while it runs a statement, so a connection the database closed while the
+/// writer was idle (a restart, a failover, an administrator) is found closed by this first round
+/// trip: the session is then opened again and the lock asked once more (nothing was written).
+fn lock_head(
+    pg: &PgStore,
+    session: &mut Option<Session>,
+    wanted: &[(&'static str, Vec<u8>)],
+) -> Result<((u64, Hash), Prefetched), StoreError> {
+    let mut retried = false;
+    loop {
+        let open = match session {
+            Some(open) if !open.is_closed() => open,
+            _ => {
+                *session = None;
+                session.insert(pg.session()?)
+            }
+        };
+        match open.lock_head(wanted) {
+            Ok(locked) => return Ok(locked),
+            Err(e) => {
+                // The rollback runs the connection once more: a connection the database ended
+                // answers the first statement with its error, and is known closed only after.
+                open.rollback();
+                if retried || !open.is_closed() {
+                    return Err(e);
+                }
+                retried = true;
+            }
+        }
     }
 }
 
