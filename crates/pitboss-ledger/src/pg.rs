@@ -218,7 +218,7 @@ fn after_prefix(prefix: &[u8]) -> Option<Vec<u8>> {
 /// for the writer (`PgStore::session`). The shared connections run on the client's own small
 /// runtime, so the ledger's synchronous reads can be called from anywhere (an async worker
 /// included): each one hands its query to that runtime and waits for the answer. The writer's
-/// connection is driven by the writer's thread itself ([`PgStore::session`]).
+/// connection is driven by the writer's thread itself (`PgStore::session`).
 pub struct PgStore {
     runtime: Option<tokio::runtime::Runtime>,
     runner: Runner,
