@@ -165,20 +165,13 @@ async fn an_executable_not_approved_serves_read_only_when_the_settings_say_so() 
     let server = Server::start(&data);
     let mut play = proto::play_client::PlayClient::new(server.channel().await);
     let played = play
-        .play_hand(proto::PlayHandRequest {
-            open: Some(proto::OpenHandRequest {
-                game: proto::Game::MississippiStud as i32,
-                table: "t1".into(),
-                player: "p1".into(),
-                wagers: vec![proto::Wager {
-                    bet: "ante".into(),
-                    amount: 500,
-                }],
-                ..Default::default()
-            }),
-            decisions: vec![],
-            follow_advice: true,
-        })
+        .play_hand(pitboss_testkit::load::advised_hand(
+            proto::Game::MississippiStud,
+            "t1",
+            "p1",
+            "ante",
+            500,
+        ))
         .await
         .expect("played")
         .into_inner()

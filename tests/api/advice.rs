@@ -119,17 +119,15 @@ async fn advised_hands(mut c: Clients, i: usize) {
         .hand
         .unwrap();
     assert_eq!(done.status, "settled");
-    for (game, wagers) in [
-        (proto::Game::MississippiStud, vec![wager("ante", 500)]),
-        (proto::Game::CaribbeanStud, vec![wager("ante", 1000)]),
+    for (game, ante) in [
+        (proto::Game::MississippiStud, 500),
+        (proto::Game::CaribbeanStud, 1000),
     ] {
         let view = c
             .play
-            .play_hand(proto::PlayHandRequest {
-                open: Some(open(game, &table, "p", wagers)),
-                decisions: vec![],
-                follow_advice: true,
-            })
+            .play_hand(pitboss_testkit::load::advised_hand(
+                game, &table, "p", "ante", ante,
+            ))
             .await
             .expect("played")
             .into_inner()

@@ -43,23 +43,35 @@ pub fn open(request_id: String, client: usize) -> proto::OpenHandRequest {
     }
 }
 
-/// A whole Nutz hand at `table` for `player`, 100 on the box `bet`, played by the strategy's
-/// advice in one `PlayHand` call.
-pub fn nutz_hand(table: &str, player: &str, bet: &str) -> proto::PlayHandRequest {
+/// A whole hand of `game` at `table` for `player`, one wager of `amount` on `bet`, played by the
+/// strategy's advice in one `PlayHand` call.
+pub fn advised_hand(
+    game: proto::Game,
+    table: &str,
+    player: &str,
+    bet: &str,
+    amount: u64,
+) -> proto::PlayHandRequest {
     proto::PlayHandRequest {
         open: Some(proto::OpenHandRequest {
-            game: proto::Game::Nutz as i32,
+            game: game as i32,
             table: table.into(),
             player: player.into(),
             wagers: vec![proto::Wager {
                 bet: bet.into(),
-                amount: 100,
+                amount,
             }],
             ..Default::default()
         }),
         decisions: Vec::new(),
         follow_advice: true,
     }
+}
+
+/// A whole Nutz hand at `table` for `player`, 100 on the box `bet`, played by the strategy's
+/// advice in one `PlayHand` call.
+pub fn nutz_hand(table: &str, player: &str, bet: &str) -> proto::PlayHandRequest {
+    advised_hand(proto::Game::Nutz, table, player, bet, 100)
 }
 
 /// A street bet of 1× on `hand_id`.
