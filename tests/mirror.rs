@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
+use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss_testkit::mirror::MirrorProcess;
 use pitboss_testkit::server::Server;
@@ -504,6 +505,75 @@ async fn a_forged_log_is_refused_by_every_witness_and_stops_the_mirror_with_evid
         )),
         "{said}"
     );
+}
+
+/// The log rotates its signing key while a mirror follows it: the copy verifies the rotation (the
+/// new key published by an entry the old key signed), and the mirror's witness then knows the log
+/// by the new key as well, so the mirror holds and cosigns the checkpoints the new key signs, and
+/// its witness door cosigns them, with no restart and no new `--log`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mirror_cosigns_the_logs_checkpoints_after_the_log_rotates_its_key() {
+    let dirs = tempfile::tempdir().unwrap();
+    let server = Server::start(&dirs.path().join("log"));
+    play(&server, 3).await;
+    let mut audit = AuditClient::new(server.channel().await);
+    let first = checkpoint(&mut audit, 0).await;
+    let mirror = MirrorProcess::start(
+        &dirs.path().join("mirror"),
+        "regulator.test/mirror",
+        &server.address,
+        &vkey_of(&first),
+    );
+    mirror_holds(&mirror, first.log_size).await;
+
+    let rotated = OperationsClient::new(server.channel().await)
+        .rotate_signing_key(proto::RotateSigningKeyRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_ne!(rotated.old_key_id, rotated.new_key_id);
+    play(&server, 3).await;
+    let after = checkpoint(&mut audit, 0).await;
+    assert_ne!(
+        after.public_key, first.public_key,
+        "the log signs with its new key"
+    );
+
+    // The mirror holds the log's tree signed by the new key, and cosigns it.
+    let held = mirror_holds(&mirror, after.log_size).await;
+    assert_eq!(held.public_key, after.public_key);
+    let new_key =
+        ed25519_dalek::VerifyingKey::from_bytes(&after.public_key.clone().try_into().unwrap())
+            .unwrap();
+    let parsed = pitboss_ledger::checkpoint::Checkpoint::parse(&held.note).unwrap();
+    assert!(parsed.verify(&new_key).is_ok(), "{}", held.note);
+    let mirror_key = pitboss_witness::note::Vkey::parse(&mirror.vkey).unwrap();
+    let cosigned = |note: &str| {
+        let note = pitboss_witness::note::Note::parse(note).unwrap();
+        note.signatures
+            .iter()
+            .any(|s| pitboss_witness::cosignature::verify(&mirror_key, &note.text, s).is_ok())
+    };
+    assert!(
+        cosigned(&held.note),
+        "the mirror's cosignature: {}",
+        held.note
+    );
+
+    // Its witness door knows the new key too: the held tree, as the log signed it, is cosigned.
+    let mut signed_by_log = pitboss_witness::note::Note::parse(&held.note).unwrap();
+    signed_by_log.signatures.retain(|s| {
+        pitboss_witness::cosignature::verify(&mirror_key, &signed_by_log.text, s).is_err()
+    });
+    let signed_by_log = signed_by_log.to_text();
+    assert!(!cosigned(&signed_by_log));
+    let (status, _, line) = pitboss_testkit::http::post(
+        &mirror.witness,
+        "/add-checkpoint",
+        format!("old {}\n\n{signed_by_log}", held.tree_size).as_bytes(),
+    );
+    assert_eq!(status, 200, "{line}");
+    assert!(cosigned(&format!("{signed_by_log}{line}")), "{line}");
 }
 
 /// Whether `pitboss verify-evidence` proves a fork from `file` with the log's verifier key.

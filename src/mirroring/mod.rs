@@ -208,7 +208,10 @@ impl Mirroring {
         loop {
             // Held once it is the log's (signed by a key the log established) and the copy's tree.
             match self.floor.hold_checkpoint(&note) {
-                Ok(_) => return Ok(()),
+                Ok(held) => {
+                    self.learn_key(&held);
+                    return Ok(());
+                }
                 Err(HoldError::Beyond { size, held }) => {
                     if waited.elapsed() > GATE_WAIT {
                         return Err((
@@ -246,6 +249,23 @@ impl Mirroring {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes the key that signed `held` one its witness knows the log by. The copy verified that
+    /// key from the one given with `--log`, through the rotation entries the log's keys signed:
+    /// after a rotation the mirror cosigns the log's new checkpoints without a restart.
+    fn learn_key(&self, held: &Held) {
+        let vkey = pitboss_witness::note::Vkey {
+            name: self.origin.clone(),
+            kind: pitboss_witness::note::ED25519,
+            key: held.key,
+        };
+        if self.witness.learn_log_key(vkey) {
+            tracing::info!(
+                key = %hex::encode(held.key.as_bytes()),
+                "mirror: the log's key, verified in the copy, is now one its witness knows the log by"
+            );
+        }
     }
 
     fn stop(&self, why: String) {
@@ -494,6 +514,7 @@ impl Mirroring {
             self.witness.clone(),
             self.origin.clone(),
         );
+        self.learn_key(held);
         let held = held.clone();
         tokio::task::spawn_blocking(move || {
             let note = Note::parse(&held.note).map_err(|e| e.to_string())?;

@@ -81,8 +81,9 @@ pub enum WitnessError {
 pub struct Witness {
     name: String,
     key: Keypair,
-    /// Each known log's keys, by origin (more than one while a log rotates its key).
-    logs: BTreeMap<String, Vec<Vkey>>,
+    /// Each known log's keys, by origin (more than one while a log rotates its key). A mirror's
+    /// witness adds the keys its verified copy establishes ([`Witness::learn_log_key`]).
+    logs: Mutex<BTreeMap<String, Vec<Vkey>>>,
     state: State,
     /// Held from reading a log's state to writing its new one; holds each log's last cosignature
     /// time, so that a clock stepped back never dates a larger tree earlier than a smaller one.
@@ -100,7 +101,7 @@ impl Witness {
         Witness {
             name,
             key,
-            logs: by_origin,
+            logs: Mutex::new(by_origin),
             state,
             lock: Mutex::new(BTreeMap::new()),
         }
@@ -113,6 +114,30 @@ impl Witness {
             kind: crate::note::COSIGNATURE_V1,
             key: self.key.public(),
         }
+    }
+
+    /// Adds `vkey` (an Ed25519 note key named by its log's origin) to the keys a log this
+    /// witness already knows is known by; returns whether it is new. Only for a witness that has
+    /// verified the log's move to that key itself: a mirror, whose copy checked the rotation
+    /// entry the old key signed. A witness on its own knows a log's keys from its policy only.
+    pub fn learn_log_key(&self, vkey: Vkey) -> bool {
+        if vkey.kind != ED25519 {
+            return false;
+        }
+        let mut logs = self.log_keys();
+        let Some(keys) = logs.get_mut(&vkey.name) else {
+            return false;
+        };
+        if keys.iter().any(|k| k.key == vkey.key) {
+            return false;
+        }
+        keys.push(vkey);
+        true
+    }
+
+    fn log_keys(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<Vkey>>> {
+        // A panic elsewhere leaves the map whole: keys are only ever added.
+        self.logs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The latest checkpoint cosigned for `origin`.
@@ -140,12 +165,13 @@ impl Witness {
         let checkpoint = Checkpoint::parse(&request.note.text)
             .map_err(|e| Refused::BadRequest(format!("the checkpoint: {e}")))?;
         let keys = self
-            .logs
+            .log_keys()
             .get(&checkpoint.origin)
+            .cloned()
             .ok_or_else(|| Refused::UnknownLog {
                 origin: checkpoint.origin.clone(),
             })?;
-        let signed = log_signature(keys, &request.note.text, &request.note.signatures)?;
+        let signed = log_signature(&keys, &request.note.text, &request.note.signatures)?;
         if request.old > checkpoint.size {
             return Err(Refused::BadRequest(format!(
                 "the old size {} is beyond the checkpoint's {}",
