@@ -160,6 +160,17 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
             .collect()
     };
 
+    // The monitoring API (`GET <prefix>/<SHA-256 of the origin>/checkpoint`): nothing cosigned yet.
+    let monitoring = format!(
+        "/{}/checkpoint",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+            first.origin.as_bytes()
+        ))
+    );
+    for w in &witnesses {
+        assert_eq!(pitboss_testkit::http::get(&w.address, &monitoring).0, 404);
+    }
+
     // The log grows; each witness cosigns each checkpoint from the size it cosigned before.
     let mut cosigned = 0;
     for round in 0..3 {
@@ -283,7 +294,36 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
     for w in &witnesses {
         let (status, _, line) = w.add_checkpoint(&body(cosigned, &proof_later, &later.note));
         assert_eq!(status, 200, "{line}");
+        // Its monitoring API serves that checkpoint with the log's signature and the very
+        // cosignature it returned, read by signed_note; the witness killed before included.
+        let (status, _, served) = pitboss_testkit::http::get(&w.address, &monitoring);
+        assert_eq!(
+            (status, served.as_str()),
+            (200, format!("{}{line}", later.note).as_str())
+        );
+        let parsed = Note::from_bytes(served.as_bytes()).expect("signed_note reads it");
+        let verifiers: Vec<Box<dyn Verifier>> = vec![
+            Box::new(Cosigner::new(&w.vkey)),
+            Box::new(log_verifier.clone()),
+        ];
+        let (verified, unverified) = parsed
+            .verify(&VerifierList::new(verifiers))
+            .expect("both signatures verify");
+        assert_eq!((verified.len(), unverified.len()), (2, 0));
+        assert_eq!(
+            pitboss_testkit::http::post(&w.address, &monitoring, b"").0,
+            405
+        );
     }
+    assert_eq!(
+        pitboss_testkit::http::get(
+            &witnesses[0].address,
+            &format!("/{}/checkpoint", "0".repeat(64))
+        )
+        .0,
+        404,
+        "a log the witness does not know"
+    );
 
     // What a witness refuses before looking at its state: a log it does not know (404), a note
     // the log did not sign (403), a body that is not a request (400), a wrong path or method.

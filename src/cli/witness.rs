@@ -34,7 +34,9 @@ pub struct WitnessArgs {
     /// The address to serve on.
     #[arg(long, default_value = "127.0.0.1:7380")]
     listen: SocketAddr,
-    /// The submission prefix: `add-checkpoint` is served at `<prefix>/add-checkpoint`.
+    /// The submission and monitoring prefix: `add-checkpoint` is served at
+    /// `<prefix>/add-checkpoint`, each log's latest cosigned checkpoint at
+    /// `<prefix>/<SHA-256 of its origin, hex>/checkpoint`.
     #[arg(long, default_value = "")]
     prefix: String,
     /// Print the witness's verifier key (for a log's policy) and exit.
@@ -73,6 +75,7 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
         super::ready(&serde_json::json!({
             "witness": address.to_string(),
             "add_checkpoint": format!("http://{address}{}/add-checkpoint", args.prefix),
+            "monitoring_prefix": format!("http://{address}{}", args.prefix),
             "vkey": vkey,
             "logs": logs.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
         }))?;

@@ -2,8 +2,9 @@
 //! most the request's limit within a time, the decision on a blocking thread (it syncs the state to
 //! disk), and the answer the specification gives each outcome — `200` with the cosignature line,
 //! `409` with the size cosigned (`text/x.tlog.size`), `400`, `403`, `404`, `422`, or `500` when
-//! the state cannot be kept (nothing cosigned then). Owns the transport only; what is cosigned is
-//! `pitboss_witness::Witness`'s.
+//! the state cannot be kept (nothing cosigned then); and the monitoring API, `GET
+//! <prefix>/<origin hash>/checkpoint` (the latest checkpoint cosigned for a log, `404` if none).
+//! Owns the transport only; what is cosigned is `pitboss_witness::Witness`'s.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -59,6 +60,53 @@ pub async fn serve_witness(
     .await;
 }
 
+/// The origin hash of a monitoring path, `<prefix>/<SHA-256 of the origin, lowercase hex>/checkpoint`
+/// (the monitoring prefix is the submission prefix), given the submission path.
+fn monitoring_path<'a>(submission: &str, path: &'a str) -> Option<&'a str> {
+    let prefix = submission.strip_suffix("/add-checkpoint")?;
+    let hash = path
+        .strip_prefix(prefix)?
+        .strip_prefix('/')?
+        .strip_suffix("/checkpoint")?;
+    (hash.len() == 64 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .then_some(hash)
+}
+
+/// `GET <prefix>/<origin hash>/checkpoint` (tlog-witness's monitoring API): the latest checkpoint
+/// cosigned for that log, with the log's signature and the witness's cosignature; `404` for a log
+/// it never cosigned.
+async fn monitored(
+    witness: Arc<Witness>,
+    origin_hash: String,
+    method: &Method,
+) -> Response<Full<Bytes>> {
+    if method != Method::GET {
+        return reply(StatusCode::METHOD_NOT_ALLOWED, "only GET\n", PLAIN);
+    }
+    let found =
+        tokio::task::spawn_blocking(move || witness.monitored(&origin_hash, now_seconds())).await;
+    match found {
+        Ok(Ok(Some(note))) => reply(StatusCode::OK, note, PLAIN),
+        Ok(Ok(None)) => reply(
+            StatusCode::NOT_FOUND,
+            "no checkpoint cosigned for that log\n",
+            PLAIN,
+        ),
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "witness: the cosigned checkpoint could not be read");
+            reply(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"), PLAIN)
+        }
+        Err(_) => reply(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n", PLAIN),
+    }
+}
+
+/// Seconds since the Epoch (0 if the clock is before it: the witness then refuses to sign).
+fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 async fn answer(
     witness: Arc<Witness>,
     path: Arc<str>,
@@ -66,6 +114,9 @@ async fn answer(
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
     if request.uri().path() != &*path {
+        if let Some(origin_hash) = monitoring_path(&path, request.uri().path()) {
+            return monitored(witness, origin_hash.to_string(), request.method()).await;
+        }
         return reply(
             StatusCode::NOT_FOUND,
             format!("the witness is at {path}\n"),
@@ -100,9 +151,7 @@ async fn answer(
             )
         }
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = now_seconds();
     let decided = tokio::task::spawn_blocking(move || {
         if let Some(gate) = gate {
             gate(&body)?;

@@ -1,5 +1,5 @@
 //! The witness's state on disk: for each log, the latest checkpoint it cosigned (the note as the
-//! log signed it), and the submissions it refused although the log's signature on them verified
+//! log signed it, with the witness's cosignature), and the submissions it refused although the log's signature on them verified
 //! (evidence of a log's misbehaviour: a rewritten history, two trees of one size).
 //!
 //! Layout under the data directory, each log named by the SHA-256 of its origin in hex:
@@ -46,7 +46,8 @@ pub enum StateError {
 pub struct Stored {
     /// Its contents.
     pub checkpoint: Checkpoint,
-    /// The note as the log signed it.
+    /// The note as the log signed it, with the cosignature the witness returned for it (a
+    /// state kept by an earlier release has the log's signature only).
     pub note: Note,
 }
 
@@ -67,8 +68,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateError + '_ {
     }
 }
 
-/// A log's name on disk: the SHA-256 of its origin, in hex.
-fn file_name(origin: &str) -> String {
+/// A log's name on disk and in the monitoring API's path: the SHA-256 of its origin, in
+/// lowercase hex.
+pub(crate) fn origin_hash(origin: &str) -> String {
     hex::encode(Sha256::digest(origin.as_bytes()))
 }
 
@@ -109,7 +111,7 @@ impl State {
     fn checkpoint_path(&self, origin: &str) -> PathBuf {
         self.dir
             .join("logs")
-            .join(format!("{}.checkpoint", file_name(origin)))
+            .join(format!("{}.checkpoint", origin_hash(origin)))
     }
 
     /// The latest checkpoint cosigned for `origin`; `None` if none ever was.
@@ -161,7 +163,7 @@ impl State {
         let dir = self
             .dir
             .join(if fork { "forks" } else { "refused" })
-            .join(file_name(origin));
+            .join(origin_hash(origin));
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let kept = std::fs::read_dir(&dir)
             .map_err(io(&dir))?
@@ -201,7 +203,7 @@ impl State {
     pub fn refused(&self, origin: &str) -> Result<Vec<PathBuf>, StateError> {
         let mut all = Vec::new();
         for kind in ["forks", "refused"] {
-            let dir = self.dir.join(kind).join(file_name(origin));
+            let dir = self.dir.join(kind).join(origin_hash(origin));
             let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries
                     .take(MAX_EVIDENCE)

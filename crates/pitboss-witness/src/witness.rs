@@ -9,7 +9,7 @@ use pitboss_ledger::keys::Keypair;
 
 use crate::checkpoint::Checkpoint;
 use crate::cosignature::{self, MAX_TIMESTAMP};
-use crate::note::{NoteSignature, Vkey, ED25519};
+use crate::note::{Note, NoteSignature, Vkey, ED25519};
 use crate::request::AddCheckpoint;
 use crate::state::{State, StateError, Stored};
 
@@ -199,20 +199,63 @@ impl Witness {
             )?;
             return Err(Refused::Inconsistent(why).into());
         }
-        // The same tree again is cosigned as it stands: nothing to write.
+        // After a restart, the last time is the one the kept cosignature carries.
+        let last = times.entry(checkpoint.origin.clone()).or_insert_with(|| {
+            before
+                .as_ref()
+                .and_then(|b| self.own_time(&b.note))
+                .unwrap_or(0)
+        });
+        let time = now.max(*last);
+        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
+        // The same tree again is cosigned as it stands: nothing to write. Otherwise the note is
+        // kept with the log's signature and this cosignature (the monitoring API serves it)
+        // before the cosignature leaves.
         let unchanged = before.as_ref().is_some_and(|b| {
             b.checkpoint.size == checkpoint.size && b.checkpoint.root == checkpoint.root
         });
         if !unchanged {
             let mut kept = request.note.clone();
-            kept.signatures = vec![signed];
+            kept.signatures = vec![signed, line.clone()];
             self.state.replace(&checkpoint.origin, &kept)?;
         }
-        let last = times.entry(checkpoint.origin.clone()).or_insert(0);
-        let time = now.max(*last);
         *last = time;
-        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
         Ok(line.line())
+    }
+
+    /// The timestamp of this witness's cosignature among `note`'s, if it carries one.
+    fn own_time(&self, note: &Note) -> Option<u64> {
+        let own = self.vkey();
+        note.signatures
+            .iter()
+            .find_map(|s| cosignature::verify(&own, &note.text, s).ok())
+    }
+
+    /// What tlog-witness's monitoring API serves at `<prefix>/<origin hash>/checkpoint`: the
+    /// latest checkpoint cosigned for the log whose origin's SHA-256 is `origin_hash` (lowercase
+    /// hex), with the log's signature and the cosignature `add-checkpoint` returned. A state kept
+    /// before cosignatures were kept with it gets one made at `now`. `None`: a log this witness
+    /// does not know, or one it never cosigned (a `404`).
+    pub fn monitored(&self, origin_hash: &str, now: u64) -> Result<Option<String>, WitnessError> {
+        let origin = self
+            .log_keys()
+            .keys()
+            .find(|origin| crate::state::origin_hash(origin) == origin_hash)
+            .cloned();
+        let Some(origin) = origin else {
+            return Ok(None);
+        };
+        let Some(mut stored) = self.state.latest(&origin)? else {
+            return Ok(None);
+        };
+        if self.own_time(&stored.note).is_none() {
+            if now == 0 || now > MAX_TIMESTAMP {
+                return Err(WitnessError::Time(now));
+            }
+            let line = cosignature::sign(&self.name, &self.key, now, &stored.note.text);
+            stored.note.signatures.push(line);
+        }
+        Ok(Some(stored.note.to_text()))
     }
 }
 

@@ -133,8 +133,59 @@ fn a_witness_cosigns_only_what_extends_what_it_cosigned() {
         refused(w.add_checkpoint(&request(5, note(12, None, &log_key())), NOW)),
         Refused::Conflict { size: 9 }
     );
-    w.add_checkpoint(&request(9, note(12, None, &log_key())), NOW)
+    // The clock went back across the restart: the cosignature is dated no earlier than the one
+    // kept with the state (size 9's, at NOW + 1).
+    let twelve = note(12, None, &log_key());
+    let line = w.add_checkpoint(&request(9, twelve.clone()), NOW).unwrap();
+    let with = Note::parse(&format!("{}{line}", twelve.to_text())).unwrap();
+    let cosig = with.signatures.iter().find(|s| me.names(s)).unwrap();
+    assert_eq!(cosignature::verify(&me, &twelve.text, cosig), Ok(NOW + 1));
+}
+
+#[test]
+fn the_monitoring_api_serves_the_latest_checkpoint_with_the_cosignature_returned() {
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path());
+    let me = w.vkey();
+    let hash = hex::encode(sha2::Sha256::digest(ORIGIN.as_bytes()));
+    assert_eq!(w.monitored(&hash, NOW).unwrap(), None, "never cosigned");
+
+    let five = note(5, None, &log_key());
+    let line = w.add_checkpoint(&request(0, five.clone()), NOW).unwrap();
+    let served = format!("{}{line}", five.to_text());
+    assert_eq!(w.monitored(&hash, NOW + 50).unwrap(), Some(served.clone()));
+    // The same tree again: the state, and what is served, stay as they were.
+    w.add_checkpoint(&request(5, five.clone()), NOW + 3)
         .unwrap();
+    assert_eq!(w.monitored(&hash, NOW + 60).unwrap(), Some(served));
+    // A log it does not know.
+    assert_eq!(w.monitored(&"0".repeat(64), NOW).unwrap(), None);
+    // Across a reopening, the next tree's note replaces it.
+    drop(w);
+    let w = witness(dir.path());
+    let nine = note(9, None, &log_key());
+    let line = w
+        .add_checkpoint(&request(5, nine.clone()), NOW + 4)
+        .unwrap();
+    assert_eq!(
+        w.monitored(&hash, NOW + 70).unwrap(),
+        Some(format!("{}{line}", nine.to_text()))
+    );
+
+    // A state kept by an earlier release holds the log's signature alone: it is served with a
+    // cosignature made when asked.
+    drop(w);
+    State::open(dir.path())
+        .unwrap()
+        .replace(ORIGIN, &nine)
+        .unwrap();
+    let w = witness(dir.path());
+    let served = Note::parse(&w.monitored(&hash, NOW + 80).unwrap().unwrap()).unwrap();
+    assert_eq!(served.text, nine.text);
+    assert_eq!(served.signatures.len(), 2);
+    let cosig = served.signatures.iter().find(|s| me.names(s)).unwrap();
+    assert_eq!(cosignature::verify(&me, &nine.text, cosig), Ok(NOW + 80));
 }
 
 #[test]
