@@ -381,23 +381,26 @@ fn cosigners_of(note: &str, witnesses: &[WitnessProcess], log: &StandardVerifier
     verified.len() - 1
 }
 
+/// Begins a log in `data` (a server started and stopped): its verifier key, which names it to the
+/// witnesses (the log's key exists once the log has begun).
+async fn begun_log(data: &std::path::Path) -> String {
+    let server = Server::start(data);
+    let mut audit = AuditClient::new(server.channel().await);
+    let first = checkpoint(&mut audit).await;
+    pitboss_witness::note::Vkey {
+        name: first.origin.clone(),
+        kind: pitboss_witness::note::ED25519,
+        key: ed25519_dalek::VerifyingKey::from_bytes(&first.public_key.try_into().unwrap())
+            .unwrap(),
+    }
+    .to_string()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
     let dirs = tempfile::tempdir().unwrap();
     let data = dirs.path().join("log");
-    // The log's key exists once the log has begun: its verifier key names it to the witnesses.
-    let log_vkey = {
-        let server = Server::start(&data);
-        let mut audit = AuditClient::new(server.channel().await);
-        let first = checkpoint(&mut audit).await;
-        pitboss_witness::note::Vkey {
-            name: first.origin.clone(),
-            kind: pitboss_witness::note::ED25519,
-            key: ed25519_dalek::VerifyingKey::from_bytes(&first.public_key.try_into().unwrap())
-                .unwrap(),
-        }
-        .to_string()
-    };
+    let log_vkey = begun_log(&data).await;
     let log_verifier = StandardVerifier::new(&log_vkey).unwrap();
     // Three witnesses of the log; the log's policy: two of the three.
     let (mut witnesses, log_policy) = pitboss_testkit::witness::three_for(dirs.path(), &log_vkey);
@@ -649,4 +652,79 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         cosigners_of(&again.note, &witnesses, &log_verifier),
         cosigners_of(&kept.note, &witnesses, &log_verifier)
     );
+}
+
+/// A witness that takes the connection and never answers holds back only itself: with a policy of
+/// two of three and ten minutes for a witness to answer, the two others cosign each newer
+/// checkpoint of a growing log while the third hangs (each witness is followed on its own).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_witness_that_hangs_holds_back_only_itself() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    let log_vkey = begun_log(&data).await;
+    let log_verifier = StandardVerifier::new(&log_vkey).unwrap();
+    let (witnesses, _) = pitboss_testkit::witness::three_for(dirs.path(), &log_vkey);
+    // The third witness of the policy: a listener that takes every connection and never answers.
+    let hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hole_address = hole.local_addr().unwrap();
+    let (taken_tx, taken) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in hole.incoming().flatten() {
+            held.push(stream);
+            let _ = taken_tx.send(());
+        }
+    });
+    let hung = pitboss_witness::note::Vkey {
+        name: "witness.test/hangs".into(),
+        kind: pitboss_witness::note::COSIGNATURE_V1,
+        key: ed25519_dalek::SigningKey::from_bytes(&[5; 32]).verifying_key(),
+    };
+    let policy = dirs.path().join("hangs.policy");
+    std::fs::write(
+        &policy,
+        format!(
+            "log {log_vkey}\nwitness W1 {} {}\nwitness W2 {} {}\nwitness W3 {hung} http://{hole_address}\n\
+             group two 2 W1 W2 W3\nquorum two\n",
+            witnesses[0].vkey,
+            witnesses[0].url(),
+            witnesses[1].vkey,
+            witnesses[1].url(),
+        ),
+    )
+    .unwrap();
+    let server = Server::start_with(
+        &data,
+        &[
+            "--witness-policy",
+            policy.to_str().unwrap(),
+            "--cosign-every-ms",
+            "50",
+            "--cosign-timeout-ms",
+            "600000",
+        ],
+    );
+    let channel = server.channel().await;
+    let mut audit = AuditClient::new(channel.clone());
+    let mut players = PlayClient::new(channel);
+
+    // The third witness was given a checkpoint and holds the connection, unanswered.
+    play(&mut players, 1).await;
+    taken
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the hanging witness was submitted to");
+    // Three times the log grows, and each time its new size is cosigned by the two others.
+    for step in 0..3 {
+        play(&mut players, 2).await;
+        let size = checkpoint(&mut audit).await.log_size;
+        let now = checkpoint_until(&mut audit, "cosigned while a witness hangs", |c| {
+            c.cosigned && c.tree_size >= size
+        })
+        .await;
+        assert_eq!(
+            cosigners_of(&now.note, &witnesses, &log_verifier),
+            2,
+            "step {step}"
+        );
+    }
 }

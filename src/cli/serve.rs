@@ -105,6 +105,10 @@ struct WitnessingArgs {
     /// log (default 10 000).
     #[arg(long)]
     cosign_warn_behind: Option<u64>,
+    /// How long, in milliseconds, a witness may take to answer a submission before it is tried
+    /// again (default 10 000). Each witness waits alone: a slow one holds back no other.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    cosign_timeout_ms: Option<u64>,
 }
 
 /// The settings to serve with: the flags over the settings file over the defaults.
@@ -128,6 +132,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         witness_policy: args.witnessing.witness_policy,
         cosign_every_ms: args.witnessing.cosign_every_ms,
         cosign_warn_behind: args.witnessing.cosign_warn_behind,
+        cosign_timeout_ms: args.witnessing.cosign_timeout_ms,
         tiles: args.tiles,
         tiles_listen: args.tiles_listen,
     };
@@ -243,7 +248,7 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
     let cosigning = pitboss::witnessing::Settings {
         every: std::time::Duration::from_millis(args.cosign_every_ms),
         warn_behind: args.cosign_warn_behind,
-        ..Default::default()
+        timeout: std::time::Duration::from_millis(args.cosign_timeout_ms),
     };
     bound_allocator_arenas();
     tracing_subscriber::fmt()

@@ -44,7 +44,7 @@ pub struct File {
     pub limits: Option<LimitsTable>,
     /// `[advice]`: `warm`.
     pub advice: Option<AdviceTable>,
-    /// `[witnessing]`: `policy`, `every_ms`, `warn_behind`.
+    /// `[witnessing]`: `policy`, `every_ms`, `warn_behind`, `timeout_ms`.
     pub witnessing: Option<WitnessingTable>,
     /// `[tiles]`: `dir`, `listen`.
     pub tiles: Option<TilesTable>,
@@ -101,10 +101,14 @@ pub struct WitnessingTable {
     pub every_ms: Option<u64>,
     /// Entries the cosigned checkpoint may be behind before the server says so (default 10 000).
     pub warn_behind: Option<u64>,
+    /// How long, in milliseconds, a witness may take to answer (default 10 000).
+    pub timeout_ms: Option<u64>,
 }
 
 /// The range of `[witnessing] every_ms` accepted: 10 ms to an hour.
 pub const COSIGN_EVERY_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
+/// The range of `[witnessing] timeout_ms` accepted: 100 ms to ten minutes.
+pub const COSIGN_TIMEOUT_MS: std::ops::RangeInclusive<u64> = 100..=600_000;
 
 /// The `[advice]` table: the strategy tables behind the Play service's advice.
 #[derive(Debug, Default, Deserialize)]
@@ -162,6 +166,7 @@ pub struct Flags {
     pub witness_policy: Option<PathBuf>,
     pub cosign_every_ms: Option<u64>,
     pub cosign_warn_behind: Option<u64>,
+    pub cosign_timeout_ms: Option<u64>,
     pub tiles: Option<PathBuf>,
     pub tiles_listen: Option<SocketAddr>,
 }
@@ -194,6 +199,8 @@ pub struct Settings {
     pub cosign_every_ms: u64,
     /// Entries the cosigned checkpoint may be behind before the server says so.
     pub cosign_warn_behind: u64,
+    /// How long a witness may take to answer, in milliseconds.
+    pub cosign_timeout_ms: u64,
     /// The tile directory kept current, if any.
     pub tiles: Option<PathBuf>,
     /// Where the tile directory is served, if anywhere.
@@ -350,6 +357,16 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             problem: "from 10 ms to an hour (3 600 000)",
         });
     }
+    let cosign_timeout_ms = flags
+        .cosign_timeout_ms
+        .or(witnessing.timeout_ms)
+        .unwrap_or(10_000);
+    if !COSIGN_TIMEOUT_MS.contains(&cosign_timeout_ms) {
+        return Err(FileError::Incomplete {
+            field: "witnessing.timeout_ms",
+            problem: "from 100 ms to ten minutes (600 000)",
+        });
+    }
     let tiles_table = file.tiles.unwrap_or_default();
     let tiles = flags.tiles.or(tiles_table.dir);
     let tiles_listen = flags.tiles_listen.or(tiles_table.listen);
@@ -425,6 +442,7 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
             .cosign_warn_behind
             .or(witnessing.warn_behind)
             .unwrap_or(10_000),
+        cosign_timeout_ms,
         metrics: flags.metrics.or(file.metrics.map(|m| m.listen)),
         limits,
         warm: flags
@@ -567,6 +585,25 @@ mod tests {
             (settings.cosign_every_ms, settings.cosign_warn_behind),
             (1000, 7)
         );
+        assert_eq!(settings.cosign_timeout_ms, 10_000);
+        let f = file("[witnessing]\ntimeout_ms = 2500\n").unwrap();
+        assert_eq!(merge(Flags::default(), f).unwrap().cosign_timeout_ms, 2500);
+        let flags = Flags {
+            cosign_timeout_ms: Some(900),
+            ..Flags::default()
+        };
+        let f = file("[witnessing]\ntimeout_ms = 2500\n").unwrap();
+        assert_eq!(merge(flags, f).unwrap().cosign_timeout_ms, 900);
+        for beyond in ["99", "600001"] {
+            let f = file(&format!("[witnessing]\ntimeout_ms = {beyond}\n")).unwrap();
+            assert!(matches!(
+                merge(Flags::default(), f),
+                Err(FileError::Incomplete {
+                    field: "witnessing.timeout_ms",
+                    ..
+                })
+            ));
+        }
         let fast = merge(
             Flags::default(),
             file("[witnessing]\nevery_ms = 1\n").unwrap(),

@@ -1,15 +1,18 @@
-//! The log's side of witnessing (C2SP `tlog-witness`): every new checkpoint of the log is
-//! submitted to the witnesses of the server's policy (`serve --witness-policy FILE`, C2SP
-//! `tlog-policy`), each from the size it last cosigned (a `409` tells that size, and the
-//! submission is made again from it); each cosignature is checked against the witness's key
-//! before it is kept; the newest checkpoint whose cosignatures meet the policy's quorum is what
+//! The log's side of witnessing (C2SP `tlog-witness`): the log's newest checkpoint is offered to
+//! the witnesses of the server's policy (`serve --witness-policy FILE`, C2SP `tlog-policy`), each
+//! witness followed by a task of its own over a connection kept open, from the size it last
+//! cosigned (a `409` tells that size, and the submission is made again from it); each
+//! cosignature is checked against the witness's key before it is gathered; the newest checkpoint
+//! whose cosignatures meet the policy's quorum is kept in the data directory, then is what
 //! `GetCheckpoint` answers.
 //!
-//! Owns the submissions, the cosignatures kept and how far cosigning is behind the log. It MUST
-//! NOT stand in the way of an acknowledgement: it runs beside the writer, reads the log through
-//! the floor, and a witness that is down only delays cosigning (it is told loudly when cosigning
-//! falls more than the configured number of entries behind: a warning in the server's log, the
-//! `pitboss.witnessing` health service NOT_SERVING, and the metrics). The checkpoints it submits carry no extension lines (monitors cannot audit those).
+//! Owns the submissions, the cosignatures gathered and kept, and how far cosigning is behind the
+//! log. It MUST NOT stand in the way of an acknowledgement: it runs beside the writer and reads
+//! the log through the floor. A witness that is down or hangs delays only its own cosignatures:
+//! the others go on with the newest checkpoint. It is told loudly when cosigning falls more than
+//! the configured number of entries behind: a warning in the server's log, the
+//! `pitboss.witnessing` health service NOT_SERVING, and the metrics. The checkpoints it submits
+//! carry no extension lines (monitors cannot audit those).
 
 mod client;
 
@@ -18,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pitboss_witness::note::Note;
+use pitboss_witness::note::{Note, NoteSignature};
 use pitboss_witness::policy::{Policy, PolicyWitness};
 use pitboss_witness::request::AddCheckpoint;
 
@@ -73,10 +76,30 @@ pub struct Stats {
 #[derive(Default)]
 struct Inner {
     cosigned: Option<Cosigned>,
-    /// The size each witness last cosigned or said it holds: where its next submission starts.
-    sizes: BTreeMap<String, u64>,
+    /// The cosignatures gathered for each checkpoint offered, by size, while it may still become
+    /// the one served (at most [`MAX_GATHERING`]: the newest).
+    gathering: BTreeMap<u64, Gathering>,
     stats: Stats,
     warned: bool,
+}
+
+/// The most checkpoints whose cosignatures are gathered at once: witnesses that answer for
+/// checkpoints further apart than this never meet in one quorum anyway.
+const MAX_GATHERING: usize = 64;
+
+/// A checkpoint offered to the witnesses: the log's signed note of `size` entries (no extension
+/// lines).
+struct Offer {
+    size: u64,
+    note: Note,
+}
+
+/// The cosignatures of one offered checkpoint gathered so far.
+struct Gathering {
+    /// The log's note with each cosignature gathered.
+    note: Note,
+    /// The witnesses (policy names) that cosigned it.
+    names: BTreeSet<String>,
 }
 
 /// The log's side of witnessing, running.
@@ -85,6 +108,8 @@ pub struct Witnessing {
     /// Where the cosigned checkpoint is kept across restarts (`DATA/cosigned-checkpoint`).
     kept: Option<PathBuf>,
     inner: Mutex<Inner>,
+    /// Held while a cosigned checkpoint is kept and served: one at a time, in order.
+    keeping: tokio::sync::Mutex<()>,
     /// Whether the cosigned checkpoint is behind the log by more than the limit (the
     /// `pitboss.witnessing` health service follows it).
     behind: tokio::sync::watch::Sender<bool>,
@@ -105,6 +130,7 @@ impl Witnessing {
             policy,
             kept,
             inner: Mutex::new(Inner::default()),
+            keeping: tokio::sync::Mutex::new(()),
             behind: tokio::sync::watch::Sender::new(false),
         });
         witnessing.restore(&floor).await;
@@ -132,13 +158,24 @@ impl Witnessing {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Offers the log's newest checkpoint to every witness with a URL, each followed by a task
+    /// of its own: one witness that is slow or hangs holds back nobody but itself.
     async fn run(self: Arc<Self>, floor: Arc<Floor>, settings: Settings) {
-        let mut submitted = 0;
+        let (offers, _) = tokio::sync::watch::channel(None::<Arc<Offer>>);
+        for witness in self.policy.witnesses.iter().filter(|w| w.url.is_some()) {
+            tokio::spawn(self.clone().follow(
+                floor.clone(),
+                witness.clone(),
+                offers.subscribe(),
+                settings,
+            ));
+        }
+        let mut offered = 0;
         loop {
             tokio::time::sleep(settings.every).await;
             let size = floor.log_size();
-            let cosigned = self.lock().stats.cosigned_size;
-            if size == 0 || (size == submitted && cosigned == size) {
+            self.warn_if_behind(size, settings.warn_behind);
+            if size == 0 || size == offered {
                 continue;
             }
             let reader = floor.clone();
@@ -151,49 +188,112 @@ impl Witnessing {
                     }
                     Err(_) => continue,
                 };
-            submitted = size;
-            self.round(&floor, &note, size, settings).await;
-            self.warn_if_behind(size, settings.warn_behind);
+            let Ok(note) = Note::parse(&note) else {
+                continue;
+            };
+            offered = size;
+            offers.send_replace(Some(Arc::new(Offer { size, note })));
         }
     }
 
-    /// Submits `note` (of `size` entries) to every witness with a URL, at once; as soon as the
-    /// cosignatures in hand meet the quorum it is the cosigned checkpoint (a slow witness does not
-    /// hold it back), and each later cosignature is added to it. Each is kept in the file before
-    /// it is served: what a client was shown survives a stop.
-    async fn round(&self, floor: &Arc<Floor>, note: &str, size: u64, settings: Settings) {
-        use futures_util::StreamExt;
-        let Ok(parsed) = Note::parse(note) else {
+    /// One witness's task: submits the newest checkpoint offered beyond the one it cosigned last,
+    /// from the size it holds, over a connection kept open; after a failure, the newest offered
+    /// again a tick later.
+    async fn follow(
+        self: Arc<Self>,
+        floor: Arc<Floor>,
+        witness: PolicyWitness,
+        mut offers: tokio::sync::watch::Receiver<Option<Arc<Offer>>>,
+        settings: Settings,
+    ) {
+        let Some(url) = witness.url.as_deref() else {
             return;
         };
-        let mut answers: futures_util::stream::FuturesUnordered<_> = self
-            .policy
-            .witnesses
-            .iter()
-            .filter(|w| w.url.is_some())
-            .map(|w| self.cosign(floor, w, &parsed, size, settings.timeout))
-            .collect();
-        let mut cosigned = parsed.clone();
-        let mut names = BTreeSet::new();
-        while let Some(answer) = answers.next().await {
-            let Some((name, signature)) = answer else {
+        let mut connection = match client::Connection::new(url) {
+            Ok(connection) => connection,
+            Err(e) => {
+                tracing::error!(witness = %witness.name, error = %e, "witnessing: never submitted to");
+                return;
+            }
+        };
+        // The size this witness last cosigned or said it holds: where the next submission starts.
+        let mut held = 0;
+        let mut cosigned = 0;
+        loop {
+            let offer = offers.borrow_and_update().clone();
+            let Some(offer) = offer.filter(|o| o.size > cosigned) else {
+                if offers.changed().await.is_err() {
+                    return;
+                }
                 continue;
             };
-            cosigned.signatures.push(signature);
-            names.insert(name);
-            let newer = self.lock().cosigned.as_ref().is_none_or(|c| c.size <= size);
-            if self.policy.satisfied(&names) && newer {
-                let now = Cosigned {
-                    note: cosigned.to_text(),
-                    size,
-                    witnesses: names.iter().cloned().collect(),
-                };
-                self.keep(&now).await;
-                let mut inner = self.lock();
-                inner.cosigned = Some(now);
-                inner.stats.cosigned_size = size;
+            match self
+                .cosign(
+                    &floor,
+                    &witness,
+                    &mut connection,
+                    &mut held,
+                    &offer,
+                    settings.timeout,
+                )
+                .await
+            {
+                Some(signature) => {
+                    cosigned = offer.size;
+                    self.gathered(&witness.name, &offer, signature).await;
+                }
+                None => tokio::time::sleep(settings.every).await,
             }
         }
+    }
+
+    /// Adds `name`'s cosignature of `offer` to those gathered for its size; when they meet the
+    /// quorum and the checkpoint is newer (or carries more cosignatures) than the one served, it
+    /// is kept in the file, then served. One at a time, so that what is served never goes back.
+    async fn gathered(&self, name: &str, offer: &Offer, signature: NoteSignature) {
+        {
+            let mut inner = self.lock();
+            if offer.size < inner.stats.cosigned_size {
+                return;
+            }
+            let gathering = inner
+                .gathering
+                .entry(offer.size)
+                .or_insert_with(|| Gathering {
+                    note: offer.note.clone(),
+                    names: BTreeSet::new(),
+                });
+            if gathering.names.insert(name.to_string()) {
+                gathering.note.signatures.push(signature);
+            }
+            while inner.gathering.len() > MAX_GATHERING {
+                inner.gathering.pop_first();
+            }
+        }
+        let _one = self.keeping.lock().await;
+        let ready = {
+            let inner = self.lock();
+            let Some(gathering) = inner.gathering.get(&offer.size) else {
+                return;
+            };
+            let newer = inner.cosigned.as_ref().is_none_or(|c| {
+                c.size < offer.size
+                    || (c.size == offer.size && c.witnesses.len() < gathering.names.len())
+            });
+            if !newer || !self.policy.satisfied(&gathering.names) {
+                return;
+            }
+            Cosigned {
+                note: gathering.note.to_text(),
+                size: offer.size,
+                witnesses: gathering.names.iter().cloned().collect(),
+            }
+        };
+        self.keep(&ready).await;
+        let mut inner = self.lock();
+        inner.stats.cosigned_size = ready.size;
+        inner.gathering.retain(|&size, _| size >= ready.size);
+        inner.cosigned = Some(ready);
     }
 
     /// Writes `cosigned` to the file it is kept in (durably), if there is one; a failure is
@@ -254,20 +354,22 @@ impl Witnessing {
         }
     }
 
-    /// One witness's cosignature of `note`, checked against its key; `None` (counted, logged) if
-    /// it gave none. A `409` names the size it holds: the submission is made again from there.
+    /// One witness's cosignature of `offer`, checked against its key; `None` (counted, logged) if
+    /// it gave none. Starts from `held`, which a `409` corrects (the submission is then made
+    /// again from there) and a cosignature moves to the offer's size.
     async fn cosign(
         &self,
         floor: &Arc<Floor>,
         witness: &PolicyWitness,
-        note: &Note,
-        size: u64,
+        connection: &mut client::Connection,
+        held: &mut u64,
+        offer: &Offer,
         timeout: Duration,
-    ) -> Option<(String, pitboss_witness::note::NoteSignature)> {
-        let url = witness.url.as_deref()?;
-        let mut old = self.lock().sizes.get(&witness.name).copied().unwrap_or(0);
+    ) -> Option<NoteSignature> {
+        let size = offer.size;
         let mut why = String::from("it answered 409 twice");
         for _ in 0..2 {
+            let old = *held;
             if old > size {
                 // A witness that cosigned a larger tree than this log holds: the log lost
                 // acknowledged entries, or someone with its key showed the witness another log.
@@ -296,28 +398,25 @@ impl Witnessing {
             let body = AddCheckpoint {
                 old,
                 proof,
-                note: note.clone(),
+                note: offer.note.clone(),
             }
             .to_body();
-            match client::add_checkpoint(url, body, timeout).await {
+            match connection.add_checkpoint(body, timeout).await {
                 Ok(answer) if answer.status == 200 => {
-                    let line = cosignature_line(witness, &note.text, &answer.body);
-                    if let Some(signature) = line {
-                        let mut inner = self.lock();
-                        inner.sizes.insert(witness.name.clone(), size);
-                        inner.stats.sizes.insert(witness.name.clone(), size);
-                        return Some((witness.name.clone(), signature));
+                    if let Some(signature) =
+                        cosignature_line(witness, &offer.note.text, &answer.body)
+                    {
+                        *held = size;
+                        self.lock().stats.sizes.insert(witness.name.clone(), size);
+                        return Some(signature);
                     }
                     why = "its answer holds no cosignature by its key that verifies".into();
                     break;
                 }
                 Ok(answer) if answer.status == 409 && answer.is_size => {
                     match answer.body.trim().parse::<u64>() {
-                        Ok(held) => {
-                            // Where the next submission starts, this one's retry included.
-                            old = held;
-                            self.lock().sizes.insert(witness.name.clone(), held);
-                        }
+                        // Where the next submission starts, this one's retry included.
+                        Ok(size) => *held = size,
                         Err(_) => {
                             why = "a 409 without a size".into();
                             break;
