@@ -574,6 +574,34 @@ async fn a_mirror_cosigns_the_logs_checkpoints_after_the_log_rotates_its_key() {
     );
     assert_eq!(status, 200, "{line}");
     assert!(cosigned(&format!("{signed_by_log}{line}")), "{line}");
+
+    // A mirror given another key than the log's with `--log` (the origin right) copies the log,
+    // but learns none of its keys: its witness door refuses the log's checkpoint (403).
+    let stranger = pitboss_witness::note::Vkey {
+        name: first.origin.clone(),
+        kind: pitboss_witness::note::ED25519,
+        key: ed25519_dalek::SigningKey::from_bytes(&[3; 32]).verifying_key(),
+    };
+    let misled = MirrorProcess::start(
+        &dirs.path().join("misled"),
+        "regulator.test/misled",
+        &server.address,
+        &stranger.to_string(),
+    );
+    let started = Instant::now();
+    let (status, _, why) = loop {
+        // 503 while its copy has not reached the tree yet.
+        let answer = pitboss_testkit::http::post(
+            &misled.witness,
+            "/add-checkpoint",
+            format!("old 0\n\n{signed_by_log}").as_bytes(),
+        );
+        if answer.0 != 503 {
+            break answer;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{answer:?}");
+    };
+    assert_eq!(status, 403, "{why}");
 }
 
 /// Whether `pitboss verify-evidence` proves a fork from `file` with the log's verifier key.

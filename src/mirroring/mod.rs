@@ -209,7 +209,7 @@ impl Mirroring {
             // Held once it is the log's (signed by a key the log established) and the copy's tree.
             match self.floor.hold_checkpoint(&note) {
                 Ok(held) => {
-                    self.learn_key(&held);
+                    learn_key(&self.floor, &self.witness, &self.origin, held.key);
                     return Ok(());
                 }
                 Err(HoldError::Beyond { size, held }) => {
@@ -251,23 +251,6 @@ impl Mirroring {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Makes the key that signed `held` one its witness knows the log by. The copy verified that
-    /// key from the one given with `--log`, through the rotation entries the log's keys signed:
-    /// after a rotation the mirror cosigns the log's new checkpoints without a restart.
-    fn learn_key(&self, held: &Held) {
-        let vkey = pitboss_witness::note::Vkey {
-            name: self.origin.clone(),
-            kind: pitboss_witness::note::ED25519,
-            key: held.key,
-        };
-        if self.witness.learn_log_key(vkey) {
-            tracing::info!(
-                key = %hex::encode(held.key.as_bytes()),
-                "mirror: the log's key, verified in the copy, is now one its witness knows the log by"
-            );
-        }
-    }
-
     fn stop(&self, why: String) {
         tracing::error!(%why, "mirror: the copy stopped following the log; it serves what it holds");
         self.lock().stats.stopped = Some(why);
@@ -297,6 +280,14 @@ impl Mirroring {
         let mut audit = AuditClient::new(upstream)
             .max_decoding_message_size(pitboss_ledger::mirror::MAX_MIRRORED + 64 * 1024)
             .max_encoding_message_size(64 * 1024);
+        // The keys the copy verified before this start: a rotation the witness learned before is
+        // known again before anything is cosigned (the fork probe's evidence included).
+        let (floor, witness, origin) = (
+            self.floor.clone(),
+            self.witness.clone(),
+            self.origin.clone(),
+        );
+        let _ = tokio::task::spawn_blocking(move || learn_keys(&floor, &witness, &origin)).await;
         let mut backoff = Duration::from_millis(100);
         loop {
             if self.stats().stopped.is_some() {
@@ -514,9 +505,9 @@ impl Mirroring {
             self.witness.clone(),
             self.origin.clone(),
         );
-        self.learn_key(held);
         let held = held.clone();
         tokio::task::spawn_blocking(move || {
+            learn_key(&floor, &witness, &origin, held.key);
             let note = Note::parse(&held.note).map_err(|e| e.to_string())?;
             let size = held.checkpoint.size;
             let mut attempts = 0;
@@ -579,8 +570,13 @@ impl Mirroring {
             note,
         }
         .to_body();
-        let (witness, origin) = (self.witness.clone(), self.origin.clone());
+        let (floor, witness, origin) = (
+            self.floor.clone(),
+            self.witness.clone(),
+            self.origin.clone(),
+        );
         let kept = tokio::task::spawn_blocking(move || {
+            learn_keys(&floor, &witness, &origin);
             match witness.add_checkpoint(body.as_bytes(), now_seconds()) {
                 Err(WitnessError::Refused(Refused::Inconsistent(Inconsistency::Fork {
                     ..
@@ -609,6 +605,54 @@ impl Mirroring {
 
 /// The most stored bytes offered to the copy at once (with [`Settings::batch`] entries at most).
 const BATCH_BYTES: usize = 8 * 1024 * 1024;
+
+/// The log's Ed25519 note key `key`, named by its origin.
+fn log_vkey(origin: &str, key: ed25519_dalek::VerifyingKey) -> pitboss_witness::note::Vkey {
+    pitboss_witness::note::Vkey {
+        name: origin.to_string(),
+        kind: pitboss_witness::note::ED25519,
+        key,
+    }
+}
+
+/// Makes `key`, which signed a checkpoint the copy holds, one the mirror's witness knows the log
+/// by, if it is not yet ([`learn_keys`]). Blocks.
+fn learn_key(floor: &Floor, witness: &Witness, origin: &str, key: ed25519_dalek::VerifyingKey) {
+    if !witness.knows_log_key(&log_vkey(origin, key)) {
+        learn_keys(floor, witness, origin);
+    }
+}
+
+/// Makes every key of the copy's key history one the mirror's witness knows the log by, when the
+/// key given with `--log` (which the witness knows from the start) is among them. The copy
+/// verified that history entry by entry: the key its first entry publishes, then each rotation
+/// signed by the key before. So after the log rotates its key the mirror and its witness door
+/// cosign on, without a restart, while a `--log` key that is not the log's teaches nothing (its
+/// witness then cosigns nothing of this log, as before). Blocks: a read of the copy's keys.
+fn learn_keys(floor: &Floor, witness: &Witness, origin: &str) {
+    let Ok(keys) = floor.known_keys() else {
+        return;
+    };
+    let keys: Vec<_> = keys
+        .into_iter()
+        .filter_map(|(_, public)| {
+            ed25519_dalek::VerifyingKey::from_bytes(&public.as_slice().try_into().ok()?).ok()
+        })
+        .map(|key| log_vkey(origin, key))
+        .collect();
+    if !keys.iter().any(|k| witness.knows_log_key(k)) {
+        return;
+    }
+    for key in keys {
+        let public = hex::encode(key.key.as_bytes());
+        if witness.learn_log_key(key) {
+            tracing::info!(
+                key = %public,
+                "mirror: a key of the log's, verified in the copy, is one its witness knows the log by"
+            );
+        }
+    }
+}
 
 /// How long the witness door waits for the copy to reach a submitted tree.
 const GATE_WAIT: Duration = Duration::from_secs(5);

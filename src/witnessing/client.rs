@@ -146,8 +146,10 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A witness stand-in on loopback that counts the connections it takes and answers each
-    /// request `200` `ok`. With `one_each`, it drops every connection after its first answer,
-    /// without saying so (no `Connection: close`), as a witness at its idle limit does.
+    /// request `200` `ok`. With `one_each`, it answers one request per connection and drops the
+    /// connection when the next request arrives, unanswered and without warning (no
+    /// `Connection: close`), as a witness at its idle limit may: the client learns it only by
+    /// sending on it.
     async fn stand_in(one_each: bool) -> (String, Arc<AtomicUsize>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/w", listener.local_addr().unwrap());
@@ -159,6 +161,7 @@ mod tests {
                 tokio::spawn(async move {
                     let mut seen = Vec::new();
                     let mut buffer = [0u8; 4096];
+                    let mut answered = 0;
                     loop {
                         let Ok(n) = stream.read(&mut buffer).await else {
                             return;
@@ -179,10 +182,14 @@ mod tests {
                             }
                             assert!(head.starts_with("post /w/add-checkpoint "), "{head}");
                             seen.drain(..end + 4 + length);
-                            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nok\n";
-                            if stream.write_all(answer).await.is_err() || one_each {
+                            if one_each && answered == 1 {
                                 return;
                             }
+                            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nok\n";
+                            if stream.write_all(answer).await.is_err() {
+                                return;
+                            }
+                            answered += 1;
                         }
                     }
                 });
@@ -205,8 +212,8 @@ mod tests {
         }
         assert_eq!(taken.load(Ordering::SeqCst), 1, "kept alive");
 
-        // A witness that drops each connection after one answer: every submission still gets
-        // its answer, on a connection of its own (found closed, or failing and tried once more).
+        // A witness that drops each kept connection when it is used again: every submission
+        // still gets its answer, sent once more on a new connection.
         let (url, taken) = stand_in(true).await;
         let mut connection = Connection::new(&url).unwrap();
         for n in 0..3 {

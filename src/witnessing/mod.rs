@@ -171,11 +171,19 @@ impl Witnessing {
             ));
         }
         let mut offered = 0;
+        let mut offered_at = tokio::time::Instant::now();
         loop {
             tokio::time::sleep(settings.every).await;
             let size = floor.log_size();
             self.warn_if_behind(size, settings.warn_behind);
             if size == 0 || size == offered {
+                continue;
+            }
+            // The checkpoint offered stays offered until its cosignatures meet the quorum, or a
+            // witness's time to answer has passed: witnesses slower than a tick then meet on one
+            // checkpoint, and a witness that hangs holds back no one once the quorum is met.
+            let met = self.lock().stats.cosigned_size >= offered;
+            if offered > 0 && !met && offered_at.elapsed() < settings.timeout {
                 continue;
             }
             let reader = floor.clone();
@@ -192,13 +200,15 @@ impl Witnessing {
                 continue;
             };
             offered = size;
+            offered_at = tokio::time::Instant::now();
             offers.send_replace(Some(Arc::new(Offer { size, note })));
         }
     }
 
     /// One witness's task: submits the newest checkpoint offered beyond the one it cosigned last,
-    /// from the size it holds, over a connection kept open; after a failure, the newest offered
-    /// again a tick later.
+    /// from the size it holds, over a connection kept open. After a failure (counted each time,
+    /// warned of once per outage) it tries again at the next checkpoint offered, or after a wait
+    /// that doubles from a tick to a minute while the log is idle.
     async fn follow(
         self: Arc<Self>,
         floor: Arc<Floor>,
@@ -209,16 +219,12 @@ impl Witnessing {
         let Some(url) = witness.url.as_deref() else {
             return;
         };
-        let mut connection = match client::Connection::new(url) {
-            Ok(connection) => connection,
-            Err(e) => {
-                tracing::error!(witness = %witness.name, error = %e, "witnessing: never submitted to");
-                return;
-            }
-        };
+        let mut connection = client::Connection::new(url);
         // The size this witness last cosigned or said it holds: where the next submission starts.
         let mut held = 0;
         let mut cosigned = 0;
+        let mut outage = false;
+        let mut wait = settings.every;
         loop {
             let offer = offers.borrow_and_update().clone();
             let Some(offer) = offer.filter(|o| o.size > cosigned) else {
@@ -227,22 +233,47 @@ impl Witnessing {
                 }
                 continue;
             };
-            match self
-                .cosign(
-                    &floor,
-                    &witness,
-                    &mut connection,
-                    &mut held,
-                    &offer,
-                    settings.timeout,
-                )
-                .await
-            {
-                Some(signature) => {
+            let answered = match &mut connection {
+                Ok(connection) => {
+                    self.cosign(
+                        &floor,
+                        &witness,
+                        connection,
+                        &mut held,
+                        &offer,
+                        settings.timeout,
+                    )
+                    .await
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            match answered {
+                Ok(signature) => {
                     cosigned = offer.size;
+                    if std::mem::take(&mut outage) {
+                        tracing::info!(witness = %witness.name, size = offer.size, "witnessing: cosigned again");
+                    }
+                    wait = settings.every;
                     self.gathered(&witness.name, &offer, signature).await;
                 }
-                None => tokio::time::sleep(settings.every).await,
+                Err(why) => {
+                    *self
+                        .lock()
+                        .stats
+                        .failures
+                        .entry(witness.name.clone())
+                        .or_insert(0) += 1;
+                    if std::mem::replace(&mut outage, true) {
+                        tracing::debug!(witness = %witness.name, size = offer.size, %why, "witnessing: not cosigned");
+                    } else {
+                        tracing::warn!(witness = %witness.name, size = offer.size, %why, "witnessing: not cosigned (said once until it cosigns again)");
+                    }
+                    // The next checkpoint offered, or the same one again after the wait.
+                    if let Ok(Err(_)) = tokio::time::timeout(wait, offers.changed()).await {
+                        return;
+                    }
+                    wait = (wait * 2).min(std::time::Duration::from_secs(60));
+                }
             }
         }
     }
@@ -354,9 +385,9 @@ impl Witnessing {
         }
     }
 
-    /// One witness's cosignature of `offer`, checked against its key; `None` (counted, logged) if
-    /// it gave none. Starts from `held`, which a `409` corrects (the submission is then made
-    /// again from there) and a cosignature moves to the offer's size.
+    /// One witness's cosignature of `offer`, checked against its key, or why it gave none. Starts
+    /// from `held`, which a `409` corrects (the submission is then made again from there: two
+    /// calls, each within the timeout) and a cosignature moves to the offer's size.
     async fn cosign(
         &self,
         floor: &Arc<Floor>,
@@ -365,7 +396,7 @@ impl Witnessing {
         held: &mut u64,
         offer: &Offer,
         timeout: Duration,
-    ) -> Option<NoteSignature> {
+    ) -> Result<NoteSignature, String> {
         let size = offer.size;
         let mut why = String::from("it answered 409 twice");
         for _ in 0..2 {
@@ -408,7 +439,7 @@ impl Witnessing {
                     {
                         *held = size;
                         self.lock().stats.sizes.insert(witness.name.clone(), size);
-                        return Some(signature);
+                        return Ok(signature);
                     }
                     why = "its answer holds no cosignature by its key that verifies".into();
                     break;
@@ -433,14 +464,7 @@ impl Witnessing {
                 }
             }
         }
-        tracing::warn!(witness = %witness.name, size, %why, "witnessing: not cosigned");
-        let mut inner = self.lock();
-        *inner
-            .stats
-            .failures
-            .entry(witness.name.clone())
-            .or_insert(0) += 1;
-        None
+        Err(why)
     }
 
     fn warn_if_behind(&self, log_size: u64, limit: u64) {

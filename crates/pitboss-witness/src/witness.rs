@@ -118,8 +118,9 @@ impl Witness {
 
     /// Adds `vkey` (an Ed25519 note key named by its log's origin) to the keys a log this
     /// witness already knows is known by; returns whether it is new. Only for a witness that has
-    /// verified the log's move to that key itself: a mirror, whose copy checked the rotation
-    /// entry the old key signed. A witness on its own knows a log's keys from its policy only.
+    /// verified the log's move to that key itself, from a key it knew: a mirror, whose copy
+    /// checked each rotation entry the key before signed. A witness on its own knows a log's keys
+    /// from its policy only.
     pub fn learn_log_key(&self, vkey: Vkey) -> bool {
         if vkey.kind != ED25519 {
             return false;
@@ -133,6 +134,15 @@ impl Witness {
         }
         keys.push(vkey);
         true
+    }
+
+    /// Whether `vkey` (an Ed25519 note key named by its log's origin) is one the log is known by.
+    pub fn knows_log_key(&self, vkey: &Vkey) -> bool {
+        vkey.kind == ED25519
+            && self
+                .log_keys()
+                .get(&vkey.name)
+                .is_some_and(|keys| keys.iter().any(|k| k.key == vkey.key))
     }
 
     fn log_keys(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<Vkey>>> {
@@ -199,42 +209,61 @@ impl Witness {
             )?;
             return Err(Refused::Inconsistent(why).into());
         }
-        // After a restart, the last time is the one the kept cosignature carries.
-        let last = times.entry(checkpoint.origin.clone()).or_insert_with(|| {
-            before
-                .as_ref()
-                .and_then(|b| self.own_time(&b.note))
-                .unwrap_or(0)
-        });
-        let time = now.max(*last);
-        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
-        // The same tree again is cosigned as it stands: nothing to write. Otherwise the note is
-        // kept with the log's signature and this cosignature (the monitoring API serves it)
-        // before the cosignature leaves.
+        // The same tree again: the cosignature kept with it is answered again (nothing written,
+        // and its time stands). Otherwise — or for a state kept by an earlier release, without a
+        // cosignature — the note is kept with the log's signature and a new cosignature before
+        // the cosignature leaves (the monitoring API serves what was answered).
         let unchanged = before.as_ref().is_some_and(|b| {
             b.checkpoint.size == checkpoint.size && b.checkpoint.root == checkpoint.root
         });
-        if !unchanged {
-            let mut kept = request.note.clone();
-            kept.signatures = vec![signed, line.clone()];
-            self.state.replace(&checkpoint.origin, &kept)?;
+        if let Some(kept) = before
+            .as_ref()
+            .filter(|_| unchanged)
+            .and_then(|b| self.own_cosignature(&b.note))
+        {
+            return Ok(kept.0.line());
         }
-        *last = time;
+        let time = Self::next_time(&mut times, &checkpoint.origin, before.as_ref(), now, self);
+        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
+        let mut kept = request.note.clone();
+        kept.signatures = vec![signed, line.clone()];
+        self.state.replace(&checkpoint.origin, &kept)?;
+        times.insert(checkpoint.origin.clone(), time);
         Ok(line.line())
     }
 
-    /// The timestamp of this witness's cosignature among `note`'s, if it carries one.
-    fn own_time(&self, note: &Note) -> Option<u64> {
+    /// The time for a new cosignature of `origin`'s checkpoint: `now`, or the last one given if the
+    /// clock went back — after a restart, the one the kept cosignature carries.
+    fn next_time(
+        times: &mut BTreeMap<String, u64>,
+        origin: &str,
+        before: Option<&Stored>,
+        now: u64,
+        witness: &Witness,
+    ) -> u64 {
+        let last = *times.entry(origin.to_string()).or_insert_with(|| {
+            before
+                .and_then(|b| witness.own_cosignature(&b.note))
+                .map_or(0, |(_, time)| time)
+        });
+        now.max(last)
+    }
+
+    /// This witness's cosignature among `note`'s, and its time, if it carries one.
+    fn own_cosignature<'a>(&self, note: &'a Note) -> Option<(&'a NoteSignature, u64)> {
         let own = self.vkey();
-        note.signatures
-            .iter()
-            .find_map(|s| cosignature::verify(&own, &note.text, s).ok())
+        note.signatures.iter().find_map(|s| {
+            cosignature::verify(&own, &note.text, s)
+                .ok()
+                .map(|time| (s, time))
+        })
     }
 
     /// What tlog-witness's monitoring API serves at `<prefix>/<origin hash>/checkpoint`: the
     /// latest checkpoint cosigned for the log whose origin's SHA-256 is `origin_hash` (lowercase
     /// hex), with the log's signature and the cosignature `add-checkpoint` returned. A state kept
-    /// before cosignatures were kept with it gets one made at `now`. `None`: a log this witness
+    /// by an earlier release, without a cosignature, gets one made now (never dated before the
+    /// last given). `None`: a log this witness
     /// does not know, or one it never cosigned (a `404`).
     pub fn monitored(&self, origin_hash: &str, now: u64) -> Result<Option<String>, WitnessError> {
         let origin = self
@@ -248,11 +277,14 @@ impl Witness {
         let Some(mut stored) = self.state.latest(&origin)? else {
             return Ok(None);
         };
-        if self.own_time(&stored.note).is_none() {
+        if self.own_cosignature(&stored.note).is_none() {
             if now == 0 || now > MAX_TIMESTAMP {
                 return Err(WitnessError::Time(now));
             }
-            let line = cosignature::sign(&self.name, &self.key, now, &stored.note.text);
+            let mut times = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            let time = Self::next_time(&mut times, &origin, None, now, self);
+            times.insert(origin.clone(), time);
+            let line = cosignature::sign(&self.name, &self.key, time, &stored.note.text);
             stored.note.signatures.push(line);
         }
         Ok(Some(stored.note.to_text()))

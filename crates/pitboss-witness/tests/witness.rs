@@ -92,9 +92,14 @@ fn a_witness_cosigns_only_what_extends_what_it_cosigned() {
     // Extending from 5 with a good proof: cosigned.
     w.add_checkpoint(&request(5, note(9, None, &log_key())), NOW + 1)
         .unwrap();
-    // The same size and root again: cosigned (nothing rolled back).
-    w.add_checkpoint(&request(9, note(9, None, &log_key())), NOW + 2)
+    // The same size and root again: the cosignature given for it is given again (nothing rolled
+    // back, nothing written, its time stands).
+    let again = w
+        .add_checkpoint(&request(9, note(9, None, &log_key())), NOW + 2)
         .unwrap();
+    let with = Note::parse(&format!("{}{again}", note(9, None, &log_key()).to_text())).unwrap();
+    let cosig = with.signatures.iter().find(|s| me.names(s)).unwrap();
+    assert_eq!(cosignature::verify(&me, &with.text, cosig), Ok(NOW + 1));
 
     // Another root at size 9: a fork (422), kept as evidence with the checkpoint cosigned before.
     let fork = note(9, Some([0xee; 32]), &log_key());
@@ -155,9 +160,12 @@ fn the_monitoring_api_serves_the_latest_checkpoint_with_the_cosignature_returned
     let line = w.add_checkpoint(&request(0, five.clone()), NOW).unwrap();
     let served = format!("{}{line}", five.to_text());
     assert_eq!(w.monitored(&hash, NOW + 50).unwrap(), Some(served.clone()));
-    // The same tree again: the state, and what is served, stay as they were.
-    w.add_checkpoint(&request(5, five.clone()), NOW + 3)
-        .unwrap();
+    // The same tree again: the same cosignature answered; the state, and what is served, stay.
+    assert_eq!(
+        w.add_checkpoint(&request(5, five.clone()), NOW + 3)
+            .unwrap(),
+        line
+    );
     assert_eq!(w.monitored(&hash, NOW + 60).unwrap(), Some(served));
     // A log it does not know.
     assert_eq!(w.monitored(&"0".repeat(64), NOW).unwrap(), None);
