@@ -125,22 +125,36 @@ fn load_or_create_key(path: &std::path::Path) -> anyhow::Result<Keypair> {
 pub struct VerifyEvidenceArgs {
     /// A witness's evidence file (`state/forks/…/<size>-<root>.txt`).
     file: PathBuf,
-    /// The log's verifier key (the `log` line of the witness's policy).
-    #[arg(long)]
-    log: String,
+    /// The log's verifier key (the `log` line of the witness's policy); given again for each key
+    /// the log had when it rotated its key between the two checkpoints (at most 16).
+    #[arg(long, required = true)]
+    log: Vec<String>,
 }
+
+/// The most `--log` keys `verify-evidence` takes.
+const MAX_EVIDENCE_KEYS: usize = 16;
 
 /// Checks a fork's evidence offline: exit 0 and the two roots when it proves a fork.
 pub fn run_verify_evidence(args: VerifyEvidenceArgs) -> anyhow::Result<std::process::ExitCode> {
     use std::io::Read;
-    let vkey = pitboss_witness::note::Vkey::parse(&args.log).context("--log")?;
+    anyhow::ensure!(
+        args.log.len() <= MAX_EVIDENCE_KEYS,
+        "--log: at most {MAX_EVIDENCE_KEYS} keys"
+    );
+    let keys = args
+        .log
+        .iter()
+        .map(|key| {
+            pitboss_witness::note::Vkey::parse(key).with_context(|| format!("--log {key:?}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut text = String::new();
     std::fs::File::open(&args.file)
         .with_context(|| format!("cannot open {}", args.file.display()))?
         .take(pitboss_witness::evidence::MAX_EVIDENCE_FILE as u64 + 1)
         .read_to_string(&mut text)
         .with_context(|| format!("cannot read {} as text", args.file.display()))?;
-    Ok(match pitboss_witness::evidence::check(&text, &vkey) {
+    Ok(match pitboss_witness::evidence::check(&text, &keys) {
         Ok(fork) => {
             use base64::Engine;
             let b64 = base64::engine::general_purpose::STANDARD;

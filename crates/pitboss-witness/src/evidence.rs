@@ -51,8 +51,9 @@ pub struct Fork {
     pub roots: [pitboss_ledger::Hash; 2],
 }
 
-/// Checks an evidence file's text against the log's verifier key.
-pub fn check(text: &str, log: &Vkey) -> Result<Fork, EvidenceError> {
+/// Checks an evidence file's text against the log's verifier keys (more than one when the log
+/// rotated its key between the two checkpoints: each must be signed by one of them).
+pub fn check(text: &str, logs: &[Vkey]) -> Result<Fork, EvidenceError> {
     if text.len() > MAX_EVIDENCE_FILE {
         return Err(EvidenceError::Format("too long"));
     }
@@ -67,7 +68,7 @@ pub fn check(text: &str, log: &Vkey) -> Result<Fork, EvidenceError> {
         .ok_or(EvidenceError::Format("no checkpoint cosigned before"))?;
     let shown = AddCheckpoint::parse(submission.as_bytes())?.note;
     let before = Note::parse(before)?;
-    let keys = std::slice::from_ref(log);
+    let keys = logs;
     let mut checkpoints = Vec::new();
     for (which, note) in [("cosigned", &before), ("submitted", &shown)] {
         log_signature(keys, &note.text, &note.signatures).map_err(|e| EvidenceError::Unsigned {

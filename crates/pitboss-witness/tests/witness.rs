@@ -284,3 +284,48 @@ impl ReplaceOld for Vec<u8> {
         format!("old {old}\n{rest}").into_bytes()
     }
 }
+
+#[test]
+fn a_fork_across_a_key_rotation_is_proven_with_both_keys() {
+    use pitboss_witness::evidence::{check, EvidenceError};
+    let dir = tempfile::tempdir().unwrap();
+    // The log rotated from key 1 to key 4: the witness's policy lists both while it does.
+    let rotated = SigningKey::from_bytes(&[4; 32]);
+    let rotated_vkey = Vkey {
+        name: ORIGIN.into(),
+        kind: ED25519,
+        key: rotated.verifying_key(),
+    };
+    let w = Witness::new(
+        "witness.test/w1".into(),
+        pitboss_ledger::keys::Keypair::from_secret([2; 32]),
+        vec![log_vkey(), rotated_vkey.clone()],
+        State::open(dir.path()).unwrap(),
+    );
+    w.add_checkpoint(&request(0, note(9, None, &log_key())), NOW)
+        .unwrap();
+    // The new key signs another tree of the size the old key's checkpoint was cosigned at.
+    let fork = note(9, Some([0xee; 32]), &rotated);
+    assert_eq!(
+        refused(w.add_checkpoint(&request(9, fork), NOW)).status(),
+        422
+    );
+    let evidence = std::fs::read_to_string(&w.refused(ORIGIN).unwrap()[0]).unwrap();
+    // Each checkpoint is signed by one of the keys: both are needed to prove the fork.
+    let proven = check(&evidence, &[log_vkey(), rotated_vkey.clone()]).unwrap();
+    assert_eq!((proven.origin.as_str(), proven.size), (ORIGIN, 9));
+    assert!(matches!(
+        check(&evidence, &[log_vkey()]),
+        Err(EvidenceError::Unsigned {
+            which: "submitted",
+            ..
+        })
+    ));
+    assert!(matches!(
+        check(&evidence, &[rotated_vkey]),
+        Err(EvidenceError::Unsigned {
+            which: "cosigned",
+            ..
+        })
+    ));
+}
