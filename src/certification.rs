@@ -52,6 +52,7 @@ pub fn page(certificate: &Certificate, config_file: Option<&str>) -> Certificate
             .map(|f| FigureView {
                 group: f.group.clone(),
                 what: f.what.clone(),
+                model: f.reference == pitboss_lab::certificate::Reference::Model,
                 exact: f.exact,
                 simulated: f.simulated,
                 low: f.low,
@@ -59,6 +60,7 @@ pub fn page(certificate: &Certificate, config_file: Option<&str>) -> Certificate
                 inside: f.inside(),
             })
             .collect(),
+        model_rounds: c.model.as_ref().map(|(_, sim)| sim.rounds),
         battery: BatteryView {
             sequences: c.battery.plan.sequences,
             bits: c.battery.plan.bits,

@@ -165,13 +165,21 @@ pub fn run(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
     }
     let inside = certificate.figures.iter().filter(|f| f.inside()).count();
     println!(
-        "{} {}: {} of {} exact figures inside their simultaneous 99 % intervals; RNG battery {}; {}",
+        "{} {}: {} of {} figures inside their simultaneous 99 % intervals; RNG battery {}; {}",
         certificate.config.game,
         certificate.config.id(),
         inside,
         certificate.figures.len(),
-        if certificate.battery.holds() { "holds" } else { "FAILS" },
-        if certificate.holds() { "the certificate holds" } else { "the certificate FAILS" }
+        if certificate.battery.holds() {
+            "holds"
+        } else {
+            "FAILS"
+        },
+        if certificate.holds() {
+            "the certificate holds"
+        } else {
+            "the certificate FAILS"
+        }
     );
     println!(
         "sha256 {}  {}",

@@ -2,7 +2,10 @@
 //! of a game. It holds the configuration (its canonical text and id), its exact PAR sheets, and the
 //! strategy they assume. It holds a simulation of whole hands through the engine, with every exact
 //! figure held to it: each group's return and each row's probability must lie in its interval.
-//! The intervals are simultaneous at 99 %: Bonferroni, each at 1 − 0.01/k for k figures. It
+//! The intervals are simultaneous at 99 %: Bonferroni, each at 1 − 0.01/k for k figures. The
+//! Fortune Pai Gow main bet, which has no exact sheet, is held to the lab's own model of it (house
+//! way both sides, the engine's `main_bet` rule) simulated apart: the two estimates must agree
+//! within their difference's interval. It
 //! holds the RNG battery's judgement, the vendor's transcripts checked when given, and the command
 //! that reproduces each part.
 //!
@@ -35,13 +38,26 @@ pub struct Request {
     pub threads: usize,
 }
 
-/// One exact figure held to the simulation.
+/// What a figure of the simulation is held to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// An exact PAR sheet's figure.
+    Exact,
+    /// The lab's own model of the bet, simulated apart from the engine's hands (the Pai Gow main
+    /// bet, which has no exact sheet): the interval is then that of the two estimates' difference.
+    Model,
+}
+
+/// One figure held to the simulation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
     /// The group (`main`, `bonus`, a Nutz box).
     pub group: String,
     /// `return`, or the row's id.
     pub what: String,
+    /// What `exact` is.
+    pub reference: Reference,
+    /// The reference value: the exact figure, or the model's estimate.
     pub exact: f64,
     pub simulated: f64,
     /// The simultaneous interval around the simulated value.
@@ -110,7 +126,11 @@ pub struct Certificate {
     pub sheets: Vec<ParSheet>,
     pub strategy: Strategy,
     pub simulation: simulate::Report,
-    /// Every exact figure the simulation can be held to.
+    /// The lab's model of the Pai Gow main bet (house way both sides, the engine's `main_bet`
+    /// rule), simulated over as many rounds as the engine's hands, for the game that has no exact
+    /// main-bet sheet: its seed and totals.
+    pub model: Option<(Seed, crate::pai_gow::Simulation)>,
+    /// Every figure the simulation can be held to: the exact ones, and the model's.
     pub figures: Vec<Figure>,
     /// The z of each interval: Φ⁻¹(1 − (1 − CONFIDENCE)/(2k)).
     pub z: f64,
@@ -147,7 +167,38 @@ impl Certificate {
             ),
             ("the RNG battery", self.battery.plan.command()),
         ]
+        .into_iter()
+        .chain(self.model.as_ref().map(|(seed, sim)| {
+            (
+                "the main bet's model",
+                format!(
+                    "pitboss par {game}{config} --rounds {} --seed {}",
+                    sim.rounds,
+                    seed.to_hex()
+                ),
+            )
+        }))
+        .collect()
     }
+}
+
+/// How a figure is held: a row's frequency (its hits), a group's return against its exact sheet,
+/// or the main bet's return against the model (the model's standard error).
+#[derive(Clone, Copy)]
+enum Held {
+    Row(u64),
+    Return,
+    Model(f64),
+}
+
+/// The seed of the main bet's model run: `SHA-256("pitboss certificate model" ‖ the simulation's
+/// seed)`, apart from the engine's hands and reproducible from the certificate's seed.
+fn model_seed(seed: &Seed) -> Seed {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"pitboss certificate model");
+    hash.update(seed.as_bytes());
+    Seed::from_bytes(hash.finalize().into())
 }
 
 /// The Wilson score interval of a proportion `hits`/`n` at `z`.
@@ -179,36 +230,71 @@ pub fn certify(
         },
         run,
     )?;
+    // The main bet of Fortune Pai Gow has no exact sheet: the lab's own model of it, simulated
+    // from a seed of its own, is what the engine's hands are held to.
+    let model = match (
+        &config.rules,
+        simulation.groups.iter().find(|g| g.name == "main"),
+    ) {
+        (pitboss_engine::config::Rules::FortunePaiGow(_), Some(main)) if main.exact.is_none() => {
+            let seed = model_seed(&request.seed);
+            let sim =
+                crate::pai_gow::simulate_main(config, request.hands, &seed, request.threads, run)?;
+            Some((seed, sim))
+        }
+        _ => None,
+    };
     // The figures first, to know k; then the intervals at the Bonferroni z.
-    // (group, figure, exact, the row's hits or None for the return, simulated)
-    let mut raw: Vec<(&simulate::GroupReport, String, f64, Option<u64>, f64)> = Vec::new();
+    let mut raw: Vec<(&simulate::GroupReport, String, f64, Held, f64)> = Vec::new();
     for group in &simulation.groups {
-        let Some(sheet) = &group.exact else { continue };
-        raw.push((
-            group,
-            "return".into(),
-            sheet.return_rate(),
-            None,
-            group.tally.return_rate(),
-        ));
-        for (row, hits, frequency, exact) in group.rows() {
-            if let Some(exact) = exact {
-                raw.push((group, row, exact, Some(hits), frequency));
+        match (&group.exact, &model) {
+            (Some(sheet), _) => {
+                raw.push((
+                    group,
+                    "return".into(),
+                    sheet.return_rate(),
+                    Held::Return,
+                    group.tally.return_rate(),
+                ));
+                for (row, hits, frequency, exact) in group.rows() {
+                    if let Some(exact) = exact {
+                        raw.push((group, row, exact, Held::Row(hits), frequency));
+                    }
+                }
             }
+            (None, Some((_, sim))) if group.name == "main" => raw.push((
+                group,
+                "return".into(),
+                sim.return_rate(),
+                Held::Model(sim.standard_error()),
+                group.tally.return_rate(),
+            )),
+            (None, _) => {}
         }
     }
     let k = raw.len().max(1) as f64;
     let z = Normal::standard().inverse_cdf(1.0 - (1.0 - CONFIDENCE) / (2.0 * k));
     let figures = raw
         .into_iter()
-        .map(|(group, what, exact, hits, simulated)| {
-            let (low, high) = match hits {
-                Some(hits) => wilson(hits, group.tally.hands, z),
-                None => group.tally.interval_at(z),
+        .map(|(group, what, exact, held, simulated)| {
+            let (low, high) = match held {
+                Held::Row(hits) => wilson(hits, group.tally.hands, z),
+                Held::Return => group.tally.interval_at(z),
+                Held::Model(model_error) => {
+                    // Two independent estimates: their difference's standard error.
+                    let (_, one) = group.tally.interval_at(1.0);
+                    let ours = one - simulated;
+                    let half = z * (ours * ours + model_error * model_error).sqrt();
+                    (simulated - half, simulated + half)
+                }
             };
             Figure {
                 group: group.name.clone(),
                 what,
+                reference: match held {
+                    Held::Model(_) => Reference::Model,
+                    _ => Reference::Exact,
+                },
                 exact,
                 simulated,
                 low,
@@ -223,6 +309,7 @@ pub fn certify(
         sheets,
         strategy,
         simulation,
+        model,
         figures,
         z,
         battery,
@@ -244,24 +331,83 @@ mod tests {
         assert!((low - 0.4691).abs() < 1e-3 && (high - 0.5309).abs() < 1e-3);
     }
 
-    /// Nutz's default configuration: every exact figure inside its simultaneous interval, the
-    /// battery run, the certificate holding; the commands name the seeds.
-    #[test]
-    fn a_nutz_certificate_holds() {
-        let config = GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
-        let request = Request {
-            config,
+    /// A small certificate's request for `game`'s default configuration.
+    fn request(game: pitboss_engine::game::GameId) -> Request {
+        Request {
+            config: GameConfig::default_for(game),
             hands: 20_000,
             seed: Seed::from_bytes([1; 32]),
             battery: Plan::new([2; 32], 4, 65_536).unwrap(),
             threads: 2,
-        };
+        }
+    }
+
+    /// Fortune Pai Gow's default configuration: the main bet, which has no exact sheet, is held
+    /// to the lab's model of it simulated from a seed of its own, within the interval of the two
+    /// estimates' difference (wider than the engine's own); the bonus to its exact sheet; the
+    /// certificate holds and names the model's command.
+    #[test]
+    fn a_fortune_pai_gow_certificate_holds_its_main_bet_to_the_model() {
+        let request = request(pitboss_engine::game::GameId::FortunePaiGow);
+        let c = certify(&request, None, &Run::default()).unwrap();
+        let models: Vec<&Figure> = c
+            .figures
+            .iter()
+            .filter(|f| f.reference == Reference::Model)
+            .collect();
+        assert_eq!(models.len(), 1, "{:?}", c.figures);
+        let main = models[0];
+        assert_eq!(
+            (main.group.as_str(), main.what.as_str()),
+            ("main", "return")
+        );
+        let (seed, sim) = c.model.as_ref().expect("the model's run");
+        assert_eq!(sim.rounds, 20_000);
+        assert_ne!(seed, &request.seed, "a seed of its own");
+        assert_eq!(main.exact, sim.return_rate());
+        let engine = c
+            .simulation
+            .groups
+            .iter()
+            .find(|g| g.name == "main")
+            .unwrap();
+        let (low, high) = engine.tally.interval_at(c.z);
+        assert!(
+            main.low < low && main.high > high,
+            "the difference's interval is wider"
+        );
+        assert!(
+            c.figures
+                .iter()
+                .any(|f| f.group == "fortune_bonus" && f.reference == Reference::Exact),
+            "{:?}",
+            c.figures
+        );
+        assert!(c.figures.iter().all(Figure::inside), "{:?}", c.figures);
+        assert!(c.holds());
+        let commands = c.commands(None);
+        assert_eq!(
+            commands.last().unwrap().1,
+            format!(
+                "pitboss par fortune_pai_gow --rounds 20000 --seed {}",
+                seed.to_hex()
+            )
+        );
+    }
+
+    /// Nutz's default configuration: every exact figure inside its simultaneous interval, the
+    /// battery run, the certificate holding; the commands name the seeds.
+    #[test]
+    fn a_nutz_certificate_holds() {
+        let request = request(pitboss_engine::game::GameId::Nutz);
         let c = certify(&request, None, &Run::default()).unwrap();
         assert!(c.figures.len() > 5, "{:?}", c.figures);
         assert!(c.figures.iter().all(Figure::inside), "{:?}", c.figures);
         assert!(c.z > 2.5758, "simultaneous: wider than one 99 % interval");
         assert!(c.holds());
+        assert!(c.model.is_none() && c.figures.iter().all(|f| f.reference == Reference::Exact));
         let commands = c.commands(None);
+        assert_eq!(commands.len(), 3);
         assert!(commands[1].1.contains(&Seed::from_bytes([1; 32]).to_hex()));
         assert_eq!(commands[2].1, request.battery.command());
     }

@@ -47,11 +47,17 @@ impl Simulation {
 
     /// The 95 % confidence interval of the return.
     pub fn interval(&self) -> (f64, f64) {
+        let mean = self.return_rate();
+        let half = 1.959_964 * self.standard_error();
+        (mean - half, mean + half)
+    }
+
+    /// The standard error of the return (per unit staked).
+    pub fn standard_error(&self) -> f64 {
         let n = self.rounds as f64;
         let mean = self.return_rate();
         let variance = (self.returned_squares as f64 / n - mean * mean).max(0.0);
-        let half = 1.959_964 * (variance / n).sqrt();
-        (mean - half, mean + half)
+        (variance / n).sqrt()
     }
 }
 

@@ -38,11 +38,14 @@ pub struct SheetView {
     pub notes: Vec<String>,
 }
 
-/// One exact figure against the simulation.
+/// One figure against the simulation.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FigureView {
     pub group: String,
     pub what: String,
+    /// Whether `exact` is the lab's model simulated apart (the Pai Gow main bet), not an exact
+    /// figure.
+    pub model: bool,
     pub exact: f64,
     pub simulated: f64,
     pub low: f64,
@@ -76,6 +79,8 @@ pub struct CertificatePage {
     pub confidence: f64,
     pub z: f64,
     pub figures: Vec<FigureView>,
+    /// When a figure is held to the lab's model: the rounds the model was simulated over.
+    pub model_rounds: Option<u64>,
     pub battery: BatteryView,
     /// When the vendor's transcripts were checked: (source, agree, differ, refused, of another
     /// configuration).
@@ -155,13 +160,21 @@ pub fn render_certificate(c: &CertificatePage) -> String {
                             (c.figures.len()) " figures: z = " (format!("{:.4}", c.z)) "). "
                             (inside) " of " (c.figures.len()) " inside."
                         } "\n"
+                        @if let Some(rounds) = c.model_rounds {
+                            p {
+                                "The main bet has no exact sheet: its return is held to the lab's own model of it "
+                                "(the house way for both sides, the engine's main-bet rule), simulated apart over "
+                                (rounds) " rounds from a seed of its own (marked model); its interval is that of "
+                                "the two estimates' difference."
+                            } "\n"
+                        }
                         table {
                             "\n" thead { tr { th { "group" } th { "figure" } th { "exact" } th { "simulated" } th { "interval" } th { "" } } } "\n"
                             tbody {
                                 @for f in &c.figures {
                                     tr {
                                         td { (Text(&f.group)) } td { (Text(&f.what)) }
-                                        td { (format!("{:.8}", f.exact)) } td { (format!("{:.8}", f.simulated)) }
+                                        td { (format!("{:.8}", f.exact)) @if f.model { " (model)" } } td { (format!("{:.8}", f.simulated)) }
                                         td { (format!("[{:.8}, {:.8}]", f.low, f.high)) }
                                         td { @if f.inside { "inside" } @else { strong { "OUTSIDE" } } }
                                     }
