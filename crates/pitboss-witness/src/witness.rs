@@ -223,7 +223,7 @@ impl Witness {
         {
             return Ok(kept.0.line());
         }
-        let time = Self::next_time(&mut times, &checkpoint.origin, before.as_ref(), now, self);
+        let time = self.next_time(&mut times, &checkpoint.origin, before.as_ref(), now);
         let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
         let mut kept = request.note.clone();
         kept.signatures = vec![signed, line.clone()];
@@ -235,15 +235,15 @@ impl Witness {
     /// The time for a new cosignature of `origin`'s checkpoint: `now`, or the last one given if the
     /// clock went back — after a restart, the one the kept cosignature carries.
     fn next_time(
+        &self,
         times: &mut BTreeMap<String, u64>,
         origin: &str,
         before: Option<&Stored>,
         now: u64,
-        witness: &Witness,
     ) -> u64 {
         let last = *times.entry(origin.to_string()).or_insert_with(|| {
             before
-                .and_then(|b| witness.own_cosignature(&b.note))
+                .and_then(|b| self.own_cosignature(&b.note))
                 .map_or(0, |(_, time)| time)
         });
         now.max(last)
@@ -263,8 +263,7 @@ impl Witness {
     /// latest checkpoint cosigned for the log whose origin's SHA-256 is `origin_hash` (lowercase
     /// hex), with the log's signature and the cosignature `add-checkpoint` returned. A state kept
     /// by an earlier release, without a cosignature, gets one made now (never dated before the
-    /// last given). `None`: a log this witness
-    /// does not know, or one it never cosigned (a `404`).
+    /// last given). `None`: a log this witness does not know, or one it never cosigned (a `404`).
     pub fn monitored(&self, origin_hash: &str, now: u64) -> Result<Option<String>, WitnessError> {
         let origin = self
             .log_keys()
@@ -282,7 +281,7 @@ impl Witness {
                 return Err(WitnessError::Time(now));
             }
             let mut times = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-            let time = Self::next_time(&mut times, &origin, None, now, self);
+            let time = self.next_time(&mut times, &origin, None, now);
             times.insert(origin.clone(), time);
             let line = cosignature::sign(&self.name, &self.key, time, &stored.note.text);
             stored.note.signatures.push(line);
