@@ -148,6 +148,14 @@ pub fn run_verify_evidence(args: VerifyEvidenceArgs) -> anyhow::Result<std::proc
             pitboss_witness::note::Vkey::parse(key).with_context(|| format!("--log {key:?}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let Some(first) = keys.first() else {
+        anyhow::bail!("--log: the log's verifier key");
+    };
+    anyhow::ensure!(
+        keys.iter().all(|k| k.name == first.name),
+        "--log: the keys of one log, each named by its origin (here {:?} and another)",
+        first.name
+    );
     let mut text = String::new();
     std::fs::File::open(&args.file)
         .with_context(|| format!("cannot open {}", args.file.display()))?

@@ -625,8 +625,10 @@ fn learn_key(floor: &Floor, witness: &Witness, origin: &str, key: ed25519_dalek:
 
 /// Makes every key of the copy's key history one the mirror's witness knows the log by, when the
 /// key given with `--log` (which the witness knows from the start) is among them. The copy
-/// verified that history entry by entry: the key its first entry publishes, then each rotation
-/// signed by the key before. So after the log rotates its key the mirror and its witness door
+/// verified that history entry by entry: the key its first entry publishes (signed by itself),
+/// then each rotation, signed by the new key and carrying the old key's signature over it. So a
+/// history that holds the `--log` key was signed by it where it entered, and every key after it
+/// descends from it. After the log rotates its key the mirror and its witness door
 /// cosign on, without a restart, while a `--log` key that is not the log's teaches nothing (its
 /// witness then cosigns nothing of this log, as before). Blocks: a read of the copy's keys.
 fn learn_keys(floor: &Floor, witness: &Witness, origin: &str) {

@@ -46,13 +46,11 @@ pub fn of(config: &GameConfig, run: &pitboss_lab::Run) -> Result<BTreeMap<String
         let seed = pitboss_engine::rng::Seed::from_bytes(config.id().0);
         let sim = pitboss_lab::pai_gow::simulate_main(config, PAI_GOW_ROUNDS, &seed, 1, run)
             .map_err(|e| e.to_string())?;
-        let mean = sim.return_rate();
-        let second = sim.returned_squares as f64 / sim.rounds as f64;
         theories.insert(
             "main".into(),
             Theory {
-                return_rate: mean,
-                standard_deviation: (second - mean * mean).max(0.0).sqrt(),
+                return_rate: sim.return_rate(),
+                standard_deviation: sim.standard_deviation(),
                 exact: false,
             },
         );

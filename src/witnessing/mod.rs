@@ -8,8 +8,8 @@
 //!
 //! Owns the submissions, the cosignatures gathered and kept, and how far cosigning is behind the
 //! log. It MUST NOT stand in the way of an acknowledgement: it runs beside the writer and reads
-//! the log through the floor. A witness that is down or hangs delays only its own cosignatures:
-//! the others go on with the newest checkpoint. It is told loudly when cosigning falls more than
+//! the log through the floor. A witness that is down or hangs delays only its own cosignatures
+//! when the quorum does not need it: the others go on with the newest checkpoint. It is told loudly when cosigning falls more than
 //! the configured number of entries behind: a warning in the server's log, the
 //! `pitboss.witnessing` health service NOT_SERVING, and the metrics. The checkpoints it submits
 //! carry no extension lines (monitors cannot audit those).

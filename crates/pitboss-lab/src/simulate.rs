@@ -143,6 +143,13 @@ impl GroupTally {
 
     /// The interval of the return per total wagered at `z` standard errors.
     pub fn interval_at(&self, z: f64) -> (f64, f64) {
+        let rate = self.return_rate();
+        let half = z * self.standard_error();
+        (rate - half, rate + half)
+    }
+
+    /// The standard error of the return per total wagered (a ratio of means: the delta method).
+    pub fn standard_error(&self) -> f64 {
         let n = self.hands as f64;
         let rate = self.return_rate();
         let mean_w = self.wagered as f64 / n;
@@ -150,8 +157,7 @@ impl GroupTally {
         let variance = (self.returned_sq as f64 - 2.0 * rate * self.cross as f64
             + rate * rate * self.wagered_sq as f64)
             / n;
-        let half = z * (variance.max(0.0) / n).sqrt() / mean_w;
-        (rate - half, rate + half)
+        (variance.max(0.0) / n).sqrt() / mean_w
     }
 }
 

@@ -71,11 +71,24 @@ pub fn check(text: &str, logs: &[Vkey]) -> Result<Fork, EvidenceError> {
     let keys = logs;
     let mut checkpoints = Vec::new();
     for (which, note) in [("cosigned", &before), ("submitted", &shown)] {
-        log_signature(keys, &note.text, &note.signatures).map_err(|e| EvidenceError::Unsigned {
-            which,
-            why: e.to_string(),
+        let signed = log_signature(keys, &note.text, &note.signatures).map_err(|e| {
+            EvidenceError::Unsigned {
+                which,
+                why: e.to_string(),
+            }
         })?;
-        checkpoints.push(Checkpoint::parse(&note.text)?);
+        let checkpoint = Checkpoint::parse(&note.text)?;
+        // A key speaks for the log it is named after, not for another origin.
+        if signed.name != checkpoint.origin {
+            return Err(EvidenceError::Unsigned {
+                which,
+                why: format!(
+                    "signed by a key of {}, not of {}",
+                    signed.name, checkpoint.origin
+                ),
+            });
+        }
+        checkpoints.push(checkpoint);
     }
     let (a, b) = (&checkpoints[0], &checkpoints[1]);
     if a.origin != b.origin {
@@ -89,4 +102,65 @@ pub fn check(text: &str, logs: &[Vkey]) -> Result<Fork, EvidenceError> {
         size: a.size,
         roots: [a.root, b.root],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::note::{key_id, NoteSignature, ED25519};
+    use base64::Engine;
+    use ed25519_dalek::{Signer, SigningKey};
+
+    const ORIGIN: &str = "pitboss.v1/0011223344556677";
+
+    /// A checkpoint of `ORIGIN` (`size`, a root of `fill`) signed by `key` under the key name
+    /// `name`.
+    fn signed(size: u64, fill: u8, key: &SigningKey, name: &str) -> Note {
+        let root = base64::engine::general_purpose::STANDARD.encode([fill; 32]);
+        let text = format!("{ORIGIN}\n{size}\n{root}\n");
+        Note {
+            signatures: vec![NoteSignature {
+                name: name.into(),
+                key_id: key_id(name, ED25519, key.verifying_key().as_bytes()),
+                bytes: key.sign(text.as_bytes()).to_bytes().to_vec(),
+            }],
+            text,
+        }
+    }
+
+    /// An evidence file of two trees of one size, as a witness writes it.
+    fn evidence(cosigned: &Note, submitted: &Note) -> String {
+        let body = AddCheckpoint {
+            old: 9,
+            proof: Vec::new(),
+            note: submitted.clone(),
+        }
+        .to_body();
+        format!(
+            "{HEADER}origin {ORIGIN}\nrefused a fork\n{SUBMISSION}{body}{BEFORE}{}",
+            cosigned.to_text()
+        )
+    }
+
+    /// Two trees of one size signed by the log's key prove a fork; the same signed by a key named
+    /// after another log prove nothing of this one, even with that key given.
+    #[test]
+    fn a_fork_is_proven_only_by_a_key_of_the_log_it_names() {
+        let key = SigningKey::from_bytes(&[1; 32]);
+        let vkey = |name: &str| Vkey {
+            name: name.into(),
+            kind: ED25519,
+            key: key.verifying_key(),
+        };
+        let text = evidence(&signed(9, 1, &key, ORIGIN), &signed(9, 2, &key, ORIGIN));
+        let fork = check(&text, &[vkey(ORIGIN)]).unwrap();
+        assert_eq!((fork.origin.as_str(), fork.size), (ORIGIN, 9));
+        let other = "another.example/log";
+        let text = evidence(&signed(9, 1, &key, other), &signed(9, 2, &key, other));
+        let refused = check(&text, &[vkey(other)]).unwrap_err();
+        assert!(
+            matches!(&refused, EvidenceError::Unsigned { why, .. } if why.contains("signed by a key of another.example/log")),
+            "{refused}"
+        );
+    }
 }

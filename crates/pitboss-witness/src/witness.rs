@@ -209,8 +209,9 @@ impl Witness {
             )?;
             return Err(Refused::Inconsistent(why).into());
         }
-        // The same tree again: the cosignature kept with it is answered again (nothing written,
-        // and its time stands). Otherwise — or for a state kept by an earlier release, without a
+        // The same checkpoint again (its text, so its tree): the cosignature kept with it is
+        // answered again (nothing written, and its time stands). Otherwise — another text of the
+        // same tree (other extension lines), or a state kept by an earlier release without a
         // cosignature — the note is kept with the log's signature and a new cosignature before
         // the cosignature leaves (the monitoring API serves what was answered).
         let unchanged = before.as_ref().is_some_and(|b| {
@@ -218,7 +219,7 @@ impl Witness {
         });
         if let Some(kept) = before
             .as_ref()
-            .filter(|_| unchanged)
+            .filter(|b| unchanged && b.note.text == request.note.text)
             .and_then(|b| self.own_cosignature(&b.note))
         {
             return Ok(kept.0.line());
@@ -263,7 +264,8 @@ impl Witness {
     /// latest checkpoint cosigned for the log whose origin's SHA-256 is `origin_hash` (lowercase
     /// hex), with the log's signature and the cosignature `add-checkpoint` returned. A state kept
     /// by an earlier release, without a cosignature, gets one made now (never dated before the
-    /// last given). `None`: a log this witness does not know, or one it never cosigned (a `404`).
+    /// last given) and kept with it. `None`: a log this witness does not know, or one it never
+    /// cosigned (a `404`).
     pub fn monitored(&self, origin_hash: &str, now: u64) -> Result<Option<String>, WitnessError> {
         let origin = self
             .log_keys()
@@ -281,10 +283,18 @@ impl Witness {
                 return Err(WitnessError::Time(now));
             }
             let mut times = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-            let time = self.next_time(&mut times, &origin, None, now);
-            times.insert(origin.clone(), time);
-            let line = cosignature::sign(&self.name, &self.key, time, &stored.note.text);
-            stored.note.signatures.push(line);
+            // Read again under the lock: a submission may have replaced it meanwhile.
+            if let Some(latest) = self.state.latest(&origin)? {
+                stored = latest;
+            }
+            if self.own_cosignature(&stored.note).is_none() {
+                // Kept, once: the time given is then the one a restart starts from.
+                let time = self.next_time(&mut times, &origin, None, now);
+                let line = cosignature::sign(&self.name, &self.key, time, &stored.note.text);
+                stored.note.signatures.push(line);
+                self.state.replace(&origin, &stored.note)?;
+                times.insert(origin.clone(), time);
+            }
         }
         Ok(Some(stored.note.to_text()))
     }

@@ -182,14 +182,17 @@ fn the_monitoring_api_serves_the_latest_checkpoint_with_the_cosignature_returned
     );
 
     // A state kept by an earlier release holds the log's signature alone: it is served with a
-    // cosignature made when asked.
+    // cosignature made when first asked, and kept.
     drop(w);
     State::open(dir.path())
         .unwrap()
         .replace(ORIGIN, &nine)
         .unwrap();
     let w = witness(dir.path());
-    let served = Note::parse(&w.monitored(&hash, NOW + 80).unwrap().unwrap()).unwrap();
+    let text = w.monitored(&hash, NOW + 80).unwrap().unwrap();
+    // Kept with the state once made: asked again, the same.
+    assert_eq!(w.monitored(&hash, NOW + 90).unwrap(), Some(text.clone()));
+    let served = Note::parse(&text).unwrap();
     assert_eq!(served.text, nine.text);
     assert_eq!(served.signatures.len(), 2);
     let cosig = served.signatures.iter().find(|s| me.names(s)).unwrap();
@@ -328,4 +331,25 @@ fn a_fork_across_a_key_rotation_is_proven_with_both_keys() {
             ..
         })
     ));
+}
+
+/// The same tree with another text (an extension line) is cosigned over its own text, not
+/// answered with the cosignature of the text kept.
+#[test]
+fn the_same_tree_in_another_text_is_cosigned_over_that_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path());
+    let me = w.vkey();
+    w.add_checkpoint(&request(0, note(9, None, &log_key())), NOW)
+        .unwrap();
+    let mut other = note(9, None, &log_key());
+    other.text.push_str("an extension line\n");
+    let signature = log_key().sign(other.text.as_bytes()).to_bytes().to_vec();
+    other.signatures[0].bytes = signature;
+    let line = w
+        .add_checkpoint(&request(9, other.clone()), NOW + 1)
+        .unwrap();
+    let with = Note::parse(&format!("{}{line}", other.to_text())).unwrap();
+    let cosig = with.signatures.iter().find(|s| me.names(s)).unwrap();
+    assert_eq!(cosignature::verify(&me, &other.text, cosig), Ok(NOW + 1));
 }
