@@ -347,26 +347,35 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
         )?,
     };
     let witnessing = file.witnessing.unwrap_or_default();
-    let cosign_every_ms = flags
-        .cosign_every_ms
-        .or(witnessing.every_ms)
-        .unwrap_or(1000);
-    if !COSIGN_EVERY_MS.contains(&cosign_every_ms) {
-        return Err(FileError::Incomplete {
-            field: "witnessing.every_ms",
-            problem: "from 10 ms to an hour (3 600 000)",
-        });
-    }
-    let cosign_timeout_ms = flags
-        .cosign_timeout_ms
-        .or(witnessing.timeout_ms)
-        .unwrap_or(10_000);
-    if !COSIGN_TIMEOUT_MS.contains(&cosign_timeout_ms) {
-        return Err(FileError::Incomplete {
-            field: "witnessing.timeout_ms",
-            problem: "from 100 ms to ten minutes (600 000)",
-        });
-    }
+    // The flag, else the file, else the default; refused outside its range, naming the field.
+    let bounded = |value: u64,
+                   range: std::ops::RangeInclusive<u64>,
+                   field: &'static str,
+                   problem: &'static str| {
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(FileError::Incomplete { field, problem })
+        }
+    };
+    let cosign_every_ms = bounded(
+        flags
+            .cosign_every_ms
+            .or(witnessing.every_ms)
+            .unwrap_or(1000),
+        COSIGN_EVERY_MS,
+        "witnessing.every_ms",
+        "from 10 ms to an hour (3 600 000)",
+    )?;
+    let cosign_timeout_ms = bounded(
+        flags
+            .cosign_timeout_ms
+            .or(witnessing.timeout_ms)
+            .unwrap_or(10_000),
+        COSIGN_TIMEOUT_MS,
+        "witnessing.timeout_ms",
+        "from 100 ms to ten minutes (600 000)",
+    )?;
     let tiles_table = file.tiles.unwrap_or_default();
     let tiles = flags.tiles.or(tiles_table.dir);
     let tiles_listen = flags.tiles_listen.or(tiles_table.listen);
