@@ -7,26 +7,60 @@
 
 use sha2::{Digest, Sha256};
 
-fn certify(game: &str, out: &std::path::Path, extra: &[&str]) -> (bool, String) {
+/// `pitboss ARGS`: (exit status 0, what it printed on both outputs).
+fn pitboss(args: &[&std::ffi::OsStr]) -> (bool, String) {
     let run = std::process::Command::new(pitboss_testkit::binary())
-        .args([
-            "certify",
-            game,
-            "--hands",
-            "20000",
-            "--sequences",
-            "55",
-            "--bits",
-            "131072",
-        ])
-        .arg("--out")
-        .arg(out)
-        .args(extra)
+        .args(args)
         .output()
         .unwrap();
     let said =
         String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
     (run.status.success(), said)
+}
+
+fn certify(game: &str, out: &std::path::Path, extra: &[&str]) -> (bool, String) {
+    let fixed = [
+        "certify",
+        game,
+        "--hands",
+        "20000",
+        "--sequences",
+        "55",
+        "--bits",
+        "131072",
+        "--out",
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = fixed.iter().map(std::ffi::OsStr::new).collect();
+    args.push(out.as_os_str());
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    pitboss(&args)
+}
+
+/// The fixture's transcript of `game` (`fixtures/transcripts/`).
+fn transcript(game: &str) -> serde_json::Value {
+    let path = pitboss_testkit::root().join(format!("fixtures/transcripts/{game}.json"));
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// `transcript` with one claimed payout off by one: a hand the rules do not pay so.
+fn off_by_one(transcript: &serde_json::Value) -> serde_json::Value {
+    let mut off = transcript.clone();
+    let payouts = off
+        .pointer_mut("/claimed/payouts")
+        .and_then(|p| p.as_object_mut())
+        .expect("the fixture claims its payouts");
+    let (_, amount) = payouts.iter_mut().next().expect("a claimed payout");
+    *amount = serde_json::json!(amount.as_u64().unwrap() + 1);
+    off
+}
+
+/// `pitboss configs ARGS` against a server: (exit status 0, what it printed).
+fn configs(server: &str, token: &std::path::Path, extra: &[&str]) -> (bool, String) {
+    let fixed = ["configs", "--server", server, "--token-file"];
+    let mut args: Vec<&std::ffi::OsStr> = fixed.iter().map(std::ffi::OsStr::new).collect();
+    args.push(token.as_os_str());
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    pitboss(&args)
 }
 
 type Audit = pitboss::proto::audit_client::AuditClient<pitboss::service::client::Authorized>;
@@ -167,11 +201,7 @@ fn an_offline_certificate_is_reproduced_by_its_seeds() {
 #[test]
 fn a_vendors_transcripts_are_part_of_the_certificate() {
     let dirs = tempfile::tempdir().unwrap();
-    let read = |game: &str| -> serde_json::Value {
-        let path = pitboss_testkit::root().join(format!("fixtures/transcripts/{game}.json"));
-        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-    };
-    let nutz = read("nutz");
+    let nutz = transcript("nutz");
     let run = |name: &str, lines: &[serde_json::Value]| {
         let file = dirs.path().join(format!("{name}.jsonl"));
         let text: Vec<String> = lines.iter().map(|t| t.to_string()).collect();
@@ -195,21 +225,14 @@ fn a_vendors_transcripts_are_part_of_the_certificate() {
         "{page}"
     );
     // One claimed payout off by one.
-    let mut off = nutz.clone();
-    let payouts = off
-        .pointer_mut("/claimed/payouts")
-        .and_then(|p| p.as_object_mut())
-        .expect("the fixture claims its payouts");
-    let (_, amount) = payouts.iter_mut().next().expect("a claimed payout");
-    *amount = serde_json::json!(amount.as_u64().unwrap() + 1);
-    let (ok, said, page) = run("off", &[nutz.clone(), off]);
+    let (ok, said, page) = run("off", &[nutz.clone(), off_by_one(&nutz)]);
     assert!(!ok && said.contains("the certificate FAILS"), "{said}");
     assert!(
         page.contains("1 agree with the rules, 1 differ, 0 refused"),
         "{page}"
     );
     // A hand of another game is not evidence for this configuration.
-    let (ok, said, page) = run("other", &[nutz, read("mississippi_stud")]);
+    let (ok, said, page) = run("other", &[nutz, transcript("mississippi_stud")]);
     assert!(!ok, "{said}");
     assert!(page.contains(", 1 of another configuration"), "{page}");
 }
@@ -327,4 +350,139 @@ async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
     );
     let (ok, said) = verify(&recorded, &other);
     assert!(!ok, "{said}");
+}
+
+/// The configurations in play against the certifications the log holds (`pitboss configs`,
+/// `ListConfigs`): on a new server the four defaults are uncertified and `--uncertified` exits 1;
+/// a holding report recorded for Nutz's takes it off that list, with the entry, the page's hash,
+/// the lab principal and the hands shown; a later report that fails (a vendor's transcript off by
+/// one) puts it back, as the latest.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_configurations_in_play_are_listed_against_their_certifications() {
+    use pitboss::proto::operations_client::OperationsClient;
+    let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
+    let token = dirs.path().join("token");
+    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let nutz = pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz)
+        .id()
+        .to_string();
+    let defaults: Vec<String> = ["mississippi_stud", "fortune_pai_gow", "caribbean_stud"]
+        .iter()
+        .map(|g| {
+            pitboss_engine::config::GameConfig::default_for(g.parse().unwrap())
+                .id()
+                .to_string()
+        })
+        .collect();
+
+    let (ok, said) = configs(&server.address, &token, &["--uncertified"]);
+    assert!(!ok, "uncertified configurations fail the check:\n{said}");
+    for id in defaults.iter().chain([&nutz]) {
+        assert!(
+            said.lines()
+                .any(|l| l.starts_with(id.as_str()) && l.ends_with("not certified")),
+            "{id}:\n{said}"
+        );
+    }
+    assert!(said.contains("4 configuration(s) in play without a holding certification"));
+
+    // A holding report for Nutz's default.
+    let record = [
+        "--no-pdf",
+        "--record",
+        "--server",
+        &server.address,
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    let (ok, said) = certify("nutz", &dirs.path().join("holds"), &record);
+    assert!(ok, "{said}");
+    let page = std::fs::read(dirs.path().join("holds/certificate.html")).unwrap();
+    let hash = hex::encode(Sha256::digest(&page));
+    let mut audit = pitboss::proto::audit_client::AuditClient::new(server.channel().await);
+    let recorded = certifications(&mut audit).await;
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let mut ops = OperationsClient::new(server.channel().await);
+    let listed = |ops: &mut OperationsClient<_>| {
+        let mut ops = ops.clone();
+        async move {
+            ops.list_configs(pitboss::proto::ListConfigsRequest {
+                game: pitboss::proto::Game::Nutz as i32,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .configs
+        }
+    };
+    let shown = listed(&mut ops).await;
+    assert_eq!(shown.len(), 1);
+    assert_eq!(shown[0].config_id, nutz);
+    let status = shown[0].certification.clone().expect("a certification");
+    assert_eq!(
+        (
+            status.sequence,
+            status.holds,
+            status.report_sha256.as_str(),
+            status.recorded_by.as_str(),
+            status.hands,
+            status.reports
+        ),
+        (
+            recorded[0].sequence,
+            true,
+            hash.as_str(),
+            "admin",
+            20_000,
+            1
+        )
+    );
+    let (ok, said) = configs(&server.address, &token, &["--uncertified"]);
+    assert!(!ok && !said.contains(&nutz), "{said}");
+    assert!(said.contains("3 configuration(s) in play without a holding certification"));
+    let (ok, said) = configs(
+        &server.address,
+        &token,
+        &["--uncertified", "--game", "nutz"],
+    );
+    assert!(ok, "{said}");
+    let (ok, said) = configs(&server.address, &token, &["--game", "nutz"]);
+    assert!(
+        ok && said.contains(&format!("{nutz}  nutz"))
+            && said.contains(&format!(
+                "certification holds (entry {}",
+                recorded[0].sequence
+            ))
+            && said.contains(&hash),
+        "{said}"
+    );
+
+    // A later report that fails replaces it.
+    let vendor = dirs.path().join("vendor.jsonl");
+    std::fs::write(&vendor, off_by_one(&transcript("nutz")).to_string()).unwrap();
+    let mut failing = record.to_vec();
+    failing.extend(["--transcripts", vendor.to_str().unwrap()]);
+    let (ok, said) = certify("nutz", &dirs.path().join("fails"), &failing);
+    assert!(!ok && said.contains("the certificate FAILS"), "{said}");
+    let recorded = certifications(&mut audit).await;
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    let status = listed(&mut ops).await[0]
+        .certification
+        .clone()
+        .expect("a certification");
+    assert_eq!(
+        (status.sequence, status.holds, status.reports),
+        (recorded[1].sequence, false, 2)
+    );
+    let (ok, said) = configs(
+        &server.address,
+        &token,
+        &["--uncertified", "--game", "nutz"],
+    );
+    assert!(
+        !ok && said.contains(&nutz) && said.contains("certification FAILS"),
+        "{said}"
+    );
 }

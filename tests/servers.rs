@@ -4,7 +4,8 @@
 //! never forks (`pitboss verify --store` passes and the head row names the last entry), every
 //! acknowledged hand is there at the version it was acknowledged at (or later), every request id
 //! retried on the other server returns its first answer, and a hand's expected version holds
-//! across servers (a stale expected version is refused with the version the log has).
+//! across servers (a stale expected version is refused with the version the log has); and each
+//! server lists the configurations and certification reports the other recorded.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -27,20 +28,25 @@ fn pitboss(args: &[&str]) -> (bool, String) {
     )
 }
 
+/// Two servers on the log at `url`, one after the other, with one key: the second gets a copy of
+/// the first's key file. Their directories are kept with them.
+fn two_servers(url: &str) -> ([tempfile::TempDir; 2], Server, Server) {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = Server::start_with(dirs[0].path(), &["--store", url]);
+    std::fs::copy(
+        dirs[0].path().join("signing.key"),
+        dirs[1].path().join("signing.key"),
+    )
+    .unwrap();
+    let b = Server::start_with(dirs[1].path(), &["--store", url]);
+    (dirs, a, b)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_killed() {
     let cluster = Cluster::start();
     let url = cluster.url();
-    let a_dir = tempfile::tempdir().unwrap();
-    let b_dir = tempfile::tempdir().unwrap();
-    let a = Server::start_with(a_dir.path(), &["--store", &url]);
-    // One key for the log: the second server gets a copy of the first's key file.
-    std::fs::copy(
-        a_dir.path().join("signing.key"),
-        b_dir.path().join("signing.key"),
-    )
-    .unwrap();
-    let b = Server::start_with(b_dir.path(), &["--store", &url]);
+    let ([a_dir, _b_dir], a, b) = two_servers(&url);
 
     // A server with a key the log does not trust is refused, naming the key.
     let c_dir = tempfile::tempdir().unwrap();
@@ -323,4 +329,90 @@ fn an_append_after_the_database_closed_the_idle_writers_connection_commits_first
     }
     let verified = ledger.verify();
     assert!(verified.ok(), "{verified:?}");
+}
+
+/// The configurations in play on a shared log: a configuration published through one server and
+/// a certification report recorded through the other are both in each server's `ListConfigs`,
+/// though neither server saw the other's write happen (each learns from the log when it lists).
+#[tokio::test(flavor = "multi_thread")]
+async fn each_server_lists_what_the_other_published_and_certified() {
+    use pitboss::proto::operations_client::OperationsClient;
+    use pitboss_testkit::server::{ADMIN_TOKEN, SECOND_TOKEN};
+    let cluster = Cluster::start();
+    let url = cluster.url();
+    let ([_a_dir, b_dir], a, b) = two_servers(&url);
+
+    // Published through A: proposed by one principal, approved by a second.
+    let mut config =
+        pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
+    config.name = "nutz, published through A".into();
+    let mut ops_a = OperationsClient::new(a.channel().await);
+    let proposed = ops_a
+        .publish_config(proto::PublishConfigRequest {
+            config_json: String::from_utf8(config.canonical_bytes()).unwrap(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    OperationsClient::new(a.channel_as(Some(SECOND_TOKEN)).await)
+        .approve_proposal(proto::ApproveProposalRequest {
+            proposal_id: proposed.proposal.unwrap().proposal_id,
+        })
+        .await
+        .unwrap();
+    let id = proposed.config_id;
+    let nutz = |uncertified_only| proto::ListConfigsRequest {
+        game: proto::Game::Nutz as i32,
+        uncertified_only,
+        ..Default::default()
+    };
+    let mut ops_b = OperationsClient::new(b.channel().await);
+    let on_b = ops_b.list_configs(nutz(true)).await.unwrap().into_inner();
+    let shown = on_b.configs.iter().find(|c| c.config_id == id);
+    assert!(
+        shown.is_some_and(|c| c.certification.is_none()),
+        "B lists A's configuration as uncertified: {:?}",
+        on_b.configs
+    );
+
+    // Certified through B.
+    let token = b_dir.path().join("lab.token");
+    std::fs::write(&token, ADMIN_TOKEN).unwrap();
+    let out = b_dir.path().join("certificate");
+    let (ok, said) = pitboss(&[
+        "certify",
+        "nutz",
+        "--config-id",
+        &id,
+        "--hands",
+        "10000",
+        "--sequences",
+        "55",
+        "--bits",
+        "131072",
+        "--no-pdf",
+        "--record",
+        "--server",
+        &b.address,
+        "--token-file",
+        token.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{said}");
+    let on_a = ops_a.list_configs(nutz(false)).await.unwrap().into_inner();
+    let status = on_a
+        .configs
+        .iter()
+        .find(|c| c.config_id == id)
+        .and_then(|c| c.certification.clone())
+        .expect("A shows the certification recorded through B");
+    assert!(status.holds && status.reports == 1 && status.hands == 10_000);
+    let uncertified = ops_a.list_configs(nutz(true)).await.unwrap().into_inner();
+    assert!(
+        uncertified.configs.iter().all(|c| c.config_id != id),
+        "{:?}",
+        uncertified.configs
+    );
 }

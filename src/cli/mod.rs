@@ -9,6 +9,7 @@ mod check;
 mod checkpoint;
 mod client;
 mod config_file;
+mod configs;
 mod copy;
 mod deal;
 mod demo;
@@ -90,6 +91,9 @@ enum Command {
     Hands(hands::HandsArgs),
     /// Void a hand, or every hand of a table over a time range (malfunction).
     Void(void::VoidArgs),
+    /// The configurations in play, each with its latest certification report in the log
+    /// (`--uncertified`: only those without a holding one, and exit status 1 when there are any).
+    Configs(configs::ConfigsArgs),
     /// The two-person rule's proposals, newest first.
     Proposals(proposals::ListArgs),
     /// The floor's returns against the theoretical: per game, table, configuration, bet group and
@@ -169,6 +173,7 @@ impl Cli {
             Command::Hands(args) => hands::run(args).map(|()| ok),
             Command::Void(args) => void::run(args).map(|()| ok),
             Command::Sweep(args) => void::run_sweep(args).map(|()| ok),
+            Command::Configs(args) => configs::run(args),
             Command::Proposals(args) => proposals::run_list(args).map(|()| ok),
             Command::Returns(args) => returns::run(args).map(|()| ok),
             Command::Report(args) => report::run(args).map(|()| ok),

@@ -1,8 +1,10 @@
 //! The configurations room: the published configurations, loaded from the log at start, the
-//! defaults published when missing, and a new configuration's publication (checked whole first).
+//! defaults published when missing, a new configuration's publication (checked whole first), and
+//! their listing with each one's latest certification.
 //!
 //! Owns the registry of configurations; must not open or change hands.
 
+use std::ops::Bound;
 use std::sync::{Arc, OnceLock, PoisonError};
 
 use prost::Message;
@@ -12,7 +14,28 @@ use pitboss_engine::config::{ConfigError, ConfigId, GameConfig, Identified};
 use pitboss_engine::game::GameId;
 use pitboss_ledger::{AppendRequest, Expected};
 
+use super::certifications::Certified;
 use super::{index, requests, requests::Target, Floor, FloorError};
+
+/// At most how many configurations one page of [`Floor::config_page`] looks at: each look reads
+/// the log (the configuration's certifications), so a page that filters may hold fewer than its
+/// size rather than read without end.
+pub const LOOKED_AT_MOST: usize = 1_000;
+
+/// A configuration as a listing shows it.
+pub struct Listed {
+    pub id: ConfigId,
+    pub config: Arc<GameConfig>,
+    /// Its latest certification report, if the log holds one.
+    pub certification: Option<Certified>,
+}
+
+/// One page of a listing of the configurations.
+pub struct ConfigPage {
+    pub configs: Vec<Listed>,
+    /// The last configuration looked at, when some remain after it: where the next page starts.
+    pub next: Option<ConfigId>,
+}
 
 /// A published configuration as the floor keeps it: its id computed once (hands are dealt from
 /// it), and whether new hands may open under it, judged at the first opening and kept (the
@@ -39,7 +62,10 @@ impl Floor {
             let Some((last, _)) = page.last().cloned() else {
                 break;
             };
-            for (_, sequence) in &page {
+            for (key, sequence) in &page {
+                if self.is_kept(key) {
+                    continue;
+                }
                 let entry = self.ledger.entry(*sequence)?.ok_or_else(|| {
                     FloorError::Corrupt(format!("entry {sequence}"), "missing".into())
                 })?;
@@ -56,6 +82,75 @@ impl Floor {
             from.push(0);
         }
         Ok(())
+    }
+
+    /// Whether the configuration whose id is `key` is kept already.
+    fn is_kept(&self, key: &[u8]) -> bool {
+        <[u8; 32]>::try_from(key).is_ok_and(|id| {
+            self.configs
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains_key(&ConfigId(id))
+        })
+    }
+
+    /// The published configurations after `after`, in the order of their ids, each with its
+    /// latest certification: at most `size` (at least one); with `uncertified_only`, only those
+    /// without a holding certification (none recorded, or the latest fails), looking at no more
+    /// than [`LOOKED_AT_MOST`]. On a log other servers write too, the configurations they
+    /// published since this server started are learned first (the index of configurations, and
+    /// an entry for each one not kept yet).
+    pub fn config_page(
+        &self,
+        game: Option<GameId>,
+        after: Option<ConfigId>,
+        size: usize,
+        uncertified_only: bool,
+    ) -> Result<ConfigPage, FloorError> {
+        self.listed(game, after, size, uncertified_only, LOOKED_AT_MOST)
+    }
+
+    /// [`Floor::config_page`], looking at no more than `looked_at_most` configurations.
+    fn listed(
+        &self,
+        game: Option<GameId>,
+        after: Option<ConfigId>,
+        size: usize,
+        uncertified_only: bool,
+        looked_at_most: usize,
+    ) -> Result<ConfigPage, FloorError> {
+        if self.ledger.shared() {
+            self.load_configs()?;
+        }
+        let candidates: Vec<(ConfigId, Arc<GameConfig>)> = {
+            let configs = self.configs.read().unwrap_or_else(PoisonError::into_inner);
+            let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+            configs
+                .range((from, Bound::Unbounded))
+                .map(|(id, kept)| (*id, kept.identified.config().clone()))
+                .filter(|(_, config)| game.is_none_or(|g| config.game == g))
+                .collect()
+        };
+        let mut candidates = candidates.into_iter().peekable();
+        let (mut configs, mut looked, mut last) = (Vec::new(), 0, None);
+        while configs.len() < size.max(1) && looked < looked_at_most {
+            let Some((id, config)) = candidates.next() else {
+                break;
+            };
+            looked += 1;
+            last = Some(id);
+            let certification = self.certification(&id)?;
+            if uncertified_only && certification.as_ref().is_some_and(|c| c.report.holds) {
+                continue;
+            }
+            configs.push(Listed {
+                id,
+                config,
+                certification,
+            });
+        }
+        let next = last.filter(|_| candidates.peek().is_some());
+        Ok(ConfigPage { configs, next })
     }
 
     pub(super) fn insert_config(&self, config: GameConfig) -> ConfigId {
@@ -222,5 +317,82 @@ mod tests {
         let (id, _) = floor.publish(default, None, "tester").await.unwrap();
         assert_eq!(Some(id), floor.default_config(GameId::Nutz));
         assert_eq!(log_size(&floor), size, "already in the log");
+    }
+
+    /// A listing shows each configuration's latest certification report (a later one replaces an
+    /// earlier, whatever their verdicts); the uncertified are those with none or whose latest
+    /// fails; a page looks at no more configurations than its bound, says where the next starts,
+    /// and the pages together list each uncertified configuration once, in order.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_listing_shows_the_latest_certification_and_pages_the_uncertified() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let mut ids: Vec<ConfigId> = floor.configs().iter().map(|c| c.id()).collect();
+        ids.sort();
+        let report = |id: &ConfigId, holds| crate::proto::CertificationRecorded {
+            config_id: id.0.to_vec(),
+            report_sha256: vec![7; 32],
+            holds,
+            hands: 10_000,
+            ..Default::default()
+        };
+        let held = floor
+            .record_certification(report(&ids[0], true), "lab")
+            .await
+            .unwrap();
+        floor
+            .record_certification(report(&ids[1], true), "lab")
+            .await
+            .unwrap();
+        let failed = floor
+            .record_certification(report(&ids[1], false), "auditor")
+            .await
+            .unwrap();
+
+        let all = floor.config_page(None, None, 100, false).unwrap();
+        assert_eq!(all.configs.iter().map(|l| l.id).collect::<Vec<_>>(), ids);
+        assert!(all.next.is_none());
+        let status = |i: usize| {
+            all.configs[i].certification.as_ref().map(|c| {
+                (
+                    c.sequence,
+                    c.report.holds,
+                    c.reports,
+                    c.recorded_by.as_str(),
+                )
+            })
+        };
+        assert_eq!(status(0), Some((held, true, 1, "lab")));
+        assert_eq!(status(1), Some((failed, false, 2, "auditor")));
+        assert_eq!((status(2), status(3)), (None, None));
+
+        // One configuration a page, two looks a page at most: the pages walk past the certified
+        // one and list the three others.
+        let (mut seen, mut after, mut pages) = (Vec::new(), None, 0);
+        loop {
+            let page = floor.listed(None, after, 1, true, 2).unwrap();
+            assert!(page.configs.len() <= 1);
+            seen.extend(page.configs.iter().map(|l| l.id));
+            pages += 1;
+            assert!(pages <= ids.len(), "the pages end");
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ids[1..].to_vec());
+        // A bound of one look: the first page looks at the certified configuration only, lists
+        // nothing, and the next page starts after it.
+        let first = floor.listed(None, None, 5, true, 1).unwrap();
+        assert!(first.configs.is_empty());
+        assert_eq!(first.next, Some(ids[0]));
+        // By game: one default each.
+        let nutz = floor
+            .config_page(Some(GameId::Nutz), None, 100, false)
+            .unwrap();
+        assert_eq!(
+            nutz.configs.iter().map(|l| l.id).collect::<Vec<_>>(),
+            vec![floor.default_config(GameId::Nutz).unwrap()]
+        );
     }
 }

@@ -38,6 +38,8 @@ use pitboss_engine::game::GameId;
 use pitboss_ledger::Ledger;
 
 use cache::HandCache;
+pub use certifications::Certified;
+pub use configurations::{ConfigPage, Listed, LOOKED_AT_MOST};
 use error::invalid;
 pub use error::{FloorError, ProposalProblem};
 pub use export::{ExportCursor, HandsPage};

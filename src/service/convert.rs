@@ -79,6 +79,31 @@ pub fn config_id(field: &str, text: &str) -> Result<pitboss_engine::config::Conf
     Ok(pitboss_engine::config::ConfigId(bytes))
 }
 
+/// A configuration as `ListConfigs` shows it, with its latest certification.
+pub fn config_summary(listed: crate::floor::Listed) -> proto::ConfigSummary {
+    let crate::floor::Listed {
+        id,
+        config,
+        certification,
+    } = listed;
+    proto::ConfigSummary {
+        config_id: id.to_string(),
+        game: game_to_proto(config.game),
+        name: config.name.clone(),
+        version: config.version,
+        canonical_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
+        certification: certification.map(|c| proto::CertificationStatus {
+            sequence: c.sequence,
+            holds: c.report.holds,
+            report_sha256: hex::encode(&c.report.report_sha256),
+            recorded_at_ms: c.recorded_at_ms,
+            recorded_by: c.recorded_by,
+            hands: c.report.hands,
+            reports: c.reports,
+        }),
+    }
+}
+
 /// The protobuf view of a hand.
 pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandView {
     use crate::codec;

@@ -27,7 +27,13 @@ pub struct OperationsService {
     access: Arc<Access>,
     /// One `AuthenticateSoftware` reads the executable at a time.
     reading_executable: tokio::sync::Semaphore,
+    /// `ListConfigs` calls reading the log at once ([`LISTINGS`]); the others wait their turn.
+    listing: tokio::sync::Semaphore,
 }
+
+/// How many `ListConfigs` read the log at once (each reads up to two entries' worth per
+/// configuration it looks at, at most [`crate::floor::LOOKED_AT_MOST`]).
+const LISTINGS: usize = 2;
 
 impl OperationsService {
     /// Serves `floor`, with `access` to reload.
@@ -36,6 +42,7 @@ impl OperationsService {
             floor,
             access,
             reading_executable: tokio::sync::Semaphore::new(1),
+            listing: tokio::sync::Semaphore::new(LISTINGS),
         }
     }
 }
@@ -161,33 +168,30 @@ impl Operations for OperationsService {
             0 => 50,
             n => n as usize,
         };
-        let mut configs: Vec<_> = self
-            .floor
-            .configs()
-            .into_iter()
-            .filter(|c| game.is_none_or(|g| c.game == g))
-            .map(|c| (c.id().to_string(), c))
-            .filter(|(id, _)| r.page_token.is_empty() || id.as_str() > r.page_token.as_str())
-            .collect();
-        configs.sort_by(|a, b| a.0.cmp(&b.0));
-        let next = if configs.len() > size {
-            configs[size - 1].0.clone()
-        } else {
-            String::new()
+        let after = match r.page_token.as_str() {
+            "" => None,
+            token => Some(convert::config_id("page_token", token)?),
         };
-        configs.truncate(size);
+        // Up to a thousand reads of the log: off the async workers, a few listings at a time.
+        let _turn = self
+            .listing
+            .acquire()
+            .await
+            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let floor = self.floor.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            floor.config_page(game, after, size, r.uncertified_only)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(status)?;
         Ok(Response::new(proto::ListConfigsResponse {
-            configs: configs
+            configs: page
+                .configs
                 .into_iter()
-                .map(|(id, c)| proto::ConfigSummary {
-                    config_id: id,
-                    game: convert::game_to_proto(c.game),
-                    name: c.name.clone(),
-                    version: c.version,
-                    canonical_json: String::from_utf8_lossy(&c.canonical_bytes()).into_owned(),
-                })
+                .map(convert::config_summary)
                 .collect(),
-            next_page_token: next,
+            next_page_token: page.next.map(|id| id.to_string()).unwrap_or_default(),
         }))
     }
 

@@ -356,6 +356,7 @@ impl Target {
                 game,
                 page_size: 5,
                 page_token: String::new(),
+                uncertified_only: gen.chance(2),
             }
             .encode_to_vec(),
             "VoidHand" => proto::VoidHandRequest {
