@@ -3,7 +3,9 @@
 //! exact figure lies inside its simultaneous 99 % interval and the battery holds, so each
 //! certificate holds; the printed SHA-256 is the page's and the log's; the same seeds give the same
 //! page, byte for byte, offline or on a server; the vendor's transcripts, with an error planted,
-//! fail the certificate; and an altered report is refused against its signed note.
+//! fail the certificate; an altered report is refused against its signed note; the configurations
+//! in play are listed against the reports the log holds; and a server that requires certification
+//! opens hands only under a configuration whose latest report holds.
 
 use sha2::{Digest, Sha256};
 
@@ -61,6 +63,27 @@ fn configs(server: &str, token: &std::path::Path, extra: &[&str]) -> (bool, Stri
     args.push(token.as_os_str());
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     pitboss(&args)
+}
+
+/// A report for Nutz's default recorded through `server` into `out`: one that holds, or
+/// (`failing`) one given a vendor's transcript off by one, which fails it.
+fn record_nutz(server: &str, token: &std::path::Path, out: &std::path::Path, failing: bool) {
+    let vendor = out.with_extension("jsonl");
+    let mut args = vec![
+        "--no-pdf",
+        "--record",
+        "--server",
+        server,
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    if failing {
+        std::fs::write(&vendor, off_by_one(&transcript("nutz")).to_string()).unwrap();
+        args.extend(["--transcripts", vendor.to_str().unwrap()]);
+    }
+    let (ok, said) = certify("nutz", out, &args);
+    assert_eq!(ok, !failing, "{said}");
+    assert_eq!(said.contains("the certificate FAILS"), failing, "{said}");
 }
 
 type Audit = pitboss::proto::audit_client::AuditClient<pitboss::service::client::Authorized>;
@@ -388,16 +411,7 @@ async fn the_configurations_in_play_are_listed_against_their_certifications() {
     assert!(said.contains("4 configuration(s) in play without a holding certification"));
 
     // A holding report for Nutz's default.
-    let record = [
-        "--no-pdf",
-        "--record",
-        "--server",
-        &server.address,
-        "--token-file",
-        token.to_str().unwrap(),
-    ];
-    let (ok, said) = certify("nutz", &dirs.path().join("holds"), &record);
-    assert!(ok, "{said}");
+    record_nutz(&server.address, &token, &dirs.path().join("holds"), false);
     let page = std::fs::read(dirs.path().join("holds/certificate.html")).unwrap();
     let hash = hex::encode(Sha256::digest(&page));
     let mut audit = pitboss::proto::audit_client::AuditClient::new(server.channel().await);
@@ -460,12 +474,7 @@ async fn the_configurations_in_play_are_listed_against_their_certifications() {
     );
 
     // A later report that fails replaces it.
-    let vendor = dirs.path().join("vendor.jsonl");
-    std::fs::write(&vendor, off_by_one(&transcript("nutz")).to_string()).unwrap();
-    let mut failing = record.to_vec();
-    failing.extend(["--transcripts", vendor.to_str().unwrap()]);
-    let (ok, said) = certify("nutz", &dirs.path().join("fails"), &failing);
-    assert!(!ok && said.contains("the certificate FAILS"), "{said}");
+    record_nutz(&server.address, &token, &dirs.path().join("fails"), true);
     let recorded = certifications(&mut audit).await;
     assert_eq!(recorded.len(), 2, "{recorded:?}");
     let status = listed(&mut ops).await[0]
@@ -484,5 +493,107 @@ async fn the_configurations_in_play_are_listed_against_their_certifications() {
     assert!(
         !ok && said.contains(&nutz) && said.contains("certification FAILS"),
         "{said}"
+    );
+}
+
+/// A server that requires certification (`--require-certification true`) opens no hand under a
+/// configuration whose latest report does not hold — none recorded, or the latest fails: each
+/// `OpenHand` and `PlayHand` is refused `FAILED_PRECONDITION` (`CONFIGURATION_NOT_CERTIFIED`,
+/// `config_id`), naming the configuration (and the failing report's entry), and writes nothing;
+/// once a holding report is recorded, hands open under it (and only under it).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_requires_certification_opens_hands_only_under_certified_ones() {
+    use pitboss::proto::audit_client::AuditClient;
+    use pitboss::proto::play_client::PlayClient;
+    let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::start_with(
+        &dirs.path().join("log"),
+        &["--require-certification", "true"],
+    );
+    let token = dirs.path().join("token");
+    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let mut play = PlayClient::new(server.channel().await);
+    let mut audit = AuditClient::new(server.channel().await);
+    let nutz_id =
+        pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz)
+            .id()
+            .to_string();
+    let open = |game: pitboss::proto::Game, bet: &str| pitboss::proto::OpenHandRequest {
+        game: game as i32,
+        table: "T1".into(),
+        player: "P1".into(),
+        wagers: vec![pitboss::proto::Wager {
+            bet: bet.into(),
+            amount: 500,
+        }],
+        ..Default::default()
+    };
+    let nutz = || open(pitboss::proto::Game::Nutz, "box_one_pair");
+    let size = |audit: &mut Audit| {
+        let mut audit = audit.clone();
+        async move {
+            audit
+                .get_checkpoint(pitboss::proto::GetCheckpointRequest::default())
+                .await
+                .unwrap()
+                .into_inner()
+                .tree_size
+        }
+    };
+    // Refused, naming the configuration and why, and nothing written.
+    let refused_as = |status: tonic::Status, why: &str| {
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+        let names = pitboss_testkit::refusal::names(&status);
+        assert!(
+            names.contains(&"CONFIGURATION_NOT_CERTIFIED".to_string())
+                && names.contains(&"config_id".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            status.message().contains(&nutz_id) && status.message().contains(why),
+            "{status:?}"
+        );
+    };
+    let before = size(&mut audit).await;
+    refused_as(
+        play.open_hand(nutz()).await.unwrap_err(),
+        "holds no certification report",
+    );
+    refused_as(
+        play.play_hand(pitboss::proto::PlayHandRequest {
+            open: Some(nutz()),
+            decisions: Vec::new(),
+            follow_advice: true,
+        })
+        .await
+        .unwrap_err(),
+        "holds no certification report",
+    );
+    assert_eq!(
+        size(&mut audit).await,
+        before,
+        "a refused opening writes nothing"
+    );
+
+    // A holding report: Nutz hands open; the others' configurations are still refused.
+    record_nutz(&server.address, &token, &dirs.path().join("holds"), false);
+    let opened = play.open_hand(nutz()).await.unwrap().into_inner();
+    assert!(opened.hand.is_some_and(|h| h.config_id == nutz_id));
+    let other = play
+        .open_hand(open(pitboss::proto::Game::MississippiStud, "ante"))
+        .await
+        .unwrap_err();
+    assert_eq!(other.code(), tonic::Code::FailedPrecondition, "{other:?}");
+
+    // A later report that fails: refused again, naming its entry.
+    record_nutz(&server.address, &token, &dirs.path().join("fails"), true);
+    let recorded = certifications(&mut audit).await;
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    refused_as(
+        play.open_hand(nutz()).await.unwrap_err(),
+        &format!(
+            "latest certification report (entry {}) fails",
+            recorded[1].sequence
+        ),
     );
 }

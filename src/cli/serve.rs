@@ -76,6 +76,11 @@ pub struct ServeArgs {
     /// restart; `false` prepares each on first use.
     #[arg(long, value_name = "BOOL")]
     warm: Option<bool>,
+    /// Open new hands only under a configuration whose latest certification report in the log
+    /// holds (`true`); `false`, the default, under any published configuration
+    /// (`docs/certification.md`, "The configurations in play").
+    #[arg(long, value_name = "BOOL")]
+    require_certification: Option<bool>,
     #[command(flatten)]
     witnessing: WitnessingArgs,
     /// Keep this directory current with the log as C2SP tlog-tiles (hash tiles, entry bundles,
@@ -129,6 +134,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         insecure_no_tls: args.insecure_no_tls,
         metrics: args.metrics,
         warm: args.warm,
+        require_certification: args.require_certification,
         witness_policy: args.witnessing.witness_policy,
         cosign_every_ms: args.witnessing.cosign_every_ms,
         cosign_warn_behind: args.witnessing.cosign_warn_behind,
@@ -364,7 +370,8 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
         let floor = Arc::new(
             Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
                 .await
-                .context("cannot open the floor (configurations)")?,
+                .context("cannot open the floor (configurations)")?
+                .require_certification(args.require_certification),
         );
         let access = access(&args, &floor, loopback).await?;
         floor

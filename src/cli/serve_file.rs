@@ -52,6 +52,18 @@ pub struct File {
     pub software: Option<SoftwareTable>,
     /// `[returns]`: `enabled`, `check_every_s`, `min_hands`, `statement_every_s`.
     pub returns: Option<ReturnsTable>,
+    /// `[certification]`: `required`.
+    pub certification: Option<CertificationTable>,
+}
+
+/// The `[certification]` table: the lab's reports the floor holds configurations to
+/// (`docs/certification.md`, "The configurations in play").
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CertificationTable {
+    /// Open new hands only under a configuration whose latest certification report in the log
+    /// holds (default false: under any published configuration).
+    pub required: Option<bool>,
 }
 
 /// The `[returns]` table: the floor's returns against the theoretical (`docs/returns.md`).
@@ -163,6 +175,8 @@ pub struct Flags {
     pub metrics: Option<SocketAddr>,
     /// `--warm true|false`.
     pub warm: Option<bool>,
+    /// `--require-certification true|false`.
+    pub require_certification: Option<bool>,
     pub witness_policy: Option<PathBuf>,
     pub cosign_every_ms: Option<u64>,
     pub cosign_warn_behind: Option<u64>,
@@ -211,6 +225,8 @@ pub struct Settings {
     pub unapproved_read_only: bool,
     /// How the returns are watched (`None`: not kept).
     pub returns: Option<pitboss::returns::Settings>,
+    /// New hands open only under configurations whose latest certification report holds.
+    pub require_certification: bool,
 }
 
 /// Why the settings file cannot be used.
@@ -440,6 +456,10 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
         None
     };
     Ok(Settings {
+        require_certification: flags
+            .require_certification
+            .or(file.certification.and_then(|c| c.required))
+            .unwrap_or(false),
         returns,
         approved,
         unapproved_read_only,
@@ -673,6 +693,30 @@ mod tests {
         assert_eq!(settings.limits, ServerLimits::default());
         assert_eq!(settings.metrics, Some("127.0.0.1:9100".parse().unwrap()));
         assert!(settings.warm, "the example says the default");
+        assert!(
+            !settings.require_certification,
+            "the example says the default"
+        );
+    }
+
+    /// `[certification] required` from the file, overridden by `--require-certification`; off by
+    /// default.
+    #[test]
+    fn requiring_certification_comes_from_the_flag_or_the_file_and_is_off_by_default() {
+        let on = || file("[certification]\nrequired = true\n").unwrap();
+        let required = |flags, file| merge(flags, file).unwrap().require_certification;
+        assert!(!required(Flags::default(), File::default()));
+        assert!(required(Flags::default(), on()));
+        let flag = |value| Flags {
+            require_certification: Some(value),
+            ..Flags::default()
+        };
+        assert!(!required(flag(false), on()));
+        assert!(required(flag(true), File::default()));
+        let unknown = file("[certification]\nrequire = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(unknown.contains("require"), "{unknown}");
     }
 
     /// `[advice] warm` from the file, overridden by `--warm`; on by default.

@@ -3,7 +3,7 @@
 //! its actor the lab principal who asked for it; and the log's signed statement over it, a
 //! checkpoint of the log up to that entry whose extension line names the report
 //! ([`crate::certification::NoteLine`]); and, for a configuration, the latest report recorded
-//! ([`Certified`]), which the listing of the configurations in play shows.
+//! ([`Certified`]), which the listing of the configurations in play and the check at opening read.
 
 use prost::Message;
 
@@ -28,7 +28,7 @@ pub struct Certified {
 }
 
 /// The stream of a configuration's certification reports.
-fn stream_of(config_id: &[u8]) -> String {
+pub(super) fn stream_of(config_id: &[u8]) -> String {
     format!("certifications/{}", hex::encode(config_id))
 }
 

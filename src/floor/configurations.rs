@@ -14,7 +14,7 @@ use pitboss_engine::config::{ConfigError, ConfigId, GameConfig, Identified};
 use pitboss_engine::game::GameId;
 use pitboss_ledger::{AppendRequest, Expected};
 
-use super::certifications::Certified;
+use super::certifications::{stream_of, Certified};
 use super::{index, requests, requests::Target, Floor, FloorError};
 
 /// At most how many configurations one page of [`Floor::config_page`] looks at: each look reads
@@ -43,6 +43,9 @@ pub struct ConfigPage {
 pub(super) struct Kept {
     pub(super) identified: Identified,
     playable: OnceLock<Result<(), ConfigError>>,
+    /// Its certification as last read, when the server requires one (read again when its
+    /// stream's version has moved).
+    pub(super) certification: std::sync::Mutex<Option<Seen>>,
 }
 
 impl Kept {
@@ -52,6 +55,15 @@ impl Kept {
             .get_or_init(|| Floor::playable(self.identified.config()))
             .clone()
     }
+}
+
+/// A configuration's certification as the check at opening last read it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Seen {
+    /// The version of its certifications' stream then.
+    version: u64,
+    /// The latest report's sequence and verdict (`None`: no report).
+    latest: Option<(u64, bool)>,
 }
 
 impl Floor {
@@ -153,6 +165,40 @@ impl Floor {
         Ok(ConfigPage { configs, next })
     }
 
+    /// Whether a hand may open under `kept` (id `id`) on a server that requires certification
+    /// (`[certification] required`): its latest report must hold. One read of the log per
+    /// opening (its certifications' version); the report is read again only when one was
+    /// recorded since, through whichever server.
+    pub(super) fn check_certified(&self, id: ConfigId, kept: &Kept) -> Result<(), FloorError> {
+        let version = self.ledger.stream_version(&stream_of(&id.0))?;
+        let seen = *kept
+            .certification
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let latest = match seen {
+            Some(seen) if seen.version == version => seen.latest,
+            _ => {
+                let certified = self.certification(&id)?;
+                let read = Seen {
+                    version: certified.as_ref().map_or(0, |c| c.reports),
+                    latest: certified.map(|c| (c.sequence, c.report.holds)),
+                };
+                *kept
+                    .certification
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(read);
+                read.latest
+            }
+        };
+        match latest {
+            Some((_, true)) => Ok(()),
+            latest => Err(FloorError::NotCertified {
+                id,
+                latest: latest.map(|(sequence, _)| sequence),
+            }),
+        }
+    }
+
     pub(super) fn insert_config(&self, config: GameConfig) -> ConfigId {
         self.insert_identified(Identified::new(Arc::new(config)))
     }
@@ -167,6 +213,7 @@ impl Floor {
                 Arc::new(Kept {
                     identified,
                     playable: OnceLock::new(),
+                    certification: std::sync::Mutex::new(None),
                 })
             });
         id

@@ -37,6 +37,17 @@ pub enum FloorError {
     Corrupt(String, String),
     #[error("config_id: configuration {id} opens no new hand: {problem}")]
     ConfigNotPlayable { id: ConfigId, problem: ConfigError },
+    /// The server opens hands only under certified configurations (`[certification] required`)
+    /// and this one's latest report, `latest` (its entry's sequence; `None`: no report), does not
+    /// hold.
+    #[error(
+        "config_id: configuration {id} opens no new hand: {}; this server opens hands only under a configuration whose latest certification report holds",
+        match latest {
+            None => "the log holds no certification report for it".to_string(),
+            Some(sequence) => format!("its latest certification report (entry {sequence}) fails"),
+        }
+    )]
+    NotCertified { id: ConfigId, latest: Option<u64> },
     #[error("hand {hand} is settled: voiding it moves money after the fact, so a second principal must approve it (a proposal)")]
     SecondPersonRequired { hand: String },
     #[error("proposal {id}: {problem}")]

@@ -216,6 +216,9 @@ impl Floor {
                 id: config_id,
                 problem,
             })?;
+        if self.certification_required {
+            self.check_certified(config_id, &config)?;
+        }
         let wagers = self.wagers_of(&request, game)?;
         let (hand_id, seed) = fresh_hand()?;
         let at = self.now();

@@ -84,6 +84,9 @@ pub struct Floor {
     clock: Arc<dyn Fn() -> u64 + Send + Sync>,
     /// Hands opened, settled and voided since it opened (for the metrics).
     tally: Tally,
+    /// Hands open only under configurations whose latest certification report holds
+    /// (`[certification] required`; [`Floor::require_certification`]).
+    certification_required: bool,
 }
 
 /// Milliseconds since the Unix epoch from the system clock.
@@ -109,6 +112,7 @@ impl Floor {
             operations: tokio::sync::Mutex::new(()),
             clock,
             tally: Tally::default(),
+            certification_required: false,
         };
         floor.load_configs()?;
         for game in GameId::ALL {
@@ -124,6 +128,14 @@ impl Floor {
             floor.defaults.insert(game, id);
         }
         Ok(floor)
+    }
+
+    /// Opens new hands only under configurations whose latest certification report in the log
+    /// holds (`required`), or under any published one (docs/certification.md, "The
+    /// configurations in play"). Hands already open go on either way.
+    pub fn require_certification(mut self, required: bool) -> Floor {
+        self.certification_required = required;
+        self
     }
 
     /// What the floor recorded since it opened, by game.

@@ -146,6 +146,15 @@ pub fn status(err: crate::floor::FloorError) -> Status {
                 message,
             ),
         ),
+        F::NotCertified { .. } => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                "CONFIGURATION_NOT_CERTIFIED",
+                "config_id",
+                message,
+            ),
+        ),
     }
 }
 
