@@ -584,6 +584,10 @@ async fn a_server_that_requires_certification_opens_hands_only_under_certified_o
         .await
         .unwrap_err();
     assert_eq!(other.code(), tonic::Code::FailedPrecondition, "{other:?}");
+    assert!(
+        pitboss_testkit::refusal::names(&other).contains(&"CONFIGURATION_NOT_CERTIFIED".into()),
+        "{other:?}"
+    );
 
     // A later report that fails: refused again, naming its entry.
     record_nutz(&server.address, &token, &dirs.path().join("fails"), true);

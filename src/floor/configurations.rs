@@ -433,6 +433,13 @@ mod tests {
         let first = floor.listed(None, None, 5, true, 1).unwrap();
         assert!(first.configs.is_empty());
         assert_eq!(first.next, Some(ids[0]));
+        // The bound met at the last configuration: nothing remains, no next page.
+        let last = floor.listed(None, Some(ids[1]), 5, true, 2).unwrap();
+        assert_eq!(
+            last.configs.iter().map(|l| l.id).collect::<Vec<_>>(),
+            ids[2..].to_vec()
+        );
+        assert!(last.next.is_none());
         // By game: one default each.
         let nutz = floor
             .config_page(Some(GameId::Nutz), None, 100, false)

@@ -25,10 +25,12 @@ pub struct OperationsService {
     floor: Arc<Floor>,
     /// The access in force, reloaded by `ReloadAccess`.
     access: Arc<Access>,
-    /// One `AuthenticateSoftware` reads the executable at a time.
-    reading_executable: tokio::sync::Semaphore,
-    /// `ListConfigs` calls reading the log at once ([`LISTINGS`]); the others wait their turn.
-    listing: tokio::sync::Semaphore,
+    /// One `AuthenticateSoftware` reads the executable at a time. The permit goes with the
+    /// blocking work, so a caller who leaves does not free it before the work ends.
+    reading_executable: Arc<tokio::sync::Semaphore>,
+    /// `ListConfigs` calls reading the log at once ([`LISTINGS`]); the others wait their turn
+    /// (the permit, too, held by the blocking work itself).
+    listing: Arc<tokio::sync::Semaphore>,
 }
 
 /// How many `ListConfigs` read the log at once (each reads up to two entries' worth per
@@ -41,8 +43,8 @@ impl OperationsService {
         OperationsService {
             floor,
             access,
-            reading_executable: tokio::sync::Semaphore::new(1),
-            listing: tokio::sync::Semaphore::new(LISTINGS),
+            reading_executable: Arc::new(tokio::sync::Semaphore::new(1)),
+            listing: Arc::new(tokio::sync::Semaphore::new(LISTINGS)),
         }
     }
 }
@@ -173,13 +175,15 @@ impl Operations for OperationsService {
             token => Some(convert::config_id("page_token", token)?),
         };
         // Up to a thousand reads of the log: off the async workers, a few listings at a time.
-        let _turn = self
+        let turn = self
             .listing
-            .acquire()
+            .clone()
+            .acquire_owned()
             .await
             .map_err(|_| Status::unavailable("the server is stopping"))?;
         let floor = self.floor.clone();
         let page = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             floor.config_page(game, after, size, r.uncertified_only)
         })
         .await
@@ -453,17 +457,20 @@ impl Operations for OperationsService {
         let r = request.into_inner();
         r.check()?;
         // One whole read of the executable at a time: a burst of calls waits its turn.
-        let _turn = self
+        let turn = self
             .reading_executable
-            .acquire()
+            .clone()
+            .acquire_owned()
             .await
             .map_err(|_| Status::unavailable("the server is stopping"))?;
         let challenge = r.challenge.clone();
-        let (mac, identity) =
-            tokio::task::spawn_blocking(move || crate::software::authenticate(&challenge))
-                .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map_err(|e| Status::internal(format!("the executable cannot be read: {e}")))?;
+        let (mac, identity) = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            crate::software::authenticate(&challenge)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| Status::internal(format!("the executable cannot be read: {e}")))?;
         let challenge_sha256: [u8; 32] = sha2::Sha256::digest(&r.challenge).into();
         self.floor
             .record_software(&identity, "challenge", Some(challenge_sha256), &caller.id)
