@@ -255,7 +255,8 @@ mod tests {
         let html = render_certificate(&page);
         assert!(!html.contains("<script") && !html.contains("<b>") && !html.contains("<i>"));
         assert!(html.contains("&lt;script&gt;") && html.contains("OUTSIDE"));
-        assert!(!html.contains("http") && !html.contains("src="));
+        assert!(!html.contains("http:") && !html.contains("https:") && !html.contains("src="));
+        assert!(html.contains("http-equiv=\"Content-Security-Policy\""));
         assert_eq!(html, render_certificate(&page));
     }
 }

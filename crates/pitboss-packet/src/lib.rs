@@ -22,7 +22,10 @@
 //!
 //! - **Self-contained**: no external fetch of any kind. There is no `http:` or `https:` URL in any
 //!   `src` or `href` (nor anywhere), no external font or `@import`, no `url(…)`, and no `<script>`
-//!   at all. Cards and dice are inline SVG drawn by this crate; the stylesheet is inline.
+//!   at all. Cards and dice are inline SVG drawn by this crate; the stylesheet is inline. The head
+//!   carries a Content-Security-Policy ([`CONTENT_SECURITY_POLICY`]) that allows the inline style
+//!   and nothing else, so that a browser would fetch and run nothing even past a flaw in the
+//!   escaping.
 //! - **Escaped**: the page is built from `maud` templates, which escape every interpolated value,
 //!   in content and attributes alike; every text that comes from the log (references, actors,
 //!   reasons, notes, report lines) is among them. Nothing from the log is passed as pre-escaped
@@ -53,7 +56,7 @@ pub use certificate::{
     render_certificate, BatteryView, CertificatePage, FigureView, SheetRow, SheetView,
 };
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
-pub use page::render;
+pub use page::{render, CONTENT_SECURITY_POLICY};
 pub use report::{render_events, EventsReport, ReportEvent};
 /// A recorded time as people read it (`YYYY-MM-DD HH:MM:SS.mmm UTC`), for every page and listing
 /// that shows one: the packet's, and the CLI's.

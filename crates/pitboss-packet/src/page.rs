@@ -36,12 +36,18 @@ use crate::words;
 /// The soft hyphen's character reference, where a narrow timeline heading may break.
 const SHY: PreEscaped<&str> = PreEscaped("&shy;");
 
-/// A page's `<head>`: UTF-8, the viewport, `title`, and the one stylesheet (every page of this
-/// crate shares it: A4 and Letter in print).
+/// What a browser may load or run for a page: nothing but its own inline stylesheet. The pages
+/// need nothing else (no script, no fetch, no font, no image file); the policy is there so that,
+/// should a value ever slip past the escaping, a reader's browser still runs and fetches nothing.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
+
+/// A page's `<head>`: UTF-8, the [`CONTENT_SECURITY_POLICY`], the viewport, `title`, and the one
+/// stylesheet (every page of this crate shares it: A4 and Letter in print).
 pub(crate) fn head(title: Markup) -> Markup {
     html! {
         head {
             "\n" meta charset="utf-8"; "\n"
+            meta http-equiv="Content-Security-Policy" content=(CONTENT_SECURITY_POLICY); "\n"
             meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
             title { (title) } "\n"
             style { (PreEscaped(STYLESHEET)) } "\n"

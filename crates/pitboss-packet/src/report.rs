@@ -144,7 +144,14 @@ mod tests {
         assert!(page.contains("&lt;b&gt;server&lt;/b&gt;"));
         assert!(page.contains("a &amp; b"));
         assert!(page.contains("1970-01-02 00:00:00.000 UTC"));
-        assert!(!page.contains("http") && !page.contains("url("), "{page}");
+        assert!(
+            !page.contains("http:") && !page.contains("https:") && !page.contains("url("),
+            "{page}"
+        );
+        assert!(page.contains(&format!(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
+            crate::CONTENT_SECURITY_POLICY
+        )));
         assert_eq!(
             page,
             render_events(&report),

@@ -230,6 +230,15 @@ pub fn assert_self_contained(page: &str) {
         assert!(!lower.contains(forbidden), "the page holds `{forbidden}`");
     }
     assert!(lower.contains("<meta charset=\"utf-8\">"));
+    // The policy that lets a browser apply the inline style and load or run nothing else.
+    assert!(page.contains(&format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
+        pitboss_packet::CONTENT_SECURITY_POLICY
+    )));
+    assert_eq!(
+        pitboss_packet::CONTENT_SECURITY_POLICY,
+        "default-src 'none'; style-src 'unsafe-inline'"
+    );
     assert!(lower.contains("<html lang=\"en\">"));
     well_formed(page).unwrap();
 }
