@@ -5,7 +5,8 @@
 //! it holds; its tiles read back by outside readers with the mirror's cosignature; and a forged
 //! log — the same key, an entry rewritten and the chain re-signed — refused by every one of three
 //! witnesses (2 of 3 the quorum) and by the mirror, whose copy stops, each fork kept as evidence
-//! `pitboss verify-evidence` proves.
+//! `pitboss verify-evidence` proves; and the configurations it lists are the log's, one published
+//! after it started among them.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -719,4 +720,48 @@ async fn the_copy_takes_a_run_offered_again_and_stops_at_an_altered_entry() {
         .await;
     assert!(again.is_err(), "the copy stopped at the altered entry");
     assert_eq!(copy.size(), 6);
+}
+
+/// A regulator's mirror lists the configurations in play as the log holds them: one published
+/// after the mirror started is on its `ListConfigs` once the copy holds it (uncertified), beside
+/// the defaults.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mirror_lists_a_configuration_published_after_it_started() {
+    let dirs = tempfile::tempdir().unwrap();
+    let server = Server::start(&dirs.path().join("log"));
+    let mut audit = AuditClient::new(server.channel().await);
+    let log_vkey = vkey_of(&checkpoint(&mut audit, 0).await);
+    let mirror = MirrorProcess::start(
+        &dirs.path().join("mirror"),
+        "regulator.test/mirror",
+        &server.address,
+        &log_vkey,
+    );
+    mirror_holds(&mirror, checkpoint(&mut audit, 0).await.log_size).await;
+
+    let id = server
+        .publish_nutz("nutz, published after the mirror started")
+        .await;
+    mirror_holds(&mirror, checkpoint(&mut audit, 0).await.log_size).await;
+
+    let listed = OperationsClient::new(mirror.channel().await)
+        .list_configs(proto::ListConfigsRequest {
+            uncertified_only: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .configs;
+    assert_eq!(
+        listed.len(),
+        5,
+        "the four defaults and the new one: {listed:?}"
+    );
+    assert!(
+        listed
+            .iter()
+            .any(|c| c.config_id == id && c.certification.is_none()),
+        "{listed:?}"
+    );
 }

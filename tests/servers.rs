@@ -337,31 +337,14 @@ fn an_append_after_the_database_closed_the_idle_writers_connection_commits_first
 #[tokio::test(flavor = "multi_thread")]
 async fn each_server_lists_what_the_other_published_and_certified() {
     use pitboss::proto::operations_client::OperationsClient;
-    use pitboss_testkit::server::{ADMIN_TOKEN, SECOND_TOKEN};
+    use pitboss_testkit::server::ADMIN_TOKEN;
     let cluster = Cluster::start();
     let url = cluster.url();
     let ([_a_dir, b_dir], a, b) = two_servers(&url);
 
     // Published through A: proposed by one principal, approved by a second.
-    let mut config =
-        pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
-    config.name = "nutz, published through A".into();
+    let id = a.publish_nutz("nutz, published through A").await;
     let mut ops_a = OperationsClient::new(a.channel().await);
-    let proposed = ops_a
-        .publish_config(proto::PublishConfigRequest {
-            config_json: String::from_utf8(config.canonical_bytes()).unwrap(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    OperationsClient::new(a.channel_as(Some(SECOND_TOKEN)).await)
-        .approve_proposal(proto::ApproveProposalRequest {
-            proposal_id: proposed.proposal.unwrap().proposal_id,
-        })
-        .await
-        .unwrap();
-    let id = proposed.config_id;
     let nutz = |uncertified_only| proto::ListConfigsRequest {
         game: proto::Game::Nutz as i32,
         uncertified_only,

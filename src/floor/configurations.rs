@@ -109,9 +109,10 @@ impl Floor {
     /// The published configurations after `after`, in the order of their ids, each with its
     /// latest certification: at most `size` (at least one); with `uncertified_only`, only those
     /// without a holding certification (none recorded, or the latest fails), looking at no more
-    /// than [`LOOKED_AT_MOST`]. On a log other servers write too, the configurations they
-    /// published since this server started are learned first (the index of configurations, and
-    /// an entry for each one not kept yet).
+    /// than [`LOOKED_AT_MOST`]. Where others write the log, the configurations it holds but this
+    /// server has not kept — published through other servers sharing it, or copied since a
+    /// mirror started — are learned first (the index of configurations read whole, and the entry
+    /// of each one not kept).
     pub fn config_page(
         &self,
         game: Option<GameId>,
@@ -131,6 +132,9 @@ impl Floor {
         uncertified_only: bool,
         looked_at_most: usize,
     ) -> Result<ConfigPage, FloorError> {
+        // What the log holds now, not only what was kept at start, wherever others write it:
+        // configurations published through other servers sharing the log, or copied since a
+        // mirror started.
         if self.ledger.shared() {
             self.load_configs()?;
         }

@@ -249,6 +249,31 @@ impl Server {
             .expect("connect");
         authorized(channel, token).expect("a token")
     }
+
+    /// Publishes a Nutz configuration named `name` (otherwise the default) through this server,
+    /// as the two-person rule asks: proposed by `admin`, approved by `second`. Its id.
+    pub async fn publish_nutz(&self, name: &str) -> String {
+        use pitboss::proto;
+        use pitboss::proto::operations_client::OperationsClient;
+        let mut config =
+            pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
+        config.name = name.into();
+        let proposed = OperationsClient::new(self.channel().await)
+            .publish_config(proto::PublishConfigRequest {
+                config_json: String::from_utf8(config.canonical_bytes()).expect("UTF-8"),
+                ..Default::default()
+            })
+            .await
+            .expect("proposed")
+            .into_inner();
+        OperationsClient::new(self.channel_as(Some(SECOND_TOKEN)).await)
+            .approve_proposal(proto::ApproveProposalRequest {
+                proposal_id: proposed.proposal.expect("a proposal").proposal_id,
+            })
+            .await
+            .expect("approved");
+        proposed.config_id
+    }
 }
 
 /// The ready line of a `pitboss serve` child started with its standard output piped: the only
