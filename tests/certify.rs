@@ -86,6 +86,18 @@ fn record_nutz(server: &str, token: &std::path::Path, out: &std::path::Path, fai
     assert_eq!(said.contains("the certificate FAILS"), failing, "{said}");
 }
 
+/// A server on `dir/log` started with `args`, and a file in `dir` holding its administrator's
+/// token (for the commands that ask it).
+fn server_and_token(
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (pitboss_testkit::server::Server, std::path::PathBuf) {
+    let server = pitboss_testkit::server::Server::start_with(&dir.join("log"), args);
+    let token = dir.join("token");
+    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    (server, token)
+}
+
 type Audit = pitboss::proto::audit_client::AuditClient<pitboss::service::client::Authorized>;
 
 /// The `certification_recorded` events of the log, in order.
@@ -120,9 +132,7 @@ async fn log_key(audit: &mut Audit) -> String {
 async fn each_default_configuration_is_certified_as_html_and_pdf_its_hash_in_the_log() {
     use pitboss::proto::audit_client::AuditClient;
     let dirs = tempfile::tempdir().unwrap();
-    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
-    let token = dirs.path().join("token");
-    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let (server, token) = server_and_token(dirs.path(), &[]);
     let mut audit = AuditClient::new(server.channel().await);
     let key = log_key(&mut audit).await;
     let mut hashes = Vec::new();
@@ -269,9 +279,7 @@ fn a_vendors_transcripts_are_part_of_the_certificate() {
 async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
     use pitboss::proto::audit_client::AuditClient;
     let dirs = tempfile::tempdir().unwrap();
-    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
-    let token = dirs.path().join("token");
-    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let (server, token) = server_and_token(dirs.path(), &[]);
     let address = server.address.clone();
     let recorded = dirs.path().join("recorded");
     let (ok, said) = certify(
@@ -384,9 +392,7 @@ async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
 async fn the_configurations_in_play_are_listed_against_their_certifications() {
     use pitboss::proto::operations_client::OperationsClient;
     let dirs = tempfile::tempdir().unwrap();
-    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
-    let token = dirs.path().join("token");
-    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let (server, token) = server_and_token(dirs.path(), &[]);
     let nutz = pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz)
         .id()
         .to_string();
@@ -506,12 +512,7 @@ async fn a_server_that_requires_certification_opens_hands_only_under_certified_o
     use pitboss::proto::audit_client::AuditClient;
     use pitboss::proto::play_client::PlayClient;
     let dirs = tempfile::tempdir().unwrap();
-    let server = pitboss_testkit::server::Server::start_with(
-        &dirs.path().join("log"),
-        &["--require-certification", "true"],
-    );
-    let token = dirs.path().join("token");
-    std::fs::write(&token, pitboss_testkit::server::ADMIN_TOKEN).unwrap();
+    let (server, token) = server_and_token(dirs.path(), &["--require-certification", "true"]);
     let mut play = PlayClient::new(server.channel().await);
     let mut audit = AuditClient::new(server.channel().await);
     let nutz_id =

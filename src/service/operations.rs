@@ -33,6 +33,17 @@ pub struct OperationsService {
     listing: Arc<tokio::sync::Semaphore>,
 }
 
+/// A turn at `semaphore`'s work, waited for; the permit goes into the blocking work it allows.
+async fn turn_at(
+    semaphore: &Arc<tokio::sync::Semaphore>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, Status> {
+    semaphore
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| Status::unavailable("the server is stopping"))
+}
+
 /// How many `ListConfigs` read the log at once (each reads up to two entries' worth per
 /// configuration it looks at, at most [`crate::floor::LOOKED_AT_MOST`]).
 const LISTINGS: usize = 2;
@@ -175,12 +186,7 @@ impl Operations for OperationsService {
             token => Some(convert::config_id("page_token", token)?),
         };
         // Up to a thousand reads of the log: off the async workers, a few listings at a time.
-        let turn = self
-            .listing
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let turn = turn_at(&self.listing).await?;
         let floor = self.floor.clone();
         let page = tokio::task::spawn_blocking(move || {
             let _turn = turn;
@@ -457,12 +463,7 @@ impl Operations for OperationsService {
         let r = request.into_inner();
         r.check()?;
         // One whole read of the executable at a time: a burst of calls waits its turn.
-        let turn = self
-            .reading_executable
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let turn = turn_at(&self.reading_executable).await?;
         let challenge = r.challenge.clone();
         let (mac, identity) = tokio::task::spawn_blocking(move || {
             let _turn = turn;
