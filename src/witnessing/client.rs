@@ -198,31 +198,36 @@ mod tests {
         (url, taken)
     }
 
-    #[tokio::test]
-    async fn one_connection_carries_every_submission_and_a_closed_one_is_opened_again() {
-        let timeout = Duration::from_secs(60);
-        let (url, taken) = stand_in(false).await;
-        let mut connection = Connection::new(&url).unwrap();
-        for n in 0..5 {
+    /// `n` submissions to `url` on one `Connection`: each answer's status and body.
+    async fn submit(url: &str, n: usize) -> Vec<(u16, String)> {
+        let mut connection = Connection::new(url).unwrap();
+        let mut answers = Vec::new();
+        for i in 0..n {
             let answer = connection
-                .add_checkpoint(format!("old {n}\n\nbody\n"), timeout)
+                .add_checkpoint(format!("old {i}\n\nbody\n"), Duration::from_secs(60))
                 .await
                 .unwrap();
-            assert_eq!((answer.status, answer.body.as_str()), (200, "ok\n"));
+            answers.push((answer.status, answer.body));
         }
+        answers
+    }
+
+    #[tokio::test]
+    async fn one_connection_carries_every_submission_and_a_closed_one_is_opened_again() {
+        let (url, taken) = stand_in(false).await;
+        let answers = submit(&url, 5).await;
+        assert_eq!(answers, vec![(200, "ok\n".to_string()); 5]);
         assert_eq!(taken.load(Ordering::SeqCst), 1, "kept alive");
 
         // A witness that drops each kept connection when it is used again: every submission
         // still gets its answer, sent once more on a new connection.
         let (url, taken) = stand_in(true).await;
-        let mut connection = Connection::new(&url).unwrap();
-        for n in 0..3 {
-            let answer = connection
-                .add_checkpoint(format!("old {n}\n\nbody\n"), timeout)
-                .await
-                .unwrap();
-            assert_eq!(answer.status, 200);
-        }
+        let answers = submit(&url, 3).await;
+        assert!(
+            answers.iter().all(|(status, _)| *status == 200),
+            "{answers:?}"
+        );
+        assert_eq!(answers.len(), 3);
         assert_eq!(taken.load(Ordering::SeqCst), 3);
     }
 
