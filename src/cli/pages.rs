@@ -17,16 +17,7 @@ pub fn print_pdf(html: &str, out: &Path, chromium: &str) -> anyhow::Result<()> {
     std::fs::write(&page, html)?;
     let target = std::path::absolute(out)?;
     let ran = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-pdf-header-footer",
-        ])
+        .args(pitboss_packet::CHROMIUM_FLAGS)
         .arg(format!(
             "--user-data-dir={}",
             work.path().join("profile").display()

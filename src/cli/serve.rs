@@ -21,7 +21,6 @@ use clap::Args;
 use pitboss::access::{self, Access};
 use pitboss::floor::Floor;
 use pitboss_ledger::SERVER_ACTOR;
-use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
 use super::serve_file::{self, Settings};
 
@@ -68,12 +67,23 @@ pub struct ServeArgs {
     /// the log at every start.
     #[arg(long)]
     insecure_no_tls: bool,
-    /// Serve the metrics (OpenMetrics text, `GET /metrics`) on this address, e.g. `127.0.0.1:9100`.
+    /// Serve the metrics (`GET /metrics`: OpenMetrics or Prometheus's classic text, as the
+    /// scraper's `Accept` header asks) on this address, e.g. `127.0.0.1:9100`.
     #[arg(long)]
     metrics: Option<SocketAddr>,
+    /// How long, in milliseconds, a connection to any of the server's listeners may take to
+    /// complete its TLS handshake and HTTP/2 preface, or its first HTTP/1.1 request head, before it
+    /// is closed (default 10 000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    handshake_timeout_ms: Option<u64>,
+    /// How long, in milliseconds, an established connection with no request in flight is kept
+    /// (default 300 000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(100..=86_400_000))]
+    idle_timeout_ms: Option<u64>,
     /// Prepare the default configurations' strategy tables and theoretical returns before the
-    /// server says it is ready (`true`, the default), so that no hand waits for them after a
-    /// restart; `false` prepares each on first use.
+    /// server serves its calls (`true`, the default; kept in the data directory, so a restart
+    /// loads them), so that no hand waits for them; `false` computes each on first use. While it
+    /// prepares, the server answers health NOT_SERVING and other calls UNAVAILABLE at once.
     #[arg(long, value_name = "BOOL")]
     warm: Option<bool>,
     /// Open new hands only under a configuration whose latest certification report in the log
@@ -133,6 +143,8 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         client_ca: args.client_ca,
         insecure_no_tls: args.insecure_no_tls,
         metrics: args.metrics,
+        handshake_timeout_ms: args.handshake_timeout_ms,
+        idle_timeout_ms: args.idle_timeout_ms,
         warm: args.warm,
         require_certification: args.require_certification,
         witness_policy: args.witnessing.witness_policy,
@@ -150,20 +162,21 @@ fn read(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The TLS configuration the arguments ask for.
-fn tls(args: &Settings) -> anyhow::Result<Option<ServerTlsConfig>> {
+fn tls(args: &Settings) -> anyhow::Result<Option<Arc<tokio_rustls::rustls::ServerConfig>>> {
     let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) else {
         return Ok(None);
     };
-    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(
-        read(cert, "TLS certificate")?,
-        read(key, "TLS key")?,
-    ));
-    if let Some(ca) = &args.client_ca {
-        tls = tls
-            .client_ca_root(Certificate::from_pem(read(ca, "client CA")?))
-            .client_auth_optional(true);
-    }
-    Ok(Some(tls))
+    let client_ca = match &args.client_ca {
+        Some(ca) => Some(read(ca, "client CA")?),
+        None => None,
+    };
+    let config = pitboss::service::tls::server_config(
+        &read(cert, "TLS certificate")?,
+        &read(key, "TLS key")?,
+        client_ca.as_deref(),
+    )
+    .with_context(|| format!("cannot serve TLS with {}", cert.display()))?;
+    Ok(Some(config))
 }
 
 /// The access in force at start: the file (made for the local administrator on loopback when
@@ -323,48 +336,20 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             }
         });
         let head = ledger.head()?;
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
-        let address = listener.local_addr()?;
-        let loopback = address.ip().is_loopback();
+        let loopback = args.listen.ip().is_loopback();
         let tls = tls(&args)?;
-        let metrics = match args.metrics {
-            Some(at) => Some(
-                tokio::net::TcpListener::bind(at)
-                    .await
-                    .with_context(|| format!("cannot listen for metrics on {at}"))?,
-            ),
-            None => None,
-        };
-        let metrics_address = match &metrics {
-            Some(listener) => Some(listener.local_addr()?.to_string()),
-            None => None,
-        };
-        let tiles = match &args.tiles {
-            Some(dir) => Some(pitboss::service::TilesServing {
-                dir: pitboss_ledger::tiles::TileDir::open(dir)
+        let tiles_dir = match &args.tiles {
+            Some(dir) => Some(
+                pitboss_ledger::tiles::TileDir::open(dir)
                     .with_context(|| format!("cannot keep tiles in {}", dir.display()))?,
-                listener: match args.tiles_listen {
-                    Some(at) => Some(
-                        tokio::net::TcpListener::bind(at)
-                            .await
-                            .with_context(|| format!("cannot listen for tiles on {at}"))?,
-                    ),
-                    None => None,
-                },
-                every: std::time::Duration::from_millis(args.cosign_every_ms),
-            }),
-            None => None,
-        };
-        let tiles_address = match tiles.as_ref().and_then(|t| t.listener.as_ref()) {
-            Some(listener) => Some(listener.local_addr()?.to_string()),
+            ),
             None => None,
         };
         if !loopback && tls.is_none() && !args.insecure_no_tls {
             anyhow::bail!(
-                "refusing to serve on {address}, beyond loopback, without TLS: give --tls-cert \
-                 and --tls-key, or --insecure-no-tls (recorded in the log)"
+                "refusing to serve on {}, beyond loopback, without TLS: give --tls-cert \
+                 and --tls-key, or --insecure-no-tls (recorded in the log)",
+                args.listen
             );
         }
         let floor = Arc::new(
@@ -378,23 +363,7 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             .record_software(&identity, "start", None, SERVER_ACTOR)
             .await?;
         attest_daily(floor.clone());
-        if !loopback && tls.is_none() {
-            floor
-                .record_insecure_transport(&address.to_string(), SERVER_ACTOR)
-                .await?;
-            tracing::warn!(%address, "serving beyond loopback WITHOUT TLS (--insecure-no-tls), recorded in the log");
-        }
         reload_on_hangup(floor.clone(), access.clone());
-        tracing::info!(
-            %address,
-            data = %args.data.display(),
-            log = %floor.log_location(),
-            tls = tls.is_some(),
-            read_only = floor.read_only(),
-            key = %floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
-            head = head.map_or(-1, |(seq, _)| seq as i64),
-            "pitboss serving"
-        );
         let mirror = match mirror {
             Some(setup) => Some(start_mirror(&args.data, floor.clone(), setup).await?),
             None => None,
@@ -405,8 +374,8 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                 "witness": witness_address,
             })
         });
-        // Witnessing starts before the server says it is ready: the cosigned checkpoint kept
-        // before is in force from the first request.
+        // Witnessing starts before the server serves: the cosigned checkpoint kept before is in
+        // force from the first request.
         let witnessing = match witness_policy {
             Some(policy) => Some(
                 pitboss::witnessing::Witnessing::start(
@@ -419,54 +388,213 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             ),
             None => None,
         };
-        // The defaults' strategy tables and theories before the server says it is ready: the
-        // first hands after a start wait for nothing, and nothing heavy runs beside them.
-        let warmed = if args.warm && !floor.read_only() {
-            let started = std::time::Instant::now();
-            let warmed =
-                pitboss::service::warm::warm(floor.clone(), args.returns.is_some()).await;
-            let (tables, theories) = warmed.counts();
-            tracing::info!(
-                tables,
-                theories,
-                ms = started.elapsed().as_millis() as u64,
-                "warm start: strategy tables and theoretical returns prepared"
-            );
-            Some(warmed)
-        } else {
-            None
+        // The ports open only now, with nothing slow left before they are served: from the
+        // moment a port accepts, it answers (health NOT_SERVING while the server prepares).
+        descriptors::raise();
+        let bind = |at: SocketAddr, what: &'static str| async move {
+            pitboss::service::listen(at).with_context(|| format!("cannot listen {what}on {at}"))
         };
-        super::ready(&serde_json::json!({
-            "listening": address.to_string(),
-            "tls": tls.is_some(),
-            "data": args.data.display().to_string(),
-            "log": floor.log_location(),
-            "key_id": floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
-            "read_only": floor.read_only(),
-            "read_only_reason": unapproved,
-            "head": head.map(|(seq, _)| seq),
-            "metrics": metrics_address,
-            "tiles": tiles_address,
-            "mirror": mirror_ready,
-        }))?;
-        warm_tree(floor.clone());
+        let listener = bind(args.listen, "").await?;
+        let address = listener.local_addr()?;
+        let metrics = match args.metrics {
+            Some(at) => Some(bind(at, "for metrics ").await?),
+            None => None,
+        };
+        let tiles_listener = match args.tiles_listen {
+            Some(at) => Some(bind(at, "for tiles ").await?),
+            None => None,
+        };
+        let local = |l: &Option<tokio::net::TcpListener>| -> anyhow::Result<Option<String>> {
+            Ok(match l {
+                Some(listener) => Some(listener.local_addr()?.to_string()),
+                None => None,
+            })
+        };
+        let metrics_address = local(&metrics)?;
+        let tiles_address = local(&tiles_listener)?;
+        let witness_door = mirror
+            .as_ref()
+            .is_some_and(|(serving, _)| serving.witness.is_some());
+        let limits = descriptors::fit(
+            args.limits,
+            metrics.is_some(),
+            tiles_listener.is_some(),
+            witness_door,
+        );
+        if !loopback && tls.is_none() {
+            floor
+                .record_insecure_transport(&address.to_string(), SERVER_ACTOR)
+                .await?;
+            tracing::warn!(%address, "serving beyond loopback WITHOUT TLS (--insecure-no-tls), recorded in the log");
+        }
+        tracing::info!(
+            %address,
+            data = %args.data.display(),
+            log = %floor.log_location(),
+            tls = tls.is_some(),
+            read_only = floor.read_only(),
+            key = %floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
+            head = head.map_or(-1, |(seq, _)| seq as i64),
+            "pitboss serving"
+        );
+        // The defaults' strategy tables and theories, loaded from the data directory or computed,
+        // while the port already answers: the first hands after a start wait for nothing, and
+        // nothing heavy runs beside them.
+        let preparation = (args.warm && !floor.read_only()).then(|| {
+            let started = std::time::Instant::now();
+            let preparing = pitboss::service::warm::start(
+                &floor,
+                Some(pitboss::service::warm::kept::Kept::new(&args.data)),
+                args.returns.is_some(),
+            );
+            tokio::spawn(async move {
+                let warmed = preparing.await.unwrap_or_default();
+                let (tables, theories) = warmed.counts();
+                tracing::info!(
+                    tables,
+                    theories,
+                    loaded = warmed.loaded,
+                    computed = warmed.computed,
+                    ms = started.elapsed().as_millis() as u64,
+                    "prepared: strategy tables and theoretical returns"
+                );
+                warmed
+            })
+        });
+        let (ready, is_ready) = tokio::sync::oneshot::channel();
         let serving = pitboss::service::Serving {
             access,
             tls,
             metrics,
-            limits: args.limits,
-            warmed,
+            limits,
+            preparation,
+            ready: Some(ready),
             witnessing,
-            tiles,
+            tiles: tiles_dir.map(|dir| pitboss::service::TilesServing {
+                dir,
+                listener: tiles_listener,
+                every: std::time::Duration::from_millis(args.cosign_every_ms),
+            }),
             mirror: mirror.map(|(serving, _)| serving),
             returns: args.returns,
             software: Some(identity),
-            read_only_reason: unapproved,
+            read_only_reason: unapproved.clone(),
         };
-        pitboss::service::serve(listener, floor, serving, super::shutdown_signal()).await?;
+        let mut server = tokio::spawn(pitboss::service::serve(
+            listener,
+            floor.clone(),
+            serving,
+            super::shutdown_signal(),
+        ));
+        // The ready line once the server serves its calls (or the server's own end, if first).
+        tokio::select! {
+            told = is_ready => if told.is_ok() {
+                super::ready(&serde_json::json!({
+                    "listening": address.to_string(),
+                    "tls": args.tls_cert.is_some(),
+                    "data": args.data.display().to_string(),
+                    "log": floor.log_location(),
+                    "key_id": floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
+                    "read_only": floor.read_only(),
+                    "read_only_reason": unapproved,
+                    "head": head.map(|(seq, _)| seq),
+                    "metrics": metrics_address,
+                    "tiles": tiles_address,
+                    "mirror": mirror_ready,
+                }))?;
+                warm_tree(floor.clone());
+            },
+            served = &mut server => {
+                served.context("the server stopped")??;
+                tracing::info!("pitboss stopped");
+                return Ok(());
+            }
+        }
+        server.await.context("the server stopped")??;
         tracing::info!("pitboss stopped");
         Ok(())
     })
+}
+
+/// The process's file descriptors, which the listeners' connections share with the log.
+pub(super) mod descriptors {
+    use pitboss::service::ServerLimits;
+
+    /// Descriptors kept for everything but connections: the log's files (RocksDB keeps at most
+    /// `pitboss_ledger::store::MAX_OPEN_FILES` table files open), its write-ahead log, the
+    /// database connections of a PostgreSQL log, kept files, pipes.
+    const RESERVE: u64 = 2_048;
+    /// The side doors' budgets (`metrics_http.rs`, `tiles_http.rs`, `witness_http.rs`).
+    const METRICS: u64 = 256;
+    const TILES: u64 = 4_096;
+    const WITNESS: u64 = 4_096;
+
+    /// The soft limit on open files raised to the hard limit (what the operator allows), so that
+    /// the connection budgets can be met.
+    pub fn raise() {
+        #[cfg(unix)]
+        {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit and setrlimit read and write the struct given, nothing else.
+            unsafe {
+                if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+                    && limit.rlim_cur < limit.rlim_max
+                {
+                    limit.rlim_cur = limit.rlim_max;
+                    libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                }
+            }
+        }
+    }
+
+    /// The open-file limit now.
+    fn limit() -> Option<u64> {
+        #[cfg(unix)]
+        {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit writes the struct given.
+            if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+                // `rlim_t` is u64 here, narrower or signed on other systems.
+                #[allow(clippy::unnecessary_cast)]
+                return Some(limit.rlim_cur as u64);
+            }
+        }
+        None
+    }
+
+    /// `limits` with the gRPC budget lowered, and said, when the listeners' budgets and the
+    /// reserve do not fit the process's open-file limit: a connection the server accepted but
+    /// could not keep open would fail others.
+    pub fn fit(
+        mut limits: ServerLimits,
+        metrics: bool,
+        tiles: bool,
+        witness: bool,
+    ) -> ServerLimits {
+        let Some(limit) = limit() else {
+            return limits;
+        };
+        let doors =
+            u64::from(metrics) * METRICS + u64::from(tiles) * TILES + u64::from(witness) * WITNESS;
+        let room = limit.saturating_sub(RESERVE + doors).max(64);
+        if limits.max_connections as u64 > room {
+            tracing::warn!(
+                configured = limits.max_connections,
+                kept = room,
+                open_file_limit = limit,
+                "the gRPC connection budget is lowered to fit the open-file limit (raise `ulimit -n`)"
+            );
+            limits.max_connections = room as usize;
+            limits.max_connections_per_peer = limits.max_connections_per_peer.min(room as usize);
+        }
+        limits
+    }
 }
 
 /// Why this executable serves read-only (`[software] unapproved = "read-only"`), `None` when it is
@@ -522,8 +650,7 @@ async fn start_mirror(
     );
     let listener = match setup.witness_listen {
         Some(at) => Some(
-            tokio::net::TcpListener::bind(at)
-                .await
+            pitboss::service::listen(at)
                 .with_context(|| format!("cannot listen for the mirror's witness on {at}"))?,
         ),
         None => None,

@@ -40,8 +40,10 @@ pub struct File {
     pub tls: Option<Tls>,
     /// `[metrics]`: `listen`.
     pub metrics: Option<MetricsTable>,
-    /// `[limits]`: `max_connections`, `max_in_flight`.
+    /// `[limits]`: `max_connections`, `max_connections_per_peer`, `max_in_flight`.
     pub limits: Option<LimitsTable>,
+    /// `[connections]`: `handshake_timeout_ms`, `idle_timeout_ms`.
+    pub connections: Option<ConnectionsTable>,
     /// `[advice]`: `warm`.
     pub advice: Option<AdviceTable>,
     /// `[witnessing]`: `policy`, `every_ms`, `warn_behind`, `timeout_ms`.
@@ -144,9 +146,31 @@ pub struct MetricsTable {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsTable {
+    /// gRPC connections kept at once.
     pub max_connections: Option<usize>,
+    /// gRPC connections kept at once from one peer.
+    pub max_connections_per_peer: Option<usize>,
+    /// Calls handled at once.
     pub max_in_flight: Option<usize>,
 }
+
+/// The `[connections]` table: how long every listener's connections may make no progress
+/// (`docs/limits.md`, "Connections").
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionsTable {
+    /// From accept to the TLS handshake and HTTP/2 preface done (gRPC) or the first request head
+    /// read (HTTP/1.1), in milliseconds (default 10 000).
+    pub handshake_timeout_ms: Option<u64>,
+    /// An established connection with no request in flight is closed after this, in milliseconds
+    /// (default 300 000).
+    pub idle_timeout_ms: Option<u64>,
+}
+
+/// The range of `[connections] handshake_timeout_ms` accepted: 100 ms to ten minutes.
+pub const HANDSHAKE_TIMEOUT_MS: std::ops::RangeInclusive<u64> = 100..=600_000;
+/// The range of `[connections] idle_timeout_ms` accepted: 100 ms to a day.
+pub const IDLE_TIMEOUT_MS: std::ops::RangeInclusive<u64> = 100..=86_400_000;
 
 /// The range of `[limits]` values accepted.
 pub const LIMITS_RANGE: std::ops::RangeInclusive<usize> = 1..=65_536;
@@ -173,6 +197,10 @@ pub struct Flags {
     pub client_ca: Option<PathBuf>,
     pub insecure_no_tls: bool,
     pub metrics: Option<SocketAddr>,
+    /// `--handshake-timeout-ms`.
+    pub handshake_timeout_ms: Option<u64>,
+    /// `--idle-timeout-ms`.
+    pub idle_timeout_ms: Option<u64>,
     /// `--warm true|false`.
     pub warm: Option<bool>,
     /// `--require-certification true|false`.
@@ -350,18 +378,6 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
         Some(value) if LIMITS_RANGE.contains(&value) => Ok(value),
         Some(value) => Err(FileError::OutOfRange { field, value }),
     };
-    let limits = ServerLimits {
-        max_connections: limit(
-            "limits.max_connections",
-            table.max_connections,
-            defaults.max_connections,
-        )?,
-        max_in_flight: limit(
-            "limits.max_in_flight",
-            table.max_in_flight,
-            defaults.max_in_flight,
-        )?,
-    };
     let witnessing = file.witnessing.unwrap_or_default();
     // The flag, else the file, else the default; refused outside its range, naming the field.
     let bounded = |value: u64,
@@ -373,6 +389,44 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
         } else {
             Err(FileError::Incomplete { field, problem })
         }
+    };
+    let connections = file.connections.unwrap_or_default();
+    let limits = ServerLimits {
+        max_connections: limit(
+            "limits.max_connections",
+            table.max_connections,
+            defaults.max_connections,
+        )?,
+        max_connections_per_peer: limit(
+            "limits.max_connections_per_peer",
+            table.max_connections_per_peer,
+            defaults.max_connections_per_peer,
+        )?,
+        max_in_flight: limit(
+            "limits.max_in_flight",
+            table.max_in_flight,
+            defaults.max_in_flight,
+        )?,
+        deadlines: pitboss::service::Deadlines {
+            handshake: std::time::Duration::from_millis(bounded(
+                flags
+                    .handshake_timeout_ms
+                    .or(connections.handshake_timeout_ms)
+                    .unwrap_or(defaults.deadlines.handshake.as_millis() as u64),
+                HANDSHAKE_TIMEOUT_MS,
+                "connections.handshake_timeout_ms",
+                "from 100 ms to ten minutes (600 000)",
+            )?),
+            idle: std::time::Duration::from_millis(bounded(
+                flags
+                    .idle_timeout_ms
+                    .or(connections.idle_timeout_ms)
+                    .unwrap_or(defaults.deadlines.idle.as_millis() as u64),
+                IDLE_TIMEOUT_MS,
+                "connections.idle_timeout_ms",
+                "from 100 ms to a day (86 400 000)",
+            )?),
+        },
     };
     let cosign_every_ms = bounded(
         flags
@@ -554,7 +608,9 @@ mod tests {
     #[test]
     fn metrics_and_limits_come_from_the_file_or_the_flag() {
         let f = file(
-            "[metrics]\nlisten = \"127.0.0.1:9100\"\n[limits]\nmax_connections = 10\nmax_in_flight = 20\n",
+            "[metrics]\nlisten = \"127.0.0.1:9100\"\n[limits]\nmax_connections = 10\n\
+             max_connections_per_peer = 3\nmax_in_flight = 20\n\
+             [connections]\nhandshake_timeout_ms = 2000\nidle_timeout_ms = 5000\n",
         )
         .unwrap();
         let settings = merge(Flags::default(), f).unwrap();
@@ -563,9 +619,32 @@ mod tests {
             settings.limits,
             ServerLimits {
                 max_connections: 10,
-                max_in_flight: 20
+                max_connections_per_peer: 3,
+                max_in_flight: 20,
+                deadlines: pitboss::service::Deadlines {
+                    handshake: std::time::Duration::from_secs(2),
+                    idle: std::time::Duration::from_secs(5),
+                },
             }
         );
+        let flags = Flags {
+            handshake_timeout_ms: Some(1500),
+            ..Flags::default()
+        };
+        let f = file("[connections]\nhandshake_timeout_ms = 2000\n").unwrap();
+        assert_eq!(
+            merge(flags, f).unwrap().limits.deadlines.handshake,
+            std::time::Duration::from_millis(1500),
+            "the flag wins"
+        );
+        let f = file("[connections]\nidle_timeout_ms = 50\n").unwrap();
+        assert!(matches!(
+            merge(Flags::default(), f),
+            Err(FileError::Incomplete {
+                field: "connections.idle_timeout_ms",
+                ..
+            })
+        ));
         let flags = Flags {
             metrics: Some("127.0.0.1:0".parse().unwrap()),
             ..Flags::default()

@@ -39,6 +39,13 @@ pub struct WitnessArgs {
     /// `<prefix>/<SHA-256 of its origin, hex>/checkpoint`.
     #[arg(long, default_value = "")]
     prefix: String,
+    /// How long, in milliseconds, a connection may take to send its first request head before
+    /// it is closed.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    handshake_timeout_ms: u64,
+    /// How long, in milliseconds, a connection with no request in flight is kept.
+    #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(100..=86_400_000))]
+    idle_timeout_ms: u64,
     /// Print the witness's verifier key (for a log's policy) and exit.
     #[arg(long)]
     print_vkey: bool,
@@ -68,8 +75,8 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
+        super::serve::descriptors::raise();
+        let listener = pitboss::service::listen(args.listen)
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         super::ready(&serde_json::json!({
@@ -79,14 +86,23 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
             "vkey": vkey,
             "logs": logs.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
         }))?;
-        pitboss::service::serve_witness(
+        let stop = pitboss::service::work::Shutdown::default();
+        let (_, serving) = pitboss::service::serve_witness(
             listener,
             Arc::new(witness),
             args.prefix,
             None,
-            super::shutdown_signal(),
-        )
-        .await;
+            pitboss::service::Deadlines {
+                handshake: std::time::Duration::from_millis(args.handshake_timeout_ms),
+                idle: std::time::Duration::from_millis(args.idle_timeout_ms),
+            },
+            stop.clone(),
+        );
+        let stopping = async move {
+            super::shutdown_signal().await;
+            stop.trigger();
+        };
+        tokio::join!(serving, stopping);
         Ok(())
     })
 }

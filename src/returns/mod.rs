@@ -132,8 +132,8 @@ enum Known {
     Failed(String),
 }
 
-impl From<crate::service::warm::Computed> for Known {
-    fn from(computed: crate::service::warm::Computed) -> Known {
+impl From<theory::Computed> for Known {
+    fn from(computed: theory::Computed) -> Known {
         computed.map_or_else(Known::Failed, Known::Ready)
     }
 }
@@ -177,22 +177,13 @@ pub struct Row {
 
 impl Returns {
     /// Starts reading the log (from its start) and watching it, until the runtime ends; the
-    /// theories in `known` were computed before (`crate::service::warm`).
-    pub fn start(
-        floor: Arc<Floor>,
-        settings: Settings,
-        known: Vec<(ConfigId, crate::service::warm::Computed)>,
-    ) -> Arc<Returns> {
+    /// theories of `pending` are being computed elsewhere (the server's preparation) and handed
+    /// over by [`Returns::adopt`], so they are not computed twice.
+    pub fn start(floor: Arc<Floor>, settings: Settings, pending: Vec<ConfigId>) -> Arc<Returns> {
         let (wanted, queue) = std::sync::mpsc::sync_channel(MAX_KEYS);
         let mut state = State::default();
-        for (id, computed) in known {
-            match computed {
-                Ok(theory) => {
-                    state.theories.insert(id, Known::Ready(theory));
-                }
-                // Computed again when the configuration's first hands are read.
-                Err(e) => tracing::warn!(config = %id, error = %e, "returns: no theory at start"),
-            }
+        for id in pending {
+            state.theories.insert(id, Known::Computing);
         }
         let returns = Arc::new(Returns {
             floor: floor.clone(),
@@ -220,6 +211,26 @@ impl Returns {
         tokio::spawn(returns.clone().follow());
         tokio::spawn(returns.clone().watch());
         returns
+    }
+
+    /// Takes the theories computed elsewhere; one that failed is computed again by the theory
+    /// thread (and said in the server's log).
+    pub fn adopt(&self, computed: Vec<(ConfigId, theory::Computed)>) {
+        for (id, computed) in computed {
+            let known = match computed {
+                Ok(theory) => Known::Ready(theory),
+                Err(e) => {
+                    tracing::warn!(config = %id, error = %e, "returns: no theory at start; computing it again");
+                    match self.floor.config(&id) {
+                        Some(config) if self.wanted.try_send((id, config.clone())).is_ok() => {
+                            Known::Computing
+                        }
+                        _ => Known::Failed(e),
+                    }
+                }
+            };
+            self.lock().theories.insert(id, known);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -20,6 +20,79 @@ pub struct Theory {
     pub exact: bool,
 }
 
+/// A configuration's theory as computed: its bet groups' figures, or why not.
+pub type Computed = Result<BTreeMap<String, Theory>, String>;
+
+/// The most bet groups a kept theory holds, and the longest group name.
+const MAX_GROUPS: usize = 64;
+const MAX_GROUP_NAME: usize = 64;
+
+/// A configuration's figures as bytes to keep: per bet group (in order), its name's length and
+/// bytes, the return and the standard deviation as IEEE 754 bits (exactly the figures computed),
+/// and whether they are exact. `None` when they do not fit the bounds [`from_bytes`] holds them to.
+pub fn to_bytes(theories: &BTreeMap<String, Theory>) -> Option<Vec<u8>> {
+    if theories.len() > MAX_GROUPS || theories.keys().any(|g| g.len() > MAX_GROUP_NAME) {
+        return None;
+    }
+    let mut bytes = vec![theories.len() as u8];
+    for (group, theory) in theories {
+        bytes.push(group.len() as u8);
+        bytes.extend_from_slice(group.as_bytes());
+        bytes.extend_from_slice(&theory.return_rate.to_bits().to_le_bytes());
+        bytes.extend_from_slice(&theory.standard_deviation.to_bits().to_le_bytes());
+        bytes.push(u8::from(theory.exact));
+    }
+    Some(bytes)
+}
+
+/// The figures of [`to_bytes`], refused (with why) unless every group reads whole, with a finite
+/// return and deviation, and nothing follows the last.
+pub fn from_bytes(bytes: &[u8]) -> Result<BTreeMap<String, Theory>, String> {
+    let (count, mut rest) = bytes.split_first().ok_or("no bytes")?;
+    if usize::from(*count) > MAX_GROUPS {
+        return Err(format!("{count} bet groups, more than {MAX_GROUPS}"));
+    }
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        if rest.len() < n {
+            return Err("cut short".to_string());
+        }
+        let (taken, left) = rest.split_at(n);
+        rest = left;
+        Ok(taken)
+    };
+    let mut theories = BTreeMap::new();
+    for _ in 0..*count {
+        let length = usize::from(take(1)?[0]);
+        let group = std::str::from_utf8(take(length)?)
+            .map_err(|_| "a group's name is not UTF-8".to_string())?
+            .to_string();
+        let float =
+            |bytes: &[u8]| f64::from_bits(u64::from_le_bytes(bytes.try_into().unwrap_or_default()));
+        let return_rate = float(take(8)?);
+        let standard_deviation = float(take(8)?);
+        let exact = match take(1)?[0] {
+            0 => false,
+            1 => true,
+            other => return Err(format!("group {group}: {other} is not a flag")),
+        };
+        if !return_rate.is_finite() || !standard_deviation.is_finite() {
+            return Err(format!("group {group}: a figure is not a finite number"));
+        }
+        let theory = Theory {
+            return_rate,
+            standard_deviation,
+            exact,
+        };
+        if theories.insert(group.clone(), theory).is_some() {
+            return Err(format!("group {group} twice"));
+        }
+    }
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the last group", rest.len()));
+    }
+    Ok(theories)
+}
+
 /// How many rounds the Pai Gow main bet is simulated for (about a second on one core): its
 /// return is known to about ±0.1 % then, far inside any band a floor's hands give.
 const PAI_GOW_ROUNDS: u64 = 1_000_000;
@@ -100,6 +173,40 @@ impl Theory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_figures_read_back_exactly_and_nothing_else_reads() {
+        let theories: BTreeMap<String, Theory> = [
+            (
+                "ante".to_string(),
+                Theory {
+                    return_rate: 0.947_770_881_770_8,
+                    standard_deviation: 1.0 / 3.0,
+                    exact: true,
+                },
+            ),
+            (
+                "main".to_string(),
+                Theory {
+                    return_rate: 0.974_7,
+                    standard_deviation: 0.75,
+                    exact: false,
+                },
+            ),
+        ]
+        .into();
+        let bytes = to_bytes(&theories).unwrap();
+        assert_eq!(from_bytes(&bytes).unwrap(), theories);
+        for cut in 0..bytes.len() {
+            assert!(from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        assert!(from_bytes(&[bytes.clone(), vec![0]].concat()).is_err());
+        let mut not_finite = theories.clone();
+        not_finite.get_mut("ante").unwrap().return_rate = f64::NAN;
+        assert!(from_bytes(&to_bytes(&not_finite).unwrap()).is_err());
+        let long: BTreeMap<String, Theory> = [("x".repeat(65), theories["ante"])].into();
+        assert_eq!(to_bytes(&long), None);
+    }
 
     /// A thousand hands of one unit at a bet returning 95 % with σ 1: the band is
     /// 95 % ± 2.576 × 1/√1000 (± 8.1 points); 80 % is outside (z ≈ −4.74), 96 % inside, and 90 %

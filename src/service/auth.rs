@@ -17,7 +17,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
@@ -204,11 +203,8 @@ fn bearer(value: &[u8]) -> Option<&str> {
 /// prints it. rustls has checked the chain against the configured client CA before any call.
 fn certificate_subject<B>(request: &http::Request<B>) -> Option<String> {
     use x509_cert::der::Decode;
-    let info = request
-        .extensions()
-        .get::<TlsConnectInfo<TcpConnectInfo>>()?;
-    let certs = info.peer_certs()?;
-    let leaf = certs.first()?;
+    let peer = request.extensions().get::<Arc<super::Peer>>()?;
+    let leaf = peer.certificates.as_ref()?.first()?;
     let cert = x509_cert::Certificate::from_der(leaf.as_ref()).ok()?;
     Some(cert.tbs_certificate.subject.to_string())
 }

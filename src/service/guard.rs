@@ -2,8 +2,10 @@
 //!
 //! - catches a panic in a handler's future, logs it (method and message) and answers that call
 //!   `INTERNAL`; the connection and every other call on it go on, and so does the server;
-//! - answers a unary call that outlives its service's deadline (`limits.rs`) with
-//!   `DEADLINE_EXCEEDED` (a client's own shorter `grpc-timeout` is applied by tonic as well);
+//! - answers a call whose answer does not begin within its service's deadline (`limits.rs`), or
+//!   the client's own shorter `grpc-timeout`, with `DEADLINE_EXCEEDED`;
+//! - answers `UNAVAILABLE` at once, with why (`PREPARING`) and when to retry, every call but
+//!   health and reflection while the server is still preparing ([`Readiness`]);
 //! - answers `RESOURCE_EXHAUSTED` at once, before its message is read, a call that would pass
 //!   `limits::MAX_IN_FLIGHT` calls being handled (health checks are never refused).
 //!
@@ -14,6 +16,7 @@
 //! Also [`catch_panic`] for the tasks that feed server streams, so that a stream ends with an error
 //! rather than silently. Nothing here knows any service: it sees HTTP requests and their paths.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
@@ -21,6 +24,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tonic::Status;
+use tonic_types::{ErrorDetails, StatusExt};
 use tracing::Instrument;
 
 use super::limits;
@@ -67,10 +71,70 @@ pub async fn catch_panic<F: Future>(future: F) -> Result<F::Output, Panicked> {
 /// The deadline of a call, by its path (`/pitboss.v1.Play/OpenHand`).
 type DeadlineOf = fn(&str) -> Duration;
 
+/// Whether the server has finished preparing what its calls need (`warm.rs`): until it has,
+/// every call but health and reflection is answered `UNAVAILABLE` at once.
+#[derive(Clone, Debug)]
+pub struct Readiness(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Readiness {
+    /// A server still preparing (`ready`: false) or ready.
+    pub fn new(ready: bool) -> Readiness {
+        Readiness(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            ready,
+        )))
+    }
+
+    /// The server is ready: calls are served from now on.
+    pub fn set_ready(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the server is ready.
+    pub fn is_ready(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+/// When a call refused while the server prepares is told to try again: a restart prepares in a
+/// tenth of a second, a first start in seconds.
+pub const RETRY_PREPARING: Duration = Duration::from_millis(250);
+
+/// What a call made while the server prepares is told.
+pub const PREPARING_MESSAGE: &str = "the server is preparing the default configurations' strategy \
+     tables and theoretical returns (its first start on this data directory; a restart loads them); \
+     try again in a moment";
+
+/// Paths every server answers whatever its state: health (a load balancer asks it when the server
+/// is preparing) and reflection.
+fn always_answered(method: &str) -> bool {
+    method.starts_with("/grpc.health.v1.Health/") || method.starts_with("/grpc.reflection.")
+}
+
+/// A client's `grpc-timeout` (an integer of at most 8 digits and a unit: `H`, `M`, `S`, `m`, `u`,
+/// `n`), `None` if absent or malformed.
+fn client_timeout(headers: &http::HeaderMap) -> Option<Duration> {
+    let text = headers.get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
+    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let value: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(value * 3600),
+        "M" => Duration::from_secs(value * 60),
+        "S" => Duration::from_secs(value),
+        "m" => Duration::from_millis(value),
+        "u" => Duration::from_micros(value),
+        "n" => Duration::from_nanos(value),
+        _ => return None,
+    })
+}
+
 /// The layer: [`Guarded`] around the server's routes.
 #[derive(Clone)]
 pub struct GuardLayer {
     deadline_of: DeadlineOf,
+    readiness: Readiness,
     in_flight: std::sync::Arc<tokio::sync::Semaphore>,
     /// The most calls in flight (for the refusal's message).
     max_in_flight: usize,
@@ -83,10 +147,18 @@ impl GuardLayer {
     pub fn new(max_in_flight: usize, metrics: Option<std::sync::Arc<Metrics>>) -> GuardLayer {
         GuardLayer {
             deadline_of: |path| limits::transport_of(path).deadline,
+            readiness: Readiness::new(true),
             in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
             max_in_flight,
             metrics,
         }
+    }
+}
+
+impl GuardLayer {
+    /// Calls refused while `readiness` says the server is preparing.
+    pub fn preparing(self, readiness: Readiness) -> GuardLayer {
+        GuardLayer { readiness, ..self }
     }
 }
 
@@ -104,6 +176,7 @@ impl<S> tower_layer::Layer<S> for GuardLayer {
         Guarded {
             inner,
             deadline_of: self.deadline_of,
+            readiness: self.readiness.clone(),
             in_flight: self.in_flight.clone(),
             max_in_flight: self.max_in_flight,
             metrics: self.metrics.clone(),
@@ -117,6 +190,7 @@ impl<S> tower_layer::Layer<S> for GuardLayer {
 pub struct Guarded<S> {
     inner: S,
     deadline_of: DeadlineOf,
+    readiness: Readiness,
     in_flight: std::sync::Arc<tokio::sync::Semaphore>,
     max_in_flight: usize,
     metrics: Option<std::sync::Arc<Metrics>>,
@@ -185,7 +259,17 @@ impl<S> Guarded<S> {
         S::Future: Send + 'static,
         S::Error: Send + 'static,
     {
-        let deadline = (self.deadline_of)(&method);
+        if !self.readiness.is_ready() && !always_answered(&method) {
+            let mut details = ErrorDetails::with_error_info("PREPARING", "pitboss", HashMap::new());
+            details.set_retry_info(Some(RETRY_PREPARING));
+            let preparing =
+                Status::with_error_details(tonic::Code::Unavailable, PREPARING_MESSAGE, details);
+            return Box::pin(async move { Ok(preparing.into_http()) });
+        }
+        let deadline = match client_timeout(request.headers()) {
+            Some(asked) => asked.min((self.deadline_of)(&method)),
+            None => (self.deadline_of)(&method),
+        };
         let permit = if method.starts_with("/grpc.health.v1.Health/") {
             None
         } else {
@@ -216,7 +300,8 @@ impl<S> Guarded<S> {
                 Err(_) => {
                     tracing::warn!(method, ?deadline, "a call outlived its deadline");
                     Ok(Status::deadline_exceeded(format!(
-                        "{method} did not complete within the service's deadline of {} ms",
+                        "{method} did not complete within its deadline of {} ms (the service's, \
+                         or the client's when shorter)",
                         deadline.as_millis()
                     ))
                     .into_http())
@@ -309,6 +394,31 @@ mod tests {
         assert_eq!(e.code(), tonic::Code::DeadlineExceeded, "{e:?}");
         assert!(client.check(check("fine")).await.is_ok());
         server.abort();
+    }
+
+    #[test]
+    fn a_client_timeout_reads_as_the_protocol_writes_it() {
+        let headers = |value: &str| {
+            let mut headers = http::HeaderMap::new();
+            headers.insert("grpc-timeout", value.parse().unwrap());
+            headers
+        };
+        assert_eq!(
+            client_timeout(&headers("250m")),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            client_timeout(&headers("2H")),
+            Some(Duration::from_secs(7200))
+        );
+        assert_eq!(
+            client_timeout(&headers("99999999n")),
+            Some(Duration::from_nanos(99_999_999))
+        );
+        for bad in ["", "m", "123456789m", "12x", "-1S", "1.5S"] {
+            assert_eq!(client_timeout(&headers(bad)), None, "{bad:?}");
+        }
+        assert_eq!(client_timeout(&http::HeaderMap::new()), None);
     }
 
     #[tokio::test]

@@ -1,83 +1,143 @@
-//! The side doors' HTTP/1.1 server (the metrics endpoint, a witness): the listener's connections
-//! bounded — at most `connections` at once (more wait in the backlog), a request head of at most
-//! `max_head` bytes read within `head_timeout`, every connection closed after `connection_time`
-//! whatever it is doing — until the shutdown is triggered. What is answered is the caller's
-//! handler's; this module reads no body and knows no path.
+//! The side doors' HTTP/1.1 (the metrics endpoint, the tiles, a witness): hyper's server on each
+//! connection `connections.rs` admits, with its budgets and deadlines — the first request head
+//! within the handshake deadline, an idle keep-alive connection closed, a request that outlives
+//! the request deadline cut — a request head of at most `max_head` bytes, until the shutdown is
+//! triggered. What is answered is the caller's handler's; this module reads no body and knows no
+//! path.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
-use std::time::Duration;
+use std::task::{Context, Poll};
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
+use super::connections::{accept, Admission, Busy, ConnectionLimits, Expiry};
 use super::work::Shutdown;
 
-/// How much of the server one client may hold.
+/// How much of the server one door's clients may hold.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Connections served at once.
-    pub connections: usize,
-    /// How long a client may take to send a request head.
-    pub head_timeout: Duration,
+    /// The connections' budgets and deadlines.
+    pub connections: ConnectionLimits,
     /// The largest request head read.
     pub max_head: usize,
     /// Whether a connection may carry more than one request.
     pub keep_alive: bool,
-    /// How long a connection may last.
-    pub connection_time: Duration,
 }
 
 /// Serves `listener` with `handler` until `stop` is triggered; `what` names the door in logs.
-pub async fn serve<H, F>(
+/// Returns the admission, whose counts the metrics read, once the door is open.
+pub fn serve<H, F>(
     listener: TcpListener,
     limits: Limits,
     stop: Shutdown,
     what: &'static str,
     handler: H,
-) where
+) -> (Arc<Admission>, impl Future<Output = ()> + Send)
+where
     H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
 {
-    let open = Arc::new(tokio::sync::Semaphore::new(limits.connections));
-    loop {
-        let Ok(permit) = open.clone().acquire_owned().await else {
-            return;
-        };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = stop.wait() => return,
-        };
-        let (stream, _) = match accepted {
-            Ok(connection) => connection,
-            Err(e) => {
-                tracing::warn!(error = %e, "{what}: accept failed");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
+    let admission = Admission::new(limits.connections);
+    let grace = limits.connections.handshake;
+    let stopping = stop.clone();
+    let serving = accept(
+        listener,
+        admission.clone(),
+        stop,
+        what,
+        move |stream, remote, ticket| {
+            let handler = handler.clone();
+            let stop = stopping.clone();
+            async move {
+                let activity = ticket.activity().clone();
+                let service = hyper::service::service_fn(move |request| {
+                    let busy = activity.begin();
+                    let answer = handler(request);
+                    async move {
+                        let response = answer.await;
+                        Ok::<_, Infallible>(response.map(|body| Held { body, _busy: busy }))
+                    }
+                });
+                // The deadlines are the watchdog's (`connections.rs`), which counts why it closes;
+                // hyper's own head timeout is only a net behind it.
+                let mut connection = pin!(hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.connections.handshake + limits.connections.idle)
+                    .max_buf_size(limits.max_head)
+                    .keep_alive(limits.keep_alive)
+                    .serve_connection(TokioIo::new(stream), service));
+                let mut ending: Option<tokio::time::Instant> = None;
+                let mut going_away = false;
+                loop {
+                    tokio::select! {
+                        served = connection.as_mut() => {
+                            if let Err(e) = served {
+                                tracing::debug!(%remote, error = %e, "{what}: connection ended");
+                            }
+                            return;
+                        }
+                        expiry = ticket.expired(), if ending.is_none() => {
+                            tracing::debug!(%remote, ?expiry, "{what}: connection closed");
+                            if expiry != Expiry::Idle {
+                                return;
+                            }
+                            connection.as_mut().graceful_shutdown();
+                            ending = Some(tokio::time::Instant::now() + grace);
+                        }
+                        () = stop.wait(), if !going_away => {
+                            if !ticket.activity().established() {
+                                return;
+                            }
+                            connection.as_mut().graceful_shutdown();
+                            going_away = true;
+                        }
+                        () = until(ending) => return,
+                    }
+                }
             }
-        };
-        let handler = handler.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let service = hyper::service::service_fn(move |request| {
-                let answer = handler(request);
-                async move { Ok::<_, Infallible>(answer.await) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(limits.head_timeout)
-                .max_buf_size(limits.max_head)
-                .keep_alive(limits.keep_alive)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            match tokio::time::timeout(limits.connection_time, connection).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::debug!(error = %e, "{what}: connection ended"),
-                Err(_) => tracing::debug!("{what}: a connection past its time was closed"),
-            }
-        });
+        },
+    );
+    (admission, serving)
+}
+
+/// Waits until `at`, forever when `None`.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// An answer's body, holding its request in flight on the connection until it is sent.
+pub struct Held {
+    body: Full<Bytes>,
+    _busy: Busy,
+}
+
+impl hyper::body::Body for Held {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 

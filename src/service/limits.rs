@@ -438,8 +438,12 @@ pub const TCP_KEEPALIVE_RETRIES: u32 = 3;
 
 // ---- The server's resources. ----
 
-/// Connections served at once; further ones wait in the listen backlog until one closes.
-pub const MAX_CONNECTIONS: usize = 1_024;
+/// gRPC connections kept at once (`connections.rs`): beyond, a newcomer takes the place of one
+/// doing nothing, or is closed at once. Sized for many idle clients (a connection waiting for its
+/// handshake holds a few kilobytes), within the process's file descriptors.
+pub const MAX_CONNECTIONS: usize = 10_000;
+/// gRPC connections kept at once from one peer (an IPv4 address, an IPv6 /64).
+pub const MAX_CONNECTIONS_PER_PEER: usize = 1_000;
 /// Unary calls being handled at once, over every connection; beyond, a call is answered
 /// `RESOURCE_EXHAUSTED` at once (before its message is decoded).
 pub const MAX_IN_FLIGHT: usize = 4_096;

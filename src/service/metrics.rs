@@ -1,8 +1,9 @@
-//! The server's metrics in the OpenMetrics text format (1.0.0, which Prometheus scrapes), written
-//! by `prometheus-client`, for a floor manager's dashboard: hands opened, settled and voided by
-//! game, refused calls by code and method, the ledger's append latency, group commit sizes and
-//! sync times, the log's size, the work pools' running and waiting jobs, the strategy-table builds
-//! and the process's resident memory.
+//! The server's metrics in the OpenMetrics text format (1.0.0; `exposition.rs` makes Prometheus's
+//! classic text of it for the scrapers that ask), written by `prometheus-client`, for a floor
+//! manager's dashboard: hands opened, settled and voided by game, refused calls by code and
+//! method, each listener's connections (kept, and closed by why), the ledger's append latency,
+//! group commit sizes and sync times, the log's size, the work pools' running and waiting jobs,
+//! the strategy-table builds and the process's resident memory.
 //!
 //! Owns the refusal counts (fed by the guard layer, `guard.rs`) and what each family says; reads
 //! the floor's tally, the ledger's measurements and the pools when scraped (one `Collector`), and
@@ -25,6 +26,7 @@ use pitboss_engine::game::GameId;
 use pitboss_ledger::stats::HistogramSnapshot;
 
 use super::advice::BuildCounts;
+use super::connections::{ConnectionCounts, ConnectionStats};
 use super::work::Pool;
 use crate::floor::{Floor, Happened};
 
@@ -32,9 +34,6 @@ use crate::floor::{Floor, Happened};
 pub const MAX_METHODS: usize = 128;
 /// The longest method path counted by name.
 const MAX_METHOD_LEN: usize = 100;
-
-/// The `Content-Type` of [`Metrics::render`]'s text.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The gRPC status codes' names, by number.
 const CODES: [&str; 17] = [
@@ -66,7 +65,21 @@ pub struct Metrics {
     registry: Registry,
     /// Shared with the collector: the guard layer counts here, the scrape reads.
     refused: Arc<Refused>,
+    /// Shared with the collector: the listeners' connection counts.
+    listeners: Arc<Listeners>,
+    /// Shared with the collector: what the start prepared, loaded and computed.
+    prepared: Arc<Prepared>,
 }
+
+/// What the server's start prepared (`warm.rs`): read from the data directory, and computed.
+#[derive(Debug, Default)]
+struct Prepared {
+    loaded: std::sync::atomic::AtomicU64,
+    computed: std::sync::atomic::AtomicU64,
+}
+
+/// Each listener's name and its connection counts (a handful: the server's own listeners).
+type Listeners = Mutex<Vec<(&'static str, Arc<ConnectionStats>)>>;
 
 /// What a scrape reads.
 struct Scrape {
@@ -75,6 +88,8 @@ struct Scrape {
     /// The strategy tables' builds (`advice.rs`).
     builds: Arc<BuildCounts>,
     refused: Arc<Refused>,
+    listeners: Arc<Listeners>,
+    prepared: Arc<Prepared>,
     /// The log's side of witnessing, when the server has a witness policy.
     witnessing: Option<Arc<crate::witnessing::Witnessing>>,
     /// The tile directory kept current, when the server keeps one.
@@ -103,18 +118,42 @@ impl Metrics {
         returns: Option<Arc<crate::returns::Returns>>,
     ) -> Metrics {
         let refused = Arc::new(Mutex::new(BTreeMap::new()));
+        let listeners = Arc::new(Mutex::new(Vec::new()));
+        let prepared = Arc::new(Prepared::default());
         let mut registry = Registry::default();
         registry.register_collector(Box::new(Scrape {
             floor,
             pools,
             builds,
             refused: refused.clone(),
+            listeners: listeners.clone(),
+            prepared: prepared.clone(),
             witnessing,
             tiling,
             mirroring,
             returns,
         }));
-        Metrics { registry, refused }
+        Metrics {
+            registry,
+            refused,
+            listeners,
+            prepared,
+        }
+    }
+
+    /// Shows what the start prepared: tables and theories loaded from the data directory, and
+    /// computed.
+    pub fn prepared(&self, loaded: usize, computed: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.prepared.loaded.store(loaded as u64, Relaxed);
+        self.prepared.computed.store(computed as u64, Relaxed);
+    }
+
+    /// Shows the connection counts of the listener `name` (`grpc`, `metrics`, `tiles`, `witness`).
+    pub fn listener(&self, name: &'static str, stats: Arc<ConnectionStats>) {
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.push((name, stats));
+        }
     }
 
     /// Counts a call to `method` (its path) answered with the gRPC status `code` (its number, as
@@ -206,6 +245,59 @@ impl Collector for Scrape {
             "Calls answered with an error, by gRPC code and method, since the server started.",
             refused.iter().map(|((code, method), count)| {
                 ([("code", *code), ("method", method.as_str())], *count)
+            }),
+        )?;
+        gauges(
+            &mut encoder,
+            "pitboss_prepared",
+            "Strategy tables and theories the start prepared: read from the data directory \
+             (loaded) or computed.",
+            [
+                ("loaded", &self.prepared.loaded),
+                ("computed", &self.prepared.computed),
+            ]
+            .map(|(how, n)| ([("how", how)], n.load(std::sync::atomic::Ordering::Relaxed))),
+        )?;
+        let listeners: Vec<(&'static str, ConnectionCounts)> = self
+            .listeners
+            .lock()
+            .map(|l| {
+                l.iter()
+                    .map(|(name, stats)| (*name, stats.counts()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        gauges(
+            &mut encoder,
+            "pitboss_connections_open",
+            "Connections each listener keeps now.",
+            listeners
+                .iter()
+                .map(|(name, counts)| ([("listener", *name)], counts.open)),
+        )?;
+        counters(
+            &mut encoder,
+            "pitboss_connections_accepted",
+            "Connections each listener kept, since the server started.",
+            listeners
+                .iter()
+                .map(|(name, counts)| ([("listener", *name)], counts.accepted)),
+        )?;
+        counters(
+            &mut encoder,
+            "pitboss_connections_closed",
+            "Connections the server closed, by listener and why (refused: every connection in the \
+             way was busy; handshake, idle, request: past that deadline; evicted: a newcomer took \
+             its place), since the server started.",
+            listeners.iter().flat_map(|(name, counts)| {
+                [
+                    ("refused", counts.refused),
+                    ("handshake", counts.handshake),
+                    ("idle", counts.idle),
+                    ("request", counts.request),
+                    ("evicted", counts.evicted),
+                ]
+                .map(|(reason, count)| ([("listener", *name), ("reason", reason)], count))
             }),
         )?;
         let stats = self.floor.writer_stats();

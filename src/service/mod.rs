@@ -7,8 +7,10 @@ pub mod advice;
 pub mod audit;
 mod auth;
 pub mod client;
+mod connections;
 mod convert;
 mod export;
+mod exposition;
 pub mod guard;
 mod http;
 pub mod lab;
@@ -22,12 +24,16 @@ mod scope;
 mod server;
 mod status;
 mod tiles_http;
+pub mod tls;
 mod transcripts;
+mod transport;
 pub mod warm;
 mod witness_http;
 pub mod work;
 
+pub use connections::{listen, Deadlines};
 /// The protobuf `Game` of an engine game, for the clients that fill requests.
 pub use convert::game_to_proto;
 pub use server::{serve, MirrorServing, ServeError, ServerLimits, Serving, TilesServing};
+pub use transport::Peer;
 pub use witness_http::{serve_witness, Gate};

@@ -1,39 +1,46 @@
 //! Assembles the gRPC server: the pitboss services, `grpc.health.v1` health and server reflection
-//! (v1 and v1alpha, so `grpcurl` works with no proto files), on a listener the caller bound.
+//! (v1 and v1alpha, so `grpcurl` works with no proto files), behind the guard and the
+//! authentication, on a listener the caller bound and served by `transport.rs`.
 //!
 //! The transport's limits (`limits.rs`, `docs/limits.md`), so that no client can hold the server's
 //! memory or connections without bound:
 //!
 //! - per service: the largest request and reply message, and a deadline for unary calls
 //!   (enforced with panics caught by the guard layer, `guard.rs`, around every call);
-//! - per connection: at most 128 concurrent calls (HTTP/2 streams), a 16 KiB header list, HTTP/2
-//!   keepalive pings (every 30 s without traffic; no answer in 10 s closes the connection) and TCP
-//!   keepalive (after 60 s idle, every 10 s, 3 probes), so dead peers do not hold connections;
-//!   `TCP_NODELAY` on every accepted socket;
-//! - the HTTP/2 flow-control windows stay hyper's (1 MiB per connection), which bounds what a
-//!   client can make the server buffer on one connection.
-//!
-//! - at most [`limits::MAX_CONNECTIONS`] connections at once (more wait in the listen backlog), and
-//!   at most [`limits::MAX_IN_FLIGHT`] unary calls in flight over all of them (`guard.rs`).
+//! - per connection (`transport.rs`): at most 128 concurrent calls (HTTP/2 streams), a 16 KiB
+//!   header list, HTTP/2 keepalive pings (every 30 s without traffic; no answer in 10 s closes the
+//!   connection) and TCP keepalive, `TCP_NODELAY`; the HTTP/2 flow-control windows stay hyper's
+//!   (1 MiB per connection), which bounds what a client can make the server buffer on one
+//!   connection;
+//! - per listener (`connections.rs`): a budget of connections in all and per peer, a deadline for
+//!   the TLS handshake and HTTP/2 preface, idle connections closed; the port always accepts, so a
+//!   connection the server cannot keep is closed at once, never left waiting;
+//! - at most [`ServerLimits::max_in_flight`] unary calls in flight over all connections
+//!   (`guard.rs`).
 //!
 //! Heavy work runs in pools of workers (`work.rs`): the lab's computations, the strategy-table
 //! builds and the audit's reads each have their own, so that one kind of client cannot starve
 //! another; on shutdown every job and stream is told to end, so draining is quick.
 //!
-//! Health reports SERVING while the ledger's writer runs; if the writer stops (a fault), every
-//! service turns NOT_SERVING and appends fail with UNAVAILABLE.
+//! The server answers from the moment it serves: while it prepares (`warm.rs`: the default
+//! configurations' strategy tables and theories, loaded from the data directory or computed),
+//! health says NOT_SERVING and every other call but reflection is answered UNAVAILABLE at once
+//! (`PREPARING`, with a retry delay); then health says SERVING and calls are served. If the
+//! ledger's writer stops (a fault), every service turns NOT_SERVING and appends fail with
+//! UNAVAILABLE.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
+use tower_layer::Layer;
 
 use super::advice::Strategies;
 use super::audit::AuditService;
 use super::auth::AuthLayer;
-use super::guard::GuardLayer;
+use super::connections::{Admission, Deadlines};
+use super::guard::{GuardLayer, Readiness};
 use super::lab::LabService;
 use super::limits::{self, Transport};
 use super::metrics::Metrics;
@@ -53,119 +60,8 @@ use crate::proto::play_server::PlayServer;
 pub enum ServeError {
     #[error("cannot build the reflection service: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
-    #[error("the gRPC transport failed: {0}")]
-    Transport(#[from] tonic::transport::Error),
     #[error("the tile directory cannot be kept: {0}")]
     Tiles(#[from] pitboss_ledger::tiles::TilesError),
-}
-
-/// Accepted connections with Nagle's algorithm off (a call's reply goes out at once instead of
-/// waiting for the client's delayed ACK, which cost 40 ms a call) and TCP keepalive on, at most
-/// [`limits::MAX_CONNECTIONS`] at once: the next is accepted only when one has closed.
-fn incoming(
-    listener: TcpListener,
-    max_connections: usize,
-) -> tokio_stream::wrappers::ReceiverStream<std::io::Result<connections::Counted>> {
-    let mut accepted = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
-        .with_keepalive(Some(limits::TCP_KEEPALIVE))
-        .with_keepalive_interval(Some(limits::TCP_KEEPALIVE_INTERVAL))
-        .with_keepalive_retries(Some(limits::TCP_KEEPALIVE_RETRIES));
-    let open = Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tokio::spawn(async move {
-        use tokio_stream::StreamExt;
-        loop {
-            let Ok(permit) = open.clone().acquire_owned().await else {
-                return;
-            };
-            let Some(connection) = accepted.next().await else {
-                return;
-            };
-            let counted = connection.map(|stream| connections::Counted::new(stream, permit));
-            if tx.send(counted).await.is_err() {
-                return;
-            }
-        }
-    });
-    tokio_stream::wrappers::ReceiverStream::new(rx)
-}
-
-/// A connection holding its place among the connections served.
-mod connections {
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
-
-    use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-    use tokio::net::TcpStream;
-    use tokio::sync::OwnedSemaphorePermit;
-    use tonic::transport::server::{Connected, TcpConnectInfo};
-
-    /// A TCP connection and its permit, released when the connection is dropped.
-    pub struct Counted {
-        stream: TcpStream,
-        _permit: OwnedSemaphorePermit,
-    }
-
-    impl Counted {
-        pub fn new(stream: TcpStream, permit: OwnedSemaphorePermit) -> Counted {
-            Counted {
-                stream,
-                _permit: permit,
-            }
-        }
-    }
-
-    impl Connected for Counted {
-        type ConnectInfo = TcpConnectInfo;
-
-        fn connect_info(&self) -> TcpConnectInfo {
-            self.stream.connect_info()
-        }
-    }
-
-    impl AsyncRead for Counted {
-        fn poll_read(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            buf: &mut ReadBuf<'_>,
-        ) -> Poll<std::io::Result<()>> {
-            Pin::new(&mut self.stream).poll_read(cx, buf)
-        }
-    }
-
-    impl AsyncWrite for Counted {
-        fn poll_write(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            buf: &[u8],
-        ) -> Poll<std::io::Result<usize>> {
-            Pin::new(&mut self.stream).poll_write(cx, buf)
-        }
-
-        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-            Pin::new(&mut self.stream).poll_flush(cx)
-        }
-
-        fn poll_shutdown(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-        ) -> Poll<std::io::Result<()>> {
-            Pin::new(&mut self.stream).poll_shutdown(cx)
-        }
-
-        fn poll_write_vectored(
-            mut self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            bufs: &[std::io::IoSlice<'_>],
-        ) -> Poll<std::io::Result<usize>> {
-            Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-        }
-
-        fn is_write_vectored(&self) -> bool {
-            self.stream.is_write_vectored()
-        }
-    }
 }
 
 /// The names health reports on: the four services and the server as a whole ("").
@@ -188,16 +84,20 @@ async fn report(health: &tonic_health::server::HealthReporter, status: ServingSt
 pub struct Serving {
     /// Who may call what (`access/`); every call but health is authenticated against it.
     pub access: Arc<Access>,
-    /// TLS (the server's certificate, and optionally the CA of client certificates); `None` serves
-    /// plain HTTP/2, which `pitboss serve` allows on loopback only unless told otherwise.
-    pub tls: Option<tonic::transport::ServerTlsConfig>,
-    /// Where to serve the metrics (OpenMetrics text, `GET /metrics`), if anywhere.
+    /// TLS (`tls.rs`: the server's certificate, and optionally the CA of client certificates);
+    /// `None` serves plain HTTP/2, which `pitboss serve` allows on loopback only unless told
+    /// otherwise.
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    /// Where to serve the metrics (`GET /metrics`), if anywhere.
     pub metrics: Option<TcpListener>,
-    /// The limits an operator may set (`pitboss.toml`'s `[limits]`).
+    /// The limits an operator may set (`pitboss.toml`'s `[limits]` and `[connections]`).
     pub limits: ServerLimits,
-    /// The default configurations' strategy tables and theories, prepared before the server said
-    /// it was ready (`warm.rs`; `None`: prepared when first needed).
-    pub warmed: Option<super::warm::Warmed>,
+    /// What the server prepares before it serves its calls (`warm.rs`), being prepared; `None`:
+    /// nothing, each table and theory is computed when first needed.
+    pub preparation: Option<tokio::task::JoinHandle<super::warm::Warmed>>,
+    /// Told once the server is ready (health SERVING, calls served): after its preparation, or at
+    /// once without one.
+    pub ready: Option<tokio::sync::oneshot::Sender<()>>,
     /// The log's side of witnessing, when the server has a witness policy: `GetCheckpoint` answers
     /// its newest cosigned checkpoint, and the metrics show how far behind it is.
     pub witnessing: Option<Arc<crate::witnessing::Witnessing>>,
@@ -237,47 +137,79 @@ pub struct TilesServing {
 /// (`docs/limits.md`) and fixed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerLimits {
-    /// Connections served at once (more wait in the listen backlog).
+    /// gRPC connections kept at once.
     pub max_connections: usize,
+    /// gRPC connections kept at once from one peer (an IPv4 address, an IPv6 /64).
+    pub max_connections_per_peer: usize,
     /// Calls handled at once over all connections (more are refused `RESOURCE_EXHAUSTED`).
     pub max_in_flight: usize,
+    /// Every listener's handshake and idle deadlines.
+    pub deadlines: Deadlines,
 }
 
 impl Default for ServerLimits {
     fn default() -> ServerLimits {
         ServerLimits {
             max_connections: limits::MAX_CONNECTIONS,
+            max_connections_per_peer: limits::MAX_CONNECTIONS_PER_PEER,
             max_in_flight: limits::MAX_IN_FLIGHT,
+            deadlines: Deadlines::default(),
         }
     }
 }
 
-/// How long a TLS handshake may take before the connection is closed (a client that opens a
-/// connection and sends nothing must not hold it).
-pub const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// What health says, decided in one place: NOT_SERVING while the server prepares or once its
+/// ledger's writer has stopped, SERVING otherwise.
+struct Health {
+    reporter: tonic_health::server::HealthReporter,
+    state: tokio::sync::Mutex<(bool, bool)>,
+}
+
+impl Health {
+    async fn set(&self, preparing: Option<bool>, writer_stopped: Option<bool>) {
+        let mut state = self.state.lock().await;
+        if let Some(preparing) = preparing {
+            state.0 = preparing;
+        }
+        if let Some(stopped) = writer_stopped {
+            state.1 = stopped;
+        }
+        let status = if state.0 || state.1 {
+            ServingStatus::NotServing
+        } else {
+            ServingStatus::Serving
+        };
+        report(&self.reporter, status).await;
+    }
+}
 
 /// Serves until `shutdown` completes, then drains in-flight calls and returns.
 pub async fn serve(
     listener: TcpListener,
     floor: Arc<Floor>,
-    serving: Serving,
+    mut serving: Serving,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
-    let (health, health_service) = tonic_health::server::health_reporter();
-    report(&health, ServingStatus::Serving).await;
+    let (reporter, health_service) = tonic_health::server::health_reporter();
+    let preparing = serving.preparation.is_some();
+    let health = Arc::new(Health {
+        reporter: reporter.clone(),
+        state: tokio::sync::Mutex::new((preparing, false)),
+    });
+    health.set(None, None).await;
     // A ledger whose writer has stopped cannot record anything: say so to load balancers.
     let watched = floor.clone();
-    let reporter = health.clone();
+    let told = health.clone();
     let watcher = tokio::spawn(async move {
         watched.log_stopped().await;
         tracing::error!("the ledger's writer has stopped; reporting NOT_SERVING");
-        report(&reporter, ServingStatus::NotServing).await;
+        told.set(None, Some(true)).await;
     });
     // `pitboss.witnessing` says whether the cosigned checkpoint keeps up with the log (the other
     // services' health does not depend on the witnesses).
     if let Some(witnessing) = &serving.witnessing {
         let mut behind = witnessing.behind();
-        let health = health.clone();
+        let health = reporter.clone();
         tokio::spawn(async move {
             loop {
                 let status = if *behind.borrow_and_update() {
@@ -321,16 +253,13 @@ pub async fn serve(
     let tables = Pool::new("strategy tables", 1, stop.clone());
     let audit = Pool::new("audit", limits::audit_workers(), stop.clone());
     let strategies = Arc::new(Strategies::new(floor.clone(), tables.clone()));
-    let (tables_warmed, theories_warmed) = match serving.warmed {
-        Some(warmed) => (warmed.tables, warmed.theories),
-        None => (Vec::new(), Vec::new()),
-    };
-    strategies.adopt(tables_warmed);
+    let deadlines = serving.limits.deadlines;
+    let mut doors = Vec::new();
     let mirroring = serving.mirror.as_ref().map(|m| m.mirroring.clone());
     if let Some(mirror) = serving.mirror {
         // `pitboss.mirror` says whether the copy still follows the log (a fork stops it).
         let mut stopped = mirror.mirroring.stopped();
-        let health = health.clone();
+        let health = reporter.clone();
         tokio::spawn(async move {
             loop {
                 let status = if *stopped.borrow_and_update() {
@@ -347,14 +276,16 @@ pub async fn serve(
         if let Some(listener) = mirror.witness {
             let gated = mirror.mirroring.clone();
             let gate: super::Gate = Arc::new(move |body: &[u8]| gated.gate(body));
-            let stopping = stop.clone();
-            tokio::spawn(super::serve_witness(
+            let (admission, door) = super::serve_witness(
                 listener,
                 mirror.mirroring.witness(),
                 String::new(),
                 Some(gate),
-                async move { stopping.wait().await },
-            ));
+                deadlines,
+                stop.clone(),
+            );
+            doors.push(("witness", admission));
+            tokio::spawn(door);
         }
     }
     let tiling = match serving.tiles {
@@ -368,15 +299,27 @@ pub async fn serve(
             let tiling =
                 crate::tiling::Tiling::start(floor.clone(), tiles.dir, source, tiles.every)?;
             if let Some(listener) = tiles.listener {
-                tokio::spawn(super::tiles_http::serve(listener, root, stop.clone()));
+                let (admission, door) =
+                    super::tiles_http::serve(listener, root, deadlines, stop.clone());
+                doors.push(("tiles", admission));
+                tokio::spawn(door);
             }
             Some(tiling)
         }
         None => None,
     };
-    let returns = serving
-        .returns
-        .map(|settings| crate::returns::Returns::start(floor.clone(), settings, theories_warmed));
+    let returns = serving.returns.map(|settings| {
+        // The theories being prepared are not computed twice.
+        let pending = if preparing {
+            super::warm::defaults(&floor)
+                .iter()
+                .map(|config| config.id())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        crate::returns::Returns::start(floor.clone(), settings, pending)
+    });
     let metrics = Arc::new(Metrics::new(
         floor.clone(),
         vec![lab.clone(), tables.clone(), audit.clone()],
@@ -386,14 +329,15 @@ pub async fn serve(
         mirroring.clone(),
         returns.clone(),
     ));
-    if let Some(listener) = serving.metrics {
-        tokio::spawn(metrics_http::serve(listener, metrics.clone(), stop.clone()));
+    for (name, admission) in doors {
+        metrics.listener(name, admission.stats());
     }
-    let stopping = stop.clone();
-    let shutdown = async move {
-        shutdown.await;
-        stopping.trigger();
-    };
+    if let Some(listener) = serving.metrics {
+        let (admission, door) =
+            metrics_http::serve(listener, metrics.clone(), deadlines, stop.clone());
+        metrics.listener("metrics", admission.stats());
+        tokio::spawn(door);
+    }
     let read_only: Option<Arc<str>> = floor.read_only().then(|| {
         serving
             .read_only_reason
@@ -401,21 +345,8 @@ pub async fn serve(
             .unwrap_or_else(|| pitboss_ledger::LedgerError::ReadOnly.to_string())
             .into()
     });
-    let mut builder = tonic::transport::Server::builder();
-    if let Some(tls) = serving.tls {
-        builder = builder.tls_config(tls.timeout(TLS_HANDSHAKE_TIMEOUT))?;
-    }
-    let served = builder
-        .max_concurrent_streams(limits::MAX_CONCURRENT_STREAMS)
-        .http2_max_header_list_size(limits::MAX_HEADER_LIST)
-        .http2_keepalive_interval(Some(limits::HTTP2_KEEPALIVE_INTERVAL))
-        .http2_keepalive_timeout(Some(limits::HTTP2_KEEPALIVE_TIMEOUT))
-        .layer(GuardLayer::new(
-            serving.limits.max_in_flight,
-            Some(metrics.clone()),
-        ))
-        .layer(AuthLayer::new(serving.access.clone(), read_only))
-        .add_service(health_service)
+    let readiness = Readiness::new(!preparing);
+    let routes = tonic::service::Routes::new(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(sized!(
@@ -425,26 +356,72 @@ pub async fn serve(
                 stop.clone(),
                 serving.witnessing.clone(),
                 mirroring,
-                returns,
+                returns.clone(),
             )),
             limits::AUDIT
         ))
         .add_service(sized!(
-            PlayServer::new(PlayService::new(floor.clone(), strategies)),
+            PlayServer::new(PlayService::new(floor.clone(), strategies.clone())),
             limits::PLAY
         ))
         .add_service(sized!(
-            OperationsServer::new(OperationsService::new(floor.clone(), serving.access)),
+            OperationsServer::new(OperationsService::new(
+                floor.clone(),
+                serving.access.clone()
+            )),
             limits::OPERATIONS
         ))
         .add_service(sized!(
             LabServer::new(LabService::new(floor.clone(), lab, stop.clone())),
             limits::LAB
         ))
-        .serve_with_incoming_shutdown(incoming(listener, serving.limits.max_connections), shutdown)
-        .await;
+        .prepare();
+    let routes = GuardLayer::new(serving.limits.max_in_flight, Some(metrics.clone()))
+        .preparing(readiness.clone())
+        .layer(AuthLayer::new(serving.access.clone(), read_only).layer(routes));
+    let admission = Admission::new(serving.limits.deadlines.limits(
+        serving.limits.max_connections,
+        serving.limits.max_connections_per_peer,
+        None,
+    ));
+    metrics.listener("grpc", admission.stats());
+    // Ready once prepared: what was prepared handed to the parts that keep it, then health.
+    let ready = serving.ready.take();
+    let preparation = serving.preparation.take();
+    let stopping = stop.clone();
+    let told = metrics.clone();
+    tokio::spawn(async move {
+        if let Some(preparation) = preparation {
+            let warmed = tokio::select! {
+                warmed = preparation => warmed.unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "the preparation stopped; tables and theories are computed when first needed");
+                    super::warm::Warmed::default()
+                }),
+                () = stopping.wait() => return,
+            };
+            told.prepared(warmed.loaded, warmed.computed);
+            strategies.adopt(warmed.tables);
+            if let Some(returns) = &returns {
+                returns.adopt(warmed.theories);
+            }
+            readiness.set_ready();
+            health.set(Some(false), None).await;
+        }
+        if let Some(ready) = ready {
+            let _ = ready.send(());
+        }
+    });
+    let stopping = stop.clone();
+    let shutdown = async move {
+        shutdown.await;
+        stopping.trigger();
+    };
+    tokio::join!(
+        super::transport::serve(listener, serving.tls, admission, routes, stop.clone()),
+        shutdown
+    );
     watcher.abort();
-    if let (Ok(()), Some(identity)) = (&served, &serving.software) {
+    if let Some(identity) = &serving.software {
         // Every call has drained: the stop is the log's last word from this server.
         if let Err(e) = floor
             .record_software(identity, "stop", None, pitboss_ledger::SERVER_ACTOR)
@@ -455,7 +432,6 @@ pub async fn serve(
     }
     // The ledger stays open until every call has drained; closing it lets its writer finish.
     floor.close_log();
-    served?;
     Ok(())
 }
 
@@ -497,7 +473,8 @@ mod tests {
             tls: None,
             metrics: None,
             limits: ServerLimits::default(),
-            warmed: None,
+            preparation: None,
+            ready: None,
             read_only_reason: None,
             witnessing: None,
             tiles: None,

@@ -8,6 +8,7 @@
 //! body and reaches nothing but the directory.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::Full;
@@ -18,10 +19,14 @@ use pitboss_ledger::tiles::path::{Kind, TilePath, WIDTH};
 use pitboss_ledger::tiles::{CHECKPOINT, MAX_RECORD};
 use tokio::net::TcpListener;
 
+use super::connections::{Admission, Deadlines};
 use super::http::{reply, Limits, PLAIN};
 
-/// Readers served at once.
-pub const MAX_READERS: usize = 32;
+/// Readers' connections kept at once, and from one peer (a cache or a proxy may read for many).
+pub const MAX_READERS: usize = 4_096;
+const PER_PEER: usize = 256;
+/// The longest a tile's answer may take to be sent.
+const REQUEST_TIME: Duration = Duration::from_secs(60);
 
 /// The largest file of each kind: what is read before the rest is refused.
 fn largest(tile: &TilePath) -> u64 {
@@ -87,19 +92,22 @@ async fn answer(
     }
 }
 
-/// Serves the directory `root` on `listener` until `stop` is set.
-pub async fn serve(listener: TcpListener, root: PathBuf, stop: super::work::Shutdown) {
+/// Serves the directory `root` on `listener` until `stop` is set: the door's admission (its
+/// counts are among the metrics), and the serving.
+pub fn serve(
+    listener: TcpListener,
+    root: PathBuf,
+    deadlines: Deadlines,
+    stop: super::work::Shutdown,
+) -> (Arc<Admission>, impl std::future::Future<Output = ()> + Send) {
     let limits = Limits {
-        connections: MAX_READERS,
-        head_timeout: Duration::from_secs(10),
+        connections: deadlines.limits(MAX_READERS, PER_PEER, Some(REQUEST_TIME)),
         max_head: 8 * 1024,
         keep_alive: true,
-        connection_time: Duration::from_secs(60),
     };
-    let root = std::sync::Arc::new(root);
+    let root = Arc::new(root);
     super::http::serve(listener, limits, stop, "tiles", move |request| {
         let root = root.clone();
         async move { answer(&root, &request).await }
     })
-    .await;
 }

@@ -18,6 +18,7 @@ use tokio::net::TcpListener;
 use pitboss_witness::request::MAX_BODY;
 use pitboss_witness::{Refused, Witness, WitnessError};
 
+use super::connections::{Admission, Deadlines};
 use super::http::{reply, Limits, PLAIN};
 use super::work::Shutdown;
 
@@ -30,34 +31,35 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// a blocking thread: `Err((status, why))` answers without the witness.
 pub type Gate = Arc<dyn Fn(&[u8]) -> Result<(), (u16, String)> + Send + Sync>;
 
+/// Connections a witness keeps at once, and from one peer: a log submits over one or two kept
+/// connections; monitors poll now and then.
+const MAX_CONNECTIONS: usize = 4_096;
+const PER_PEER: usize = 64;
+/// The longest a request may be in flight (its body is read within [`BODY_TIMEOUT`], its decision
+/// syncs a small file).
+const REQUEST_TIME: Duration = Duration::from_secs(60);
+
 /// Serves `witness` on `listener`, its submission prefix `prefix` (`""` or `/a/path`), until
-/// `signal` completes; each body first through `gate`, if any.
-pub async fn serve_witness(
+/// `stop` is triggered; each body first through `gate`, if any. The door's admission (for its
+/// counts), and the serving.
+pub fn serve_witness(
     listener: TcpListener,
     witness: Arc<Witness>,
     prefix: String,
     gate: Option<Gate>,
-    signal: impl Future<Output = ()> + Send + 'static,
-) {
-    let stop = Shutdown::default();
-    let trigger = stop.clone();
-    tokio::spawn(async move {
-        signal.await;
-        trigger.trigger();
-    });
+    deadlines: Deadlines,
+    stop: Shutdown,
+) -> (Arc<Admission>, impl Future<Output = ()> + Send) {
     let path: Arc<str> = format!("{}/add-checkpoint", prefix.trim_end_matches('/')).into();
     let limits = Limits {
-        connections: 64,
-        head_timeout: Duration::from_secs(10),
+        connections: deadlines.limits(MAX_CONNECTIONS, PER_PEER, Some(REQUEST_TIME)),
         max_head: 16 * 1024,
         // Logs SHOULD keep their connections (`tlog-witness`).
         keep_alive: true,
-        connection_time: Duration::from_secs(300),
     };
     super::http::serve(listener, limits, stop, "witness", move |request| {
         answer(witness.clone(), path.clone(), gate.clone(), request)
     })
-    .await;
 }
 
 /// The origin hash of a monitoring path, `<prefix>/<SHA-256 of the origin, lowercase hex>/checkpoint`

@@ -214,3 +214,129 @@ async fn a_warm_start_prepares_the_defaults_tables_and_theories_before_it_is_rea
         );
     }
 }
+
+/// What the start prepared, by the metrics: (loaded from the data directory, computed).
+fn prepared(metrics: &str) -> (u64, u64) {
+    let (_, _, answer) = pitboss_testkit::http::get(metrics, "/metrics");
+    let count = |how: &str| -> u64 {
+        let prefix = format!("pitboss_prepared{{how=\"{how}\"}} ");
+        answer
+            .lines()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("no {prefix}in {answer}"))
+            .parse()
+            .expect("a count")
+    };
+    (count("loaded"), count("computed"))
+}
+
+/// From the moment the port accepts, the server answers: while it prepares, health says
+/// NOT_SERVING and a call is answered UNAVAILABLE at once (`PREPARING`, with a retry delay); once
+/// ready, SERVING and served. What it prepared is kept in the data directory: a restart loads every
+/// table and theory and computes none.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_port_answers_while_the_server_prepares_and_a_restart_loads_what_it_prepared() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+
+    let data = tempfile::tempdir().unwrap();
+    let listen = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().to_string()
+    };
+    let args = [
+        "--listen",
+        &listen,
+        "--warm",
+        "true",
+        "--metrics",
+        "127.0.0.1:0",
+    ];
+    let mut starting = Server::starting(data.path(), &args);
+    // A client that calls as soon as the port accepts (a minute at most for the process to open
+    // its log and bind).
+    let mut tries = 0;
+    let channel = loop {
+        tries += 1;
+        assert!(!starting.exited(), "the server stopped before it listened");
+        assert!(tries <= 3_000, "the port never accepted");
+        let endpoint = tonic::transport::Channel::from_shared(format!("http://{listen}")).unwrap();
+        match endpoint.connect().await {
+            Ok(channel) => break channel,
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+        }
+    };
+    let mut health = HealthClient::new(channel.clone());
+    let check = || HealthCheckRequest {
+        service: String::new(),
+    };
+    let first = health
+        .check(check())
+        .await
+        .expect("health answers")
+        .into_inner();
+    assert_eq!(
+        first.status,
+        ServingStatus::NotServing as i32,
+        "while the server prepares, health says so"
+    );
+    let mut play = proto::play_client::PlayClient::new(
+        pitboss::service::client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN))
+            .unwrap(),
+    );
+    let nutz = || proto::PlayHandRequest {
+        open: Some(open(
+            proto::Game::Nutz,
+            "T-P",
+            "p",
+            vec![wager("box_one_pair", 100)],
+        )),
+        decisions: vec![],
+        follow_advice: true,
+    };
+    let refused = play.play_hand(nutz()).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+    assert_eq!(
+        pitboss_testkit::refusal::reason(&refused).as_deref(),
+        Some("PREPARING")
+    );
+    let details = tonic_types::StatusExt::get_error_details(&refused);
+    assert!(details.retry_info().is_some(), "a retry delay: {refused:?}");
+
+    let server = starting.ready();
+    let ready = health.check(check()).await.unwrap().into_inner();
+    assert_eq!(ready.status, ServingStatus::Serving as i32);
+    play.play_hand(nutz()).await.expect("served once ready");
+    let metrics = server.metrics.clone().expect("metrics");
+    let (loaded, computed) = prepared(&metrics);
+    assert_eq!(loaded, 0, "nothing was kept before the first start");
+    // Two games' tables and the four default configurations' theories.
+    assert_eq!(computed, 6);
+    let kept: Vec<String> = std::fs::read_dir(data.path().join("prepared"))
+        .expect("kept in the data directory")
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        kept.iter().filter(|n| n.starts_with("tables-")).count(),
+        2,
+        "{kept:?}"
+    );
+    assert_eq!(
+        kept.iter().filter(|n| n.starts_with("theory-")).count(),
+        4,
+        "{kept:?}"
+    );
+    assert!(server.stop(), "a clean stop");
+
+    let again = Server::start_with(data.path(), &["--warm", "true", "--metrics", "127.0.0.1:0"]);
+    let metrics = again.metrics.clone().expect("metrics");
+    assert_eq!(
+        prepared(&metrics),
+        (6, 0),
+        "a restart loads all and computes none"
+    );
+    let counts = builds(&metrics);
+    assert_eq!(counts["mississippi_stud"], (1, 1), "{counts:?}");
+    assert_eq!(counts["caribbean_stud"], (1, 1), "{counts:?}");
+}

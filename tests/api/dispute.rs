@@ -101,18 +101,7 @@ async fn record(data: &Path, played: &[(String, Played)]) {
 fn chromium(page: &Path, profile: &Path, what: &[&str]) -> String {
     let binary = std::env::var("PITBOSS_CHROMIUM").unwrap_or_else(|_| "chromium".into());
     let out = Command::new(&binary)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--no-pdf-header-footer",
-        ])
+        .args(pitboss_packet::CHROMIUM_FLAGS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(what)
         .arg(format!("file://{}", page.display()))

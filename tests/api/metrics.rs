@@ -1,7 +1,8 @@
 //! The metrics endpoint scraped as Prometheus would: after a few hands settled, one voided and one
-//! refused request, its text holds those counts, the ledger's histograms and the log's size, and
-//! it is OpenMetrics text as a reader nobody here wrote (Python's `prometheus_client` parser)
-//! reads it.
+//! refused request, its text holds those counts, the ledger's histograms and the log's size. It
+//! answers in the format the scraper's `Accept` asks for — OpenMetrics, or Prometheus's classic
+//! text (also without a header) — and each is read by the parser of its format that nobody here
+//! wrote (Python's `prometheus_client`), which finds the same hand counts in both.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -86,7 +87,13 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
 
-    let (status, content_type, body) = pitboss_testkit::http::get(&address, "/metrics");
+    // What Prometheus sends: OpenMetrics first.
+    let (status, content_type, body) = pitboss_testkit::http::get_accepting(
+        &address,
+        "/metrics",
+        "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;\
+         q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+    );
     assert_eq!(status, 200);
     assert!(
         content_type.starts_with("application/openmetrics-text; version=1.0.0"),
@@ -96,7 +103,26 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
         body.ends_with("# EOF\n"),
         "an OpenMetrics text ends with its marker"
     );
-    read_by_python(&body);
+    read_by_python(&body, "openmetrics", 8);
+    // What many agents send, and what a plain client gets: the classic text.
+    for accept in [Some("text/plain; version=0.0.4"), None] {
+        let (status, content_type, classic) = match accept {
+            Some(accept) => pitboss_testkit::http::get_accepting(&address, "/metrics", accept),
+            None => pitboss_testkit::http::get(&address, "/metrics"),
+        };
+        assert_eq!(status, 200);
+        assert!(
+            content_type.starts_with("text/plain; version=0.0.4"),
+            "{accept:?}: {content_type}"
+        );
+        assert!(!classic.contains("# EOF") && !classic.contains("# UNIT"));
+        assert!(classic.contains("# TYPE pitboss_hands_total counter"));
+        read_by_python(&classic, "classic", 8);
+        assert_eq!(
+            samples(&classic)["pitboss_log_entries"],
+            samples(&body)["pitboss_log_entries"]
+        );
+    }
     let s = samples(&body);
     let hands = |game: &str, event: &str| {
         number(
@@ -147,25 +173,32 @@ async fn the_metrics_endpoint_counts_hands_refusals_and_appends() {
     assert_eq!(pitboss_testkit::http::get(&address, "/").0, 404);
 }
 
-/// Python's OpenMetrics parser (`prometheus_client`, in the venv `scripts/test` makes) reads the
-/// whole text, and finds the families this server promises under their names.
-fn read_by_python(text: &str) {
+/// The parser of `format` (`openmetrics` or `classic`) of Python's `prometheus_client` (in the
+/// venv `scripts/test` makes) reads the whole text, finds the families this server promises under
+/// their names and types, and counts `hands` hand events in all.
+fn read_by_python(text: &str, format: &str, hands: u64) {
     let python = pitboss_testkit::python();
     let script = r#"
 import sys
-from prometheus_client.openmetrics.parser import text_string_to_metric_families
-families = {f.name: f.type for f in text_string_to_metric_families(sys.stdin.read())}
+if sys.argv[1] == "openmetrics":
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+else:
+    from prometheus_client.parser import text_string_to_metric_families
+families = {f.name: f for f in text_string_to_metric_families(sys.stdin.read())}
 for name, kind in [("pitboss_hands", "counter"), ("pitboss_refused", "counter"),
                    ("pitboss_ledger_append_seconds", "histogram"),
                    ("pitboss_ledger_group_entries", "histogram"),
                    ("pitboss_log_entries", "gauge"), ("pitboss_work_running", "gauge"),
                    ("pitboss_strategy_builds_finished", "counter"),
+                   ("pitboss_connections_closed", "counter"),
                    ("process_resident_memory_bytes", "gauge")]:
-    assert families.get(name) == kind, (name, families.get(name))
-print(len(families))
+    assert families.get(name) is not None and families[name].type == kind, \
+        (name, families.get(name) and families[name].type)
+hands = sum(s.value for s in families["pitboss_hands"].samples if s.name == "pitboss_hands_total")
+print(len(families), int(hands))
 "#;
     let mut child = std::process::Command::new(&python)
-        .args(["-c", script])
+        .args(["-c", script, format])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -180,12 +213,16 @@ print(len(families))
     let out = child.wait_with_output().expect("Python's answer");
     assert!(
         out.status.success(),
-        "Python's OpenMetrics parser refused the text: {}\n{text}",
+        "Python's {format} parser refused the text: {}\n{text}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let families: usize = String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .expect("a count");
-    assert!(families >= 12, "{families} families");
+    let answer = String::from_utf8_lossy(&out.stdout);
+    let (families, counted) = answer.trim().split_once(' ').expect("two counts");
+    let families: usize = families.parse().expect("a count");
+    assert!(families >= 12, "{format}: {families} families");
+    assert_eq!(
+        counted.parse::<u64>().expect("a count"),
+        hands,
+        "{format}: hand events"
+    );
 }

@@ -8,6 +8,7 @@ mod support;
 
 mod bounds;
 mod bundles;
+mod connections;
 mod disk;
 mod heavy;
 mod keys;

@@ -560,6 +560,7 @@ impl Tally {
 
 /// The optimal decision of every (player hand, up card), one bit each (4 MB): built by the same
 /// sweep as the analysis, read in constant time (for simulation of millions of hands).
+#[derive(Debug, PartialEq, Eq)]
 pub struct DecisionTable {
     /// Per up-card rank (the up card taken in the first suit), a bit per player hand numbered by
     /// its colexicographic rank among all five-card sets: set means raise.
@@ -621,6 +622,47 @@ impl DecisionTable {
 /// One up-card rank's decision bits.
 type RankBits = (usize, Vec<u64>);
 
+/// The words of one up-card rank's decision bits: a bit per five-card set.
+const WORDS: usize = 2_598_960usize.div_ceil(64);
+
+impl DecisionTable {
+    /// The table's bytes: each up-card rank's words in order, little-endian.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(13 * WORDS * 8);
+        for rank in &self.raise {
+            for word in rank {
+                bytes.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        bytes
+    }
+
+    /// A table from [`DecisionTable::to_bytes`]: refused unless it holds exactly every rank's
+    /// words and no bit past the last five-card set.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<DecisionTable, String> {
+        if bytes.len() != 13 * WORDS * 8 {
+            return Err(format!(
+                "Caribbean Stud's decision table is {} bytes, not {}",
+                bytes.len(),
+                13 * WORDS * 8
+            ));
+        }
+        let words: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+            .collect();
+        let raise: Vec<Vec<u64>> = words.chunks_exact(WORDS).map(<[u64]>::to_vec).collect();
+        let spare = 64 * WORDS - 2_598_960;
+        if raise
+            .iter()
+            .any(|rank| rank[WORDS - 1] >> (64 - spare) != 0)
+        {
+            return Err("Caribbean Stud's decision table sets a bit past the last hand".into());
+        }
+        Ok(DecisionTable { raise })
+    }
+}
+
 /// The optimal strategy's totals over every deal, on `threads` threads (up cards shared out), and
 /// its decision table.
 pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, DecisionTable), LabError> {
@@ -638,7 +680,7 @@ pub fn analyse(rules: &CaribbeanRules, threads: usize) -> Result<(Tally, Decisio
                         if rank >= 13 {
                             break (tally, tables);
                         }
-                        let mut bits = vec![0u64; 2_598_960usize.div_ceil(64)];
+                        let mut bits = vec![0u64; WORDS];
                         // The up card of this rank in the first suit; the other suits are symmetric.
                         sweep(&hands, 4 * rank as u8, |set, value, counts| {
                             let category = value.category();

@@ -16,6 +16,12 @@ pub enum LabError {
     /// The run was asked to stop ([`crate::Run::stop`]) before the end: nobody waits for the result.
     #[error("{}", crate::STOPPED)]
     Stopped,
+    /// Stored tables that do not read back ([`crate::advice::StrategyTables::from_bytes`]).
+    #[error("the stored strategy tables do not read: {reason}")]
+    Stored {
+        /// What is wrong with them.
+        reason: String,
+    },
     /// The configuration is another game's.
     #[error(transparent)]
     WrongGame(#[from] pitboss_engine::config::WrongRules),

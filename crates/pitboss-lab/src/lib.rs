@@ -27,6 +27,12 @@ pub mod simulate;
 pub mod transcript;
 
 pub use error::LabError;
+
+/// The lab's revision as what it computes: raised whenever a figure or a table it computes for the
+/// same configuration — an exact sheet, a simulation's seed or rounds, a strategy's tables — or the
+/// bytes tables are kept in ([`advice::StrategyTables::to_bytes`]) would change. Whatever keeps
+/// the lab's results between runs keys them by it, with the configuration's id.
+pub const REVISION: u32 = 1;
 pub use par::{ParRow, ParSheet};
 
 use pitboss_engine::config::GameConfig;

@@ -93,6 +93,7 @@ type Decided = ((i128, i128), Option<usize>);
 
 /// The optimal strategy's tables: the 5th-street sums for every four-card set, and the 4th-street
 /// values for every three-card set and amount staked.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Strategy {
     multiples: Vec<i128>,
     /// Σ over the 48 last cards of the net result per unit, by four-card set ([`four_index`]).
@@ -106,11 +107,6 @@ impl Strategy {
     /// Builds the tables (about a quarter of a second: every five-card hand evaluated once).
     pub(crate) fn build(rules: &MississippiRules) -> Strategy {
         let cards = deck();
-        let multiples: Vec<i128> = rules
-            .street_multiples
-            .iter()
-            .map(|&m| i128::from(m))
-            .collect();
         // 5th street: A(4 cards) = Σ over the 48 last cards of the net result per unit; each
         // five-card hand evaluated once, its result added to its five four-card sets.
         let mut fifth = vec![0i64; FOUR_CARD_SETS];
@@ -120,6 +116,139 @@ impl Strategy {
                 fifth[i] += net;
             }
         });
+        Strategy::from_fifth(rules, fifth)
+    }
+
+    /// The tables as bytes: the 5th-street sums (one `i64` per four-card set), then the 4th-street
+    /// decisions (three cards and the antes staked, with their value, wager and choice) and the
+    /// 3rd-street ones (two cards and the choice), each in key order; integers little-endian, a
+    /// stake and a choice (the multiple's index, or 65 535 to fold) in 16 bits. `None` when a
+    /// stake or a choice does not fit them.
+    pub(crate) fn to_bytes(&self) -> Option<Vec<u8>> {
+        let small = |n: usize| u16::try_from(n).ok().filter(|n| *n != u16::MAX);
+        let choice = |c: Option<usize>| c.map_or(Some(u16::MAX), small);
+        let mut bytes = Vec::with_capacity(FOUR_CARD_SETS * 8 + self.fourth.len() * 44 + 11 * 1326);
+        bytes.extend_from_slice(&(self.fifth.len() as u32).to_le_bytes());
+        for sum in &self.fifth {
+            bytes.extend_from_slice(&sum.to_le_bytes());
+        }
+        let mut fourth: Vec<_> = self.fourth.iter().collect();
+        fourth.sort_unstable_by_key(|(key, _)| **key);
+        bytes.extend_from_slice(&(fourth.len() as u32).to_le_bytes());
+        for ((m3, staked), ((value, wager), chosen)) in fourth {
+            bytes.extend_from_slice(&m3.to_le_bytes());
+            bytes.extend_from_slice(&small(usize::try_from(*staked).ok()?)?.to_le_bytes());
+            bytes.extend_from_slice(&value.to_le_bytes());
+            bytes.extend_from_slice(&wager.to_le_bytes());
+            bytes.extend_from_slice(&choice(*chosen)?.to_le_bytes());
+        }
+        let mut third: Vec<_> = self.third.iter().collect();
+        third.sort_unstable_by_key(|(m2, _)| **m2);
+        bytes.extend_from_slice(&(third.len() as u32).to_le_bytes());
+        for (m2, chosen) in third {
+            bytes.extend_from_slice(&m2.to_le_bytes());
+            bytes.extend_from_slice(&choice(*chosen)?.to_le_bytes());
+        }
+        Some(bytes)
+    }
+
+    /// The tables of [`Strategy::to_bytes`], for `rules`: refused unless they hold one sum per
+    /// four-card set, one decision per three-card set and stake and one per starting pair — every
+    /// key well formed and none twice — each choice one of the rules' multiples or a fold, and
+    /// nothing after.
+    pub(crate) fn from_bytes(rules: &MississippiRules, bytes: &[u8]) -> Result<Strategy, String> {
+        let multiples: Vec<i128> = rules
+            .street_multiples
+            .iter()
+            .map(|&m| i128::from(m))
+            .collect();
+        let max_multiple = multiples.iter().copied().max().unwrap_or(1);
+        let mut rest = bytes;
+        let mut take = |n: usize| -> Result<&[u8], String> {
+            if rest.len() < n {
+                return Err("Mississippi Stud's tables are cut short".to_string());
+            }
+            let (taken, left) = rest.split_at(n);
+            rest = left;
+            Ok(taken)
+        };
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
+        let wide = |b: &[u8]| i128::from_le_bytes(b.try_into().unwrap_or_default());
+        let count = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize;
+        let short = |b: &[u8]| u16::from_le_bytes(b.try_into().unwrap_or_default());
+        let choice = |c: u16| -> Result<Option<usize>, String> {
+            match c {
+                u16::MAX => Ok(None),
+                k if usize::from(k) < multiples.len() => Ok(Some(usize::from(k))),
+                k => Err(format!("choice {k} is not one of the rules' multiples")),
+            }
+        };
+        let cards = |m: u64, n: u32| m.count_ones() == n && m >> 52 == 0;
+        if count(take(4)?) != FOUR_CARD_SETS {
+            return Err("not one 5th-street sum per four-card set".into());
+        }
+        let fifth = take(FOUR_CARD_SETS * 8)?
+            .chunks_exact(8)
+            .map(|v| word(v) as i64)
+            .collect();
+        let stakes = usize::try_from(max_multiple).unwrap_or(0);
+        if count(take(4)?) != 22_100 * stakes {
+            return Err("not one 4th-street decision per three cards and stake".into());
+        }
+        let mut fourth = HashMap::with_capacity(22_100 * stakes);
+        for _ in 0..22_100 * stakes {
+            let m3 = word(take(8)?);
+            let staked = i128::from(short(take(2)?));
+            let value = wide(take(16)?);
+            let wager = wide(take(16)?);
+            let chosen = choice(short(take(2)?))?;
+            if !cards(m3, 3) || !(2..=1 + max_multiple).contains(&staked) {
+                return Err(format!(
+                    "a 4th-street decision's key ({m3:#x}, {staked}) is not one"
+                ));
+            }
+            if fourth
+                .insert((m3, staked), ((value, wager), chosen))
+                .is_some()
+            {
+                return Err(format!("the 4th-street decision ({m3:#x}, {staked}) twice"));
+            }
+        }
+        if count(take(4)?) != 1326 {
+            return Err("not one 3rd-street decision per starting pair".into());
+        }
+        let mut third = HashMap::with_capacity(1326);
+        for _ in 0..1326 {
+            let m2 = word(take(8)?);
+            let chosen = choice(short(take(2)?))?;
+            if !cards(m2, 2) || third.insert(m2, chosen).is_some() {
+                return Err(format!(
+                    "the 3rd-street decision {m2:#x} is not one, or twice"
+                ));
+            }
+        }
+        if !rest.is_empty() {
+            return Err(format!(
+                "{} bytes after Mississippi Stud's tables",
+                rest.len()
+            ));
+        }
+        Ok(Strategy {
+            multiples,
+            fifth,
+            fourth,
+            third,
+        })
+    }
+
+    /// The 4th- and 3rd-street decisions derived from the 5th-street sums.
+    fn from_fifth(rules: &MississippiRules, fifth: Vec<i64>) -> Strategy {
+        let cards = deck();
+        let multiples: Vec<i128> = rules
+            .street_multiples
+            .iter()
+            .map(|&m| i128::from(m))
+            .collect();
         let mut strategy = Strategy {
             multiples,
             fifth,

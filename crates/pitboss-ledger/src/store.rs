@@ -39,6 +39,9 @@ use rocksdb::{
     IteratorMode, Options, ReadOptions, WriteBufferManager, DB,
 };
 
+/// The most table files RocksDB keeps open at once (beyond, it closes the least used).
+pub const MAX_OPEN_FILES: i32 = 512;
+
 /// Key under `meta` holding the on-disk format version.
 pub(crate) const FORMAT_KEY: &[u8] = b"format_version";
 /// The on-disk format this build writes: 4, a directory with an anchor whose entries are signed
@@ -257,6 +260,9 @@ impl Store {
         options.set_paranoid_checks(true);
         // Every open (read-only ones too) starts a new diagnostic `LOG`: keep the last few.
         options.set_keep_log_file_num(16);
+        // Table files open at once, bounded: the server's connections share the process's file
+        // descriptors with them (`docs/limits.md`).
+        options.set_max_open_files(MAX_OPEN_FILES);
         options.set_wal_recovery_mode(match how.wal {
             WalRecovery::Strict => DBRecoveryMode::TolerateCorruptedTailRecords,
             WalRecovery::PointInTime => DBRecoveryMode::PointInTime,

@@ -58,6 +58,7 @@ pub use certificate::{
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 pub use page::{render, CONTENT_SECURITY_POLICY};
 pub use report::{render_events, EventsReport, ReportEvent};
+pub use style::CHROMIUM_FLAGS;
 /// A recorded time as people read it (`YYYY-MM-DD HH:MM:SS.mmm UTC`), for every page and listing
 /// that shows one: the packet's, and the CLI's.
 pub use time::{ms_of_date, utc};

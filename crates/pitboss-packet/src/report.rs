@@ -55,7 +55,7 @@ pub fn render_events(report: &EventsReport) -> String {
             "\n"
             body {
                 "\n"
-                main {
+                main.wide {
                     "\n"
                     h1 { "Significant events" } "\n"
                     p { "From " (utc(report.from_ms)) " to " (Text(&to)) ", read from " (Text(&report.source)) ": every entry of the log that is not a hand's own play, in log order." } "\n"
@@ -77,6 +77,11 @@ pub fn render_events(report: &EventsReport) -> String {
                     section {
                         "\n" h2 { "Events" } "\n"
                         table class="events" {
+                            "\n"
+                            colgroup {
+                                col.e-entry; col.e-time; col.e-kind; col.e-who; col.e-subject;
+                                col.e-before; col.e-after; col.e-reason; col.e-detail;
+                            }
                             "\n"
                             thead { tr { th { "entry" } th { "time" } th { "kind" } th { "who" } th { "subject" } th { "before" } th { "after" } th { "reason" } th { "detail" } } } "\n"
                             tbody {

@@ -1,8 +1,27 @@
 //! The page's one stylesheet: screen layout, and print rules for A4 (and Letter: nothing is wider
-//! than either page's printable width).
+//! than either page's printable width). Every table cell may break a long word anywhere (an id of 64
+//! hexadecimal digits has no other break), so no column is pushed past the page's edge; the wide
+//! significant-events table has fixed column widths and prints landscape (the `wide` page).
 //!
 //! This module owns presentation only. It must not reference anything outside the page: no
 //! `@import`, no `url(…)`, no web fonts (only fonts the reader's system already has).
+
+/// How headless Chromium (Debian's `chromium`) is run to print or look at a page: no sandbox (as
+/// root), no GPU, no network of its own (a closed network refuses every background connection),
+/// no header or footer on a printed page. The caller adds a fresh `--user-data-dir`, what to do
+/// (`--print-to-pdf=…`, `--screenshot=…`, `--dump-dom`) and the page's `file://` URL.
+pub const CHROMIUM_FLAGS: [&str; 10] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--no-pdf-header-footer",
+];
 
 /// The stylesheet, inlined in the page's `<style>`.
 pub(crate) const STYLESHEET: &str = r#"
@@ -19,13 +38,16 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.15rem 1
 dl.facts dt { font-weight: bold; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: 0.4rem 0 0.8rem; }
-th, td { border: 1px solid #999; padding: 0.2rem 0.35rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+th, td { border: 1px solid #999; padding: 0.2rem 0.35rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 table.timeline { table-layout: fixed; font-size: 0.9em; }
 table.timeline td { overflow-wrap: anywhere; }
 table.settlement { font-size: 0.88em; }
 table.timeline th { font-size: 0.85em; }
 col.c-entry { width: 9%; } col.c-time { width: 12%; } col.c-what { width: 36%; } col.c-by { width: 12%; }
 col.c-check { width: 6.5%; } col.c-note { width: 11.5%; }
+table.events { table-layout: fixed; font-size: 0.85em; }
+col.e-entry { width: 6%; } col.e-time { width: 10%; } col.e-kind { width: 10%; } col.e-who { width: 9%; }
+col.e-subject { width: 15%; } col.e-before, col.e-after, col.e-reason, col.e-detail { width: 12.5%; }
 th { background: #eee; }
 td.amount, th.amount { text-align: right; }
 td.check { text-align: center; white-space: nowrap; }
@@ -51,6 +73,8 @@ figcaption { font-size: 0.75rem; line-height: 1.2; margin-top: 0.2rem; }
 footer { max-width: 60rem; margin: 2rem auto 0; padding: 0.4rem 1.5rem 1.5rem; border-top: 1px solid #000; font-size: 0.85rem; }
 @media print {
   @page { size: A4; margin: 15mm; }
+  @page wide { size: A4 landscape; margin: 12mm; }
+  main.wide { page: wide; }
   body { font-size: 9.5pt; }
   main, footer { max-width: none; padding: 0; }
   h2 { font-size: 13pt; break-after: avoid; }

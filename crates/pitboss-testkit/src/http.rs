@@ -11,6 +11,16 @@ pub fn get(address: &str, path: &str) -> Answer {
     request(address, "GET", path, b"")
 }
 
+/// `GET path` with `Accept: accept`.
+pub fn get_accepting(address: &str, path: &str, accept: &str) -> Answer {
+    let (status, content_type, body) = exchange(address, "GET", path, &[("Accept", accept)], b"");
+    (
+        status,
+        content_type,
+        String::from_utf8(body).expect("a text answer"),
+    )
+}
+
 /// `POST path` with `body`.
 pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
     request(address, "POST", path, body)
@@ -35,14 +45,29 @@ pub fn request_bytes(
     path: &str,
     body: &[u8],
 ) -> (u16, String, Vec<u8>) {
+    exchange(address, method, path, &[], body)
+}
+
+/// `method path` with `headers` and `body`, `Connection: close`: (status, `Content-Type`, body).
+fn exchange(
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
     let mut socket = std::net::TcpStream::connect(address)
         .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
     socket
         .set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .expect("a timeout");
+    let extra: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     write!(
         socket,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .and_then(|()| socket.write_all(body))

@@ -100,6 +100,54 @@ pub fn open_ledger(data: &Path, now_ms: u64) -> pitboss_ledger::Ledger {
     .expect("the test's ledger")
 }
 
+/// A server started and not yet ready.
+pub struct Starting {
+    /// Taken by [`Starting::ready`].
+    child: Option<Child>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    data: PathBuf,
+}
+
+impl Starting {
+    /// Waits for the server's ready line (a minute at most): the server, serving.
+    pub fn ready(mut self) -> Server {
+        let mut child = self.child.take().expect("a child not yet taken");
+        let line = ready_line(&mut child);
+        let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "serve was not ready ({line:?}: stopped, or silent for a minute); its log ends:\n{}",
+                self.log.lock().unwrap().join("\n")
+            )
+        });
+        let address = ready["listening"].as_str().expect("listening").to_string();
+        Server {
+            child,
+            address: format!("http://{address}"),
+            data: self.data.clone(),
+            metrics: ready["metrics"].as_str().map(str::to_string),
+            tiles: ready["tiles"].as_str().map(str::to_string),
+        }
+    }
+
+    /// Whether the server has exited (it failed to start).
+    pub fn exited(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_none_or(|child| child.try_wait().is_ok_and(|status| status.is_some()))
+    }
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// A running server.
 pub struct Server {
     child: Child,
@@ -135,6 +183,19 @@ impl Server {
     }
 
     fn start_bare_with(data: &Path, args: &[&str]) -> Server {
+        Server::spawn(data, args).ready()
+    }
+
+    /// Starts a server on `data` (the test access file written if it has none) and returns at
+    /// once, before it says it is ready: for the tests of what a server answers while it starts.
+    pub fn starting(data: &Path, args: &[&str]) -> Starting {
+        if !data.join("access.toml").exists() {
+            write_access(data, "");
+        }
+        Server::spawn(data, args)
+    }
+
+    fn spawn(data: &Path, args: &[&str]) -> Starting {
         let listen: &[&str] = if args.contains(&"--listen") {
             &[]
         } else {
@@ -177,25 +238,12 @@ impl Server {
                 }
             });
         }
-        let line = ready_line(&mut child);
-        let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "serve was not ready ({line:?}: stopped, or silent for a minute); its log ends:\n{}",
-                log.lock().unwrap().join("\n")
-            )
-        });
-        let address = ready["listening"].as_str().expect("listening").to_string();
-        Server {
-            child,
-            address: format!("http://{address}"),
+        Starting {
+            child: Some(child),
+            log,
             data: data.to_path_buf(),
-            metrics: ready["metrics"].as_str().map(str::to_string),
-            tiles: ready["tiles"].as_str().map(str::to_string),
         }
     }
-
     /// The server's process id (to read its resident memory from `/proc`).
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -15,6 +15,7 @@ pub struct WitnessProcess {
     pub data: PathBuf,
     name: String,
     policy: PathBuf,
+    args: Vec<String>,
 }
 
 use crate::http::{post, Answer};
@@ -23,16 +24,28 @@ impl WitnessProcess {
     /// Starts a witness named `name` over `data`, knowing the logs of the policy file `policy`,
     /// on a free loopback port it keeps across restarts.
     pub fn start(data: &Path, name: &str, policy: &Path) -> WitnessProcess {
-        let address = format!("127.0.0.1:{}", crate::postgres::free_port());
-        WitnessProcess::start_on(data, name, policy, &address)
+        WitnessProcess::start_with(data, name, policy, &[])
     }
 
-    fn start_on(data: &Path, name: &str, policy: &Path, address: &str) -> WitnessProcess {
+    /// [`WitnessProcess::start`] with more arguments for `witness`.
+    pub fn start_with(data: &Path, name: &str, policy: &Path, args: &[&str]) -> WitnessProcess {
+        let address = format!("127.0.0.1:{}", crate::postgres::free_port());
+        WitnessProcess::start_on(data, name, policy, &address, args)
+    }
+
+    fn start_on(
+        data: &Path,
+        name: &str,
+        policy: &Path,
+        address: &str,
+        args: &[&str],
+    ) -> WitnessProcess {
         let mut child = Command::new(crate::binary())
             .args(["witness", "--listen", address, "--name", name, "--data"])
             .arg(data)
             .arg("--policy")
             .arg(policy)
+            .args(args)
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -48,6 +61,7 @@ impl WitnessProcess {
             data: data.to_path_buf(),
             name: name.to_string(),
             policy: policy.to_path_buf(),
+            args: args.iter().map(|a| a.to_string()).collect(),
         }
     }
 
@@ -65,13 +79,15 @@ impl WitnessProcess {
     /// Starts it again on the same data directory and port (after [`WitnessProcess::kill`]).
     pub fn restart(&mut self) {
         self.kill();
-        let (data, name, policy, address) = (
+        let (data, name, policy, address, args) = (
             self.data.clone(),
             self.name.clone(),
             self.policy.clone(),
             self.address.clone(),
+            self.args.clone(),
         );
-        *self = WitnessProcess::start_on(&data, &name, &policy, &address);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        *self = WitnessProcess::start_on(&data, &name, &policy, &address, &args);
     }
 
     /// Kills it with SIGKILL and starts it again on the same data directory and port.
