@@ -10,7 +10,7 @@ use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
-use pitboss::service::client::Authorized;
+use pitboss_client::Authorized;
 use pitboss_testkit::server::{
     principal, write_access, Server, ADMIN_TOKEN, ALL_ROLES, SECOND_TOKEN,
 };
@@ -840,7 +840,7 @@ async fn tls_with_a_client_certificate_or_a_token_from_rust_and_python() {
         .connect()
         .await
         .expect("mutual TLS");
-    let mut play = PlayClient::new(pitboss::service::client::authorized(channel, None).unwrap());
+    let mut play = PlayClient::new(pitboss_client::authorized(channel, None).unwrap());
     let hand = play
         .open_hand(nutz("T7", ""))
         .await
@@ -852,7 +852,7 @@ async fn tls_with_a_client_certificate_or_a_token_from_rust_and_python() {
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     // By token, over TLS without a client certificate.
     let channel = endpoint(None).connect().await.expect("TLS");
-    let admin = pitboss::service::client::authorized(channel, Some(ADMIN_TOKEN)).unwrap();
+    let admin = pitboss_client::authorized(channel, Some(ADMIN_TOKEN)).unwrap();
     let mut audit = AuditClient::new(admin.clone());
     let events = hand_events(&mut audit, &hand.hand_id).await;
     assert_eq!(
@@ -861,8 +861,7 @@ async fn tls_with_a_client_certificate_or_a_token_from_rust_and_python() {
     );
     // No credential over TLS: refused.
     let channel = endpoint(None).connect().await.unwrap();
-    let mut anonymous =
-        PlayClient::new(pitboss::service::client::authorized(channel, None).unwrap());
+    let mut anonymous = PlayClient::new(pitboss_client::authorized(channel, None).unwrap());
     assert_eq!(
         anonymous
             .open_hand(nutz("T7", ""))
@@ -877,9 +876,8 @@ async fn tls_with_a_client_certificate_or_a_token_from_rust_and_python() {
         .connect()
         .await
     {
-        let mut plain = PlayClient::new(
-            pitboss::service::client::authorized(channel, Some(ADMIN_TOKEN)).unwrap(),
-        );
+        let mut plain =
+            PlayClient::new(pitboss_client::authorized(channel, Some(ADMIN_TOKEN)).unwrap());
         assert!(plain.open_hand(nutz("T7", "")).await.is_err());
     }
 

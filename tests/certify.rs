@@ -98,7 +98,7 @@ fn server_and_token(
     (server, token)
 }
 
-type Audit = pitboss::proto::audit_client::AuditClient<pitboss::service::client::Authorized>;
+type Audit = pitboss::proto::audit_client::AuditClient<pitboss_client::Authorized>;
 
 /// The `certification_recorded` events of the log, in order.
 async fn certifications(audit: &mut Audit) -> Vec<pitboss::proto::SignificantEvent> {

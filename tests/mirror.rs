@@ -20,7 +20,7 @@ use pitboss_testkit::server::Server;
 use pitboss_testkit::witness::WitnessProcess;
 use prost::Message;
 
-type Client = pitboss::service::client::Authorized;
+type Client = pitboss_client::Authorized;
 
 async fn checkpoint(audit: &mut AuditClient<Client>, size: u64) -> proto::Checkpoint {
     audit

@@ -15,7 +15,7 @@ use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
-use pitboss::service::client::Authorized;
+use pitboss_client::Authorized;
 use pitboss_testkit::load::{self, OnError};
 use pitboss_testkit::postgres::Cluster;
 use pitboss_testkit::server::Server;

@@ -76,9 +76,7 @@ fn caribbean(table: &str, ante: u64, bonus: u64, fold: bool) -> proto::PlayHandR
     }
 }
 
-async fn returns(
-    audit: &mut AuditClient<pitboss::service::client::Authorized>,
-) -> proto::GetReturnsResponse {
+async fn returns(audit: &mut AuditClient<pitboss_client::Authorized>) -> proto::GetReturnsResponse {
     audit
         .get_returns(proto::GetReturnsRequest::default())
         .await

@@ -32,14 +32,13 @@ fn start_server() -> Running {
     }
 }
 
-async fn channel(address: String) -> pitboss::service::client::Authorized {
+async fn channel(address: String) -> pitboss_client::Authorized {
     let channel = tonic::transport::Channel::from_shared(address)
         .expect("uri")
         .connect()
         .await
         .expect("connect");
-    pitboss::service::client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN))
-        .expect("token")
+    pitboss_client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN)).expect("token")
 }
 
 #[tokio::test(flavor = "multi_thread")]

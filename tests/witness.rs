@@ -70,9 +70,7 @@ impl Verifier for Cosigner {
     }
 }
 
-async fn checkpoint(
-    audit: &mut AuditClient<pitboss::service::client::Authorized>,
-) -> proto::Checkpoint {
+async fn checkpoint(audit: &mut AuditClient<pitboss_client::Authorized>) -> proto::Checkpoint {
     audit
         .get_checkpoint(proto::GetCheckpointRequest::default())
         .await
@@ -90,7 +88,7 @@ fn body(old: u64, proof: &[Vec<u8>], note: &str) -> String {
 }
 
 async fn proof(
-    audit: &mut AuditClient<pitboss::service::client::Authorized>,
+    audit: &mut AuditClient<pitboss_client::Authorized>,
     first: u64,
     second: u64,
 ) -> Vec<Vec<u8>> {
@@ -109,7 +107,7 @@ async fn proof(
 }
 
 /// Plays `hands` Nutz hands to their end: the last one's id.
-async fn play(play: &mut PlayClient<pitboss::service::client::Authorized>, hands: usize) -> String {
+async fn play(play: &mut PlayClient<pitboss_client::Authorized>, hands: usize) -> String {
     let mut last = String::new();
     for _ in 0..hands {
         let answer = play
@@ -345,7 +343,7 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
 /// Polls the server's checkpoint until `done` holds (each look a fixed amount of work: one call;
 /// a minute without it is a failure, not a wait for speed).
 async fn checkpoint_until(
-    audit: &mut AuditClient<pitboss::service::client::Authorized>,
+    audit: &mut AuditClient<pitboss_client::Authorized>,
     what: &str,
     done: impl Fn(&proto::Checkpoint) -> bool,
 ) -> proto::Checkpoint {

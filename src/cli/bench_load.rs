@@ -130,7 +130,7 @@ fn next(state: &mut u64) -> u64 {
 
 /// Plays one hand of `game`; returns the hand's final view and each call's latency.
 async fn play_one(
-    play: &mut PlayClient<pitboss::service::client::Authorized>,
+    play: &mut PlayClient<pitboss_client::Authorized>,
     game: proto::Game,
     table: String,
     player: String,

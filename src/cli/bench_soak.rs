@@ -86,8 +86,8 @@ fn open(client: usize, n: u64) -> proto::OpenHandRequest {
 /// One client's loop until the deadline.
 async fn client(
     i: usize,
-    channel: pitboss::service::client::Authorized,
-    abandoning: pitboss::service::client::Authorized,
+    channel: pitboss_client::Authorized,
+    abandoning: pitboss_client::Authorized,
     deadline: Instant,
     counts: Arc<Counts>,
 ) {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
-use pitboss::service::client::{authorized, Authorized};
+use pitboss_client::{authorized, Authorized};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 /// Where the server is, and how to prove who we are.

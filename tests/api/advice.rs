@@ -282,8 +282,7 @@ async fn the_port_answers_while_the_server_prepares_and_a_restart_loads_what_it_
         "while the server prepares, health says so"
     );
     let mut play = proto::play_client::PlayClient::new(
-        pitboss::service::client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN))
-            .unwrap(),
+        pitboss_client::authorized(channel, Some(pitboss_testkit::server::ADMIN_TOKEN)).unwrap(),
     );
     let nutz = || proto::PlayHandRequest {
         open: Some(open(

@@ -6,7 +6,7 @@ use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
-use pitboss::service::client::Authorized as Channel;
+use pitboss_client::Authorized as Channel;
 use pitboss_testkit::server::Server;
 
 /// The clients of one server.

@@ -15,7 +15,7 @@ use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::lab_client::LabClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
-use pitboss::service::client::Authorized as Channel;
+use pitboss_client::Authorized as Channel;
 use sha2::{Digest, Sha256};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;

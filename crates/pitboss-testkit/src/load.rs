@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use pitboss::proto;
 use pitboss::proto::play_client::PlayClient;
-use pitboss::service::client::Authorized;
+use pitboss_client::Authorized;
 
 /// One acknowledged call: its request id, the hand, and the version it was acknowledged at.
 #[derive(Clone, Debug)]
@@ -95,7 +95,7 @@ pub async fn channel(server: &str) -> Option<Authorized> {
         .connect()
         .await
         .ok()?;
-    pitboss::service::client::authorized(channel, Some(super::server::ADMIN_TOKEN)).ok()
+    pitboss_client::authorized(channel, Some(super::server::ADMIN_TOKEN)).ok()
 }
 
 /// Sends `call` once.

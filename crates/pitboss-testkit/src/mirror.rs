@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use pitboss::service::client::{authorized, Authorized};
+use pitboss_client::{authorized, Authorized};
 
 /// A running mirror.
 pub struct MirrorProcess {

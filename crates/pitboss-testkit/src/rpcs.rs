@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use pitboss::service::client::Authorized;
+use pitboss_client::Authorized;
 use prost::Message;
 
 /// The package of the pitboss services.

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use pitboss::service::client::{authorized, Authorized};
+use pitboss_client::{authorized, Authorized};
 
 /// The first administrator's token (principal `admin`).
 pub const ADMIN_TOKEN: &str = "pb_test_admin_0123456789";

@@ -28,7 +28,7 @@ use pitboss_witness::{Inconsistency, Refused, Witness, WitnessError};
 use crate::floor::Floor;
 use crate::proto;
 use crate::proto::audit_client::AuditClient;
-use crate::service::client::Authorized;
+use pitboss_client::Authorized;
 
 /// How the mirror follows.
 #[derive(Clone, Copy, Debug)]
@@ -48,29 +48,28 @@ impl Default for Settings {
     }
 }
 
-/// A checkpoint the mirror publishes: the log's note it holds, with the mirror's cosignature.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Published {
-    /// The log's note (its signature, the log's witnesses' cosignatures) and the mirror's.
-    pub note: String,
-    /// Its tree size.
-    pub size: u64,
-    /// Whether the log's server answered it as cosigned to its witness policy's quorum.
-    pub cosigned: bool,
-    /// The log's key that signed it.
-    pub key: ed25519_dalek::VerifyingKey,
-    /// Its root.
-    pub root: pitboss_ledger::Hash,
-}
+/// A checkpoint the mirror publishes (the audit's: a mirror's bundles rest on it).
+pub use crate::audit::bundle::Published;
 
-impl Published {
-    /// As the witnessing side's cosigned checkpoint (a bundle's `cosigned_checkpoint`).
-    pub fn as_cosigned(&self) -> crate::witnessing::Cosigned {
-        crate::witnessing::Cosigned {
-            note: self.note.clone(),
-            size: self.size,
-            witnesses: Vec::new(),
-        }
+/// A mirror proves its bundles with the trees its copy holds and its own statements.
+impl crate::audit::bundle::Mirror for Mirroring {
+    fn newest(&self) -> Option<Published> {
+        Mirroring::newest(self)
+    }
+
+    fn cosigned(&self) -> Option<Published> {
+        Mirroring::cosigned(self)
+    }
+
+    fn statement(&self, published: &Published, extension: &str) -> Result<String, String> {
+        Mirroring::statement(self, published, extension)
+    }
+
+    fn self_policy(
+        &self,
+        log_key: &ed25519_dalek::VerifyingKey,
+    ) -> Result<pitboss_witness::policy::Policy, String> {
+        Mirroring::self_policy(self, log_key)
     }
 }
 

@@ -36,9 +36,6 @@ use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
 use pitboss_ledger::{KeyId, LedgerError};
 use pitboss_witness::policy::Policy;
 
-use crate::mirroring::Mirroring;
-use crate::witnessing::Cosigned;
-
 /// The format name written in every bundle.
 pub const FORMAT: &str = "pitboss.bundle.v2";
 
@@ -163,6 +160,58 @@ pub enum BundleError {
     NotHeld(String),
 }
 
+/// A checkpoint whose cosignatures meet a witness policy's quorum (the log's side of witnessing
+/// keeps the newest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cosigned {
+    /// The note: the checkpoint's text, the log's signature and every cosignature kept.
+    pub note: String,
+    /// Its tree size.
+    pub size: u64,
+    /// The witnesses (policy names) whose cosignatures it carries.
+    pub witnesses: Vec<String>,
+}
+
+/// A checkpoint a mirror publishes: the log's note it holds, with the mirror's cosignature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Published {
+    /// The log's note (its signature, the log's witnesses' cosignatures) and the mirror's.
+    pub note: String,
+    /// Its tree size.
+    pub size: u64,
+    /// Whether the log's server answered it as cosigned to its witness policy's quorum.
+    pub cosigned: bool,
+    /// The log's key that signed it.
+    pub key: VerifyingKey,
+    /// Its root.
+    pub root: pitboss_ledger::Hash,
+}
+
+impl Published {
+    /// As a cosigned checkpoint (a bundle's `cosigned_checkpoint`).
+    pub fn as_cosigned(&self) -> Cosigned {
+        Cosigned {
+            note: self.note.clone(),
+            size: self.size,
+            witnesses: Vec::new(),
+        }
+    }
+}
+
+/// What a mirror proves a hand with: the log's trees it holds, and its own signed statements.
+pub trait Mirror {
+    /// The newest checkpoint of the log it holds.
+    fn newest(&self) -> Option<Published>;
+    /// The newest one the log's server answered as cosigned by its witnesses.
+    fn cosigned(&self) -> Option<Published>;
+    /// The mirror's statement that, in the tree of `published`, the checkpoint's text carries
+    /// `extension`: that text, signed by the mirror's cosignature only.
+    fn statement(&self, published: &Published, extension: &str) -> Result<String, String>;
+    /// A policy naming only this mirror (and the log, by `log_key`), with no quorum: what the
+    /// mirror's own bundles are checked against.
+    fn self_policy(&self, log_key: &VerifyingKey) -> Result<Policy, String>;
+}
+
 /// What a bundle's checkpoint is, and who states where the hand's stream ends in it.
 #[derive(Clone, Copy)]
 pub enum Source<'a> {
@@ -172,7 +221,7 @@ pub enum Source<'a> {
     /// A mirror: the log's checkpoint it holds (the newest cosigned by the log's witnesses when
     /// the whole hand is within it), carried as the bundle's `cosigned_checkpoint`; the stream's
     /// end is stated by the mirror's cosignature over that tree (`checkpoint`).
-    Mirror(&'a Mirroring),
+    Mirror(&'a dyn Mirror),
 }
 
 /// Makes the bundle of a hand from the log, proven as `source` says.

@@ -230,7 +230,7 @@ impl Floor {
     }
 
     /// Makes the ledger's writer panic: for the tests of what a dead writer means to a server.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     pub fn crash_writer(&self) {
         self.ledger.crash_writer()
     }

@@ -9,6 +9,29 @@ use crate::floor::{Floor, FloorError};
 use crate::proto;
 use crate::proto::payload::Kind;
 
+/// One significant event, as the report lists it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Significant {
+    /// The entry's sequence.
+    pub sequence: u64,
+    /// When the log recorded it.
+    pub at_ms: u64,
+    /// One of [`KINDS`].
+    pub kind: String,
+    /// Who: the entry's actor, and the second principal when one approved.
+    pub actors: Vec<String>,
+    /// What it is about: a hand, a table, a configuration, a key, an alert, a proposal.
+    pub subject: String,
+    /// The value before, where the entry records it (amounts in minor units).
+    pub before: String,
+    /// The value after.
+    pub after: String,
+    /// Why, as recorded.
+    pub reason: String,
+    /// Anything else the entry says.
+    pub detail: String,
+}
+
 /// Entries one call examines at most (a page may then be short, with a token to go on).
 pub const MAX_EXAMINED: u64 = 50_000;
 
@@ -39,7 +62,7 @@ pub const KINDS: [&str; 18] = [
 
 /// One page of events, and where the next begins (`None`: the range is done).
 pub struct Page {
-    pub events: Vec<proto::SignificantEvent>,
+    pub events: Vec<Significant>,
     pub next: Option<u64>,
 }
 
@@ -124,11 +147,11 @@ fn money(amount: u64) -> String {
 }
 
 /// The event an entry is, if it is one.
-pub fn describe(entry: &pitboss_ledger::Entry) -> Option<proto::SignificantEvent> {
+pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
     let payload = entry.payload().ok()?;
     let envelope = &entry.envelope;
     let hand = crate::floor::hand_of_stream(&envelope.stream).unwrap_or_default();
-    let mut event = proto::SignificantEvent {
+    let mut event = Significant {
         sequence: envelope.sequence,
         at_ms: envelope.recorded_at_ms,
         actors: if envelope.actor.is_empty() {

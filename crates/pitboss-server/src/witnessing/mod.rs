@@ -51,16 +51,8 @@ impl Default for Settings {
     }
 }
 
-/// A checkpoint whose cosignatures meet the quorum.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cosigned {
-    /// The note: the checkpoint's text, the log's signature and every cosignature kept.
-    pub note: String,
-    /// Its tree size.
-    pub size: u64,
-    /// The witnesses (policy names) whose cosignatures it carries.
-    pub witnesses: Vec<String>,
-}
+/// A checkpoint whose cosignatures meet the quorum (the audit's: bundles carry it).
+pub use crate::audit::bundle::Cosigned;
 
 /// What a scrape of the metrics reads.
 #[derive(Clone, Debug, Default)]

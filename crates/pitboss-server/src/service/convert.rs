@@ -79,6 +79,23 @@ pub fn config_id(field: &str, text: &str) -> Result<pitboss_engine::config::Conf
     Ok(pitboss_engine::config::ConfigId(bytes))
 }
 
+/// A significant event as `ListSignificantEvents` answers it.
+pub fn significant_to_proto(
+    event: crate::audit::significant::Significant,
+) -> proto::SignificantEvent {
+    proto::SignificantEvent {
+        sequence: event.sequence,
+        at_ms: event.at_ms,
+        kind: event.kind,
+        actors: event.actors,
+        subject: event.subject,
+        before: event.before,
+        after: event.after,
+        reason: event.reason,
+        detail: event.detail,
+    }
+}
+
 /// A configuration as `ListConfigs` shows it, with its latest certification.
 pub fn config_summary(listed: crate::floor::Listed) -> proto::ConfigSummary {
     let crate::floor::Listed {

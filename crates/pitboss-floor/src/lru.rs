@@ -7,10 +7,10 @@ use std::hash::Hash;
 use std::num::NonZeroUsize;
 
 /// A least-recently-used map; `get` and `put` count as uses.
-pub(crate) type Lru<K, V> = lru::LruCache<K, V>;
+pub type Lru<K, V> = lru::LruCache<K, V>;
 
 /// An empty map of at most `capacity` entries (at least one).
-pub(crate) fn bounded<K: Hash + Eq, V>(capacity: usize) -> Lru<K, V> {
+pub fn bounded<K: Hash + Eq, V>(capacity: usize) -> Lru<K, V> {
     lru::LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN))
 }
 

@@ -74,7 +74,7 @@ impl AuditService {
         let mirror = self.mirror.clone();
         self.blocking(move || {
             let source = match &mirror {
-                Some(mirror) => Source::Mirror(mirror),
+                Some(mirror) => Source::Mirror(mirror.as_ref()),
                 None => Source::Log(cosigned.as_ref()),
             };
             make(&floor, &hand_id, source).map_err(bundle_status)
@@ -332,7 +332,11 @@ impl Audit for AuditService {
             })
             .await?;
         Ok(Response::new(proto::ListSignificantEventsResponse {
-            events: page.events,
+            events: page
+                .events
+                .into_iter()
+                .map(convert::significant_to_proto)
+                .collect(),
             next_page_token: page.next.map(|n| n.to_string()).unwrap_or_default(),
         }))
     }

@@ -6,7 +6,7 @@
 pub mod advice;
 pub mod audit;
 mod auth;
-pub mod client;
+
 mod connections;
 mod convert;
 mod export;

@@ -417,7 +417,7 @@ password = "x""#,
     /// The documented example is a valid access file.
     #[test]
     fn the_documented_example_reads() {
-        let text = include_str!("../../docs/access.example.toml");
+        let text = include_str!("../../../../docs/access.example.toml");
         let file = AccessFile::parse(text.as_bytes()).unwrap();
         assert_eq!(file.principals.len(), 8);
         assert!(file.principals.iter().any(|p| p.has(Role::KeyAdmin)));

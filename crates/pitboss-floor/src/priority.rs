@@ -6,7 +6,7 @@
 
 /// Lowers this thread's scheduling priority to `nice` 10 (Linux: `nice` is per thread, and the
 /// threads it starts inherit it). Elsewhere, nothing.
-pub(crate) fn lower() {
+pub fn lower() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority on the calling thread's id changes only its own scheduling priority.
     unsafe {
@@ -22,7 +22,7 @@ pub(crate) fn lower() {
 /// (on the two-core machine of `docs/PERFORMANCE.md`, two busy idle-class threads halved the hands
 /// per second of a server): what can be done before the server is ready is (`service/warm.rs`).
 /// Elsewhere, or when the class cannot be set, [`lower`].
-pub(crate) fn idle() {
+pub fn idle() {
     #[cfg(target_os = "linux")]
     // SAFETY: sched_setscheduler on the calling thread's id changes only its own scheduling class;
     // the parameter is a plain struct read during the call.

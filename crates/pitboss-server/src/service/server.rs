@@ -499,8 +499,7 @@ mod tests {
             let answer = health.check(status(name)).await.unwrap().into_inner();
             assert_eq!(answer.status, serving, "`{name}`");
         }
-        let mut play =
-            PlayClient::new(crate::service::client::authorized(channel, Some(token)).unwrap());
+        let mut play = PlayClient::new(pitboss_client::authorized(channel, Some(token)).unwrap());
         let open = crate::proto::OpenHandRequest {
             game: crate::proto::Game::Nutz as i32,
             table: "T".into(),
