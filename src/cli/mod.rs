@@ -13,6 +13,7 @@ mod configs;
 mod copy;
 mod deal;
 mod demo;
+mod descriptors;
 mod dispute;
 mod export;
 mod hands;

@@ -75,7 +75,7 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        super::serve::descriptors::raise();
+        super::descriptors::raise();
         let listener = pitboss::service::listen(args.listen)
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;

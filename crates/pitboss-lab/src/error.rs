@@ -8,7 +8,7 @@ use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, RuleError};
 use pitboss_engine::money::{Money, MoneyOverflow};
 
-use crate::simulate::Strategy;
+use crate::strategy::{Strategy, UnknownStrategy};
 
 /// Why a lab computation (an exact sheet, a strategy's tables, a simulation) failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -66,9 +66,9 @@ pub enum LabError {
     #[error("unknown house way `{0}`")]
     UnknownHouseWay(String),
     /// A strategy name that is neither `optimal` nor `always`.
-    #[error("unknown strategy {0:?}: optimal, or always (never fold)")]
-    UnknownStrategy(String),
-    /// A strategy the game cannot be played with ([`crate::simulate::supports`]).
+    #[error(transparent)]
+    UnknownStrategy(#[from] UnknownStrategy),
+    /// A strategy the game cannot be played with ([`crate::strategy::supports`]).
     #[error(
         "{game} has one way to play (the house way, or shaking): strategy {strategy} does not apply"
     )]

@@ -24,6 +24,7 @@ pub mod par;
 pub mod rng_battery;
 pub mod rng_output;
 pub mod simulate;
+pub mod strategy;
 pub mod transcript;
 
 pub use error::LabError;

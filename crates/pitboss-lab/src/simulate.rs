@@ -9,7 +9,6 @@
 //! floating point.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -26,41 +25,7 @@ use super::advice::StrategyTables;
 use super::error::LabError;
 use super::par::ParSheet;
 
-/// How the simulated player decides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// The lab's optimal strategy (Mississippi and Caribbean Stud), the house way (Pai Gow), plain
-    /// shaking (Nutz, which has no choice to make).
-    Optimal,
-    /// Never fold: bet the smallest multiple on every street (Mississippi Stud), always raise
-    /// (Caribbean Stud).
-    Always,
-}
-
-impl FromStr for Strategy {
-    type Err = LabError;
-    fn from_str(s: &str) -> Result<Strategy, LabError> {
-        match s {
-            "optimal" => Ok(Strategy::Optimal),
-            "always" => Ok(Strategy::Always),
-            other => Err(LabError::UnknownStrategy(other.to_string())),
-        }
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Strategy::Optimal => "optimal",
-            Strategy::Always => "always",
-        })
-    }
-}
-
-/// Whether a game can be played with a strategy (Pai Gow and Nutz have only the optimal one).
-pub fn supports(game: GameId, strategy: Strategy) -> bool {
-    strategy == Strategy::Optimal || matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
-}
+pub use crate::strategy::{supports, Strategy};
 
 /// What a run is asked to do.
 #[derive(Clone, Debug)]

@@ -76,26 +76,7 @@ pub enum HoldError {
     },
 }
 
-/// One entry offered to the mirror: the stored bytes as the log keeps them, and the index entries
-/// that whoever knows the payloads derives from it (the ledger knows no game).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mirrored {
-    /// Its sequence in the log.
-    pub sequence: u64,
-    /// The `StoredEntry` bytes, exactly as the log sent them.
-    pub stored: Vec<u8>,
-    /// Index entries to write with it: (index name, key).
-    pub indexes: Vec<(String, Vec<u8>)>,
-}
-
-/// Where a mirror stands after an offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MirrorState {
-    /// Entries verified and durable in the copy.
-    pub size: u64,
-    /// Entries checked but held until the signature that seals them arrives.
-    pub held: u64,
-}
+pub use super::writer::{MirrorState, Mirrored};
 
 /// The mirror's thread: the copy, its verification state, and the entries held for their seal.
 struct Copier {
@@ -424,6 +405,3 @@ impl Ledger {
         }
     }
 }
-
-/// A `MirrorState` answer's channel, for the job.
-pub(crate) type MirrorReply = oneshot::Sender<Result<MirrorState, LedgerError>>;

@@ -1,21 +1,7 @@
 //! The RocksDB database in the data directory: its column families, their key layouts, and reads.
 //! Writes go through the ledger's writer (`writer/`), one atomic, synced batch at a time.
 //!
-//! Column families and keys (all integers big-endian, so byte order is numeric order):
-//!
-//! | family | key | value |
-//! | --- | --- | --- |
-//! | `events` | sequence (u64) | `StoredEntry` (envelope bytes, hash, signature) |
-//! | `streams` | stream name, `0x00`, position (u64) | sequence (u64) |
-//! | `heads` | stream name | the stream's version: its number of entries (u64) |
-//! | `requests` | request id | the first result: first sequence, count, stream version (3 × u64), then the request's 32-byte fingerprint (`requests.rs`; absent in records of earlier releases) |
-//! | `indexes` | index name, `0x00`, index key (caller-defined) | sequence of the entry that wrote it |
-//! | `keys` | key id (16 bytes) | Ed25519 public key (32 bytes), as published in the log |
-//! | `secrets` | caller-defined (a hand id) | caller-defined (the hand's seed, kept outside the log until revealed) |
-//! | `meta` | `format_version`; `current_key` | u32; the id of the key signing new entries (written with every key entry: the servers of a shared log compare theirs to it) |
-//!
-//! Format versions: 2 (no anchor), 3 (an anchor file, `anchor.rs`: a non-empty log without one is
-//! damaged; every entry signed) and 4 (this one: as 3, entries signed once per group).
+//! The families' key layouts and the format versions are `seam.rs`'s, which every engine keeps.
 //!
 //! The engine-neutral part — the families' names, the reads every engine answers (`LogStore`), a
 //! group's writes (`Batch`) and the contract of a commit — is `seam.rs`; this file is RocksDB's.
@@ -31,8 +17,13 @@
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use super::seam::{be_u64, cf, index_key, stream_key, Batch, Write};
-pub use super::seam::{Entries, KeyValue, LogStore, StreamEntries};
+pub(crate) use super::seam::{
+    anchored_format, be_u64, cf, index_key, readable_format, stream_key, Batch, Write, FORMAT_KEY,
+};
+pub use super::seam::{
+    Entries, KeyValue, LogStore, StoreError, StreamEntries, FORMAT_VERSION, LEGACY_FORMAT_VERSION,
+    SIGNED_FORMAT_VERSION,
+};
 
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBRecoveryMode, Direction, ErrorKind,
@@ -41,28 +32,6 @@ use rocksdb::{
 
 /// The most table files RocksDB keeps open at once (beyond, it closes the least used).
 pub const MAX_OPEN_FILES: i32 = 512;
-
-/// Key under `meta` holding the on-disk format version.
-pub(crate) const FORMAT_KEY: &[u8] = b"format_version";
-/// The on-disk format this build writes: 4, a directory with an anchor whose entries are signed
-/// once per group (an unsigned entry is sealed by the next signed one).
-pub const FORMAT_VERSION: u32 = 4;
-/// Format 3: an anchor, every entry signed. Its entries are valid format 4 as they are: opened for
-/// writing, the directory is marked 4 (so that a release reading only 3 refuses it by its format,
-/// not as damaged at its first unsigned entry).
-pub const SIGNED_FORMAT_VERSION: u32 = 3;
-/// The format of an earlier release (no anchor), which this build opens and upgrades.
-pub const LEGACY_FORMAT_VERSION: u32 = 2;
-
-/// The formats this build reads.
-pub(crate) fn readable_format(version: u32) -> bool {
-    [LEGACY_FORMAT_VERSION, SIGNED_FORMAT_VERSION, FORMAT_VERSION].contains(&version)
-}
-
-/// A format whose directories keep an anchor.
-pub(crate) fn anchored_format(version: Option<u32>) -> bool {
-    matches!(version, Some(SIGNED_FORMAT_VERSION | FORMAT_VERSION))
-}
 
 /// How the write-ahead log is replayed when the database opens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,64 +98,10 @@ impl OpenOptions {
     };
 }
 
-/// Why the store could not be opened or used.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("cannot create the data directory {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("RocksDB error in {path}: {source}")]
-    Rocks {
-        path: PathBuf,
-        source: rocksdb::Error,
-    },
-    #[error(
-        "the data directory {path} is in use by another process (a running server?): {detail}"
-    )]
-    InUse { path: PathBuf, detail: String },
-    #[error("the data directory {path} is not a pitboss store: {found}")]
-    Format { path: PathBuf, found: String },
-    /// The directory holds no database at all (no `CURRENT` file), where one was to be read.
-    #[error("the data directory {path} holds no database (no CURRENT file)")]
-    NoDatabase { path: PathBuf },
-    /// The PostgreSQL database failed a read or a write (`pg.rs`).
-    #[error("PostgreSQL ({database}): {detail}")]
-    Postgres {
-        database: String,
-        detail: String,
-        /// The SQLSTATE PostgreSQL answered with (`42P01`: no such table), when it answered one.
-        state: Option<String>,
-    },
-}
-
-impl StoreError {
-    /// What a caller can do about it: a database that does not answer (or whose commit's outcome
-    /// is unknown) is worth a retry; a local store's failure is not.
-    pub fn kind(&self) -> crate::ErrorKind {
-        match self {
-            StoreError::Postgres { .. } => crate::ErrorKind::Unavailable,
-            StoreError::Format { .. } => crate::ErrorKind::Corrupt,
-            StoreError::CreateDir { .. }
-            | StoreError::Rocks { .. }
-            | StoreError::InUse { .. }
-            | StoreError::NoDatabase { .. } => crate::ErrorKind::Internal,
-        }
-    }
-}
-
 /// The open database.
 pub struct Store {
     db: DB,
     path: PathBuf,
-}
-
-impl StoreError {
-    /// True when RocksDB found damaged bytes (a checksum, a size, a missing file).
-    pub fn is_corruption(&self) -> bool {
-        matches!(self, StoreError::Rocks { source, .. } if source.kind() == ErrorKind::Corruption)
-    }
 }
 
 /// True when `dir` holds a RocksDB database (its `CURRENT` file).

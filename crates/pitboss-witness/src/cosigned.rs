@@ -10,7 +10,7 @@ use ed25519_dalek::VerifyingKey;
 
 use crate::note::{Note, NoteError, Vkey};
 use crate::policy::Policy;
-use crate::witness::{log_signature, Refused};
+use crate::refusal::{log_signature, Refused};
 
 /// Why a note is not a checkpoint signed by one of the policy's logs.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

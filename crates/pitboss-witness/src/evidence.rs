@@ -8,8 +8,8 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::note::{Note, NoteError, Vkey};
+use crate::refusal::log_signature;
 use crate::request::{AddCheckpoint, RequestError};
-use crate::witness::log_signature;
 
 /// The first line of an evidence file.
 pub const HEADER: &str = "pitboss witness evidence v1\n";

@@ -23,8 +23,10 @@ pub mod cosigned;
 pub mod evidence;
 pub mod note;
 pub mod policy;
+pub mod refusal;
 pub mod request;
 pub mod state;
 mod witness;
 
-pub use witness::{Inconsistency, Refused, Witness, WitnessError};
+pub use refusal::{Inconsistency, Refused};
+pub use witness::{Witness, WitnessError};

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::evidence::{BEFORE, HEADER, SUBMISSION};
 use crate::note::{Note, NoteError, MAX_NOTE};
-use crate::witness::Inconsistency;
+use crate::refusal::Inconsistency;
 
 /// The most forks, and the most other refused submissions, kept per log; later ones are counted.
 pub const MAX_EVIDENCE: usize = 1000;

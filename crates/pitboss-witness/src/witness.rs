@@ -4,64 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use ed25519_dalek::{Signature, Verifier};
 use pitboss_ledger::keys::Keypair;
 
 use crate::checkpoint::Checkpoint;
 use crate::cosignature::{self, MAX_TIMESTAMP};
 use crate::note::{Note, NoteSignature, Vkey, ED25519};
+use crate::refusal::{log_signature, Inconsistency, Refused};
 use crate::request::AddCheckpoint;
 use crate::state::{State, StateError, Stored};
-
-/// Why a submission is not cosigned, as the HTTP answer `tlog-witness` prescribes.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Refused {
-    /// 400: the body does not read, or the old size is beyond the checkpoint's.
-    #[error("bad request: {0}")]
-    BadRequest(String),
-    /// 403: no signature by the log's key, or one that does not verify.
-    #[error("forbidden: {0}")]
-    Forbidden(String),
-    /// 404: a log this witness does not know.
-    #[error("unknown log {origin}")]
-    UnknownLog { origin: String },
-    /// 409: the old size is not the size this witness last cosigned (`size`).
-    #[error("conflict: the latest checkpoint cosigned for this log has size {size}")]
-    Conflict { size: u64 },
-    /// 422: the checkpoint is not consistent with the one cosigned before.
-    #[error("unprocessable: {0}")]
-    Inconsistent(Inconsistency),
-}
-
-/// How a checkpoint fails to extend the one cosigned before (a `422`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Inconsistency {
-    /// Another root at the size cosigned: the log forked (both checkpoints carry its signature).
-    #[error("size {size} again with another root than the one cosigned: a fork")]
-    Fork { size: u64 },
-    /// The consistency proof does not join the tree cosigned to this one.
-    #[error("the consistency proof from size {from} to {to} does not verify")]
-    BadProof { from: u64, to: u64 },
-    /// A proof where none belongs (from size 0, or at the size cosigned).
-    #[error("a consistency proof where none belongs (from size 0, or at the size cosigned)")]
-    NeedlessProof,
-    /// A tree of size 0 whose root is not the empty tree's.
-    #[error("a checkpoint of size 0 whose root is not the empty tree's")]
-    EmptyRoot,
-}
-
-impl Refused {
-    /// The HTTP status code.
-    pub fn status(&self) -> u16 {
-        match self {
-            Refused::BadRequest(_) => 400,
-            Refused::Forbidden(_) => 403,
-            Refused::UnknownLog { .. } => 404,
-            Refused::Conflict { .. } => 409,
-            Refused::Inconsistent(_) => 422,
-        }
-    }
-}
 
 /// Why `add_checkpoint` did not answer with a cosignature.
 #[derive(Debug, thiserror::Error)]
@@ -315,36 +265,6 @@ impl Witness {
     pub fn name(&self) -> &str {
         &self.name
     }
-}
-
-/// The log's signature among the note's: one by one of the log's keys (name and key id) that
-/// verifies. Signatures by other keys are ignored; one by a log key that does not verify is
-/// refused (such a note is malformed, signed-note says).
-pub(crate) fn log_signature(
-    keys: &[Vkey],
-    text: &str,
-    signatures: &[NoteSignature],
-) -> Result<NoteSignature, Refused> {
-    let mut found = None;
-    for signature in signatures.iter() {
-        let Some(key) = keys.iter().find(|k| k.names(signature)) else {
-            continue;
-        };
-        let verified = <[u8; 64]>::try_from(signature.bytes.as_slice())
-            .ok()
-            .is_some_and(|sig| {
-                key.key
-                    .verify(text.as_bytes(), &Signature::from_bytes(&sig))
-                    .is_ok()
-            });
-        if !verified {
-            return Err(Refused::Forbidden(
-                "a signature by the log's key does not verify".into(),
-            ));
-        }
-        found.get_or_insert_with(|| signature.clone());
-    }
-    found.ok_or_else(|| Refused::Forbidden("no signature by the log's key".into()))
 }
 
 /// Whether the checkpoint extends the one cosigned before (`tlog-witness`'s checks after the old

@@ -1,5 +1,5 @@
-//! What every game provides to the hand's state machine: the [`Game`] trait, and [`Play`], the
-//! game-specific part of a hand's state, which dispatches to it in one place.
+//! What every game provides to the hand's state machine: the [`Game`] trait (`play.rs` holds the
+//! game-specific part of a hand's state, which dispatches to it in one place).
 //!
 //! [`Hand`](super::Hand) owns what all games share: opening, the seed and its stream, the deck and
 //! the cards shown, the stakes, times, voids and the incomplete-game rule, settlement and the seed's
@@ -22,13 +22,9 @@
 use std::fmt;
 
 use super::view::DiceView;
-use super::{
-    caribbean, mississippi, nutz, pai_gow, Action, DiceSource, Emitter, Event, Hand, RuleError,
-    Timestamp,
-};
+use super::{Action, DiceSource, Emitter, Event, Hand, RuleError, Timestamp};
 use crate::card::Card;
 use crate::config::GameConfig;
-use crate::game::GameId;
 use crate::settlement::{Settlement, Wager};
 
 /// One game's rules over its own state (the state is `Self`, fresh at [`Default`] before the hand
@@ -97,45 +93,4 @@ pub(super) enum IncompleteRule {
     Refund,
     /// The hand is completed ([`Game::complete`]) and settled; `how` says how, in words.
     Complete { how: &'static str },
-}
-
-/// The game-specific part of a hand's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Play {
-    Mississippi(mississippi::State),
-    PaiGow(pai_gow::State),
-    Nutz(nutz::State),
-    Caribbean(caribbean::State),
-}
-
-impl Play {
-    /// The state of a hand of `game` not yet opened.
-    pub(super) fn new(game: GameId) -> Play {
-        match game {
-            GameId::MississippiStud => Play::Mississippi(mississippi::State::default()),
-            GameId::FortunePaiGow => Play::PaiGow(pai_gow::State::default()),
-            GameId::Nutz => Play::Nutz(nutz::State::default()),
-            GameId::CaribbeanStud => Play::Caribbean(caribbean::State::default()),
-        }
-    }
-
-    /// The game's rules over this state.
-    pub(super) fn game(&self) -> &dyn Game {
-        match self {
-            Play::Mississippi(state) => state,
-            Play::PaiGow(state) => state,
-            Play::Nutz(state) => state,
-            Play::Caribbean(state) => state,
-        }
-    }
-
-    /// The game's rules over this state, to fold an event in.
-    pub(super) fn game_mut(&mut self) -> &mut dyn Game {
-        match self {
-            Play::Mississippi(state) => state,
-            Play::PaiGow(state) => state,
-            Play::Nutz(state) => state,
-            Play::Caribbean(state) => state,
-        }
-    }
 }

@@ -19,6 +19,7 @@ mod game;
 mod mississippi;
 mod nutz;
 pub mod pai_gow;
+mod play;
 pub mod view;
 mod void;
 
@@ -41,7 +42,8 @@ pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 pub use pai_gow::SettingRefused;
 pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder, VoidRefusal};
 
-use game::{Dealt, Play};
+use game::Dealt;
+use play::Play;
 
 /// A hand's rules for game `R`, or an internal error if its configuration holds another game's.
 fn rules_of<R: super::config::GameRules>(hand: &Hand) -> Result<&R, RuleError> {

@@ -9,28 +9,9 @@ use crate::floor::{Floor, FloorError};
 use crate::proto;
 use crate::proto::payload::Kind;
 
-/// One significant event, as the report lists it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Significant {
-    /// The entry's sequence.
-    pub sequence: u64,
-    /// When the log recorded it.
-    pub at_ms: u64,
-    /// One of [`KINDS`].
-    pub kind: String,
-    /// Who: the entry's actor, and the second principal when one approved.
-    pub actors: Vec<String>,
-    /// What it is about: a hand, a table, a configuration, a key, an alert, a proposal.
-    pub subject: String,
-    /// The value before, where the entry records it (amounts in minor units).
-    pub before: String,
-    /// The value after.
-    pub after: String,
-    /// Why, as recorded.
-    pub reason: String,
-    /// Anything else the entry says.
-    pub detail: String,
-}
+/// One significant event: what the report's page shows of it (`pitboss_packet`'s row), filled
+/// from the entry.
+pub type Significant = pitboss_packet::ReportEvent;
 
 /// Entries one call examines at most (a page may then be short, with a token to go on).
 pub const MAX_EXAMINED: u64 = 50_000;

@@ -99,6 +99,30 @@ impl AppendRequest {
     }
 }
 
+/// One entry offered to the mirror: the stored bytes as the log keeps them, and the index entries
+/// that whoever knows the payloads derives from it (the ledger knows no game).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mirrored {
+    /// Its sequence in the log.
+    pub sequence: u64,
+    /// The `StoredEntry` bytes, exactly as the log sent them.
+    pub stored: Vec<u8>,
+    /// Index entries to write with it: (index name, key).
+    pub indexes: Vec<(String, Vec<u8>)>,
+}
+
+/// Where a mirror stands after an offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MirrorState {
+    /// Entries verified and durable in the copy.
+    pub size: u64,
+    /// Entries checked but held until the signature that seals them arrives.
+    pub held: u64,
+}
+
+/// A `MirrorState` answer's channel, for the job.
+pub(crate) type MirrorReply = oneshot::Sender<Result<MirrorState, LedgerError>>;
+
 pub(super) enum Job {
     Append(
         AppendRequest,
@@ -110,7 +134,7 @@ pub(super) enum Job {
     /// Sign a message (a checkpoint) with the current key; answered at once, nothing written.
     Sign(Vec<u8>, oneshot::Sender<Result<SignedBy, LedgerError>>),
     /// Entries of another server's log for a mirror's copy (`mirror.rs`); a writer refuses them.
-    Mirror(Vec<crate::mirror::Mirrored>, crate::mirror::MirrorReply),
+    Mirror(Vec<Mirrored>, MirrorReply),
     /// Makes the writer thread panic: how the tests show that a dead writer fails appends
     /// (`Stopped`) instead of leaving them waiting.
     #[cfg(any(test, feature = "tamper"))]
