@@ -236,7 +236,8 @@ async fn accepted_configurations_work_through_the_floor() {
     use proptest::test_runner::TestRunner;
 
     let dir = tempfile::tempdir().unwrap();
-    let ledger = Arc::new(pitboss_ledger::Ledger::open(dir.path(), T0).unwrap());
+    let log = pitboss_ledger::mem::MemoryLog::new();
+    let ledger = Arc::new(pitboss_ledger::Ledger::open_memory(&log, dir.path(), T0, None).unwrap());
     let floor = Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
         .await
         .unwrap();

@@ -40,7 +40,8 @@ fn open(game: GameId, bets: &[BetId]) -> OpenRequest {
 async fn floor_at(dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
     let now = Arc::new(AtomicU64::new(T0));
     let clock = now.clone();
-    let ledger = Arc::new(Ledger::open(dir, T0).unwrap());
+    let log = pitboss_ledger::mem::MemoryLog::new();
+    let ledger = Arc::new(Ledger::open_memory(&log, dir, T0, None).unwrap());
     let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
         .await
         .unwrap();
@@ -374,7 +375,8 @@ async fn request_records_of_the_previous_release_are_still_read() {
 #[tokio::test(flavor = "multi_thread")]
 async fn only_hands_in_progress_are_kept_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let ledger = Arc::new(Ledger::open(dir.path(), T0).unwrap());
+    let log = pitboss_ledger::mem::MemoryLog::new();
+    let ledger = Arc::new(Ledger::open_memory(&log, dir.path(), T0, None).unwrap());
     let floor = Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
         .await
         .unwrap();

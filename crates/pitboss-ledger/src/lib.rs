@@ -72,6 +72,23 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
+/// The storage engines that are one module each (RocksDB's is the directory's own modules,
+/// PostgreSQL's `pg`): each a module with its `Ledger::open_…` and, for the seam's contract suite
+/// (`contract.rs`), a `maker()` of a log to test. A new engine is its module and its name here.
+macro_rules! engines {
+    ($($engine:ident),*) => {
+        $(pub mod $engine;)*
+        #[cfg(test)]
+        mod contract;
+        /// Every such engine's maker, by name, for the contract suite.
+        #[cfg(test)]
+        fn engine_makers() -> Vec<(&'static str, contract::Maker)> {
+            vec![$((stringify!($engine), $engine::maker())),*]
+        }
+    };
+}
+engines!(mem);
+
 pub use entry::{Entry, Hash, SEAL_RUN};
 pub use integrity::Refused;
 pub use keys::KeyId;
@@ -371,27 +388,11 @@ impl<E: std::error::Error + 'static> std::error::Error for Shared<E> {
     }
 }
 
-/// Where a ledger's log lives: a RocksDB data directory (the default), or a PostgreSQL database
-/// that several servers may write at once (`pg.rs`).
-#[derive(Clone)]
-pub(crate) enum Engine {
-    Rocks(Arc<Store>),
-    Postgres(Arc<pg::PgStore>),
-}
-
-impl Engine {
-    /// The engine's reads.
-    pub(crate) fn reads(&self) -> &dyn LogStore {
-        match self {
-            Engine::Rocks(store) => store.as_ref(),
-            Engine::Postgres(pg) => pg.as_ref(),
-        }
-    }
-}
-
 /// The open ledger. Cheap to share behind an `Arc`; appends from many tasks are grouped.
 pub struct Ledger {
-    engine: Engine,
+    /// Where the log lives: a RocksDB data directory, a PostgreSQL database several servers may
+    /// write at once, or memory (`seam::Storage`).
+    storage: Arc<dyn seam::Storage>,
     jobs: Mutex<Option<mpsc::Sender<writer::Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// The key signing new entries (`None`: a read-only ledger without a copy of the key file).
@@ -476,14 +477,14 @@ impl Ledger {
             ..
         } = opened;
         let key_dir = store.path().to_path_buf();
-        let anchorer = writer::Anchorer::new(anchor, key_dir.clone(), anchored, next_sequence);
+        let anchorer = writer::Anchorer::new(Some(anchor), anchored);
         let w = writer::Writer::new(
-            Engine::Rocks(store),
+            store.clone(),
+            Box::new(writer::Pipeline::new(store, anchorer)),
             key_dir,
             key,
             (next_sequence, last_hash),
             origin,
-            Some(anchorer),
         );
         Ledger::launch(w, now_ms, publish_key, first)
     }
@@ -509,12 +510,12 @@ impl Ledger {
         } = pg_open::open(url, key_dir)?;
         let origin = None;
         let w = writer::Writer::new(
-            Engine::Postgres(store),
+            store.clone(),
+            Box::new(writer::Serial::new(store)),
             key_dir,
             key,
             (next_sequence, last_hash),
             origin,
-            None,
         );
         let (mut ledger, _) = Ledger::launch(w, now_ms, publish_key, None)?;
         ledger.payloads = payloads;
@@ -536,7 +537,7 @@ impl Ledger {
         let (follows, head) = tokio::sync::watch::channel(size);
         let follower = replica::Follower::new(store.clone(), key, follows);
         let mut ledger = Ledger::with_thread(
-            Engine::Postgres(store),
+            store,
             key_id,
             head,
             Arc::new(stats::WriterStats::default()),
@@ -559,7 +560,7 @@ impl Ledger {
         // watchers (health, live streams) see a ledger that is up, not one whose writer stopped.
         let (still, head) = tokio::sync::watch::channel(size);
         let mut ledger = Ledger::with_thread(
-            Engine::Rocks(Arc::new(store)),
+            Arc::new(store),
             None,
             head,
             Arc::new(stats::WriterStats::default()),
@@ -574,7 +575,7 @@ impl Ledger {
     /// The ledger whose jobs `run` answers on a thread of its own named `name` (the writer, or a
     /// read-only ledger's follower).
     fn with_thread(
-        engine: Engine,
+        storage: Arc<dyn seam::Storage>,
         key_id: Option<KeyId>,
         head: tokio::sync::watch::Receiver<u64>,
         stats: Arc<stats::WriterStats>,
@@ -587,7 +588,7 @@ impl Ledger {
             .spawn(move || run(rx))
             .map_err(|e| LedgerError::StartWriter(Shared::new(e)))?;
         Ok(Ledger {
-            engine,
+            storage,
             jobs: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
             key_id: Mutex::new(key_id),
@@ -611,7 +612,7 @@ impl Ledger {
         first: Option<AppendRequest>,
     ) -> Result<(Ledger, Option<Appended>), LedgerError> {
         let key_id = w.key_id();
-        let engine = w.engine();
+        let storage = w.storage();
         if publish_key {
             // Publish the key before anything else is written, on this thread (no runtime needed).
             let (reply, mut answer) = oneshot::channel();
@@ -628,7 +629,7 @@ impl Ledger {
         };
         let (head, stats) = (w.subscribe(), w.stats());
         let ledger = Ledger::with_thread(
-            engine,
+            storage,
             Some(key_id),
             head,
             stats,
@@ -733,22 +734,21 @@ impl Ledger {
 
     /// The store's reads, whatever the engine (for the crate's own reads).
     pub(crate) fn store(&self) -> &dyn LogStore {
-        self.engine.reads()
+        self.storage.as_ref()
     }
 
-    /// The RocksDB store (`None` on PostgreSQL): a recovery's flush, the tests' writes around
-    /// the writer.
+    /// The RocksDB store (`None` elsewhere): a recovery's flush, a mirror's directory, the tests'
+    /// writes around the writer — the tools of one engine, which ask for it by its type.
     pub(crate) fn rocks(&self) -> Option<&Store> {
-        match &self.engine {
-            Engine::Rocks(store) => Some(store),
-            Engine::Postgres(_) => None,
-        }
+        let storage: &dyn std::any::Any = self.storage.as_ref();
+        storage.downcast_ref::<Store>()
     }
 
-    /// Whether other processes may append to this log at once (PostgreSQL): a caller's cache of
-    /// what a stream holds must then be checked against the stream's version before it is used.
+    /// Whether other processes may append to this log at once (PostgreSQL), or it grows by
+    /// another log's entries (a mirror): a caller's cache of what a stream holds must then be
+    /// checked against the stream's version before it is used.
     pub fn shared(&self) -> bool {
-        self.mirror || matches!(self.engine, Engine::Postgres(_))
+        self.mirror || self.storage.shared()
     }
 
     /// Whether the ledger was opened read-only ([`Ledger::open_read_only`],
@@ -760,7 +760,7 @@ impl Ledger {
 
     /// Where the log is: the data directory, or the database (its password hidden).
     pub fn location(&self) -> String {
-        self.engine.reads().describe()
+        self.storage.describe()
     }
 
     /// The secret an append stored under `key` ([`AppendRequest::secrets`]), if any. Secrets are

@@ -24,7 +24,7 @@ use super::seam::{cf, index_key, stream_key, Batch, LogStore};
 use super::store::{OpenOptions, Store, WalRecovery, FORMAT_KEY, FORMAT_VERSION};
 use super::verify::{Growing, PayloadCheck, Problem, ProblemKind};
 use super::writer::{refuse_all, Job};
-use super::{Engine, Ledger, LedgerError, OpenError};
+use super::{Ledger, LedgerError, OpenError};
 use crate::proto::LedgerKind as Kind;
 
 /// The file that makes a directory a mirror's (it names the log it copies).
@@ -270,7 +270,7 @@ impl Ledger {
             failed: None,
         };
         let mut ledger = Ledger::with_thread(
-            Engine::Rocks(store),
+            store,
             None,
             head,
             Arc::new(super::stats::WriterStats::default()),
@@ -313,7 +313,7 @@ impl Ledger {
         {
             return Ok(held);
         }
-        if let Engine::Rocks(store) = &self.engine {
+        if let Some(store) = self.rocks() {
             let path = store.path().join(HELD_FILE);
             if let Err(e) = super::files::replace(&path, note.as_bytes()) {
                 // Held in memory still; the next start takes the file's older note, or the log's.

@@ -781,8 +781,7 @@ impl Writes {
     }
 }
 
-/// Records read for a group before it is built, by family and key (`None`: no such record).
-pub(crate) type Prefetched = HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>>;
+pub(crate) use super::seam::Prefetched;
 
 /// A read's parameters: the families and the keys, in the same order.
 fn record_keys(wanted: &[(&'static str, Vec<u8>)]) -> (Vec<String>, Vec<Vec<u8>>) {
@@ -1062,6 +1061,12 @@ pub(crate) enum Committed {
     Done,
     /// The head row was not the one the group was built on: nothing written.
     HeadMoved,
+}
+
+impl super::seam::Storage for PgStore {
+    fn shared(&self) -> bool {
+        true
+    }
 }
 
 impl LogStore for PgStore {

@@ -267,6 +267,27 @@ pub trait LogStore: Send + Sync {
     }
 }
 
+/// An open log, whatever its engine: its reads, and what the ledger asks of it beyond them. Each
+/// engine is one module: its storage (this), how its groups are committed (a
+/// `writer::Committer`: the shared pipeline, or one of its own), and its `Ledger::open_…`.
+pub(crate) trait Storage: LogStore + std::any::Any {
+    /// Whether other processes may append to this log at once (they take turns at a head the
+    /// engine keeps committed): a caller's cache of what a stream holds must then be checked.
+    fn shared(&self) -> bool {
+        false
+    }
+}
+
+/// A storage that commits a group's writes by itself (the writer's shared pipeline): atomically,
+/// in order, and durably when `sync` — the contract of a commit above.
+pub(crate) trait Apply: Send + Sync {
+    fn apply(&self, batch: &Batch, sync: bool) -> Result<(), StoreError>;
+}
+
+/// Records read for a group before it is built, by family and key (`None`: no such record): what a
+/// shared log's commit reads under its lock, which staging reads before the store.
+pub(crate) type Prefetched = std::collections::HashMap<(&'static str, Vec<u8>), Option<Vec<u8>>>;
+
 /// One write of a group: a record put or deleted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Write {

@@ -337,6 +337,14 @@ impl Store {
     }
 }
 
+impl super::seam::Storage for Store {}
+
+impl super::seam::Apply for Store {
+    fn apply(&self, batch: &Batch, sync: bool) -> Result<(), StoreError> {
+        self.write(batch, sync)
+    }
+}
+
 impl LogStore for Store {
     fn get(&self, family: &str, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         self.db

@@ -322,7 +322,7 @@ impl Floor {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{floor_in, log_size};
+    use super::super::testing::{floor_in, floor_on, log_size};
     use super::*;
 
     /// The defaults are published once, on the first start; a second start loads every
@@ -330,14 +330,15 @@ mod tests {
     #[tokio::test(flavor = "multi_thread")]
     async fn configurations_are_loaded_back_from_the_log_and_published_once() {
         let dir = tempfile::tempdir().unwrap();
-        let (floor, _) = floor_in(dir.path()).await;
+        let log = pitboss_ledger::mem::MemoryLog::new();
+        let (floor, _) = floor_on(&log, dir.path()).await;
         let ids: Vec<ConfigId> = floor.configs().iter().map(|c| c.id()).collect();
         assert_eq!(ids.len(), 4, "one default per game");
         let size = log_size(&floor);
         assert!(size > 4, "the key's entry and one per default");
         floor.close_log();
         drop(floor);
-        let (again, _) = floor_in(dir.path()).await;
+        let (again, _) = floor_on(&log, dir.path()).await;
         let loaded: Vec<ConfigId> = again.configs().iter().map(|c| c.id()).collect();
         assert_eq!(loaded, ids);
         assert_eq!(log_size(&again), size, "nothing published again");

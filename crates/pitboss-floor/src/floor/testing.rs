@@ -1,5 +1,6 @@
-//! For the rooms' unit tests: a floor on a temporary ledger with a clock the test moves, and the
-//! requests they make. No gRPC: the rooms are driven through their own methods.
+//! For the rooms' unit tests: a floor on a ledger in memory (durability is not what they test)
+//! with a clock the test moves, and the requests they make. No gRPC: the rooms are driven through
+//! their own methods.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -7,6 +8,7 @@ use std::sync::Arc;
 use pitboss_engine::game::GameId;
 use pitboss_engine::money::Money;
 use pitboss_engine::settlement::{BetId, Wager};
+use pitboss_ledger::mem::MemoryLog;
 use pitboss_ledger::Ledger;
 
 use super::{Floor, OpenRequest};
@@ -14,11 +16,16 @@ use super::{Floor, OpenRequest};
 /// When the tests' clock starts (2026-09-21).
 pub(super) const T0: u64 = 1_790_000_000_000;
 
-/// A floor on the ledger in `dir` (new or reopened), its clock at `T0` until the test moves it.
+/// A floor on a new log in memory, its key in `dir`, its clock at `T0` until the test moves it.
 pub(super) async fn floor_in(dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
+    floor_on(&MemoryLog::new(), dir).await
+}
+
+/// A floor on the log `log` holds (new, or opened again), its key in `dir`, its clock at `T0`.
+pub(super) async fn floor_on(log: &MemoryLog, dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
     let now = Arc::new(AtomicU64::new(T0));
     let clock = now.clone();
-    let ledger = Arc::new(Ledger::open(dir, T0).expect("a ledger in a temporary directory"));
+    let ledger = Arc::new(Ledger::open_memory(log, dir, T0, None).expect("a ledger in memory"));
     let floor = Floor::open(ledger, Arc::new(move || clock.load(Ordering::SeqCst)))
         .await
         .expect("the floor opens");

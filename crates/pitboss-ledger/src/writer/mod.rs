@@ -18,18 +18,18 @@
 //! is durable); the same id with another fingerprint is refused.
 //!
 //! This file builds and signs groups (grouping, staging, versions, request ids, sealing) and
-//! answers their callers; each engine's way of committing them is a file of its own — `rocks.rs`
-//! (the syncer and anchorer stages of the pipeline), `postgres.rs` (one transaction per group under
-//! the head row) — and `keys.rs` stages key entries and finishes a rotation's files.
+//! answers their callers; how a group is committed is a [`Committer`]'s: `pipeline.rs` (a
+//! storage that applies a batch by itself: the syncer and acknowledging stages, with RocksDB's
+//! anchor or none), `postgres.rs` (one transaction per group under the head row) — and `keys.rs`
+//! stages key entries and finishes a rotation's files.
 
 mod keys;
+mod pipeline;
 mod postgres;
-mod rocks;
 
 pub(super) use keys::finish_rotation;
-pub(super) use postgres::HEAD_POLL;
-pub(super) use rocks::Anchorer;
-use rocks::Syncer;
+pub(crate) use pipeline::{Anchorer, Pipeline};
+pub(super) use postgres::{Serial, HEAD_POLL};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -42,10 +42,9 @@ use super::stats::WriterStats;
 
 use super::entry::{entry_hash, Entry, Hash, SEAL_RUN};
 use super::keys::{KeyId, Keypair};
-use super::pg::Prefetched;
 use super::requests::{Fingerprint, RequestKey, RequestRecord};
+use super::seam::{Prefetched, Storage};
 use super::store::{cf, index_key, stream_key, Batch, LogStore};
-use super::Engine;
 use super::{Appended, Expected, LedgerError};
 use crate::proto;
 
@@ -153,7 +152,10 @@ type Answer<T> = (
 /// The writer's state: the chain head, the signing key, and the stream versions and request ids of
 /// the last groups (bounded: see [`RECENT_GROUPS`]).
 pub(super) struct Writer {
-    engine: Engine,
+    /// The log's storage, for what staging reads.
+    storage: Arc<dyn Storage>,
+    /// How groups are committed; moved out while it runs them.
+    committer: Option<Box<dyn Committer>>,
     /// Where the signing key file is (a rotation writes the next key beside it).
     key_dir: std::path::PathBuf,
     /// Records read after a PostgreSQL group locked the head (empty with RocksDB): staging reads
@@ -164,8 +166,6 @@ pub(super) struct Writer {
     last_hash: Hash,
     /// Entry 0's hash, once there is an entry 0 (the anchor names the log by it).
     origin: Option<Hash>,
-    /// The last stage: the anchor, then the answers. Moved to its thread by `run`.
-    anchorer: Option<Anchorer>,
     /// Set when the anchor cannot be written: the ledger refuses everything from then on.
     stopped: Arc<AtomicBool>,
     /// The version of each stream written in the last groups (two generations, like `recent`):
@@ -294,42 +294,49 @@ fn seals(pending: &[Pending]) -> Vec<bool> {
         .collect()
 }
 
+/// How a writer's groups become durable and answered: one per engine kind, chosen when the log
+/// is opened.
+///
+/// Contract: a committer MUST answer every job it is given; MUST answer an append `Ok` only once
+/// its group's batch is durable and the head is recorded where opening checks it (RocksDB: the
+/// anchor; PostgreSQL: the head row, in the same transaction; memory: the maps themselves); MUST
+/// announce the new size on the writer's `head` only then, never backwards; MUST commit groups in
+/// the order they were built and refuse every group built on one that failed
+/// (`EarlierWriteFailed`); on a shared log, MUST build each group on the head read under an
+/// exclusion held until its commit, and write nothing if that head moved (`HeadMoved`). It MUST
+/// NOT build or sign a group itself: [`Writer::prepare`] does.
+pub(crate) trait Committer: Send {
+    /// Runs the writer until every sender of `jobs` is gone.
+    fn run(self: Box<Self>, writer: Writer, jobs: mpsc::Receiver<Job>);
+
+    /// Commits `group` on the calling thread and answers it (opening: the key's publication, a
+    /// recovery's record, before the writer's thread starts).
+    fn commit_now(&mut self, writer: &mut Writer, group: Vec<Job>);
+}
+
 impl Writer {
     /// A writer continuing the chain at `next_sequence` after `last_hash` (`origin`: entry 0's
-    /// hash, if there is one), anchoring through `anchorer`.
-    /// `anchorer`: RocksDB's last stage; `None` with PostgreSQL, whose commit is the anchor.
+    /// hash, if there is one) in `storage`, committing through `committer`.
     pub(super) fn new(
-        engine: Engine,
+        storage: Arc<dyn Storage>,
+        committer: Box<dyn Committer>,
         key_dir: std::path::PathBuf,
         key: Keypair,
         (next_sequence, last_hash): (u64, Hash),
         origin: Option<Hash>,
-        anchorer: Option<Anchorer>,
     ) -> Writer {
-        let (head, stopped, stats) = match &anchorer {
-            Some(anchorer) => (
-                anchorer.head.clone(),
-                anchorer.stopped.clone(),
-                anchorer.stats(),
-            ),
-            None => (
-                tokio::sync::watch::Sender::new(next_sequence),
-                Arc::new(AtomicBool::new(false)),
-                Arc::new(WriterStats::default()),
-            ),
-        };
         Writer {
-            engine,
+            storage,
+            committer: Some(committer),
             key_dir,
             prefetched: Prefetched::new(),
             key: Arc::new(key),
             next_sequence,
             last_hash,
             origin,
-            head,
-            stopped,
-            stats,
-            anchorer,
+            head: tokio::sync::watch::Sender::new(next_sequence),
+            stopped: Arc::new(AtomicBool::new(false)),
+            stats: Arc::new(WriterStats::default()),
             versions: [HashMap::new(), HashMap::new()],
             max_group: 4096,
             epoch: 1,
@@ -345,8 +352,8 @@ impl Writer {
     }
 
     /// Where the writer writes.
-    pub(super) fn engine(&self) -> Engine {
-        self.engine.clone()
+    pub(super) fn storage(&self) -> Arc<dyn Storage> {
+        self.storage.clone()
     }
 
     /// What the writer measures (shared with the ledger).
@@ -358,13 +365,17 @@ impl Writer {
         self.key.id()
     }
 
-    /// Runs until every sender is gone. Three stages overlap: this thread builds, chains and signs
-    /// group n+2 while the syncer thread writes group n+1 with a synced WAL and the anchor thread
-    /// records group n's head in the anchor and answers its callers.
-    pub(super) fn run(self, jobs: mpsc::Receiver<Job>) {
-        match self.engine.clone() {
-            Engine::Rocks(store) => self.run_pipeline(&store, jobs),
-            Engine::Postgres(pg) => self.run_postgres(&pg, jobs),
+    /// Runs until every sender is gone, as its committer does.
+    pub(super) fn run(mut self, jobs: mpsc::Receiver<Job>) {
+        match self.committer.take() {
+            Some(committer) => committer.run(self, jobs),
+            None => {
+                tracing::error!("the ledger's writer has no committer: refusing everything");
+                self.stopped.store(true, Ordering::SeqCst);
+                while let Ok(job) = jobs.recv() {
+                    refuse_all(vec![job], &LedgerError::Stopped);
+                }
+            }
         }
     }
 
@@ -408,32 +419,18 @@ impl Writer {
                 .unwrap_or(0));
         }
         // Not written in the last groups: what the store holds is current.
-        Ok(self.engine.reads().stream_version(stream)?)
+        Ok(self.storage.stream_version(stream)?)
     }
 
-    /// Builds, signs, writes and anchors one group on this thread; answers every job. (Opening
-    /// uses this to publish the key, or record a recovery, before the threads start.)
+    /// Builds, signs and commits one group on this thread; answers every job. (Opening uses this
+    /// to publish the key, or record a recovery, before the writer's thread starts.)
     pub(super) fn commit(&mut self, group: Vec<Job>) {
-        let store = match self.engine.clone() {
-            Engine::Rocks(store) => store,
-            Engine::Postgres(pg) => {
-                let mut session = None;
-                self.commit_postgres(&pg, &mut session, group, None);
-                return;
+        match self.committer.take() {
+            Some(mut committer) => {
+                committer.commit_now(self, group);
+                self.committer = Some(committer);
             }
-        };
-        let prepared = self.prepare(group);
-        let durable = Syncer {
-            store,
-            failed_through: self.failed_through.clone(),
-            stats: self.stats.clone(),
-        }
-        .apply(prepared);
-        if let Some(durable) = durable {
-            match self.anchorer.as_mut() {
-                Some(anchorer) => anchorer.finish(vec![durable]),
-                None => refuse(durable, &LedgerError::Stopped),
-            }
+            None => refuse_all(group, &LedgerError::Stopped),
         }
     }
 
@@ -447,7 +444,7 @@ impl Writer {
         self.epoch = failed + 1;
         self.versions = [HashMap::new(), HashMap::new()];
         self.recent = [HashMap::new(), HashMap::new()];
-        match load_head(self.engine.reads()) {
+        match load_head(self.storage.as_ref()) {
             Ok((next, hash)) => {
                 self.next_sequence = next;
                 self.last_hash = hash;
@@ -725,7 +722,7 @@ impl Writer {
     ) -> Result<Option<Vec<u8>>, LedgerError> {
         match self.prefetched.get(&(family, key.to_vec())) {
             Some(record) => Ok(record.clone()),
-            None => Ok(self.engine.reads().get(family, key)?),
+            None => Ok(self.storage.get(family, key)?),
         }
     }
 
@@ -807,6 +804,7 @@ pub(super) fn load_head(store: &dyn LogStore) -> Result<(u64, Hash), LedgerError
 mod tests {
     use super::super::anchor::AnchorWriter;
     use super::super::store::Store;
+    use super::pipeline::Syncer;
     use super::*;
 
     /// Which entries are signed: each group's last, the last before the key changes, key entries,
@@ -882,8 +880,11 @@ mod tests {
         (Job::Append(request, reply), answer)
     }
 
-    /// A writer on a fresh store in `dir`, anchoring to `anchor_path`.
-    fn writer_in(dir: &std::path::Path, anchor_path: &std::path::Path) -> (Arc<Store>, Writer) {
+    /// A writer on a fresh store in `dir`, anchoring to `anchor_path` with the anchorer returned.
+    fn writer_in(
+        dir: &std::path::Path,
+        anchor_path: &std::path::Path,
+    ) -> (Arc<Store>, Writer, Anchorer) {
         let store = Arc::new(Store::open(dir).unwrap());
         let (key, _) = Keypair::load_or_create(dir).unwrap();
         let file = AnchorWriter::create(
@@ -899,22 +900,23 @@ mod tests {
         } else {
             AnchorWriter::open(anchor_path, 1).unwrap()
         };
-        let anchorer = Anchorer::new(file, dir.to_path_buf(), 0, 0);
         let writer = Writer::new(
-            Engine::Rocks(store.clone()),
+            store.clone(),
+            Box::new(Pipeline::new(store.clone(), Anchorer::new(None, 0))),
             dir.to_path_buf(),
             key,
             (0, super::super::entry::GENESIS),
             None,
-            Some(anchorer),
         );
-        (store, writer)
+        let mut anchorer = Anchorer::new(Some(file), 0);
+        anchorer.attach(&writer);
+        (store, writer, anchorer)
     }
 
-    /// Writes a prepared group with `syncer` and anchors it with the writer's anchorer.
-    fn land(writer: &mut Writer, syncer: &Syncer, prepared: Prepared) {
+    /// Writes a prepared group with `syncer` and anchors it with `anchorer`.
+    fn land(anchorer: &mut Anchorer, syncer: &Syncer, prepared: Prepared) {
         if let Some(durable) = syncer.apply(prepared) {
-            writer.anchorer.as_mut().unwrap().finish(vec![durable]);
+            anchorer.finish(vec![durable]);
         }
     }
 
@@ -925,7 +927,7 @@ mod tests {
     fn a_failed_write_refuses_later_groups_and_the_writer_resyncs() {
         let dir = tempfile::tempdir().unwrap();
         let anchor_path = super::super::anchor::path_in(dir.path());
-        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
+        let (store, mut writer, mut anchorer) = writer_in(dir.path(), &anchor_path);
         // A syncer whose store cannot write (opened read-only), sharing the writer's failure flag.
         let failing = Syncer {
             store: Arc::new(Store::open_read_only(dir.path()).unwrap()),
@@ -940,7 +942,7 @@ mod tests {
         // The key's entry first (sequence 0), written.
         let (reply, mut published) = oneshot::channel();
         let prepared = writer.prepare(vec![Job::PublishKey(0, reply)]);
-        land(&mut writer, &working, prepared);
+        land(&mut anchorer, &working, prepared);
         assert!(published.try_recv().unwrap().is_ok());
         let anchored = super::super::anchor::read(&anchor_path).unwrap().unwrap();
         assert_eq!(anchored.newer.size, 1);
@@ -958,8 +960,8 @@ mod tests {
             writer.next_sequence, 3,
             "b was chained onto a before a was written"
         );
-        land(&mut writer, &failing, prepared_a);
-        land(&mut writer, &failing, prepared_b);
+        land(&mut anchorer, &failing, prepared_a);
+        land(&mut anchorer, &failing, prepared_b);
         assert!(matches!(
             answer_a.try_recv().unwrap(),
             Err(LedgerError::Store(_))
@@ -981,7 +983,7 @@ mod tests {
         let (c, mut answer_c) = append("s", 3);
         let prepared_c = writer.prepare(vec![c]);
         assert_eq!(writer.epoch, 2, "a new epoch after the failure");
-        land(&mut writer, &working, prepared_c);
+        land(&mut anchorer, &working, prepared_c);
         let appended = answer_c.try_recv().unwrap().unwrap();
         assert_eq!(
             (appended.first_sequence, appended.stream_version),
@@ -991,7 +993,7 @@ mod tests {
         // A retry of a's request id is not mistaken for a recorded request.
         let (again, mut answer_again) = append("s", 1);
         let prepared = writer.prepare(vec![again]);
-        land(&mut writer, &working, prepared);
+        land(&mut anchorer, &working, prepared);
         let again = answer_again.try_recv().unwrap().unwrap();
         assert!(!again.duplicate);
         assert_eq!(again.first_sequence, 2);
@@ -1013,15 +1015,15 @@ mod tests {
     fn the_writer_remembers_only_recent_streams_and_still_counts_right() {
         let dir = tempfile::tempdir().unwrap();
         let anchor_path = super::super::anchor::path_in(dir.path());
-        let (store, mut writer) = writer_in(dir.path(), &anchor_path);
+        let (store, mut writer, mut anchorer) = writer_in(dir.path(), &anchor_path);
         let syncer = Syncer {
             store: store.clone(),
             failed_through: writer.failed_through.clone(),
             stats: writer.stats.clone(),
         };
-        let run = |writer: &mut Writer, job| {
+        let mut run = |writer: &mut Writer, job| {
             let prepared = writer.prepare(vec![job]);
-            land(writer, &syncer, prepared);
+            land(&mut anchorer, &syncer, prepared);
         };
         let (reply, _published) = oneshot::channel();
         run(&mut writer, Job::PublishKey(0, reply));
@@ -1045,8 +1047,8 @@ mod tests {
         let (second, mut second_answer) = append("new", groups + 3);
         let first = writer.prepare(vec![first]);
         let second = writer.prepare(vec![second]);
-        land(&mut writer, &syncer, first);
-        land(&mut writer, &syncer, second);
+        land(&mut anchorer, &syncer, first);
+        land(&mut anchorer, &syncer, second);
         assert_eq!(first_answer.try_recv().unwrap().unwrap().stream_version, 1);
         assert_eq!(second_answer.try_recv().unwrap().unwrap().stream_version, 2);
         let report = super::super::verify(store.as_ref(), 0, None);
@@ -1061,7 +1063,8 @@ mod tests {
     fn an_anchor_that_cannot_be_written_stops_the_ledger() {
         let dir = tempfile::tempdir().unwrap();
         // Writes to /dev/full fail with "no space left on device".
-        let (store, mut writer) = writer_in(dir.path(), std::path::Path::new("/dev/full"));
+        let (store, mut writer, mut anchorer) =
+            writer_in(dir.path(), std::path::Path::new("/dev/full"));
         let working = Syncer {
             store: store.clone(),
             failed_through: writer.failed_through.clone(),
@@ -1069,7 +1072,7 @@ mod tests {
         };
         let (a, mut answer_a) = append("s", 1);
         let prepared = writer.prepare(vec![a]);
-        land(&mut writer, &working, prepared);
+        land(&mut anchorer, &working, prepared);
         let refused = answer_a.try_recv().unwrap().unwrap_err();
         assert!(
             matches!(&refused, LedgerError::Anchor { path, .. } if path.starts_with("/dev/full")),
@@ -1078,7 +1081,7 @@ mod tests {
         assert!(writer.stopped.load(Ordering::SeqCst));
         let (b, mut answer_b) = append("s", 2);
         let prepared = writer.prepare(vec![b]);
-        land(&mut writer, &working, prepared);
+        land(&mut anchorer, &working, prepared);
         assert!(matches!(
             answer_b.try_recv().unwrap(),
             Err(LedgerError::AnchorStopped)

@@ -14,16 +14,40 @@ use super::super::pg::{Committed, PgStore, Prefetched, Session};
 use super::super::store::cf;
 use super::super::LedgerError;
 use super::super::StoreError;
-use super::{answer, refuse, refuse_all, Job, Prepared, Writer, CURRENT_KEY};
+use super::{answer, refuse, refuse_all, Committer, Job, Prepared, Writer, CURRENT_KEY};
 
 /// While no job waits, how often a PostgreSQL writer reads the head row (other servers' groups).
 pub(crate) const HEAD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// PostgreSQL's committer: one group at a time on the writer's session.
+pub(crate) struct Serial {
+    pg: std::sync::Arc<PgStore>,
+    /// The writer's session, opened when first needed and again after a lost connection.
+    session: Option<Session>,
+}
+
+impl Serial {
+    /// Commits into `pg`.
+    pub(crate) fn new(pg: std::sync::Arc<PgStore>) -> Serial {
+        Serial { pg, session: None }
+    }
+}
+
+impl Committer for Serial {
+    fn run(self: Box<Self>, writer: Writer, jobs: mpsc::Receiver<Job>) {
+        writer.run_postgres(&self.pg, jobs);
+    }
+
+    fn commit_now(&mut self, writer: &mut Writer, group: Vec<Job>) {
+        writer.commit_postgres(&self.pg, &mut self.session, group, None);
+    }
+}
 
 impl Writer {
     /// PostgreSQL: one group at a time, each in its own transaction ordered by the head row
     /// (`pg.rs`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
     /// event streams see what the other servers write.
-    pub(super) fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
+    fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
         let mut session = None;
         loop {
             let first = match jobs.recv_timeout(HEAD_POLL) {
@@ -52,7 +76,7 @@ impl Writer {
     /// read under the lock, one more round trip): when several servers share the log, each waits
     /// its turn for the head row, and a group formed only of what waited before the wait would
     /// be a fraction of what one server commits at once, for the same cost per group.
-    pub(super) fn commit_postgres(
+    fn commit_postgres(
         &mut self,
         pg: &PgStore,
         session: &mut Option<Session>,

@@ -675,7 +675,9 @@ mod tests {
     #[tokio::test]
     async fn refusals_are_counted_by_code_and_method_with_bounded_methods() {
         let dir = tempfile::tempdir().unwrap();
-        let ledger = Arc::new(pitboss_ledger::Ledger::open(dir.path(), 0).unwrap());
+        let log = pitboss_ledger::mem::MemoryLog::new();
+        let ledger =
+            Arc::new(pitboss_ledger::Ledger::open_memory(&log, dir.path(), 0, None).unwrap());
         let floor = Arc::new(
             Floor::open(ledger, Arc::new(crate::floor::system_clock))
                 .await

@@ -448,7 +448,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread")]
     async fn a_dead_writer_turns_health_to_not_serving_and_writes_to_unavailable() {
         let dir = tempfile::tempdir().unwrap();
-        let ledger = Arc::new(pitboss_ledger::Ledger::open(dir.path(), 0).unwrap());
+        let log = pitboss_ledger::mem::MemoryLog::new();
+        let ledger =
+            Arc::new(pitboss_ledger::Ledger::open_memory(&log, dir.path(), 0, None).unwrap());
         let floor = Arc::new(
             Floor::open(ledger, Arc::new(crate::floor::system_clock))
                 .await

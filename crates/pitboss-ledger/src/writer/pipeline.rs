@@ -1,7 +1,8 @@
-//! RocksDB's side of the writer: the three-stage pipeline. The writer's thread builds, chains and
-//! signs group n+2 (`mod.rs`) while the syncer writes group n+1 with a synced WAL and the anchorer
-//! records group n's head in the anchor file and only then answers its callers. Owns the stages
-//! and their failure rules; builds no group itself.
+//! The committer of a storage that applies a batch by itself ([`Apply`]: RocksDB, memory): the
+//! three-stage pipeline. The writer's thread builds, chains and signs group n+2 (`mod.rs`) while
+//! the syncer applies group n+1 (with a synced WAL on RocksDB) and the anchorer records group n's
+//! head — in RocksDB's anchor file; a storage without one has nothing to record — and only then
+//! answers its callers. Owns the stages and their failure rules; builds no group itself.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -10,17 +11,17 @@ use std::time::Instant;
 
 use super::super::anchor::AnchorWriter;
 use super::super::entry::GENESIS;
+use super::super::seam::Apply;
 use super::super::stats::WriterStats;
-use super::super::store::Store;
 use super::super::LedgerError;
 use super::super::Shared;
-use super::{answer, refuse, Durable, Job, Prepared, Writer};
+use super::{answer, refuse, Committer, Durable, Job, Prepared, Writer};
 
 /// Writes prepared groups in order, each with a synced WAL, and passes them on to the anchor.
 /// If a write fails, it and every later group of the same epoch (built on top of it) are refused,
 /// and the writer starts a new epoch from what the store holds.
 pub(super) struct Syncer {
-    pub(super) store: Arc<Store>,
+    pub(super) store: Arc<dyn Apply>,
     pub(super) failed_through: Arc<AtomicU64>,
     pub(super) stats: Arc<WriterStats>,
 }
@@ -51,7 +52,7 @@ impl Syncer {
             Ok(())
         } else {
             let started = Instant::now();
-            let written = self.store.write(&batch, true).map_err(LedgerError::from);
+            let written = self.store.apply(&batch, true).map_err(LedgerError::from);
             self.stats.wal_sync.observe_duration(started.elapsed());
             written
         };
@@ -66,45 +67,44 @@ impl Syncer {
     }
 }
 
-/// The last stage: records the head of the groups the WAL holds in the anchor file, once for all
-/// the groups waiting, and only then answers their callers, announces the new head and finishes a
-/// key rotation's files. If the anchor cannot be written, the groups are refused and the ledger
-/// stops (`stopped`): what the WAL holds beyond the anchor was never acknowledged, and the next
-/// open checks it and anchors it.
+/// The last stage: records the head of the groups applied — in the anchor file, once for all the
+/// groups waiting, when the storage keeps one — and only then answers their callers, announces the
+/// new head and finishes a key rotation's files. If the anchor cannot be written, the groups are
+/// refused and the ledger stops (`stopped`): what the WAL holds beyond the anchor was never
+/// acknowledged, and the next open checks it and anchors it.
 pub(crate) struct Anchorer {
-    file: AnchorWriter,
-    /// The signing key's directory (a rotation's files are finished there).
-    key_dir: std::path::PathBuf,
-    pub(super) head: tokio::sync::watch::Sender<u64>,
+    /// RocksDB's anchor file; `None`: the storage's own maps are its head (memory).
+    file: Option<AnchorWriter>,
     /// The size the anchor records.
     anchored: u64,
-    pub(super) stopped: Arc<AtomicBool>,
-    /// Shared with the writer and the syncer; the ledger reads it.
+    /// The writer's: its key directory, its head, whether it stopped, its measurements (set when
+    /// the pipeline starts).
+    key_dir: std::path::PathBuf,
+    head: tokio::sync::watch::Sender<u64>,
+    stopped: Arc<AtomicBool>,
     stats: Arc<WriterStats>,
 }
 
 impl Anchorer {
-    /// `anchored`: the size the file records now (0 for a file to be replaced); `next_sequence`:
-    /// the log's size, announced as the head.
-    pub(crate) fn new(
-        file: AnchorWriter,
-        key_dir: std::path::PathBuf,
-        anchored: u64,
-        next_sequence: u64,
-    ) -> Anchorer {
+    /// `file`: RocksDB's anchor (`None`: nothing to record); `anchored`: the size it records now
+    /// (0 for a file to be replaced).
+    pub(crate) fn new(file: Option<AnchorWriter>, anchored: u64) -> Anchorer {
         Anchorer {
             file,
-            key_dir,
-            head: tokio::sync::watch::Sender::new(next_sequence),
             anchored,
+            key_dir: std::path::PathBuf::new(),
+            head: tokio::sync::watch::Sender::new(0),
             stopped: Arc::new(AtomicBool::new(false)),
             stats: Arc::new(WriterStats::default()),
         }
     }
 
-    /// The measurements of the writer this anchorer finishes for.
-    pub(crate) fn stats(&self) -> Arc<WriterStats> {
-        self.stats.clone()
+    /// Finishes for `writer`: its key directory, head, stop flag and measurements.
+    pub(super) fn attach(&mut self, writer: &Writer) {
+        self.key_dir = writer.key_dir.clone();
+        self.head = writer.head.clone();
+        self.stopped = writer.stopped.clone();
+        self.stats = writer.stats.clone();
     }
 
     pub(super) fn run(mut self, groups: mpsc::Receiver<Durable>) {
@@ -134,18 +134,20 @@ impl Anchorer {
             return;
         }
         if size > self.anchored {
-            let started = Instant::now();
-            let written = self.file.write(size, head, origin, &key);
-            self.stats.anchor_sync.observe_duration(started.elapsed());
-            if let Err(e) = written {
-                self.stopped.store(true, Ordering::SeqCst);
-                tracing::error!(anchor = %self.file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
-                let error = LedgerError::Anchor {
-                    path: self.file.path().to_path_buf(),
-                    source: Shared::new(e),
-                };
-                groups.into_iter().for_each(|g| refuse(g, &error));
-                return;
+            if let Some(file) = self.file.as_mut() {
+                let started = Instant::now();
+                let written = file.write(size, head, origin, &key);
+                self.stats.anchor_sync.observe_duration(started.elapsed());
+                if let Err(e) = written {
+                    self.stopped.store(true, Ordering::SeqCst);
+                    tracing::error!(anchor = %file.path().display(), error = %e, "the anchor cannot be written: the ledger stops");
+                    let error = LedgerError::Anchor {
+                        path: file.path().to_path_buf(),
+                        source: Shared::new(e),
+                    };
+                    groups.into_iter().for_each(|g| refuse(g, &error));
+                    return;
+                }
             }
             self.anchored = size;
             self.head.send_replace(size);
@@ -156,21 +158,37 @@ impl Anchorer {
     }
 }
 
-impl Writer {
-    /// RocksDB: the three-stage pipeline.
-    pub(super) fn run_pipeline(mut self, store: &Arc<Store>, jobs: mpsc::Receiver<Job>) {
+/// The pipeline's committer: a storage that applies batches by itself, and its last stage.
+pub(crate) struct Pipeline {
+    store: Arc<dyn Apply>,
+    anchorer: Anchorer,
+}
+
+impl Pipeline {
+    /// Commits into `store`, recording heads with `anchorer`.
+    pub(crate) fn new(store: Arc<dyn Apply>, anchorer: Anchorer) -> Pipeline {
+        Pipeline { store, anchorer }
+    }
+
+    fn syncer(&self, writer: &Writer) -> Syncer {
+        Syncer {
+            store: self.store.clone(),
+            failed_through: writer.failed_through.clone(),
+            stats: writer.stats.clone(),
+        }
+    }
+}
+
+impl Committer for Pipeline {
+    /// Three stages overlap: the writer's thread builds, chains and signs group n+2 while the
+    /// syncer thread applies group n+1 and the anchor thread records group n's head and answers
+    /// its callers.
+    fn run(self: Box<Self>, mut writer: Writer, jobs: mpsc::Receiver<Job>) {
         let (to_syncer, from_writer) = mpsc::sync_channel::<Prepared>(2);
         let (to_anchorer, from_syncer) = mpsc::sync_channel::<Durable>(4);
-        let syncer = Syncer {
-            store: store.clone(),
-            failed_through: self.failed_through.clone(),
-            stats: self.stats.clone(),
-        };
-        let Some(anchorer) = self.anchorer.take() else {
-            tracing::error!("the ledger's writer has no anchor: refusing everything");
-            self.stopped.store(true, Ordering::SeqCst);
-            return;
-        };
+        let syncer = self.syncer(&writer);
+        let mut anchorer = self.anchorer;
+        anchorer.attach(&writer);
         std::thread::scope(|scope| {
             let anchor_thread = std::thread::Builder::new()
                 .name("ledger-anchor".into())
@@ -184,16 +202,24 @@ impl Writer {
             };
             if !sync_thread {
                 tracing::error!("cannot start the ledger's sync and anchor threads");
-                self.stopped.store(true, Ordering::SeqCst);
+                writer.stopped.store(true, Ordering::SeqCst);
             }
             while let Ok(first) = jobs.recv() {
-                let group = self.next_group(first, &jobs);
-                let prepared = self.prepare(group);
+                let group = writer.next_group(first, &jobs);
+                let prepared = writer.prepare(group);
                 if let Err(mpsc::SendError(prepared)) = to_syncer.send(prepared) {
                     refuse(prepared.durable, &LedgerError::Stopped);
                 }
             }
             drop(to_syncer);
         });
+    }
+
+    fn commit_now(&mut self, writer: &mut Writer, group: Vec<Job>) {
+        self.anchorer.attach(writer);
+        let prepared = writer.prepare(group);
+        if let Some(durable) = self.syncer(writer).apply(prepared) {
+            self.anchorer.finish(vec![durable]);
+        }
     }
 }
