@@ -1,4 +1,4 @@
-//! Who may do what, against the real server (issue 11): the role matrix over every RPC, scopes,
+//! Who may do what, against the real server: the role matrix over every RPC, scopes,
 //! the two-person rule, the actor in replay, events and bundles, revocation on reload (RPC and
 //! SIGHUP), TLS with a client certificate and with a token from Rust and from Python `grpcio`,
 //! serving beyond loopback, and the local administrator made on first start.

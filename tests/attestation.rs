@@ -1,4 +1,4 @@
-//! The software that runs (issue 26, part 4), against a real `pitboss serve`: the executable's
+//! The software that runs, against a real `pitboss serve`: the executable's
 //! SHA-256 recorded at the start, computed here from the binary's file; the challenge's answer
 //! checked by an independent HMAC (Python's `hmac`), and the request recorded; a server whose
 //! executable the settings do not approve refuses to start, naming its hash, and starts when they

@@ -270,7 +270,7 @@ async fn accepted_configurations_work_through_the_floor() {
         accepted += 1;
         // Analysed: Nutz's exact sheets every time (milliseconds); the first accepted Mississippi
         // Stud and Caribbean Stud configurations' strategy tables and exact sheets (seconds):
-        // what a hand under an accepted configuration needs works for it (issue 23).
+        // what a hand under an accepted configuration needs works for it.
         match game {
             GameId::Nutz => {
                 pitboss_lab::exact_par_sheets(&analysed, 2)

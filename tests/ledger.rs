@@ -205,7 +205,7 @@ fn an_entry_signed_by_a_foreign_key_is_named() {
 
 /// The ledger reads only its own payload kinds; the server holds every payload to
 /// `pitboss.v1.Payload` (`Ledger::open_checked`, `pitboss verify`): a correctly signed entry whose
-/// payload does not decode is named by the server's checks, as before the ledger was a crate.
+/// payload does not decode passes the ledger's own checks and is named by the server's.
 #[test]
 fn a_signed_entry_whose_payload_does_not_decode_is_named_by_the_servers_checks() {
     let dir = tempfile::tempdir().unwrap();

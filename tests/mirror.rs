@@ -1,4 +1,4 @@
-//! A regulator's mirror (issue 25), as real processes on loopback: a `pitboss mirror` following a
+//! A regulator's mirror, as real processes on loopback: a `pitboss mirror` following a
 //! live server through a restart of either side, its copy the log's entries byte for byte, its
 //! Audit API answering from the copy while the log's server is down (replay, bundles that verify
 //! with a policy naming the mirror, proofs), writes refused; its witness door cosigning only what

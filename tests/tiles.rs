@@ -1,4 +1,4 @@
-//! The log as C2SP tlog-tiles (issue 25): a tile directory published step by step across every
+//! The log as C2SP tlog-tiles: a tile directory published step by step across every
 //! kind of boundary (a partial tile, a full one, level 1, level 2) and read back at each step by
 //! readers nobody here wrote (`tlog_tiles`, `signed_note`: `pitboss_testkit::tiles`); full tiles
 //! never rewritten; a checkpoint whose root the tiles do not give, a fork and a shrink refused with

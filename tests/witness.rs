@@ -1,4 +1,4 @@
-//! Witnesses of a real log, as real processes on loopback (issue 25): three `pitboss witness`es
+//! Witnesses of a real log, as real processes on loopback: three `pitboss witness`es
 //! with a policy naming the log; a live server's checkpoints cosigned as the log grows, with the
 //! consistency proofs the server serves; one witness killed with SIGKILL and restarted, its state
 //! intact; a client behind the witness answered 409 with the witness's size, and recovering; a

@@ -44,81 +44,6 @@ pub struct ExportArgs {
     server: ServerArgs,
 }
 
-/// Days from 1970-01-01 to a civil date (proleptic Gregorian), exactly.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// A time argument in milliseconds: a date (its first or, with `end_of_day`, last millisecond),
-/// a UTC date and time ending in `Z`, or milliseconds.
-fn parse_time(text: &str, end_of_day: bool) -> anyhow::Result<u64> {
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().context("milliseconds out of range");
-    }
-    let number = |s: &str| -> anyhow::Result<i64> {
-        anyhow::ensure!(
-            !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
-            "`{text}` is not YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ or milliseconds"
-        );
-        Ok(s.parse()?)
-    };
-    let (date, time) = match text.split_once('T') {
-        Some((date, time)) => (date, Some(time)),
-        None => (text, None),
-    };
-    let parts: Vec<&str> = date.split('-').collect();
-    let [y, m, d] = parts.as_slice() else {
-        bail!("`{text}` is not YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ or milliseconds");
-    };
-    let (year, month, day) = (number(y)?, number(m)?, number(d)?);
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days_in = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    anyhow::ensure!(
-        (1970..=9999).contains(&year)
-            && (1..=12).contains(&month)
-            && day >= 1
-            && usize::try_from(month - 1).is_ok_and(|i| day <= days_in[i]),
-        "`{text}`: no such date (1970 to 9999)"
-    );
-    let mut ms = days_from_civil(year, month, day) * 86_400_000;
-    match time {
-        None if end_of_day => ms += 86_400_000 - 1,
-        None => {}
-        Some(time) => {
-            let time = time
-                .strip_suffix('Z')
-                .with_context(|| format!("`{text}`: a time must be UTC, ending in Z"))?;
-            let fields: Vec<&str> = time.split(':').collect();
-            let [h, mi, s] = fields.as_slice() else {
-                bail!("`{text}`: the time is HH:MM:SS");
-            };
-            let (h, mi, s) = (number(h)?, number(mi)?, number(s)?);
-            anyhow::ensure!(h < 24 && mi < 60 && s < 60, "`{text}`: no such time");
-            ms += ((h * 60 + mi) * 60 + s) * 1000;
-        }
-    }
-    u64::try_from(ms).context("before 1970")
-}
-
 fn hand_row(h: proto::ExportHand) -> anyhow::Result<HandRow> {
     Ok(HandRow {
         game: proto::Game::try_from(h.game)
@@ -179,9 +104,9 @@ fn event_row(e: proto::ExportEvent) -> EventRow {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let format: Format = args.format.parse()?;
-    let from_ms = parse_time(&args.from, false).context("--from")?;
+    let from_ms = super::times::parse_time(&args.from, false).context("--from")?;
     let to_ms = match &args.to {
-        Some(to) => parse_time(to, true).context("--to")?,
+        Some(to) => super::times::parse_time(to, true).context("--to")?,
         None => 0,
     };
     if to_ms != 0 && to_ms < from_ms {
@@ -243,31 +168,4 @@ fn table_line(table: &pitboss_export::TableWritten) -> serde_json::Value {
         "file": table.path.display().to_string(),
         "rows": table.rows,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_are_dates_datetimes_or_milliseconds() {
-        assert_eq!(parse_time("0", false).unwrap(), 0);
-        assert_eq!(parse_time("1970-01-01", false).unwrap(), 0);
-        assert_eq!(parse_time("1970-01-01", true).unwrap(), 86_399_999);
-        assert_eq!(parse_time("2000-02-29", false).unwrap(), 951_782_400_000);
-        assert_eq!(
-            parse_time("2023-11-14T22:13:20Z", false).unwrap(),
-            1_700_000_000_000
-        );
-        for bad in [
-            "2023-02-29",
-            "2023-13-01",
-            "2023-1-1x",
-            "2023-11-14T22:13:20",
-            "",
-            "x",
-        ] {
-            assert!(parse_time(bad, false).is_err(), "{bad}");
-        }
-    }
 }

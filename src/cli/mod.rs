@@ -35,6 +35,7 @@ mod serve;
 mod serve_file;
 mod simulate;
 mod tiles;
+mod times;
 mod vectors;
 mod verify;
 mod void;

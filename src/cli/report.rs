@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::client::{block_on, refused, ServerArgs};
@@ -54,25 +53,14 @@ struct EventsArgs {
     server: ServerArgs,
 }
 
-/// `text` as milliseconds: digits as they are; `YYYY-MM-DD` as that day's first millisecond, or
-/// (`end`) its last.
-fn time_of(text: &str, end: bool) -> anyhow::Result<u64> {
-    if text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().context("a time in milliseconds");
-    }
-    let parts: Vec<&str> = text.split('-').collect();
-    let [y, m, d] = parts.as_slice() else {
-        anyhow::bail!("{text:?}: a date YYYY-MM-DD or milliseconds since the epoch");
-    };
-    let start = pitboss_packet::ms_of_date(y.parse()?, m.parse()?, d.parse()?)
-        .with_context(|| format!("{text:?} is not a date"))?;
-    Ok(if end { start + 86_400_000 - 1 } else { start })
-}
-
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let Report::Events(args) = args.what;
-    let from_ms = time_of(&args.from, false)?;
-    let to_ms = args.to.as_deref().map(|t| time_of(t, true)).transpose()?;
+    let from_ms = super::times::parse_time(&args.from, false)?;
+    let to_ms = args
+        .to
+        .as_deref()
+        .map(|t| super::times::parse_time(t, true))
+        .transpose()?;
     let events = block_on(async {
         let mut audit = AuditClient::new(args.server.connect().await?);
         let mut events = Vec::new();

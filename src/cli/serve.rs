@@ -611,8 +611,8 @@ fn warm_tree(floor: Arc<pitboss::floor::Floor>) {
 
 /// glibc's allocator gives each thread that contends for memory an arena of its own, up to eight
 /// per core, and an arena keeps what was freed in it: under a long mixed load the server's
-/// resident memory kept rising for that reason alone (`docs/PERFORMANCE.md`, the soak: flat at
-/// 145 MiB with one arena per core, still climbing past 240 MiB without). One arena per core keeps
+/// resident memory keeps rising for that reason alone (`docs/PERFORMANCE.md`, the soak: flat at
+/// 145 MiB with one arena per core, past 240 MiB and climbing without). One arena per core keeps
 /// contention low and the footprint bounded. A `MALLOC_ARENA_MAX` in the environment wins.
 fn bound_allocator_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

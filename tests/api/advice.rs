@@ -1,8 +1,8 @@
-//! The strategy tables behind the advice, on a cold server (issue 23: the first Caribbean Stud
-//! hands after a start waited 12 s, every waiting call apparently building): each configuration's
-//! tables are built once however many calls need them at once — counted by the server's metrics —
-//! Caribbean Stud's advice is given (and right) before its table exists, and a warm start prepares
-//! the defaults' tables, once, and their theoretical returns before the server says it is ready.
+//! The strategy tables behind the advice, on a cold server, so that the first hands after a start
+//! do not freeze: each configuration's tables are built once however many calls need them at
+//! once — counted by the server's metrics — Caribbean Stud's advice is given (and right) before
+//! its table exists, and a warm start prepares the defaults' tables, once, and their theoretical
+//! returns before the server says it is ready.
 
 use std::collections::BTreeMap;
 

@@ -5,8 +5,8 @@
 //! (Debian's `chromium`) renders every page to PNG and to PDF and dumps its DOM, which must carry
 //! the settlement's figures; the bundle beside the page verifies offline with the key the page names.
 //!
-//! The cases the issue names: a Mississippi Stud royal whose ante cap binds, a Fortune Pai Gow main
-//! bet pushed on the dealer's 9-high, a voided hand; and a hand of Nutz and of Caribbean Stud.
+//! The cases: a Mississippi Stud royal whose ante cap binds, a Fortune Pai Gow main bet pushed on
+//! the dealer's 9-high, a voided hand; and a hand of Nutz and of Caribbean Stud.
 //! With `PITBOSS_PACKET_PICTURES=DIR` the test also keeps one picture of each game's page there
 //! (`docs/packets/` holds the ones the README shows).
 

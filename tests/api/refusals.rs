@@ -367,7 +367,7 @@ async fn bad_input_on_publish_config_is_refused_naming_the_field_and_writes_noth
         );
     }
     // A configuration every hand could settle but the lab cannot analyse (its advice and PAR
-    // sheet count the ante in antes; issue 23): refused before it is written, naming the field,
+    // sheet count the ante in antes): refused before it is written, naming the field,
     // never accepted to fail each hand under it later.
     let mut fixed = serde_json::to_value(pitboss_engine::config::GameConfig::default_for(
         pitboss_engine::game::GameId::CaribbeanStud,

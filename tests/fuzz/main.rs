@@ -1,4 +1,4 @@
-//! Fuzzing (issue 10, item 8): a mutation fuzzer of our own, run by CI briefly and by hand at
+//! Fuzzing: a mutation fuzzer of our own, run by CI briefly and by hand at
 //! length, over five targets — protobuf bytes into every RPC handler in-process (`rpc.rs`), and
 //! transcript JSON, configuration JSON, bundle JSON and stored entry bytes (`documents.rs`). Every
 //! target asserts no panic, and the oracles its module names (refused input writes nothing; what a

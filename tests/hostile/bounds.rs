@@ -576,9 +576,8 @@ async fn messages_beyond_the_transport_limits_are_refused() {
     c.assert_verifies().await;
 }
 
-/// The evidence of the issue: refused calls with long hand ids grew the server by 225 MiB that
-/// never came back. Now a refusal holds nothing: after many refused calls (ids near the transport
-/// limit, and far beyond it) the resident memory stays within a small bound.
+/// A refusal holds nothing: after many refused calls with long hand ids (near the transport limit,
+/// and far beyond it) the resident memory stays within a small bound.
 #[tokio::test(flavor = "multi_thread")]
 async fn refused_calls_do_not_grow_the_server() {
     let data = tempfile::tempdir().unwrap();

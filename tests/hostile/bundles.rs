@@ -1,4 +1,4 @@
-//! Class: offline bundles (issue 10, item 7). A bundle is exactly the named hand's stream, from its
+//! Class: offline bundles. A bundle is exactly the named hand's stream, from its
 //! first event to its last at the checkpoint, or it is refused with the reason — by `pitboss
 //! verify-bundle` and by the independent Python checker alike. The forgeries below use only genuine
 //! material (entries really in the log, with valid signatures and inclusion proofs in the same

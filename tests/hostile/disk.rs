@@ -1,4 +1,4 @@
-//! Class: the bytes of a data directory (issue 10, item 5). Every way the write-ahead log, the
+//! Class: the bytes of a data directory. Every way the write-ahead log, the
 //! table files or the anchor can be damaged, removed, truncated or put back from an older copy
 //! ends in `pitboss serve` refusing with a message that names the file (and the offset where there
 //! is one), the directory left as it was, and `pitboss verify` not saying OK. Undoing the damage,

@@ -18,8 +18,7 @@ async fn play_hands(c: &mut Clients, n: usize, table: &str) {
 }
 
 /// Hands that end are not kept: after a warm-up, thousands more hands leave the server's resident
-/// memory where it was (the earlier release kept every hand it had touched: 455 MiB after about
-/// 100 000 hands).
+/// memory where it was.
 #[tokio::test(flavor = "multi_thread")]
 async fn steady_play_does_not_grow_the_server() {
     let dir = tempfile::tempdir().unwrap();

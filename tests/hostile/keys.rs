@@ -1,4 +1,4 @@
-//! Class: the key files of a data directory (issue 10, item 6). A key is created only for an empty
+//! Class: the key files of a data directory. A key is created only for an empty
 //! log; a missing, unreadable, malformed, exposed, foreign or retired key on a non-empty log stops
 //! `pitboss serve` with the reason (the directory left as it was, no key written) and `pitboss
 //! verify` does not say OK. Rotation is an explicit command, recorded in the log, signed by the old

@@ -1,4 +1,4 @@
-//! Hostile input, one class per module (issue 10): everything from outside — requests, and the
+//! Hostile input, one class per module: everything from outside — requests, and the
 //! bytes of a data directory — is refused with a reason that names what and where, writes nothing
 //! and takes nothing down. Each test drives the real binary, and ends by showing that the server
 //! answers health, that refused input wrote nothing (the log's head unchanged) where it could have,

@@ -1,6 +1,6 @@
 //! Exhaustive checks of every hand evaluator over every hand it can see: the category counts of
-//! `spec/GAMES.md` and issue 2, and the complete order of hands against the plain reference
-//! implementations in `common`.
+//! `spec/GAMES.md` and of standard poker, and the complete order of hands against the plain
+//! reference implementations in `common`.
 
 use std::collections::{HashMap, HashSet};
 

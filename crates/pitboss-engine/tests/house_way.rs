@@ -3,8 +3,7 @@
 //! how often each rule fires (printed; run with `--nocapture`), and which hands the current edition
 //! sets differently from the first (`bally-atlantic-city-2026.1`): exactly the hands where rule 9's
 //! ace-joker exception meets a royal flush. And every answer is pinned by a fingerprint of all of
-//! them ([`FINGERPRINTS`]). Two threads, 15–25 s here (a minute and a half before the house way
-//! answered hands without a straight or flush from its table of rank shapes).
+//! them ([`FINGERPRINTS`]). Two threads, 15–25 s here.
 
 use std::collections::HashMap;
 

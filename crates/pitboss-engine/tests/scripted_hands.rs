@@ -357,7 +357,8 @@ fn every_scripted_hand_settles_as_worked_out() {
         "cs_dealer_not_qualifying",
         "cs_stand_off",
         "cs_fold_forfeits_bonus",
-        // Issue 15's rule changes.
+        // The incomplete-game rule, forfeits, malfunction voids, the ace-joker exception and a
+        // currency without minor digits.
         "cs_fold_forfeits_bonus+incomplete_after_30_days",
         "cs_dealer_not_qualifying+conduct_forfeit",
         "ms_royal_akq_max_bets+malfunction_void",

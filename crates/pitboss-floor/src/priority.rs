@@ -19,8 +19,9 @@ pub fn lower() {
 
 /// Puts this thread in Linux's `SCHED_IDLE` class: it runs only on a core nothing else wants, and
 /// a serving thread that wakes takes the core from it at once. It still costs serving something
-/// (on the two-core machine of `docs/PERFORMANCE.md`, two busy idle-class threads halved the hands
-/// per second of a server): what can be done before the server is ready is (`service/warm.rs`).
+/// (on the two-core machine of `docs/PERFORMANCE.md`, two busy idle-class threads cost a server
+/// over half its hands per second): what can be done before the server is ready is
+/// (`service/warm.rs`).
 /// Elsewhere, or when the class cannot be set, [`lower`].
 pub fn idle() {
     #[cfg(target_os = "linux")]

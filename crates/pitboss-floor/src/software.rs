@@ -1,4 +1,4 @@
-//! The software that runs (issue 26): the SHA-256 of the server's own executable — the bytes of
+//! The software that runs: the SHA-256 of the server's own executable — the bytes of
 //! the running process's file, read through `/proc/self/exe` on Linux, so an executable replaced
 //! on disk after the start is not the one hashed — its HMAC-SHA256 under a caller's challenge
 //! (`Operations.AuthenticateSoftware`), its version and its build's identity; and the check of

@@ -1,8 +1,8 @@
 //! Whether the lab can analyse a configuration — its strategy tables, its advice and its PAR sheets
 //! — decided before any of them is built, from the same per-row functions the sheets use. The server
 //! publishes a configuration only when this passes, so that no hand under an accepted
-//! configuration ever meets a configuration the lab refuses (issue 23: a Caribbean Stud `ante_win`
-//! of a fixed amount was published, then every hand under it failed after it was written).
+//! configuration ever meets a configuration the lab refuses (a Caribbean Stud `ante_win` of a fixed
+//! amount, published, would fail every hand under it after the hand was written).
 //!
 //! Owns the mapping of the lab's refusals to the configuration's field paths. Must not build a
 //! table or walk a deck: it is cheap enough for every publication and proposal.
@@ -76,7 +76,7 @@ mod tests {
         }
     }
 
-    /// The defect of issue 23: a fixed-amount ante win, refused by its field before anything is
+    /// A fixed-amount ante win the sheets cannot count: refused by its field before anything is
     /// built, with the lab's own reason; and the computations refuse it the same way.
     #[test]
     fn a_fixed_amount_row_the_sheets_cannot_count_is_refused_by_its_field() {

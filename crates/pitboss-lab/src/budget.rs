@@ -19,9 +19,9 @@ const FOUR_CARD_SETS: u64 = 270_725;
 /// Three-card sets, the 4th-street table's entries per amount staked.
 const THREE_CARD_SETS: u64 = 22_100;
 /// Bytes per entry: 5th street, estimated as a hash map's at most half full (u64 key, i64 value, a
-/// control byte; the table is now a vector of one i64 per four-card set, so this errs on the large
-/// side, and the budget's verdicts stay what they were); 4th street, a hash map's (a 32-byte key,
-/// a 48-byte decision, a control byte).
+/// control byte), more than the table's vector of one i64 per four-card set takes: the estimate
+/// errs on the large side, and a configuration's verdict does not move with the table's layout;
+/// 4th street, a hash map's (a 32-byte key, a 48-byte decision, a control byte).
 const FIFTH_ENTRY: u64 = 2 * 17;
 const FOURTH_ENTRY: u64 = 2 * 81;
 /// Caribbean Stud's decision table (a bit per player hand, per up-card rank) and the counters of

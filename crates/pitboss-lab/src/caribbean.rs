@@ -837,8 +837,8 @@ mod tests {
     }
 
     /// Every bit of the default configuration's decision table (what the server's advice and
-    /// simulation read), pinned by a digest recorded from the sweep before it asked once per orbit
-    /// (every hand asked, three inclusion–exclusions each).
+    /// simulation read), pinned by a digest recorded from a plain sweep (every hand asked, not once
+    /// per orbit; three inclusion–exclusions each): how the table is built must not change a bit.
     #[test]
     fn the_decision_table_is_the_one_first_recorded() {
         use sha2::{Digest, Sha256};

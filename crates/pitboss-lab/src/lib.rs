@@ -81,7 +81,7 @@ const CHECK_EVERY: u64 = 4_096;
 
 /// The threads the lab's computations use: the machine's cores, read once per process (the
 /// standard library reads the cgroup files on every call: asked at every hand's opening, that
-/// was about a tenth of a busy server's CPU).
+/// costs about a tenth of a busy server's CPU).
 pub fn threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))

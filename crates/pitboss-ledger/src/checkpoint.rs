@@ -45,9 +45,84 @@ pub struct Checkpoint {
 /// The most extension lines a checkpoint read from outside may carry.
 pub const MAX_EXTENSIONS: usize = 16;
 
-/// Why a text is not a checkpoint, or not one signed by the given key.
+/// Why a note's text is not a checkpoint's (C2SP `tlog-checkpoint`, read strictly).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    #[error("no origin line")]
+    NoOrigin,
+    #[error("the second line is not a tree size (decimal, no leading zero)")]
+    BadSize,
+    #[error("the third line is not the base64 of a 32-byte root")]
+    BadRoot,
+    #[error("an empty extension line")]
+    EmptyExtension,
+    #[error("more than {MAX_EXTENSIONS} extension lines")]
+    TooManyExtensions,
+}
+
+/// A size as the C2SP formats write one: ASCII decimal, no leading zero (but `0` itself).
+pub fn decimal(text: &str) -> Option<u64> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    plain.then(|| text.parse().ok()).flatten()
+}
+
+/// A hash as the C2SP formats write one: the base64 of exactly 32 bytes.
+pub fn hash(text: &str) -> Option<Hash> {
+    STANDARD.decode(text).ok()?.try_into().ok()
+}
+
+/// A checkpoint's text: what its signatures sign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    /// The log's name.
+    pub origin: String,
+    /// How many entries the tree holds.
+    pub size: u64,
+    /// Its Merkle root (RFC 6962 / RFC 9162).
+    pub root: Hash,
+    /// The extension lines, if any.
+    pub extensions: Vec<String>,
+}
+
+impl Text {
+    /// Reads a note's text (every line ending in a newline): the origin line, the size in decimal
+    /// with no leading zero, the root as the base64 of 32 bytes, at most [`MAX_EXTENSIONS`]
+    /// non-empty extension lines.
+    pub fn parse(text: &str) -> Result<Text, TextError> {
+        let body = text.strip_suffix('\n').ok_or(TextError::NoOrigin)?;
+        let mut lines = body.split('\n');
+        let origin = lines
+            .next()
+            .filter(|l| !l.is_empty())
+            .ok_or(TextError::NoOrigin)?;
+        let size = lines.next().and_then(decimal).ok_or(TextError::BadSize)?;
+        let root: Hash = lines.next().and_then(hash).ok_or(TextError::BadRoot)?;
+        let mut extensions = Vec::new();
+        for line in lines {
+            if line.is_empty() {
+                return Err(TextError::EmptyExtension);
+            }
+            if extensions.len() == MAX_EXTENSIONS {
+                return Err(TextError::TooManyExtensions);
+            }
+            extensions.push(line.to_string());
+        }
+        Ok(Text {
+            origin: origin.to_string(),
+            size,
+            root,
+            extensions,
+        })
+    }
+}
+
+/// Why a note is not a checkpoint, or not one signed by the given key.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CheckpointError {
+    #[error("not a checkpoint: {0}")]
+    Text(#[from] TextError),
     #[error("not a checkpoint: {0}")]
     Malformed(String),
     #[error("the checkpoint is signed by key hash {found}, not by the given key ({expected})")]
@@ -106,33 +181,19 @@ impl Checkpoint {
         )
     }
 
-    /// Reads a note (without checking its signature: see [`Checkpoint::verify`]).
+    /// Reads a note (without checking its signature: see [`Checkpoint::verify`]): its text as
+    /// [`Text::parse`] reads it, a blank line, and the signature line of the origin's key.
     pub fn parse(note: &str) -> Result<Checkpoint, CheckpointError> {
         let bad = |m: &str| CheckpointError::Malformed(m.to_string());
         let (body, signatures) = note
             .split_once("\n\n")
             .ok_or_else(|| bad("no blank line before the signature"))?;
-        let mut lines = body.lines();
-        let origin = lines
-            .next()
-            .ok_or_else(|| bad("no origin line"))?
-            .to_string();
-        let size = lines
-            .next()
-            .and_then(|l| l.parse().ok())
-            .ok_or_else(|| bad("the second line is not a tree size"))?;
-        let root: Hash = lines
-            .next()
-            .and_then(|l| STANDARD.decode(l).ok())
-            .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| bad("the third line is not a base64 32-byte root"))?;
-        let extensions: Vec<String> = lines.map(str::to_string).collect();
-        if extensions.len() > MAX_EXTENSIONS {
-            return Err(bad("more than 16 extension lines"));
-        }
-        if extensions.iter().any(|l| l.is_empty()) {
-            return Err(bad("an empty extension line"));
-        }
+        let Text {
+            origin,
+            size,
+            root,
+            extensions,
+        } = Text::parse(&format!("{body}\n"))?;
         let line = signatures
             .lines()
             .find(|l| l.starts_with(&format!("\u{2014} {origin} ")))
@@ -243,9 +304,15 @@ mod tests {
             &"x\n".repeat(MAX_EXTENSIONS + 1),
             1,
         );
-        assert!(matches!(
+        assert_eq!(
             Checkpoint::parse(&many),
-            Err(CheckpointError::Malformed(_))
-        ));
+            Err(CheckpointError::Text(TextError::TooManyExtensions))
+        );
+        // The one reader of a checkpoint's text is strict about the size, as C2SP is.
+        let padded = note.replacen("\n42\n", "\n042\n", 1);
+        assert_eq!(
+            Checkpoint::parse(&padded),
+            Err(CheckpointError::Text(TextError::BadSize))
+        );
     }
 }

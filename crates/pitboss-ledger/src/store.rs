@@ -46,8 +46,8 @@ pub enum WalRecovery {
 /// All the memory RocksDB may hold for one database, in one LRU cache: the memtables of every
 /// column family (charged to the cache by a write buffer manager), data blocks, and index and filter
 /// blocks (cached, not held by each table reader, so they do not grow with the number of tables).
-/// Without it each of the column families had its own 64 MiB memtables and every table file its own
-/// index in memory: the server's resident size grew with the log (`docs/PERFORMANCE.md`, the soak).
+/// Without it each column family has its own 64 MiB memtables and every table file its own index
+/// in memory: the server's resident size grows with the log (`docs/PERFORMANCE.md`, the soak).
 pub const MEMORY_BUDGET: usize = 96 << 20;
 
 /// Of [`MEMORY_BUDGET`], what memtables may take before a flush is forced.

@@ -1,6 +1,6 @@
 //! Text from the packet as it stands on the page. Maud escapes every value a template interpolates
 //! (`&`, `<`, `>` and `"`); [`Text`] is that same escaping, done by maud's own [`Escaper`], with
-//! `'` also written `&#39;`, as the page has always written it.
+//! `'` also written `&#39;`, so that a packet's page keeps the same bytes from release to release.
 //!
 //! This module owns escaping only. It must not decide what is shown or format anything.
 
@@ -10,8 +10,8 @@ use maud::{Escaper, Render};
 
 /// A text from the log or from people (a reference, an actor, a reason, a note, a report line),
 /// interpolated as `(Text(&value))`: maud's escaping, and `'` as `&#39;`. Maud alone leaves `'`
-/// as it is, which is safe in content and in the double-quoted attributes it writes; `Text` keeps
-/// the page's bytes as they were before the page was a template.
+/// as it is, which is safe in content and in the double-quoted attributes it writes; `Text` escapes
+/// it anyway, so that a page's bytes do not depend on the template engine's choice.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Text<'a>(pub &'a str);
 

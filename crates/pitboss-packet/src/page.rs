@@ -6,9 +6,9 @@
 //!
 //! Every piece of markup is a `maud` template (`html!`), one function per section, and maud
 //! escapes every value a template interpolates, in content and in attributes alike. Text from the
-//! model goes in as [`Text`], which is maud's escaping with `'` also written `&#39;` (as the page
-//! always wrote it). Maud writes no whitespace of its own: the newlines between elements are the
-//! `"\n"` literals in the templates. `PreEscaped` is used only for:
+//! model goes in as [`Text`], which is maud's escaping with `'` also written `&#39;` (the page's
+//! bytes stay the same across releases). Maud writes no whitespace of its own: the newlines
+//! between elements are the `"\n"` literals in the templates. `PreEscaped` is used only for:
 //!
 //! - the stylesheet ([`STYLESHEET`]), a constant of this crate, inside `<style>`;
 //! - [`SHY`], the soft hyphen's character reference `&shy;` in three timeline headings;

@@ -1,7 +1,8 @@
-//! HTTP/1.1 over a plain socket, as any client would speak it to the server's side doors (the
-//! metrics endpoint, a witness): one request per connection, the answer read whole.
+//! HTTP/1.1 to the server's side doors (the metrics endpoint, a witness, the tiles) as a client
+//! nobody here wrote speaks it (`ureq`): one request, the answer read whole, an error status
+//! returned as an answer, not an error.
 
-use std::io::{Read, Write};
+use std::time::Duration;
 
 /// An HTTP answer: (status, `Content-Type`, body).
 pub type Answer = (u16, String, String);
@@ -13,12 +14,7 @@ pub fn get(address: &str, path: &str) -> Answer {
 
 /// `GET path` with `Accept: accept`.
 pub fn get_accepting(address: &str, path: &str, accept: &str) -> Answer {
-    let (status, content_type, body) = exchange(address, "GET", path, &[("Accept", accept)], b"");
-    (
-        status,
-        content_type,
-        String::from_utf8(body).expect("a text answer"),
-    )
+    text(exchange(address, "GET", path, &[("Accept", accept)], b""))
 }
 
 /// `POST path` with `body`.
@@ -26,11 +22,9 @@ pub fn post(address: &str, path: &str, body: &[u8]) -> Answer {
     request(address, "POST", path, body)
 }
 
-/// `method path` with `body`, `Connection: close`.
+/// `method path` with `body`.
 pub fn request(address: &str, method: &str, path: &str, body: &[u8]) -> Answer {
-    let (status, content_type, body) = request_bytes(address, method, path, body);
-    let body = String::from_utf8(body).expect("a text answer");
-    (status, content_type, body)
+    text(request_bytes(address, method, path, body))
 }
 
 /// `GET path`, the answer's body as bytes (a tile).
@@ -48,7 +42,12 @@ pub fn request_bytes(
     exchange(address, method, path, &[], body)
 }
 
-/// `method path` with `headers` and `body`, `Connection: close`: (status, `Content-Type`, body).
+fn text((status, content_type, body): (u16, String, Vec<u8>)) -> Answer {
+    let body = String::from_utf8(body).expect("a text answer");
+    (status, content_type, body)
+}
+
+/// `method path` with `headers` and `body`: (status, `Content-Type`, body). A minute at most.
 fn exchange(
     address: &str,
     method: &str,
@@ -56,42 +55,33 @@ fn exchange(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> (u16, String, Vec<u8>) {
-    let mut socket = std::net::TcpStream::connect(address)
-        .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
-    socket
-        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .expect("a timeout");
-    let extra: String = headers
-        .iter()
-        .map(|(name, value)| format!("{name}: {value}\r\n"))
-        .collect();
-    write!(
-        socket,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )
-    .and_then(|()| socket.write_all(body))
-    .expect("send the request");
-    let mut answer = Vec::new();
-    socket.read_to_end(&mut answer).expect("an answer");
-    let split = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a head and a body");
-    let head = std::str::from_utf8(&answer[..split]).expect("a text head");
-    let body = answer[split + 4..].to_vec();
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let content_type = head
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("content-type")
-                .then(|| value.trim().to_string())
-        })
-        .unwrap_or_default();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into();
+    let mut request = http::Request::builder()
+        .method(method)
+        .uri(format!("http://{address}{path}"));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(body.to_vec()).expect("a request");
+    let mut answer = agent
+        .run(request)
+        .unwrap_or_else(|e| panic!("{method} http://{address}{path}: {e}"));
+    let status = answer.status().as_u16();
+    let content_type = answer
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = answer
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_vec()
+        .expect("the answer's body");
     (status, content_type, body)
 }

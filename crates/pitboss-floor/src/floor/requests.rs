@@ -87,7 +87,7 @@ impl Canon {
     }
 
     /// Who records it; the approver only when there is one (so a one-person request's bytes are
-    /// what they were before approvals existed).
+    /// those of a release without approvals, and its stored fingerprint still matches).
     fn attribution(self, who: &Attribution<'_>) -> Canon {
         let canon = self.text(who.by);
         match who.approved_by {

@@ -1,6 +1,6 @@
 //! The strategy tables behind the Play service's advice and `PlayHand`'s `follow_advice`, built so
-//! that no game freezes while they are (issue 23: after a start, the first Caribbean Stud hands of
-//! eight clients waited 12 s, and the build took both cores from every other game):
+//! that no game freezes while they are (a Caribbean Stud build takes seconds of every core: waited
+//! for, it would hold the first hands after a start, and every other game's with them):
 //!
 //! - **One build per configuration**, shared by every caller that needs it (a `OnceCell` per
 //!   configuration; [`Strategies::builds`] counts them, and the metrics show the count).

@@ -48,14 +48,22 @@ impl Connection {
         let bad_url = || CallError::Url {
             url: url.to_string(),
         };
-        let rest = url.strip_prefix("http://").ok_or_else(bad_url)?;
-        let (host, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        if host.is_empty() || host.contains(['@', ' ']) {
+        let uri: http::Uri = url.parse().map_err(|_| bad_url())?;
+        let authority = uri.authority().ok_or_else(bad_url)?;
+        if uri.scheme_str() != Some("http")
+            || uri.query().is_some()
+            || authority.as_str().contains('@')
+            || authority.host().is_empty()
+        {
             return Err(bad_url());
         }
         Ok(Connection {
-            host: host.to_string(),
-            path: format!("{}/add-checkpoint", prefix.trim_end_matches('/')),
+            host: format!(
+                "{}:{}",
+                authority.host(),
+                authority.port_u16().unwrap_or(80)
+            ),
+            path: format!("{}/add-checkpoint", uri.path().trim_end_matches('/')),
             sender: None,
         })
     }
@@ -238,6 +246,7 @@ mod tests {
             "http://",
             "http://a b/c",
             "http://u@h:1",
+            "http://h:1/w?x=1",
         ] {
             assert!(
                 matches!(Connection::new(url), Err(CallError::Url { .. })),
@@ -248,6 +257,12 @@ mod tests {
         assert_eq!(
             (connection.host.as_str(), connection.path.as_str()),
             ("127.0.0.1:7380", "/a/b/add-checkpoint")
+        );
+        let connection = Connection::new("http://witness.example").unwrap();
+        assert_eq!(
+            (connection.host.as_str(), connection.path.as_str()),
+            ("witness.example:80", "/add-checkpoint"),
+            "HTTP's port when none is given"
         );
     }
 }
