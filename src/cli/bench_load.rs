@@ -21,8 +21,10 @@ use clap::Args;
 
 use super::client::{block_on, hand_of, ServerArgs};
 use super::demo;
+use pitboss::codec;
 use pitboss::proto;
 use pitboss::proto::play_client::PlayClient;
+use pitboss_engine::game::GameId;
 
 #[derive(Debug, Args)]
 pub struct BenchLoadArgs {
@@ -54,39 +56,20 @@ pub struct BenchLoadArgs {
 
 /// The games a run draws from.
 #[derive(Clone, Debug)]
-struct Games(Vec<proto::Game>);
+struct Games(Vec<GameId>);
 
 fn parse_games(text: &str) -> Result<Games, String> {
-    let all = [
-        proto::Game::MississippiStud,
-        proto::Game::FortunePaiGow,
-        proto::Game::Nutz,
-        proto::Game::CaribbeanStud,
-    ];
     if text == "all" {
-        return Ok(Games(all.to_vec()));
+        return Ok(Games(GameId::ALL.to_vec()));
     }
     let mut games = Vec::new();
     for name in text.split(',').map(str::trim) {
-        let game = all
-            .iter()
-            .find(|g| game_name(**g) == name)
-            .ok_or_else(|| format!("unknown game `{name}` (mississippi_stud, fortune_pai_gow, nutz, caribbean_stud or all)"))?;
-        if !games.contains(game) {
-            games.push(*game);
+        let game: GameId = name.parse().map_err(|err| format!("{err}, or all"))?;
+        if !games.contains(&game) {
+            games.push(game);
         }
     }
     Ok(Games(games))
-}
-
-fn game_name(game: proto::Game) -> &'static str {
-    match game {
-        proto::Game::MississippiStud => "mississippi_stud",
-        proto::Game::FortunePaiGow => "fortune_pai_gow",
-        proto::Game::Nutz => "nutz",
-        proto::Game::CaribbeanStud => "caribbean_stud",
-        proto::Game::Unspecified => "unspecified",
-    }
 }
 
 /// What one client measured: per game, each call's and each hand's latency, and events recorded.
@@ -131,15 +114,15 @@ fn next(state: &mut u64) -> u64 {
 /// Plays one hand of `game`; returns the hand's final view and each call's latency.
 async fn play_one(
     play: &mut PlayClient<pitboss_client::Authorized>,
-    game: proto::Game,
+    game: GameId,
     table: String,
     player: String,
     batch: bool,
     calls: &mut Vec<Duration>,
 ) -> anyhow::Result<proto::HandView> {
-    let (wagers, _) = demo::plan(game);
+    let (wagers, _) = demo::plan(codec::game_to(game));
     let open = proto::OpenHandRequest {
-        game: game as i32,
+        game: codec::game_to(game) as i32,
         table,
         player,
         wagers,
@@ -147,7 +130,7 @@ async fn play_one(
     };
     // Mississippi Stud bets 1× on each street (the benchmark's historical hand); the other games
     // follow the strategy's advice.
-    let fixed = game == proto::Game::MississippiStud;
+    let fixed = game == GameId::MississippiStud;
     let bet = || proto::Action {
         kind: "bet".into(),
         multiple: 1,
@@ -247,7 +230,7 @@ pub fn run(args: BenchLoadArgs) -> anyhow::Result<()> {
                         break;
                     }
                     let game = games[(next(&mut state) % games.len() as u64) as usize];
-                    let name = game_name(game);
+                    let name = game.id();
                     let hand_start = Instant::now();
                     let mut calls = Vec::new();
                     let hand = play_one(
@@ -302,7 +285,7 @@ fn report(args: &BenchLoadArgs, servers: usize, elapsed: f64, mut all: Measured)
         args.games
             .0
             .iter()
-            .map(|g| game_name(*g))
+            .map(|g| g.id())
             .collect::<Vec<_>>()
             .join(","),
         elapsed
@@ -320,7 +303,7 @@ fn report(args: &BenchLoadArgs, servers: usize, elapsed: f64, mut all: Measured)
         ms(percentile(&hands, 0.99)),
         ms(hands.last().copied().unwrap_or_default()),
     );
-    if all.hands.len() > 1 || args.games.0 != [proto::Game::MississippiStud] {
+    if all.hands.len() > 1 || args.games.0 != [GameId::MississippiStud] {
         println!(
             "{:<17} {:>7}  {:>9} {:>9} {:>9}  {:>9} {:>9} {:>9}",
             "game", "hands", "call p50", "call p99", "call max", "hand p50", "hand p99", "hand max"

@@ -1,6 +1,7 @@
 //! The four games' ids and deal layouts: which deck each uses and which deck positions each seat
 //! receives, in the documented deal order (RNG.md §6). The game engines and `pitboss deal` both
-//! read the layout from here, so there is one deal order per game.
+//! read the layout from here, so there is one deal order per game. The rest of what is known of a
+//! game is its facts (`facts.rs`, reached by `GameId::facts`).
 
 use std::fmt;
 use std::ops::Range;
@@ -22,7 +23,7 @@ pub enum GameId {
 
 /// A game id that is not one of the four.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game `{0}`: expected mississippi_stud, fortune_pai_gow, nutz or caribbean_stud")]
+#[error("unknown game `{0}`: expected {ids}", ids = GameId::listed(GameId::id))]
 pub struct UnknownGame(pub String);
 
 impl GameId {
@@ -33,6 +34,15 @@ impl GameId {
         GameId::Nutz,
         GameId::CaribbeanStud,
     ];
+
+    /// Every game named by `name`, for people: `a, b, c or d`.
+    pub fn listed(name: fn(GameId) -> &'static str) -> String {
+        let names: Vec<&str> = GameId::ALL.into_iter().map(name).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        }
+    }
 
     /// The stable id string.
     pub const fn id(self) -> &'static str {
@@ -146,7 +156,7 @@ pub struct SeatLayout {
 }
 
 impl SeatLayout {
-    const fn new(seat: Seat, positions: Range<usize>, note: &'static str) -> SeatLayout {
+    pub(crate) const fn new(seat: Seat, positions: Range<usize>, note: &'static str) -> SeatLayout {
         SeatLayout {
             seat,
             positions,

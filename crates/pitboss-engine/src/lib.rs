@@ -9,6 +9,7 @@ pub mod card;
 pub mod config;
 pub mod deal;
 pub mod dice;
+pub mod facts;
 pub mod field;
 pub mod game;
 pub mod games;

@@ -78,7 +78,7 @@ impl BetId {
     ];
 
     /// The stable snake_case id.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             BetId::Ante => "ante",
             BetId::Bonus => "bonus",

@@ -18,7 +18,7 @@ pub fn page(certificate: &Certificate, config_file: Option<&str>) -> Certificate
         game: c.config.game.to_string(),
         config_id: c.config.id().to_string(),
         config_text: c.config_text.clone(),
-        strategy: strategy(c),
+        strategy: c.config.game.facts().strategy.to_string(),
         sheets: c
             .sheets
             .iter()
@@ -110,21 +110,6 @@ pub fn page(certificate: &Certificate, config_file: Option<&str>) -> Certificate
             .map(|(what, command)| (what.to_string(), command))
             .collect(),
         holds: c.holds(),
-    }
-}
-
-/// The strategy the sheets and the simulation assume, in words.
-fn strategy(c: &Certificate) -> String {
-    use pitboss_engine::game::GameId;
-    match c.config.game {
-        GameId::MississippiStud => "the lab's optimal strategy, by exact backward induction".into(),
-        GameId::CaribbeanStud => {
-            "the lab's optimal strategy (raise or fold), by a counting sweep over every deal".into()
-        }
-        GameId::FortunePaiGow => {
-            "the house way (spec/HOUSE_WAY.md), as the engine sets every hand".into()
-        }
-        GameId::Nutz => "plain shaking: the game leaves the player no choice".into(),
     }
 }
 

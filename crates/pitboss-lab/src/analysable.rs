@@ -7,11 +7,9 @@
 //! Owns the mapping of the lab's refusals to the configuration's field paths. Must not build a
 //! table or walk a deck: it is cheap enough for every publication and proposal.
 
-use pitboss_engine::config::{ConfigError, GameConfig, Rules};
-use pitboss_engine::house_way::Edition;
+use pitboss_engine::config::{ConfigError, GameConfig};
 
-use super::error::LabError;
-use super::{budget, caribbean, mississippi};
+use super::{budget, games};
 
 /// Refuses `config` when a strategy table, the advice or a PAR sheet could not be computed for
 /// it, naming the field at fault in the configuration's JSON; the tables' budget on `threads`
@@ -20,58 +18,33 @@ use super::{budget, caribbean, mississippi};
 pub fn check(config: &GameConfig, threads: usize) -> Result<(), ConfigError> {
     budget::check(config, threads)?;
     let game = config.game.id();
-    let refused = |field: String, e: LabError| ConfigError::Field {
-        field: format!("rules.{game}.{field}"),
-        problem: e.to_string(),
-    };
-    match &config.rules {
-        Rules::MississippiStud(rules) => {
-            for (i, row) in rules.paytable.iter().enumerate() {
-                mississippi::per_unit(row).map_err(|e| refused(format!("paytable[{i}].pay"), e))?;
+    games::of(config.game)
+        .refusal(config)
+        .map_err(|(field, e)| {
+            let field = if field.is_empty() {
+                format!("rules.{game}")
+            } else {
+                format!("rules.{game}.{field}")
+            };
+            ConfigError::Field {
+                field,
+                problem: e.to_string(),
             }
-        }
-        Rules::CaribbeanStud(rules) => {
-            caribbean::per_unit(Some(rules.ante_win), 1, "ante")
-                .map_err(|e| refused("ante_win".into(), e))?;
-            for (i, row) in rules.raise_paytable.iter().enumerate() {
-                caribbean::per_unit(Some(row.pay), 1, row.hand.id())
-                    .map_err(|e| refused(format!("raise_paytable[{i}].pay"), e))?;
-            }
-            for (i, row) in rules.bonus_paytable.iter().enumerate() {
-                caribbean::bonus_multiple(row, rules.bonus_stake, config.currency.minor_digits)
-                    .map_err(|e| refused(format!("bonus_paytable[{i}].pay"), e))?;
-            }
-        }
-        Rules::FortunePaiGow(rules) => {
-            if Edition::from_name(&rules.house_way).is_none() {
-                return Err(refused(
-                    "house_way".into(),
-                    LabError::UnknownHouseWay(rules.house_way.clone()),
-                ));
-            }
-        }
-        Rules::Nutz(_) => {}
-    }
-    Ok(())
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::LabError;
+    use pitboss_engine::config::Rules;
     use pitboss_engine::game::GameId;
     use pitboss_engine::money::Money;
     use pitboss_engine::paytable::Pay;
 
-    const GAMES: [GameId; 4] = [
-        GameId::MississippiStud,
-        GameId::FortunePaiGow,
-        GameId::Nutz,
-        GameId::CaribbeanStud,
-    ];
-
     #[test]
     fn every_default_configuration_is_analysable() {
-        for game in GAMES {
+        for game in GameId::ALL {
             assert_eq!(check(&GameConfig::default_for(game), 2), Ok(()), "{game:?}");
         }
     }

@@ -27,12 +27,72 @@ use pitboss_engine::card::Card;
 use pitboss_engine::config::{CaribbeanRules, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::dealer_qualifies;
+use pitboss_engine::games::Hand;
 use pitboss_engine::hand::poker5::{self, Category, HandValue};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay, PayRow};
+use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
+use super::analysed::{Analysed, Footprint};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
+
+/// Caribbean Stud's analysis, as the lab's entry points reach it.
+pub(crate) struct Lab;
+
+/// Caribbean Stud's decision table (a bit per player hand, per up-card rank) and the counters of
+/// the counting sweep on each thread.
+const DECISION_TABLE_BYTES: u64 = 13 * 2_598_960 / 8;
+const SWEEP_BYTES_PER_THREAD: u64 = 272_052 * 4;
+
+impl Analysed for Lab {
+    fn refusal(&self, config: &GameConfig) -> Result<(), (String, LabError)> {
+        let rules: &CaribbeanRules = config.rules_of().map_err(|e| (String::new(), e.into()))?;
+        per_unit(Some(rules.ante_win), 1, "ante").map_err(|e| ("ante_win".to_string(), e))?;
+        for (i, row) in rules.raise_paytable.iter().enumerate() {
+            per_unit(Some(row.pay), 1, row.hand.id())
+                .map_err(|e| (format!("raise_paytable[{i}].pay"), e))?;
+        }
+        for (i, row) in rules.bonus_paytable.iter().enumerate() {
+            bonus_multiple(row, rules.bonus_stake, config.currency.minor_digits)
+                .map_err(|e| (format!("bonus_paytable[{i}].pay"), e))?;
+        }
+        Ok(())
+    }
+
+    fn footprint(&self, _config: &GameConfig, threads: usize) -> Footprint {
+        Footprint {
+            bytes: DECISION_TABLE_BYTES + SWEEP_BYTES_PER_THREAD * threads.clamp(1, 64) as u64,
+            steps: 0,
+        }
+    }
+
+    fn exact_par_sheets(
+        &self,
+        config: &GameConfig,
+        threads: usize,
+    ) -> Result<Vec<ParSheet>, LabError> {
+        par_sheets(config, threads)
+    }
+
+    fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
+        let r: &CaribbeanRules = config.rules_of()?;
+        Ok(vec![
+            Wager {
+                bet: BetId::Ante,
+                amount: r.ante.min,
+            },
+            Wager {
+                bet: BetId::Bonus,
+                amount: r.bonus_stake,
+            },
+        ])
+    }
+
+    fn row_of(&self, group: &str, _hand: &Hand, line: &BetLine) -> Option<String> {
+        (group == "bonus" && line.pay.is_none()).then(|| "loses_or_folded".to_string())
+    }
+}
 
 /// How many dealer hands complete one player hand and up card: C(46,4).
 pub const COMPLETIONS: u64 = 163_185;

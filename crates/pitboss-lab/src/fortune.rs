@@ -6,11 +6,54 @@
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{FortunePaiGowRules, GameConfig};
 use pitboss_engine::hand::fortune::{classify_masks, FortuneCategory, SuitMasks};
+use pitboss_engine::house_way::Edition;
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::row_for;
+use pitboss_engine::settlement::{BetId, Wager};
 
+use super::analysed::Analysed;
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
+
+/// Fortune Pai Gow Poker's analysis, as the lab's entry points reach it (the main bet is
+/// simulated: [`crate::pai_gow`]).
+pub(crate) struct Lab;
+
+impl Analysed for Lab {
+    fn refusal(&self, config: &GameConfig) -> Result<(), (String, LabError)> {
+        let rules: &FortunePaiGowRules =
+            config.rules_of().map_err(|e| (String::new(), e.into()))?;
+        if Edition::from_name(&rules.house_way).is_none() {
+            return Err((
+                "house_way".to_string(),
+                LabError::UnknownHouseWay(rules.house_way.clone()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn exact_par_sheets(
+        &self,
+        config: &GameConfig,
+        threads: usize,
+    ) -> Result<Vec<ParSheet>, LabError> {
+        Ok(vec![par_sheet(config, threads)?])
+    }
+
+    fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
+        let r: &FortunePaiGowRules = config.rules_of()?;
+        Ok(vec![
+            Wager {
+                bet: BetId::Main,
+                amount: r.main.min,
+            },
+            Wager {
+                bet: BetId::FortuneBonus,
+                amount: r.bonus.min,
+            },
+        ])
+    }
+}
 
 /// C(53,7).
 pub(crate) const HANDS: u64 = 154_143_080;

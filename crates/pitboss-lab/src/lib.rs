@@ -10,12 +10,14 @@
 
 pub mod advice;
 pub mod analysable;
+mod analysed;
 pub mod budget;
 pub mod caribbean;
 pub mod certificate;
 pub mod deal_tests;
 pub mod error;
 pub mod fortune;
+mod games;
 pub mod mississippi;
 pub mod nist;
 pub mod nutz;
@@ -37,7 +39,6 @@ pub const REVISION: u32 = 1;
 pub use par::{ParRow, ParSheet};
 
 use pitboss_engine::config::GameConfig;
-use pitboss_engine::game::GameId;
 
 /// A long computation's progress, and whether whoever asked for it still wants it: the loops of
 /// simulations check [`Run::stopped`] every few thousand hands and give up with
@@ -92,20 +93,13 @@ pub fn threads() -> usize {
 /// Fortune bonus; the seven Nutz boxes. (The Pai Gow main bet is simulated: [`pai_gow`].)
 pub fn exact_par_sheets(config: &GameConfig, threads: usize) -> Result<Vec<ParSheet>, LabError> {
     analysable::check(config, threads)?;
-    match config.game {
-        GameId::MississippiStud => Ok(vec![
-            mississippi::main_sheet(config)?,
-            mississippi::bonus_sheet(config)?,
-        ]),
-        GameId::CaribbeanStud => caribbean::par_sheets(config, threads),
-        GameId::FortunePaiGow => Ok(vec![fortune::par_sheet(config, threads)?]),
-        GameId::Nutz => nutz::par_sheets(config),
-    }
+    games::of(config.game).exact_par_sheets(config, threads)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pitboss_engine::game::GameId;
     use pitboss_engine::rng::Seed;
 
     /// A run asked to stop before it starts answers the `Stopped` variant, not a message to

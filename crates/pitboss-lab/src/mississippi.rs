@@ -16,12 +16,95 @@ use pitboss_engine::card::Card;
 use pitboss_engine::config::{GameConfig, MississippiHand, MississippiRules};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::mississippi_hand;
+use pitboss_engine::games::Hand;
 use pitboss_engine::hand::{poker5, three_card};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay, PayRow};
+use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
+use super::analysed::{Analysed, Footprint};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
+
+/// Mississippi Stud's analysis, as the lab's entry points reach it.
+pub(crate) struct Lab;
+
+/// Three-card sets, the 4th-street table's entries per amount staked.
+const THREE_CARD_SETS: u64 = 22_100;
+/// Bytes per entry: 5th street, estimated as a hash map's at most half full (u64 key, i64 value, a
+/// control byte), more than the table's vector of one i64 per four-card set takes: the estimate
+/// errs on the large side, and a configuration's verdict does not move with the table's layout;
+/// 4th street, a hash map's (a 32-byte key, a 48-byte decision, a control byte).
+const FIFTH_ENTRY: u64 = 2 * 17;
+const FOURTH_ENTRY: u64 = 2 * 81;
+
+impl Analysed for Lab {
+    fn refusal(&self, config: &GameConfig) -> Result<(), (String, LabError)> {
+        let rules: &MississippiRules = config.rules_of().map_err(|e| (String::new(), e.into()))?;
+        for (i, row) in rules.paytable.iter().enumerate() {
+            per_unit(row).map_err(|e| (format!("paytable[{i}].pay"), e))?;
+        }
+        Ok(())
+    }
+
+    fn footprint(&self, config: &GameConfig, _threads: usize) -> Footprint {
+        let Ok(r) = config.rules_of::<MississippiRules>() else {
+            return Footprint { bytes: 0, steps: 0 };
+        };
+        let multiples = r.street_multiples.len() as u64;
+        let most = u64::from(r.street_multiples.iter().copied().max().unwrap_or(1));
+        let fourth_entries = THREE_CARD_SETS.saturating_mul(most);
+        Footprint {
+            bytes: (FOUR_CARD_SETS as u64 * FIFTH_ENTRY)
+                .saturating_add(fourth_entries.saturating_mul(FOURTH_ENTRY)),
+            steps: (FOUR_CARD_SETS as u64 * 48).saturating_add(
+                fourth_entries
+                    .saturating_mul(49)
+                    .saturating_mul(multiples.saturating_mul(multiples)),
+            ),
+        }
+    }
+
+    fn exact_par_sheets(
+        &self,
+        config: &GameConfig,
+        _threads: usize,
+    ) -> Result<Vec<ParSheet>, LabError> {
+        Ok(vec![main_sheet(config)?, bonus_sheet(config)?])
+    }
+
+    fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
+        let r: &MississippiRules = config.rules_of()?;
+        Ok(vec![
+            Wager {
+                bet: BetId::Ante,
+                amount: r.ante.min,
+            },
+            Wager {
+                bet: BetId::Bonus,
+                amount: r.bonus.min,
+            },
+        ])
+    }
+
+    fn row_of(&self, group: &str, hand: &Hand, line: &BetLine) -> Option<String> {
+        if group != "main" {
+            return None;
+        }
+        if line.rule == "fold" {
+            let streets = hand
+                .stakes()
+                .iter()
+                .filter(|w| matches!(w.bet, BetId::Street3 | BetId::Street4 | BetId::Street5))
+                .count();
+            let street = ["third", "fourth", "fifth"]
+                .get(streets)
+                .unwrap_or(&"fifth");
+            return Some(format!("fold_on_{street}_street"));
+        }
+        line.pay.is_none().then(|| "loses".to_string())
+    }
+}
 
 /// Net result per unit staked on the ante or a street bet (winnings; 0 for a push; −1 for a loss).
 fn net_of(rules: &MississippiRules, cards: &[Card; 5]) -> i64 {

@@ -7,12 +7,50 @@ use std::collections::HashMap;
 
 use pitboss_engine::config::{GameConfig, NutzRow, NutzRules};
 use pitboss_engine::game::GameId;
+use pitboss_engine::games::Hand;
 use pitboss_engine::games::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
 use pitboss_engine::paytable::row_for;
 use pitboss_engine::settlement::BetId;
+use pitboss_engine::settlement::{BetLine, Wager};
 
+use super::analysed::Analysed;
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
+
+/// Nutz's analysis, as the lab's entry points reach it.
+pub(crate) struct Lab;
+
+impl Analysed for Lab {
+    fn refusal(&self, config: &GameConfig) -> Result<(), (String, LabError)> {
+        config
+            .rules_of::<NutzRules>()
+            .map(|_| ())
+            .map_err(|e| (String::new(), e.into()))
+    }
+
+    fn exact_par_sheets(
+        &self,
+        config: &GameConfig,
+        _threads: usize,
+    ) -> Result<Vec<ParSheet>, LabError> {
+        par_sheets(config)
+    }
+
+    fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
+        let r: &NutzRules = config.rules_of()?;
+        Ok(BetId::NUTZ_BOXES
+            .iter()
+            .map(|&bet| Wager {
+                bet,
+                amount: r.box_limit.min,
+            })
+            .collect())
+    }
+
+    fn row_of(&self, _group: &str, _hand: &Hand, line: &BetLine) -> Option<String> {
+        line.pay.is_none().then(|| "loses".to_string())
+    }
+}
 
 /// Final outcomes: (final hand, the shake the round ended on) → weight.
 pub type Outcomes = HashMap<(NutzHand, u8), u128>;

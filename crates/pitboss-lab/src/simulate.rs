@@ -14,12 +14,11 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use pitboss_engine::config::{GameConfig, Identified, Rules};
+use pitboss_engine::config::{GameConfig, Identified};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, Command, Hand, OpenHand, Status, Timestamp};
-use pitboss_engine::money::Money;
 use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::{BetId, BetLine, Wager};
+use pitboss_engine::settlement::{BetLine, Wager};
 
 use super::advice::StrategyTables;
 use super::error::LabError;
@@ -217,69 +216,15 @@ impl Player {
 
 /// The wagers every simulated hand places: the smallest stake of each bet the game has (all
 /// seven Nutz boxes; the Caribbean bonus at its fixed stake).
-pub(crate) fn reference_wagers(config: &GameConfig) -> Vec<Wager> {
-    let w = |bet, amount: Money| Wager { bet, amount };
-    match &config.rules {
-        Rules::MississippiStud(r) => vec![w(BetId::Ante, r.ante.min), w(BetId::Bonus, r.bonus.min)],
-        Rules::FortunePaiGow(r) => {
-            vec![
-                w(BetId::Main, r.main.min),
-                w(BetId::FortuneBonus, r.bonus.min),
-            ]
-        }
-        Rules::Nutz(r) => BetId::NUTZ_BOXES
-            .iter()
-            .map(|&b| w(b, r.box_limit.min))
-            .collect(),
-        Rules::CaribbeanStud(r) => vec![w(BetId::Ante, r.ante.min), w(BetId::Bonus, r.bonus_stake)],
-    }
-}
-
-/// The bet groups of a game: a name and the bets in it (the PAR sheets' `bets`; the server's
-/// returns are kept by the same groups).
-pub fn groups(game: GameId) -> Vec<(String, Vec<BetId>)> {
-    match game {
-        GameId::MississippiStud => vec![
-            (
-                "main".into(),
-                vec![BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5],
-            ),
-            ("bonus".into(), vec![BetId::Bonus]),
-        ],
-        GameId::CaribbeanStud => vec![
-            ("main".into(), vec![BetId::Ante, BetId::Raise]),
-            ("bonus".into(), vec![BetId::Bonus]),
-        ],
-        GameId::FortunePaiGow => vec![
-            ("main".into(), vec![BetId::Main]),
-            ("fortune_bonus".into(), vec![BetId::FortuneBonus]),
-        ],
-        GameId::Nutz => BetId::NUTZ_BOXES
-            .iter()
-            .map(|b| (b.to_string(), vec![*b]))
-            .collect(),
-    }
+pub(crate) fn reference_wagers(config: &GameConfig) -> Result<Vec<Wager>, LabError> {
+    super::games::of(config.game).reference_wagers(config)
 }
 
 /// The row a group's first line ended in, named as the exact PAR sheet names it.
 fn row_of(game: GameId, group: &str, hand: &Hand, line: &BetLine) -> String {
-    let lost = line.pay.is_none();
-    match (game, group) {
-        (GameId::MississippiStud, "main") if line.rule == "fold" => {
-            let streets = hand
-                .stakes()
-                .iter()
-                .filter(|w| matches!(w.bet, BetId::Street3 | BetId::Street4 | BetId::Street5))
-                .count();
-            let street = ["third", "fourth", "fifth"]
-                .get(streets)
-                .unwrap_or(&"fifth");
-            format!("fold_on_{street}_street")
-        }
-        (GameId::MississippiStud, "main") | (GameId::Nutz, _) if lost => "loses".into(),
-        (GameId::CaribbeanStud, "bonus") if lost => "loses_or_folded".into(),
-        _ => line.rule.clone(),
-    }
+    super::games::of(game)
+        .row_of(group, hand, line)
+        .unwrap_or_else(|| line.rule.clone())
 }
 
 /// Hand `number` of a run from its seed to its settlement, through the engine's commands.
@@ -333,8 +278,8 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
     let game = config.game;
     let player = Player::new(&config, request.strategy, request.threads)?;
     let started = std::time::Instant::now();
-    let wagers = reference_wagers(&config);
-    let groups = groups(game);
+    let wagers = reference_wagers(&config)?;
+    let groups = game.facts().groups;
     let threads = request.threads.max(1) as u64;
     let per_thread = request.hands.div_ceil(threads);
     // Its id is computed once, not for each hand.
@@ -353,18 +298,18 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
                         let hand = play(i, hand_seed(&request.seed, i), config, wagers, player)?;
                         let settlement =
                             hand.settlement().ok_or(LabError::Unsettled { hand: i })?;
-                        for ((name, bets), tally) in groups.iter().zip(tallies.iter_mut()) {
+                        for (group, tally) in groups.iter().zip(tallies.iter_mut()) {
                             let lines: Vec<&BetLine> = settlement
                                 .lines
                                 .iter()
-                                .filter(|l| bets.contains(&l.bet))
+                                .filter(|l| group.bets.contains(&l.bet))
                                 .collect();
                             let Some(first) = lines.first() else {
                                 continue;
                             };
                             let wagered = lines.iter().map(|l| l.stake.0).sum();
                             let returned = lines.iter().map(|l| l.payout.0).sum();
-                            tally.add(wagered, returned, row_of(game, name, &hand, first));
+                            tally.add(wagered, returned, row_of(game, group.name, &hand, first));
                         }
                         progress.fetch_add(1, Ordering::Relaxed);
                     }
@@ -388,11 +333,11 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
     let reports = groups
         .iter()
         .zip(totals)
-        .map(|((name, _), tally)| {
-            let exact = sheets.get(name).cloned();
+        .map(|(group, tally)| {
+            let exact = sheets.get(group.name).cloned();
             let chi_square = exact.as_ref().map(|sheet| chi_square(&tally, sheet));
             GroupReport {
-                name: name.clone(),
+                name: group.name.to_string(),
                 tally,
                 exact,
                 chi_square,

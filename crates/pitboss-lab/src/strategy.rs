@@ -41,7 +41,7 @@ impl std::fmt::Display for Strategy {
     }
 }
 
-/// Whether a game can be played with a strategy (Pai Gow and Nutz have only the optimal one).
+/// Whether a game can be played with a strategy (a game without choices has only the optimal one).
 pub fn supports(game: GameId, strategy: Strategy) -> bool {
-    strategy == Strategy::Optimal || matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
+    strategy == Strategy::Optimal || game.facts().has_choices()
 }

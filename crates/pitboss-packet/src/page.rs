@@ -20,7 +20,7 @@
 use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
 use pitboss_engine::card::Card;
 use pitboss_engine::config::Currency;
-use pitboss_engine::game::{GameId, Seat, SeatLayout};
+use pitboss_engine::game::{GameId, Material, Seat, SeatLayout};
 use pitboss_engine::games::{Action, Event, Void, VoidKind, VoidOrder};
 use pitboss_engine::money::{Money, SignedMinor};
 use pitboss_engine::settlement::{BetLine, GameCapLine, Settlement};
@@ -60,7 +60,7 @@ pub(crate) fn head(title: Markup) -> Markup {
 /// Deterministic: the same packet gives the same bytes. Total: any content (empty lists, odd
 /// card counts, unknown ids, hostile text) gives a page, never a panic.
 pub fn render(packet: &Packet) -> String {
-    let game = words::game_name(packet.game);
+    let game = packet.game.facts().name;
     let page = html! {
         (DOCTYPE) "\n"
         html lang="en" {
@@ -160,7 +160,7 @@ fn hand_section(packet: &Packet) -> Markup {
         dl.facts {
             "\n"
             (fact("Hand", hash(&packet.hand_id)))
-            (fact("Game", words::game_name(packet.game)))
+            (fact("Game", packet.game.facts().name))
             (fact("Table", Text(&packet.table)))
             (fact("Player", Text(&packet.player)))
             (fact("Opened", utc(packet.opened_at_ms)))
@@ -262,7 +262,7 @@ fn seat_row(seat: &str, title: &str, note: impl Render, figures: &[Markup]) -> M
 
 /// 2. The cards (or dice), drawn.
 fn cards_section(packet: &Packet) -> Markup {
-    if packet.game == GameId::Nutz {
+    if let Material::Dice { .. } = packet.game.material() {
         return section("cards", "The dice", dice(packet));
     }
     let shown = shown_cards(packet);
@@ -609,7 +609,7 @@ fn paytable_row(packet: &Packet, field: &str, row: &PayTableRow, lines: &[BetLin
     };
     html! {
         tr class=[class] data-hand=(Text(&row.hand)) {
-            td { (Text(&hand_title(field, &row.hand))) }
+            td { (Text(&hand_title(packet.game, field, &row.hand))) }
             td { (Text(&pays)) }
             td { (Text(&applied)) }
         }

@@ -5,9 +5,7 @@
 //! without a change here: every array field whose name ends in `paytable` holding `{hand, pay}`
 //! rows, and the single-row pays `main_win` (Fortune Pai Gow) and `ante_win` (Caribbean Stud).
 //! Caps are every field ending in `_cap`. Which bets a table judges, and how a settlement line's
-//! `rule` names a row, follow the engine's games (`pitboss_engine::games`): the row's hand id for
-//! most tables, `player_higher_<hand>` for Caribbean Stud's raise, `both_hands_win` for Fortune Pai
-//! Gow's main bet.
+//! `rule` names a row, are the games' own facts (`pitboss_engine::facts`).
 //!
 //! This module owns that reading only. It must not format HTML, and never fails: a field it does
 //! not understand is shown as its raw JSON, and an unknown game or field matches rows by rule name
@@ -15,10 +13,9 @@
 
 use pitboss_engine::config::Rules;
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::player_higher_category;
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::Pay;
-use pitboss_engine::settlement::{BetId, BetLine};
+use pitboss_engine::settlement::BetLine;
 use serde_json::Value;
 
 use crate::words::readable;
@@ -143,73 +140,32 @@ pub(crate) fn caps(rules: &Rules) -> Vec<CapSetting> {
         .collect()
 }
 
-/// A table's title for people.
+/// A table's title for people: the game's own title for it, else its field made readable.
 pub(crate) fn table_title(game: GameId, field: &str) -> String {
-    match (game, field) {
-        (GameId::MississippiStud, "paytable") => "Ante and street bets (five-card hand)".into(),
-        (GameId::MississippiStud, "bonus_paytable") => {
-            "3-card bonus (the three community cards)".into()
-        }
-        (GameId::FortunePaiGow, "main_win") => "Main bet".into(),
-        (GameId::FortunePaiGow, "bonus_paytable") => {
-            "Fortune bonus (the player's seven cards)".into()
-        }
-        (GameId::Nutz, "paytable") => "Boxes (the final dice)".into(),
-        (GameId::CaribbeanStud, "ante_win") => "Ante".into(),
-        (GameId::CaribbeanStud, "raise_paytable") => {
-            "Raise (the player's hand beats a qualifying dealer)".into()
-        }
-        (GameId::CaribbeanStud, "bonus_paytable") => {
-            "Bonus (fixed amounts, the whole payout)".into()
-        }
-        (_, other) => readable(other),
+    match game.facts().table(field) {
+        Some(table) => table.title.into(),
+        None => readable(field),
     }
 }
 
-/// A row's hand for people.
-pub(crate) fn hand_title(field: &str, hand: &str) -> String {
-    match (field, hand) {
-        ("main_win", _) => "Both hands win".into(),
-        ("ante_win", _) => "Ante wins (dealer not qualifying, or player higher)".into(),
-        _ => readable(hand),
+/// A row's hand for people: the table's words for its one row, else the hand made readable.
+pub(crate) fn hand_title(game: GameId, field: &str, hand: &str) -> String {
+    match game.facts().table(field).and_then(|table| table.row) {
+        Some(row) => row.into(),
+        None => readable(hand),
     }
-}
-
-/// The bets a table judges, when known.
-fn bets_of(game: GameId, field: &str) -> Option<&'static [BetId]> {
-    const MISSISSIPPI_MAIN: [BetId; 4] =
-        [BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5];
-    Some(match (game, field) {
-        (GameId::MississippiStud, "paytable") => &MISSISSIPPI_MAIN,
-        (GameId::MississippiStud, "bonus_paytable") => &[BetId::Bonus],
-        (GameId::FortunePaiGow, "main_win") => &[BetId::Main],
-        (GameId::FortunePaiGow, "bonus_paytable") => &[BetId::FortuneBonus],
-        (GameId::Nutz, "paytable") => &BetId::NUTZ_BOXES,
-        (GameId::CaribbeanStud, "ante_win") => &[BetId::Ante],
-        (GameId::CaribbeanStud, "raise_paytable") => &[BetId::Raise],
-        (GameId::CaribbeanStud, "bonus_paytable") => &[BetId::Bonus],
-        _ => return None,
-    })
 }
 
 /// Whether a settlement line was paid by this row of table `field`: the line's bet is one the
-/// table judges, the line pays, and its rule names the row.
+/// table judges, the line pays, and its rule names the row (as the game's table reads rules; by
+/// the rule's name alone for a table the game does not know).
 pub(crate) fn applies(game: GameId, field: &str, hand: &str, line: &BetLine) -> bool {
     if line.pay.is_none() {
         return false;
     }
-    if let Some(bets) = bets_of(game, field) {
-        if !bets.contains(&line.bet) {
-            return false;
-        }
-    }
-    let rule = line.rule.as_str();
-    match (game, field) {
-        (GameId::CaribbeanStud, "ante_win") => {
-            rule == "dealer_not_qualifying" || player_higher_category(rule).is_some()
-        }
-        (GameId::CaribbeanStud, "raise_paytable") => player_higher_category(rule) == Some(hand),
-        _ => rule == hand,
+    match game.facts().table(field) {
+        Some(table) => table.bets.contains(&line.bet) && (table.paid_by)(hand, &line.rule),
+        None => line.rule == hand,
     }
 }
 
@@ -218,6 +174,7 @@ mod tests {
     use super::*;
     use pitboss_engine::config::GameConfig;
     use pitboss_engine::paytable::Outcome;
+    use pitboss_engine::settlement::BetId;
 
     fn line(bet: BetId, rule: &str, pay: Option<Pay>) -> BetLine {
         BetLine {
@@ -255,6 +212,11 @@ mod tests {
             fields(GameId::CaribbeanStud),
             ["ante_win", "raise_paytable", "bonus_paytable"]
         );
+        // The games' facts describe exactly the tables found, in the same order.
+        for game in GameId::ALL {
+            let described: Vec<&str> = game.facts().tables.iter().map(|t| t.field).collect();
+            assert_eq!(fields(game), described, "{game}");
+        }
         let ms = paytables(&GameConfig::default_for(GameId::MississippiStud).rules);
         assert_eq!(ms[0].rows[0].hand, "royal_flush");
         assert_eq!(ms[0].rows[0].pay, Some(Pay::Odds(500)));

@@ -1,4 +1,4 @@
-//! Plain-language words for the page: the games' names, ids made readable, amounts in a currency,
+//! Plain-language words for the page: ids made readable, amounts in a currency,
 //! what a paytable row pays, and one sentence for each recorded event.
 //!
 //! This module owns wording only. Everything it returns is plain text, not HTML: the page escapes
@@ -7,23 +7,13 @@
 
 use pitboss_engine::card::Card;
 use pitboss_engine::config::Currency;
-use pitboss_engine::game::{GameId, Seat};
+use pitboss_engine::game::Seat;
 use pitboss_engine::games::{Action, Event, Opened, Shaker, VoidKind};
 use pitboss_engine::money::{Money, SignedMinor};
 use pitboss_engine::paytable::{Outcome, Pay};
 use pitboss_engine::settlement::{BetId, Wager};
 
 use crate::svg::{rank_label, suit_symbol};
-
-/// The game's name for people.
-pub(crate) fn game_name(game: GameId) -> &'static str {
-    match game {
-        GameId::MississippiStud => "Mississippi Stud",
-        GameId::FortunePaiGow => "Fortune Pai Gow Poker",
-        GameId::Nutz => "Nutz",
-        GameId::CaribbeanStud => "Caribbean Stud Poker",
-    }
-}
 
 /// A snake_case id made readable: `"royal_flush"` → `"Royal flush"`.
 pub(crate) fn readable(id: &str) -> String {

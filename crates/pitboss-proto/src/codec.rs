@@ -561,9 +561,38 @@ pub fn payload_to_config(
     Ok(Some(config))
 }
 
+/// The protobuf `Game` value of an engine game: `GAME_` and its id in capitals.
+pub fn game_to(game: GameId) -> proto::Game {
+    let name = format!("GAME_{}", game.id().to_ascii_uppercase());
+    proto::Game::from_str_name(&name).unwrap_or(proto::Game::Unspecified)
+}
+
+/// The engine game of a protobuf `Game` value (`None` for `GAME_UNSPECIFIED`).
+pub fn game_from(game: proto::Game) -> Option<GameId> {
+    let id = game
+        .as_str_name()
+        .strip_prefix("GAME_")?
+        .to_ascii_lowercase();
+    id.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_game_has_its_protobuf_value_and_back() {
+        for game in GameId::ALL {
+            let value = game_to(game);
+            assert_ne!(value, proto::Game::Unspecified, "{game}");
+            assert_eq!(game_from(value), Some(game));
+        }
+        assert_eq!(game_from(proto::Game::Unspecified), None);
+        let values: Vec<i32> = (0..64)
+            .filter(|v| proto::Game::try_from(*v).is_ok())
+            .collect();
+        assert_eq!(values.len(), GameId::ALL.len() + 1, "{values:?}");
+    }
 
     #[test]
     fn configurations_round_trip_and_ids_are_checked() {

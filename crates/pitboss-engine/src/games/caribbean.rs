@@ -16,15 +16,72 @@ use super::{
     Timestamp,
 };
 use crate::config::CaribbeanRules;
+use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
 use crate::game::{GameId, Seat};
 use crate::hand::poker5::{self, Category, HandValue};
 use crate::hand::rank_masks::ACE;
 use crate::paytable::row_for;
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
+/// Caribbean Stud Poker's facts.
+pub(crate) const FACTS: GameFacts = GameFacts {
+    name: "Caribbean Stud Poker",
+    groups: &[
+        BetGroup {
+            name: "main",
+            bets: &[BetId::Ante, BetId::Raise],
+        },
+        BetGroup {
+            name: "bonus",
+            bets: &[BetId::Bonus],
+        },
+    ],
+    tables: &[
+        TableFacts {
+            field: "ante_win",
+            title: "Ante",
+            bets: &[BetId::Ante],
+            row: Some("Ante wins (dealer not qualifying, or player higher)"),
+            paid_by: ante_paid_by,
+        },
+        TableFacts {
+            field: "raise_paytable",
+            title: "Raise (the player's hand beats a qualifying dealer)",
+            bets: &[BetId::Raise],
+            row: None,
+            paid_by: raise_paid_by,
+        },
+        TableFacts {
+            field: "bonus_paytable",
+            title: "Bonus (fixed amounts, the whole payout)",
+            bets: &[BetId::Bonus],
+            row: None,
+            paid_by: rule_names_row,
+        },
+    ],
+    advice: Advice::Tables {
+        exact_while_building: true,
+    },
+    strategy: "the lab's optimal strategy (raise or fold), by a counting sweep over every deal",
+};
+
+/// The ante's one row pays whenever the ante wins: the dealer does not qualify or the player is
+/// higher.
+fn ante_paid_by(_row: &str, rule: &str) -> bool {
+    rule == DEALER_NOT_QUALIFYING || player_higher_category(rule).is_some()
+}
+
+/// A raise row pays when the player is higher with that row's hand.
+fn raise_paid_by(row: &str, rule: &str) -> bool {
+    player_higher_category(rule) == Some(row)
+}
+
 /// How a settlement line names a raise that wins: `player_higher_<category id>`. The one spelling,
 /// written by [`player_higher_rule`] and read back by [`player_higher_category`].
 const PLAYER_HIGHER: &str = "player_higher_";
+
+/// The rule of an ante paid because the dealer does not qualify.
+const DEALER_NOT_QUALIFYING: &str = "dealer_not_qualifying";
 
 /// The rule of an ante and raise won with a player's hand of `category_id` (`flush`, …).
 pub fn player_higher_rule(category_id: &str) -> String {
@@ -186,7 +243,7 @@ impl Game for State {
                 (
                     Some(r.ante_win),
                     Some(crate::paytable::Pay::Push),
-                    "dealer_not_qualifying".to_string(),
+                    DEALER_NOT_QUALIFYING.to_string(),
                 )
             } else if p > d {
                 (

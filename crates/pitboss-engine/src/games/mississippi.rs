@@ -17,12 +17,48 @@ use super::{
 use crate::card::Card;
 use crate::card::Rank;
 use crate::config::{MississippiHand, MississippiRules};
+use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
 use crate::game::{GameId, Seat};
 use crate::hand::poker5::{self, Category, HandValue};
 use crate::hand::three_card;
 use crate::money::Money;
 use crate::paytable::row_for;
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
+
+/// Mississippi Stud's facts.
+pub(crate) const FACTS: GameFacts = GameFacts {
+    name: "Mississippi Stud",
+    groups: &[
+        BetGroup {
+            name: "main",
+            bets: &[BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5],
+        },
+        BetGroup {
+            name: "bonus",
+            bets: &[BetId::Bonus],
+        },
+    ],
+    tables: &[
+        TableFacts {
+            field: "paytable",
+            title: "Ante and street bets (five-card hand)",
+            bets: &[BetId::Ante, BetId::Street3, BetId::Street4, BetId::Street5],
+            row: None,
+            paid_by: rule_names_row,
+        },
+        TableFacts {
+            field: "bonus_paytable",
+            title: "3-card bonus (the three community cards)",
+            bets: &[BetId::Bonus],
+            row: None,
+            paid_by: rule_names_row,
+        },
+    ],
+    advice: Advice::Tables {
+        exact_while_building: false,
+    },
+    strategy: "the lab's optimal strategy, by exact backward induction",
+};
 
 /// The street a decision is taken on (3, 4 or 5), or 6 once no decision remains.
 #[derive(Clone, Debug, PartialEq, Eq)]

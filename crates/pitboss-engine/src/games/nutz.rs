@@ -18,9 +18,54 @@ use super::{
     Timestamp,
 };
 use crate::config::{NutzRow, NutzRules};
+use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
 use crate::game::GameId;
 use crate::paytable::row_for;
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
+
+/// Nutz's facts.
+pub(crate) const FACTS: GameFacts = GameFacts {
+    name: "Nutz",
+    groups: &[
+        BetGroup {
+            name: BetId::BoxNutz.id(),
+            bets: &[BetId::BoxNutz],
+        },
+        BetGroup {
+            name: BetId::BoxFourOfAKind.id(),
+            bets: &[BetId::BoxFourOfAKind],
+        },
+        BetGroup {
+            name: BetId::BoxFullHouse.id(),
+            bets: &[BetId::BoxFullHouse],
+        },
+        BetGroup {
+            name: BetId::BoxThreeOfAKind.id(),
+            bets: &[BetId::BoxThreeOfAKind],
+        },
+        BetGroup {
+            name: BetId::BoxTwoPairs.id(),
+            bets: &[BetId::BoxTwoPairs],
+        },
+        BetGroup {
+            name: BetId::BoxOnePair.id(),
+            bets: &[BetId::BoxOnePair],
+        },
+        BetGroup {
+            name: BetId::BoxStraightOrNoHand.id(),
+            bets: &[BetId::BoxStraightOrNoHand],
+        },
+    ],
+    tables: &[TableFacts {
+        field: "paytable",
+        title: "Boxes (the final dice)",
+        bets: &BetId::NUTZ_BOXES,
+        row: None,
+        paid_by: rule_names_row,
+    }],
+    advice: Advice::Shaking,
+    strategy: "plain shaking: the game leaves the player no choice",
+};
 
 /// A hand of five dice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

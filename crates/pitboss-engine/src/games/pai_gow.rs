@@ -19,11 +19,45 @@ use super::{
 };
 use crate::card::{format_cards, Card, Rank};
 use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
+use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
 use crate::game::{GameId, Seat};
 use crate::hand::fortune;
 use crate::house_way::{house_way_unchecked, Edition, Setting, SettingError};
 use crate::paytable::{row_for, Pay};
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
+
+/// Fortune Pai Gow Poker's facts.
+pub(crate) const FACTS: GameFacts = GameFacts {
+    name: "Fortune Pai Gow Poker",
+    groups: &[
+        BetGroup {
+            name: "main",
+            bets: &[BetId::Main],
+        },
+        BetGroup {
+            name: "fortune_bonus",
+            bets: &[BetId::FortuneBonus],
+        },
+    ],
+    tables: &[
+        TableFacts {
+            field: "main_win",
+            title: "Main bet",
+            bets: &[BetId::Main],
+            row: Some("Both hands win"),
+            paid_by: rule_names_row,
+        },
+        TableFacts {
+            field: "bonus_paytable",
+            title: "Fortune bonus (the player's seven cards)",
+            bets: &[BetId::FortuneBonus],
+            row: None,
+            paid_by: rule_names_row,
+        },
+    ],
+    advice: Advice::HouseWay,
+    strategy: "the house way (spec/HOUSE_WAY.md), as the engine sets every hand",
+};
 
 /// The two settings, once made.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,8 +1,10 @@
 //! The game-specific part of a hand's state, [`Play`]: one variant per game, and the one place
-//! that dispatches to each game's rules ([`Game`]). Adding a game adds its variant here.
+//! that dispatches to each game's rules ([`Game`]) and facts (`GameId::facts`). Adding a game adds its
+//! variant and its facts' arm here.
 
 use super::game::Game;
 use super::{caribbean, mississippi, nutz, pai_gow};
+use crate::facts::GameFacts;
 use crate::game::GameId;
 
 /// The game-specific part of a hand's state.
@@ -12,6 +14,18 @@ pub(super) enum Play {
     PaiGow(pai_gow::State),
     Nutz(nutz::State),
     Caribbean(caribbean::State),
+}
+
+impl GameId {
+    /// The game's facts, from its module: its name, bet groups, paytables' words and advice.
+    pub const fn facts(self) -> &'static GameFacts {
+        match self {
+            GameId::MississippiStud => &mississippi::FACTS,
+            GameId::FortunePaiGow => &pai_gow::FACTS,
+            GameId::Nutz => &nutz::FACTS,
+            GameId::CaribbeanStud => &caribbean::FACTS,
+        }
+    }
 }
 
 impl Play {

@@ -183,23 +183,6 @@ impl Opened {
     }
 }
 
-/// The group a bet id belongs to in `game` (`None` for a bet no group holds): the PAR sheets'
-/// groups (`pitboss_lab::simulate::groups`, which a test holds this to), without allocating.
-pub fn group_of(game: GameId, bet: &str) -> Option<&str> {
-    match (game, bet) {
-        (GameId::MississippiStud, "ante" | "street_3" | "street_4" | "street_5")
-        | (GameId::CaribbeanStud, "ante" | "raise")
-        | (GameId::FortunePaiGow, "main") => Some("main"),
-        (GameId::MississippiStud | GameId::CaribbeanStud, "bonus") => Some("bonus"),
-        (GameId::FortunePaiGow, "fortune_bonus") => Some("fortune_bonus"),
-        (GameId::Nutz, bet) => pitboss_engine::settlement::BetId::NUTZ_BOXES
-            .iter()
-            .map(|b| b.id())
-            .find(|id| *id == bet),
-        _ => None,
-    }
-}
-
 /// Per group, the lines' (stake, paid) summed, and the group's initial stake.
 fn per_group<'a>(
     opened: &Opened,
@@ -207,7 +190,7 @@ fn per_group<'a>(
 ) -> Result<BTreeMap<String, (u128, u128, u128)>, Overflow> {
     let mut groups: BTreeMap<String, (u128, u128, u128)> = BTreeMap::new();
     for (bet, stake, paid) in lines {
-        let Some(group) = group_of(opened.game, bet) else {
+        let Some(group) = opened.game.facts().group_of(bet) else {
             continue;
         };
         let entry = groups.entry(group.to_string()).or_default();
@@ -215,7 +198,12 @@ fn per_group<'a>(
         entry.1 = entry.1.checked_add(paid.into()).ok_or(Overflow)?;
     }
     for (bet, amount) in &opened.initial {
-        if let Some(entry) = group_of(opened.game, bet).and_then(|g| groups.get_mut(g)) {
+        if let Some(entry) = opened
+            .game
+            .facts()
+            .group_of(bet)
+            .and_then(|g| groups.get_mut(g))
+        {
             entry.2 = entry.2.checked_add((*amount).into()).ok_or(Overflow)?;
         }
     }
@@ -396,23 +384,6 @@ mod tests {
         // Read back from a statement's form, equal.
         let (key, back) = Sums::from_proto(&total.to_proto(&reversed[0].0).unwrap()).unwrap();
         assert_eq!((key, back), (reversed[0].0.clone(), total));
-    }
-
-    /// Every bet of every game is in the group the lab's sheets put it in, and nothing else is.
-    #[test]
-    fn the_groups_are_the_par_sheets_groups() {
-        for game in GameId::ALL {
-            for (name, bets) in pitboss_lab::simulate::groups(game) {
-                for bet in bets {
-                    assert_eq!(
-                        group_of(game, &bet.to_string()),
-                        Some(name.as_str()),
-                        "{game} {bet}"
-                    );
-                }
-            }
-            assert_eq!(group_of(game, "no_such_bet"), None);
-        }
     }
 
     /// A per-game cap that cut 150 000 down to 100 000: the groups add up to 100 000, shared in

@@ -245,10 +245,11 @@ mod tests {
         for game in GameId::ALL {
             let config = GameConfig::default_for(game);
             let theories = of(&config, &pitboss_lab::Run::default()).unwrap();
-            let groups = pitboss_lab::simulate::groups(game);
+            let groups = game.facts().groups;
             assert_eq!(theories.len(), groups.len(), "{game}");
-            for (name, _) in groups {
-                let t = theories[&name];
+            for group in groups {
+                let name = group.name;
+                let t = theories[name];
                 assert!(
                     t.return_rate > 0.5 && t.return_rate < 1.0,
                     "{game} {name}: {t:?}"

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pitboss_engine::config::{ConfigId, GameConfig};
+use pitboss_engine::facts::Advice;
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Action, Hand};
 use pitboss_lab::advice::{Advisor, StrategyTables};
@@ -58,8 +59,8 @@ pub enum Unavailable {
 /// Builds started and finished, by game (for the metrics and the tests that count them).
 #[derive(Debug, Default)]
 pub struct BuildCounts {
-    started: [AtomicU64; 4],
-    finished: [AtomicU64; 4],
+    started: [AtomicU64; GameId::ALL.len()],
+    finished: [AtomicU64; GameId::ALL.len()],
 }
 
 impl BuildCounts {
@@ -90,12 +91,17 @@ pub struct Strategies {
 
 /// Whether a game's advice needs tables at all (Pai Gow's is the house way, Nutz's is to shake).
 pub(super) fn needs_tables(game: GameId) -> bool {
-    matches!(game, GameId::MississippiStud | GameId::CaribbeanStud)
+    matches!(game.facts().advice, Advice::Tables { .. })
 }
 
 /// Whether a game's advice can be had, exactly, without its tables while they are built.
 fn decides_without_tables(game: GameId) -> bool {
-    game == GameId::CaribbeanStud
+    matches!(
+        game.facts().advice,
+        Advice::Tables {
+            exact_while_building: true
+        }
+    )
 }
 
 impl Strategies {

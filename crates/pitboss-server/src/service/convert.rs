@@ -5,6 +5,7 @@ use tonic::Status;
 
 use super::status::invalid_argument;
 
+use crate::codec;
 use crate::proto;
 use pitboss_engine::deal::Deal;
 use pitboss_engine::game::GameId;
@@ -12,16 +13,19 @@ use pitboss_engine::rng::Seed;
 
 /// The engine's game id for a protobuf `Game`.
 pub fn game(field: &str, value: i32) -> Result<GameId, Status> {
-    match proto::Game::try_from(value) {
-        Ok(proto::Game::MississippiStud) => Ok(GameId::MississippiStud),
-        Ok(proto::Game::FortunePaiGow) => Ok(GameId::FortunePaiGow),
-        Ok(proto::Game::Nutz) => Ok(GameId::Nutz),
-        Ok(proto::Game::CaribbeanStud) => Ok(GameId::CaribbeanStud),
-        Ok(proto::Game::Unspecified) => Err(invalid_argument(
+    match proto::Game::try_from(value).map(codec::game_from) {
+        Ok(Some(game)) => Ok(game),
+        Ok(None) => Err(invalid_argument(
             field,
-            "the game is required: GAME_MISSISSIPPI_STUD, GAME_FORTUNE_PAI_GOW, GAME_NUTZ or GAME_CARIBBEAN_STUD",
+            format!(
+                "the game is required: {}",
+                GameId::listed(|game| codec::game_to(game).as_str_name())
+            ),
         )),
-        Err(_) => Err(invalid_argument(field, format!("{value} is not a known Game value"))),
+        Err(_) => Err(invalid_argument(
+            field,
+            format!("{value} is not a known Game value"),
+        )),
     }
 }
 
@@ -50,12 +54,7 @@ pub fn deal_to_proto(deal: &Deal) -> proto::DeriveDealResponse {
 
 /// The protobuf `Game` of an engine game.
 pub fn game_to_proto(game: GameId) -> i32 {
-    (match game {
-        GameId::MississippiStud => proto::Game::MississippiStud,
-        GameId::FortunePaiGow => proto::Game::FortunePaiGow,
-        GameId::Nutz => proto::Game::Nutz,
-        GameId::CaribbeanStud => proto::Game::CaribbeanStud,
-    }) as i32
+    codec::game_to(game) as i32
 }
 
 /// The protobuf form of a currency.
@@ -167,5 +166,28 @@ pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandVie
         currency: Some(currency_to_proto(&hand.config().currency)),
         completion: hand.completion().map(codec::completion_to),
         advice_unavailable: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_converts_both_ways_and_a_missing_one_names_every_value() {
+        for id in GameId::ALL {
+            assert_eq!(game("game", game_to_proto(id)).unwrap(), id);
+        }
+        let missing = game("open.game", 0).unwrap_err();
+        assert_eq!(missing.code(), tonic::Code::InvalidArgument);
+        assert!(
+            missing.message().ends_with(
+                "the game is required: GAME_MISSISSIPPI_STUD, GAME_FORTUNE_PAI_GOW, GAME_NUTZ or GAME_CARIBBEAN_STUD"
+            ),
+            "{}",
+            missing.message()
+        );
+        let unknown = game("game", 99).unwrap_err();
+        assert!(unknown.message().ends_with("99 is not a known Game value"));
     }
 }
