@@ -23,7 +23,7 @@ fn best_of(runs: usize, mut work: impl FnMut()) -> f64 {
 
 fn main() {
     // `cargo test --benches` runs this without `--bench`: then only a quick pass that the code
-    // runs (the exact computations take seconds each and are tested in `tests/lab.rs`).
+    // runs (the exact computations take seconds each and are tested in `tests/checks/lab.rs`).
     let quick = !std::env::args().any(|a| a == "--bench");
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let config = GameConfig::default_for;

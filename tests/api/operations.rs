@@ -53,6 +53,7 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
     let response = c
         .approve(&response.proposal)
         .await
+        .expect("approved")
         .table_malfunction
         .expect("the malfunction's result");
     let mut voided = response.voided_hand_ids.clone();
@@ -93,6 +94,7 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
     let again = c
         .approve(&again.proposal)
         .await
+        .expect("approved")
         .table_malfunction
         .expect("the malfunction's result");
     assert!(again.voided_hand_ids.is_empty());
@@ -128,11 +130,11 @@ async fn retries_of_operations_with_a_request_id_return_the_first_result() {
         .into_inner();
     assert_eq!(again, first, "the same proposal, not a second one");
     assert_eq!(head(&mut c).await, head_after, "a retry writes nothing");
-    let done = c.approve(&first.proposal).await;
+    let done = c.approve(&first.proposal).await.expect("approved");
     let voided = done.table_malfunction.clone().expect("done");
     assert_eq!(voided.voided_hand_ids, vec![hand.hand_id.clone()]);
     let head_after = head(&mut c).await;
-    let again = c.approve(&first.proposal).await;
+    let again = c.approve(&first.proposal).await.expect("approved");
     assert_eq!(
         again.table_malfunction, done.table_malfunction,
         "the first result, not 'already voided'"

@@ -3,48 +3,13 @@
 //! replaying it, and the log's head (verified) to show that a refused request wrote nothing.
 
 use pitboss::proto;
-use pitboss::proto::audit_client::AuditClient;
-use pitboss::proto::operations_client::OperationsClient;
-use pitboss::proto::play_client::PlayClient;
-use pitboss_client::Authorized as Channel;
 use pitboss_testkit::server::Server;
 
-/// The clients of one server.
-pub(crate) struct Clients {
-    pub(crate) play: PlayClient<Channel>,
-    pub(crate) audit: AuditClient<Channel>,
-    pub(crate) ops: OperationsClient<Channel>,
-    /// Operations as the second administrator, who approves the first one's proposals.
-    pub(crate) second: OperationsClient<Channel>,
-}
+pub(crate) use pitboss_testkit::clients::Clients;
 
-impl Clients {
-    /// The second administrator approves `proposal`: what it did.
-    pub(crate) async fn approve(
-        &mut self,
-        proposal: &Option<proto::Proposal>,
-    ) -> proto::ApproveProposalResponse {
-        let id = proposal.as_ref().expect("a proposal").proposal_id.clone();
-        self.second
-            .approve_proposal(proto::ApproveProposalRequest { proposal_id: id })
-            .await
-            .expect("approved")
-            .into_inner()
-    }
-}
-
+/// The clients of `server`.
 pub(crate) async fn clients(server: &Server) -> Clients {
-    let channel = server.channel().await;
-    Clients {
-        play: PlayClient::new(channel.clone()),
-        audit: AuditClient::new(channel.clone()),
-        ops: OperationsClient::new(channel),
-        second: OperationsClient::new(
-            server
-                .channel_as(Some(pitboss_testkit::server::SECOND_TOKEN))
-                .await,
-        ),
-    }
+    Clients::of(server).await
 }
 
 pub(crate) fn wager(bet: &str, amount: u64) -> proto::Wager {

@@ -12,7 +12,7 @@ use std::pin::Pin;
 use pitboss::proto;
 use tonic::{Code, Status};
 
-use crate::support::{bet, opening, resident_kib, violation, Clients};
+use crate::support::{bet, opening, resident_kib, violation, Checked, Clients};
 use pitboss_testkit::rpcs;
 use pitboss_testkit::server::Server;
 
@@ -426,7 +426,7 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "transcripts[1]", "at most 61440", rpc!(c, lab.certify(proto::CertifyRequest { transcripts: vec![String::new(), long(61_441)], ..certify(10_000) }))));
     cases.push(refused(m, INVALID, "transcripts_source", "at most 200 characters", rpc!(c, lab.certify(proto::CertifyRequest { transcripts_source: long(201), ..certify(10_000) }))));
     cases.push(refused(m, INVALID, "game", "", rpc!(c, lab.certify(proto::CertifyRequest { game: 99, ..certify(10_000) }))));
-    // Served, it writes its entry (tests/certify.rs): no served case here, where nothing may be
+    // Served, it writes its entry (tests/processes/certify.rs): no served case here, where nothing may be
     // written.
 
     let m = "Lab/StreamRngWords";
@@ -437,7 +437,7 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(served(m, rpc!(c, lab.stream_rng_words(proto::StreamRngWordsRequest { words: 1, words_per_seed: u64::from(u32::MAX) }))));
 
     // The stream's messages, each checked as it comes: the first beyond a limit ends the stream
-    // with its field named (the verdicts before it are sent first: tests/transcripts_grpc.rs).
+    // with its field named (the verdicts before it are sent first: tests/processes/transcripts_grpc.rs).
     let m = "Lab/CheckTranscripts";
     let one = |request: proto::CheckTranscriptsRequest| {
         let mut client = c.lab.clone();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use pitboss_testkit::server::Server;
 
-use crate::support::Clients;
+use crate::support::{Checked, Clients};
 
 /// Connections held against each listener.
 const HELD: usize = 5_000;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pitboss::proto;
 use tonic::Code;
 
-use crate::support::{resident_kib, whole_hand, Clients};
+use crate::support::{resident_kib, whole_hand, Checked, Clients};
 use pitboss_testkit::server::Server;
 
 /// Whole hands, `n` of them, each in one `PlayHand` call following the strategy's advice.

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use pitboss::proto;
 use tonic::Code;
 
-use crate::support::{bet, opening, violation, Clients};
+use crate::support::{bet, opening, violation, Checked, Clients};
 use pitboss_testkit::server::Server;
 
 fn act(hand_id: &str, request_id: &str, action: proto::Action) -> proto::ActRequest {

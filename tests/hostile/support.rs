@@ -12,8 +12,6 @@ use std::process::{Command, Output};
 
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
-use pitboss::proto::lab_client::LabClient;
-use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss_client::Authorized as Channel;
 use sha2::{Digest, Sha256};
@@ -23,30 +21,22 @@ use tonic_health::pb::HealthCheckRequest;
 
 use pitboss_testkit::server::Server;
 
-/// A client of every service, on one channel.
-#[derive(Clone)]
-pub struct Clients {
-    pub play: PlayClient<Channel>,
-    pub audit: AuditClient<Channel>,
-    pub ops: OperationsClient<Channel>,
-    pub lab: LabClient<Channel>,
-    pub health: HealthClient<Channel>,
+pub use pitboss_testkit::clients::Clients;
+
+/// What every hostile class asks of a server's clients at its end.
+pub trait Checked {
+    /// The log's head: its size and Merkle root.
+    async fn head(&mut self) -> (u64, Vec<u8>);
+    /// Health says SERVING for the server and every pitboss service.
+    async fn assert_serving(&mut self);
+    /// The whole log verifies.
+    async fn assert_verifies(&mut self);
+    /// Opens a hand of Mississippi Stud (an ante of 500) at `table`.
+    async fn open_mississippi(&mut self, table: &str, request_id: &str) -> proto::HandView;
 }
 
-impl Clients {
-    pub async fn of(server: &Server) -> Clients {
-        let channel = server.channel().await;
-        Clients {
-            play: PlayClient::new(channel.clone()),
-            audit: AuditClient::new(channel.clone()),
-            ops: OperationsClient::new(channel.clone()),
-            lab: LabClient::new(channel.clone()),
-            health: HealthClient::new(channel),
-        }
-    }
-
-    /// The log's head: its size and Merkle root.
-    pub async fn head(&mut self) -> (u64, Vec<u8>) {
+impl Checked for Clients {
+    async fn head(&mut self) -> (u64, Vec<u8>) {
         let c = self
             .audit
             .get_checkpoint(proto::GetCheckpointRequest { tree_size: 0 })
@@ -56,8 +46,7 @@ impl Clients {
         (c.tree_size, c.root_hash)
     }
 
-    /// Health says SERVING for the server and every pitboss service.
-    pub async fn assert_serving(&mut self) {
+    async fn assert_serving(&mut self) {
         for service in [
             "",
             "pitboss.v1.Play",
@@ -78,8 +67,7 @@ impl Clients {
         }
     }
 
-    /// The whole log verifies.
-    pub async fn assert_verifies(&mut self) {
+    async fn assert_verifies(&mut self) {
         let report = self
             .audit
             .verify_log(proto::VerifyLogRequest::default())
@@ -89,8 +77,7 @@ impl Clients {
         assert!(report.ok, "the log verifies: {}", report.problem);
     }
 
-    /// Opens a hand of Mississippi Stud (an ante of 500) at `table`.
-    pub async fn open_mississippi(&mut self, table: &str, request_id: &str) -> proto::HandView {
+    async fn open_mississippi(&mut self, table: &str, request_id: &str) -> proto::HandView {
         self.play
             .open_hand(opening(table, request_id))
             .await

@@ -18,6 +18,8 @@ pub mod fixture_hands;
 pub mod reference;
 
 #[cfg(feature = "server")]
+pub mod clients;
+#[cfg(feature = "server")]
 pub mod forge;
 #[cfg(feature = "server")]
 pub mod http;

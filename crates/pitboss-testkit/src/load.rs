@@ -207,66 +207,92 @@ impl Clients {
     }
 }
 
-/// Waits until `counter` reaches `at_least` (a minute at most: then the test fails, naming what).
-pub async fn wait_for(counter: &AtomicUsize, at_least: usize, what: &str) {
-    let started = Instant::now();
-    while counter.load(Ordering::Relaxed) < at_least {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{what}: {} of {at_least} calls in a minute",
-            counter.load(Ordering::Relaxed)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+/// A count that a minute did not bring to what was waited for.
+#[derive(Debug)]
+pub struct Waited {
+    /// The count reached.
+    pub reached: usize,
+    /// The count waited for.
+    pub wanted: usize,
 }
 
-/// Every acknowledged call is in the log of `server` (its hand at the version acknowledged, or
-/// later), and every one sent again with its request id is answered as the first time
-/// (`duplicate`, the same hand and version) and writes nothing.
-pub async fn check_acknowledged(server: &str, acknowledged: &[Acknowledged]) {
-    let mut play = PlayClient::new(channel(server).await.expect("a channel"));
-    let mut audit = proto::audit_client::AuditClient::new(channel(server).await.expect("channel"));
-    let head = |report: proto::VerifyLogResponse| {
-        assert!(report.ok, "{report:?}");
-        report.head_sequence
-    };
-    let before = head(
-        audit
-            .verify_log(proto::VerifyLogRequest::default())
+/// Waits until `counter` reaches `at_least`; [`Waited`] if a minute passes first (the caller's
+/// test fails, naming what it waited for).
+pub async fn wait_for(counter: &AtomicUsize, at_least: usize) -> Result<(), Waited> {
+    let started = Instant::now();
+    while counter.load(Ordering::Relaxed) < at_least {
+        if started.elapsed() >= Duration::from_secs(60) {
+            return Err(Waited {
+                reached: counter.load(Ordering::Relaxed),
+                wanted: at_least,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// What [`recheck`] found: the log verified before and after, and each acknowledged call that the
+/// log or a retry contradicts.
+#[derive(Debug)]
+pub struct Rechecked {
+    /// `VerifyLog` before the retries.
+    pub before: proto::VerifyLogResponse,
+    /// `VerifyLog` after them.
+    pub after: proto::VerifyLogResponse,
+    /// Acknowledged calls whose hand the log holds at an earlier version than acknowledged.
+    pub lost: Vec<String>,
+    /// Acknowledged calls whose retry (the same request id) was not answered as the first time:
+    /// not `duplicate`, or another hand or version.
+    pub answered_anew: Vec<String>,
+}
+
+/// Reads back every acknowledged call from the log of `server` (its hand at the version
+/// acknowledged, or later) and sends each again with its request id, around a `VerifyLog` before
+/// and after: what a test needs to show nothing acknowledged was lost and a retry writes nothing.
+pub async fn recheck(
+    server: &str,
+    acknowledged: &[Acknowledged],
+) -> Result<Rechecked, tonic::Status> {
+    let connect = || async {
+        channel(server)
             .await
-            .expect("VerifyLog")
-            .into_inner(),
-    );
+            .ok_or_else(|| tonic::Status::unavailable(format!("no channel to {server}")))
+    };
+    let mut play = PlayClient::new(connect().await?);
+    let mut audit = proto::audit_client::AuditClient::new(connect().await?);
+    let before = audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await?
+        .into_inner();
+    let (mut lost, mut answered_anew) = (Vec::new(), Vec::new());
     for ack in acknowledged {
         let now = play
             .get_hand(proto::GetHandRequest {
                 hand_id: ack.hand_id.clone(),
             })
-            .await
-            .expect("an acknowledged hand")
+            .await?
             .into_inner()
-            .hand
-            .expect("a hand");
-        assert!(
-            now.version >= ack.version,
-            "{ack:?} but the log has {now:?}"
-        );
-        let again = send(&mut play, &ack.call).await.expect("a retry");
-        assert!(again.duplicate, "{ack:?} answered anew: {again:?}");
-        let view = again.hand.expect("a hand");
-        assert_eq!(
-            (view.hand_id.as_str(), view.version),
-            (ack.hand_id.as_str(), ack.version),
-            "{}",
-            ack.request_id
-        );
+            .hand;
+        if now.as_ref().is_none_or(|now| now.version < ack.version) {
+            lost.push(format!("{ack:?} but the log has {now:?}"));
+        }
+        let again = send(&mut play, &ack.call).await?;
+        let same = again.hand.as_ref().is_some_and(|view| {
+            (view.hand_id.as_str(), view.version) == (ack.hand_id.as_str(), ack.version)
+        });
+        if !again.duplicate || !same {
+            answered_anew.push(format!("{ack:?} answered anew: {again:?}"));
+        }
     }
-    let after = head(
-        audit
-            .verify_log(proto::VerifyLogRequest::default())
-            .await
-            .expect("VerifyLog")
-            .into_inner(),
-    );
-    assert_eq!(before, after, "the retries wrote nothing");
+    let after = audit
+        .verify_log(proto::VerifyLogRequest::default())
+        .await?
+        .into_inner();
+    Ok(Rechecked {
+        before,
+        after,
+        lost,
+        answered_anew,
+    })
 }

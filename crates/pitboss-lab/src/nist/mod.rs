@@ -6,7 +6,7 @@
 //! `universal`), linear complexity (2.10, `linear_complexity`), serial (2.11), approximate entropy
 //! (2.12), cumulative sums (2.13) and the random excursions and their variant (2.14, 2.15,
 //! `excursions`). Each reproduces the publication's worked examples
-//! (`crates/pitboss-lab/tests/nist.rs`) and agrees with an independent implementation (Python's
+//! (`crates/pitboss-lab/tests/checks/nist.rs`) and agrees with an independent implementation (Python's
 //! `nistrng`) on the same bits; where the publication and NIST's reference code differ, the
 //! choice is named where it is made and in docs/rng-battery.md.
 //!

@@ -335,5 +335,9 @@ async fn test_rng_over_grpc_is_the_command_lines_battery() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument);
-    assert!(refused.message().contains("bits"), "{refused:?}");
+    assert_eq!(
+        pitboss_testkit::refusal::field(&refused).as_deref(),
+        Some("bits"),
+        "{refused:?}"
+    );
 }

@@ -28,7 +28,9 @@ async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {
 
     let clients = load::Clients::start(&server.address, 0..8, OnError::Retry);
     let acked = clients.acked.clone();
-    load::wait_for(&acked, 40, "before the primary fails").await;
+    load::wait_for(&acked, 40)
+        .await
+        .expect("before the primary fails");
 
     let failed = Instant::now();
     primary.kill();
@@ -37,9 +39,13 @@ async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {
     let promoted = failed.elapsed();
     // The first answer after the failover (at most one call per client was in flight at the
     // failure: answered before the crash reached it, or retried).
-    load::wait_for(&acked, at_failure + 9, "after the standby was promoted").await;
+    load::wait_for(&acked, at_failure + 9)
+        .await
+        .expect("after the standby was promoted");
     let answering_again = failed.elapsed();
-    load::wait_for(&acked, at_failure + 80, "on the promoted standby").await;
+    load::wait_for(&acked, at_failure + 80)
+        .await
+        .expect("on the promoted standby");
     let acknowledged = clients.stop().await;
     eprintln!(
         "failover: standby promoted {:.2} s after the primary's crash; the clients answered again \
@@ -50,7 +56,20 @@ async fn a_promoted_synchronous_standby_holds_every_acknowledged_call() {
     );
 
     // Everything acknowledged, before the crash too, is in the promoted database.
-    load::check_acknowledged(&server.address, &acknowledged).await;
+    let rechecked = load::recheck(&server.address, &acknowledged)
+        .await
+        .expect("the server answers");
+    assert!(rechecked.before.ok && rechecked.after.ok, "{rechecked:?}");
+    assert!(rechecked.lost.is_empty(), "{:?}", rechecked.lost);
+    assert!(
+        rechecked.answered_anew.is_empty(),
+        "{:?}",
+        rechecked.answered_anew
+    );
+    assert_eq!(
+        rechecked.before.head_sequence, rechecked.after.head_sequence,
+        "the retries wrote nothing"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
         .args(["verify", "--store", &standby.url()])
         .output()

@@ -73,15 +73,14 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
             OnError::Stop,
         )));
     }
-    load::wait_for(&on_b, 400, "the second server before it is killed").await;
+    load::wait_for(&on_b, 400)
+        .await
+        .expect("the second server before it is killed");
     let b_dir_path = b.kill();
     let at_kill = on_a.load(Ordering::Relaxed);
-    load::wait_for(
-        &on_a,
-        at_kill + 400,
-        "the first server after the second was killed",
-    )
-    .await;
+    load::wait_for(&on_a, at_kill + 400)
+        .await
+        .expect("the first server after the second was killed");
     stop.store(true, Ordering::Relaxed);
     let mut acknowledged = Vec::new();
     for task in tasks {
@@ -94,7 +93,20 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
 
     // Everything acknowledged by either server is there; every request id sent again to the
     // surviving server is answered as the first time and writes nothing.
-    load::check_acknowledged(&a.address, &acknowledged).await;
+    let rechecked = load::recheck(&a.address, &acknowledged)
+        .await
+        .expect("the server answers");
+    assert!(rechecked.before.ok && rechecked.after.ok, "{rechecked:?}");
+    assert!(rechecked.lost.is_empty(), "{:?}", rechecked.lost);
+    assert!(
+        rechecked.answered_anew.is_empty(),
+        "{:?}",
+        rechecked.answered_anew
+    );
+    assert_eq!(
+        rechecked.before.head_sequence, rechecked.after.head_sequence,
+        "the retries wrote nothing"
+    );
 
     // The killed server starts again on the same database and goes on; a hand's expected
     // version holds across servers.

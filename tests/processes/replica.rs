@@ -28,7 +28,9 @@ async fn play_on(server: &Server, calls: usize, first_client: usize) -> Vec<load
         first_client..first_client + 4,
         OnError::Stop,
     );
-    load::wait_for(&clients.acked, calls, "playing on the primary").await;
+    load::wait_for(&clients.acked, calls)
+        .await
+        .expect("playing on the primary");
     clients.stop().await
 }
 
