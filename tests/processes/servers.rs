@@ -96,17 +96,7 @@ async fn two_servers_on_one_database_never_fork_and_lose_nothing_when_one_is_kil
     let rechecked = load::recheck(&a.address, &acknowledged)
         .await
         .expect("the server answers");
-    assert!(rechecked.before.ok && rechecked.after.ok, "{rechecked:?}");
-    assert!(rechecked.lost.is_empty(), "{:?}", rechecked.lost);
-    assert!(
-        rechecked.answered_anew.is_empty(),
-        "{:?}",
-        rechecked.answered_anew
-    );
-    assert_eq!(
-        rechecked.before.head_sequence, rechecked.after.head_sequence,
-        "the retries wrote nothing"
-    );
+    assert_eq!(rechecked.problems(), Vec::<String>::new());
 
     // The killed server starts again on the same database and goes on; a hand's expected
     // version holds across servers.

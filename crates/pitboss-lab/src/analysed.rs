@@ -6,7 +6,8 @@
 
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::games::Hand;
-use pitboss_engine::settlement::{BetLine, Wager};
+use pitboss_engine::money::Money;
+use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
 use super::error::LabError;
 use super::par::ParSheet;
@@ -50,4 +51,12 @@ pub(crate) trait Analysed: Sync {
         let _ = (group, hand, line);
         None
     }
+}
+
+/// Wagers of these bets at these stakes.
+pub(crate) fn wagers(stakes: &[(BetId, Money)]) -> Vec<Wager> {
+    stakes
+        .iter()
+        .map(|&(bet, amount)| Wager { bet, amount })
+        .collect()
 }

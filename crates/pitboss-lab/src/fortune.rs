@@ -11,7 +11,7 @@ use pitboss_engine::money::Money;
 use pitboss_engine::paytable::row_for;
 use pitboss_engine::settlement::{BetId, Wager};
 
-use super::analysed::Analysed;
+use super::analysed::{wagers, Analysed};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -42,16 +42,10 @@ impl Analysed for Lab {
 
     fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
         let r: &FortunePaiGowRules = config.rules_of()?;
-        Ok(vec![
-            Wager {
-                bet: BetId::Main,
-                amount: r.main.min,
-            },
-            Wager {
-                bet: BetId::FortuneBonus,
-                amount: r.bonus.min,
-            },
-        ])
+        Ok(wagers(&[
+            (BetId::Main, r.main.min),
+            (BetId::FortuneBonus, r.bonus.min),
+        ]))
     }
 }
 

@@ -22,7 +22,7 @@ use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay, PayRow};
 use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
-use super::analysed::{Analysed, Footprint};
+use super::analysed::{wagers, Analysed, Footprint};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -75,16 +75,10 @@ impl Analysed for Lab {
 
     fn reference_wagers(&self, config: &GameConfig) -> Result<Vec<Wager>, LabError> {
         let r: &MississippiRules = config.rules_of()?;
-        Ok(vec![
-            Wager {
-                bet: BetId::Ante,
-                amount: r.ante.min,
-            },
-            Wager {
-                bet: BetId::Bonus,
-                amount: r.bonus.min,
-            },
-        ])
+        Ok(wagers(&[
+            (BetId::Ante, r.ante.min),
+            (BetId::Bonus, r.bonus.min),
+        ]))
     }
 
     fn row_of(&self, group: &str, hand: &Hand, line: &BetLine) -> Option<String> {

@@ -247,6 +247,28 @@ pub struct Rechecked {
     pub answered_anew: Vec<String>,
 }
 
+impl Rechecked {
+    /// Every contradiction found, in words: a verification that failed, an acknowledged call lost
+    /// or answered anew, a log that grew while only retries were sent. Empty when there is none.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (when, report) in [("before", &self.before), ("after", &self.after)] {
+            if !report.ok {
+                problems.push(format!("the log does not verify {when}: {report:?}"));
+            }
+        }
+        problems.extend(self.lost.iter().cloned());
+        problems.extend(self.answered_anew.iter().cloned());
+        if self.before.head_sequence != self.after.head_sequence {
+            problems.push(format!(
+                "the retries wrote: the head moved from {:?} to {:?}",
+                self.before.head_sequence, self.after.head_sequence
+            ));
+        }
+        problems
+    }
+}
+
 /// Reads back every acknowledged call from the log of `server` (its hand at the version
 /// acknowledged, or later) and sends each again with its request id, around a `VerifyLog` before
 /// and after: what a test needs to show nothing acknowledged was lost and a retry writes nothing.

@@ -1,7 +1,8 @@
 //! The roles and what each RPC needs: the one table the server enforces and `docs/security.md`
 //! shows (a test holds the two to each other and to the running server).
 //!
-//! This module names methods by their gRPC paths and roles by their ids; it does not see requests
+//! This module names methods by their generated constants (`pitboss_proto::methods`, so a method
+//! misspelt does not compile) and roles by their ids; it does not see requests
 //! or principals' scopes (the handlers check scopes, since only they know a hand's table).
 
 use serde::{Deserialize, Serialize};
@@ -61,78 +62,55 @@ pub enum Need {
     AnyOf(&'static [Role]),
 }
 
+use pitboss_proto::methods::{audit, lab, operations, play};
 use Role::{ConfigAdmin, GameClient, KeyAdmin, Lab, Regulator, Supervisor};
 
 /// Every pitboss RPC and the roles that may call it. Scopes (tables, games) narrow what a role
 /// reaches further: see `docs/security.md`.
 pub const METHODS: &[(&str, &[Role])] = &[
-    ("/pitboss.v1.Play/OpenHand", &[GameClient, Lab]),
-    ("/pitboss.v1.Play/Act", &[GameClient, Lab]),
-    ("/pitboss.v1.Play/PlayHand", &[GameClient, Lab]),
+    (play::OPEN_HAND, &[GameClient, Lab]),
+    (play::ACT, &[GameClient, Lab]),
+    (play::PLAY_HAND, &[GameClient, Lab]),
+    (play::GET_HAND, &[GameClient, Lab, Supervisor, Regulator]),
+    (audit::DERIVE_DEAL, &[Lab, Regulator]),
+    (audit::REPLAY_HAND, &[Supervisor, Regulator]),
+    (audit::VERIFY_LOG, &[Regulator]),
+    (audit::GET_HAND_EVENTS, &[Supervisor, Regulator]),
+    (audit::LIST_HANDS, &[GameClient, Supervisor, Regulator]),
+    (audit::STREAM_EVENTS, &[Regulator]),
+    (audit::GET_CHECKPOINT, &[Regulator]),
+    (audit::GET_INCLUSION_PROOF, &[Regulator]),
+    (audit::GET_CONSISTENCY_PROOF, &[Regulator]),
+    (audit::GET_HAND_BUNDLE, &[Supervisor, Regulator]),
+    (audit::GET_DISPUTE_PACKET, &[Supervisor, Regulator]),
+    (audit::EXPORT_HANDS, &[Regulator]),
+    (audit::GET_RETURNS, &[Supervisor, Regulator]),
+    (audit::LIST_SIGNIFICANT_EVENTS, &[Supervisor, Regulator]),
+    (operations::PUBLISH_CONFIG, &[ConfigAdmin]),
     (
-        "/pitboss.v1.Play/GetHand",
-        &[GameClient, Lab, Supervisor, Regulator],
-    ),
-    ("/pitboss.v1.Audit/DeriveDeal", &[Lab, Regulator]),
-    ("/pitboss.v1.Audit/ReplayHand", &[Supervisor, Regulator]),
-    ("/pitboss.v1.Audit/VerifyLog", &[Regulator]),
-    ("/pitboss.v1.Audit/GetHandEvents", &[Supervisor, Regulator]),
-    (
-        "/pitboss.v1.Audit/ListHands",
-        &[GameClient, Supervisor, Regulator],
-    ),
-    ("/pitboss.v1.Audit/StreamEvents", &[Regulator]),
-    ("/pitboss.v1.Audit/GetCheckpoint", &[Regulator]),
-    ("/pitboss.v1.Audit/GetInclusionProof", &[Regulator]),
-    ("/pitboss.v1.Audit/GetConsistencyProof", &[Regulator]),
-    ("/pitboss.v1.Audit/GetHandBundle", &[Supervisor, Regulator]),
-    (
-        "/pitboss.v1.Audit/GetDisputePacket",
-        &[Supervisor, Regulator],
-    ),
-    ("/pitboss.v1.Audit/ExportHands", &[Regulator]),
-    ("/pitboss.v1.Audit/GetReturns", &[Supervisor, Regulator]),
-    (
-        "/pitboss.v1.Audit/ListSignificantEvents",
-        &[Supervisor, Regulator],
-    ),
-    ("/pitboss.v1.Operations/PublishConfig", &[ConfigAdmin]),
-    (
-        "/pitboss.v1.Operations/ListConfigs",
+        operations::LIST_CONFIGS,
         &[GameClient, Supervisor, ConfigAdmin, Regulator, Lab],
     ),
-    ("/pitboss.v1.Operations/VoidHand", &[Supervisor]),
+    (operations::VOID_HAND, &[Supervisor]),
+    (operations::RECORD_TABLE_MALFUNCTION, &[Supervisor]),
+    (operations::RUN_SWEEP, &[Supervisor]),
+    (operations::APPROVE_PROPOSAL, &[Supervisor, ConfigAdmin]),
+    (operations::REJECT_PROPOSAL, &[Supervisor, ConfigAdmin]),
     (
-        "/pitboss.v1.Operations/RecordTableMalfunction",
-        &[Supervisor],
-    ),
-    ("/pitboss.v1.Operations/RunSweep", &[Supervisor]),
-    (
-        "/pitboss.v1.Operations/ApproveProposal",
-        &[Supervisor, ConfigAdmin],
-    ),
-    (
-        "/pitboss.v1.Operations/RejectProposal",
-        &[Supervisor, ConfigAdmin],
-    ),
-    (
-        "/pitboss.v1.Operations/ListProposals",
+        operations::LIST_PROPOSALS,
         &[Supervisor, ConfigAdmin, Regulator],
     ),
-    ("/pitboss.v1.Operations/ReloadAccess", &[KeyAdmin]),
-    ("/pitboss.v1.Operations/RecordInvestigation", &[Supervisor]),
-    (
-        "/pitboss.v1.Operations/AuthenticateSoftware",
-        &[Regulator, Lab],
-    ),
-    ("/pitboss.v1.Operations/RotateSigningKey", &[KeyAdmin]),
-    ("/pitboss.v1.Lab/GetParSheets", &[Lab, Regulator]),
-    ("/pitboss.v1.Lab/Simulate", &[Lab]),
-    ("/pitboss.v1.Lab/TestRng", &[Lab]),
-    ("/pitboss.v1.Lab/Certify", &[Lab]),
-    ("/pitboss.v1.Lab/StreamRngWords", &[Lab]),
-    ("/pitboss.v1.Lab/StreamShuffles", &[Lab]),
-    ("/pitboss.v1.Lab/CheckTranscripts", &[Lab, Regulator]),
+    (operations::RELOAD_ACCESS, &[KeyAdmin]),
+    (operations::RECORD_INVESTIGATION, &[Supervisor]),
+    (operations::AUTHENTICATE_SOFTWARE, &[Regulator, Lab]),
+    (operations::ROTATE_SIGNING_KEY, &[KeyAdmin]),
+    (lab::GET_PAR_SHEETS, &[Lab, Regulator]),
+    (lab::SIMULATE, &[Lab]),
+    (lab::TEST_RNG, &[Lab]),
+    (lab::CERTIFY, &[Lab]),
+    (lab::STREAM_RNG_WORDS, &[Lab]),
+    (lab::STREAM_SHUFFLES, &[Lab]),
+    (lab::CHECK_TRANSCRIPTS, &[Lab, Regulator]),
 ];
 
 /// The RPCs that may append to the log. A read-only server (`serve --read-only`, on a replica)
@@ -140,17 +118,17 @@ pub const METHODS: &[(&str, &[Role])] = &[
 /// (`READ_ONLY`). Reloading the access file is not among them: a read-only server has an access
 /// file of its own (its changes are not recorded: there is no log to write them to).
 pub const LOG_WRITERS: &[&str] = &[
-    "/pitboss.v1.Play/OpenHand",
-    "/pitboss.v1.Play/Act",
-    "/pitboss.v1.Play/PlayHand",
-    "/pitboss.v1.Operations/PublishConfig",
-    "/pitboss.v1.Operations/VoidHand",
-    "/pitboss.v1.Operations/RecordTableMalfunction",
-    "/pitboss.v1.Operations/RunSweep",
-    "/pitboss.v1.Operations/ApproveProposal",
-    "/pitboss.v1.Operations/RejectProposal",
-    "/pitboss.v1.Operations/RotateSigningKey",
-    "/pitboss.v1.Operations/RecordInvestigation",
+    play::OPEN_HAND,
+    play::ACT,
+    play::PLAY_HAND,
+    operations::PUBLISH_CONFIG,
+    operations::VOID_HAND,
+    operations::RECORD_TABLE_MALFUNCTION,
+    operations::RUN_SWEEP,
+    operations::APPROVE_PROPOSAL,
+    operations::REJECT_PROPOSAL,
+    operations::ROTATE_SIGNING_KEY,
+    operations::RECORD_INVESTIGATION,
 ];
 
 /// Whether a call to `path` may append to the log ([`LOG_WRITERS`]).
@@ -172,6 +150,15 @@ pub fn need(path: &str) -> Need {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_has_one_row_for_every_method_of_the_descriptor() {
+        for method in pitboss_proto::methods::ALL {
+            let rows = METHODS.iter().filter(|(m, _)| m == method).count();
+            assert_eq!(rows, 1, "{method}");
+        }
+        assert_eq!(METHODS.len(), pitboss_proto::methods::ALL.len());
+    }
 
     #[test]
     fn every_rpc_that_writes_the_log_is_a_method_of_the_table() {

@@ -1,6 +1,6 @@
 //! The `pitboss.v1.Audit` service: what regulators call. Read-only: deriving a deal from a seed,
 //! replaying a hand into its proof report, verifying the log, reading a hand's events, recall.
-//! Every request is held to its limits (`limits.rs`) before anything else; a sequence or a tree
+//! Every request is held to its limits (`limits/`) before anything else; a sequence or a tree
 //! size beyond the log is `OUT_OF_RANGE`, naming the field.
 //!
 //! Reads that take more than a moment (verification, replay, bundles, proofs, recall) run in the

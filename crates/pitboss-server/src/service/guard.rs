@@ -2,7 +2,7 @@
 //!
 //! - catches a panic in a handler's future, logs it (method and message) and answers that call
 //!   `INTERNAL`; the connection and every other call on it go on, and so does the server;
-//! - answers a call whose answer does not begin within its service's deadline (`limits.rs`), or
+//! - answers a call whose answer does not begin within its service's deadline (`limits/`), or
 //!   the client's own shorter `grpc-timeout`, with `DEADLINE_EXCEEDED`;
 //! - answers `UNAVAILABLE` at once, with why (`PREPARING`) and when to retry, every call but
 //!   health and reflection while the server is still preparing ([`Readiness`]);
@@ -142,7 +142,7 @@ pub struct GuardLayer {
 }
 
 impl GuardLayer {
-    /// Each service's deadline from `limits.rs`, at most `max_in_flight` calls handled at once,
+    /// Each service's deadline from `limits/`, at most `max_in_flight` calls handled at once,
     /// answers counted in `metrics`.
     pub fn new(max_in_flight: usize, metrics: Option<std::sync::Arc<Metrics>>) -> GuardLayer {
         GuardLayer {
@@ -163,7 +163,7 @@ impl GuardLayer {
 }
 
 impl Default for GuardLayer {
-    /// Each service's deadline and the calls in flight from `limits.rs`, no metrics.
+    /// Each service's deadline and the calls in flight from `limits/`, no metrics.
     fn default() -> GuardLayer {
         GuardLayer::new(limits::MAX_IN_FLIGHT, None)
     }

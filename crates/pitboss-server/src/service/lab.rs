@@ -7,7 +7,7 @@
 //! caller has gone stops within a few thousand hands. Exact sheets are kept per configuration once
 //! computed (they cannot change: the id is the configuration's hash), for a bounded number of
 //! configurations. At most a few streams run at once, each ended when its client reads nothing for
-//! a minute. Every request is held to its limits (`limits.rs`) before anything else.
+//! a minute. Every request is held to its limits (`limits/`) before anything else.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,5 @@
 //! The `pitboss.v1.Operations` service: configurations, the void rules and the two-person rule's
-//! proposals, for operators. Every request is held to its limits (`limits.rs`) before anything
+//! proposals, for operators. Every request is held to its limits (`limits/`) before anything
 //! else; the caller's scopes and the right role for a proposal are checked here (`scope.rs`), and
 //! every event written names the caller as its actor.
 

@@ -1,5 +1,5 @@
 //! The `pitboss.v1.Play` service: open a hand, act on it, see it as the player may. Every request
-//! is held to its limits (`limits.rs`) before anything else.
+//! is held to its limits (`limits/`) before anything else.
 
 use std::sync::Arc;
 

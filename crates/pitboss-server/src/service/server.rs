@@ -2,7 +2,7 @@
 //! (v1 and v1alpha, so `grpcurl` works with no proto files), behind the guard and the
 //! authentication, on a listener the caller bound and served by `transport.rs`.
 //!
-//! The transport's limits (`limits.rs`, `docs/limits.md`), so that no client can hold the server's
+//! The transport's limits (`limits/`, `docs/limits.md`), so that no client can hold the server's
 //! memory or connections without bound:
 //!
 //! - per service: the largest request and reply message, and a deadline for unary calls

@@ -2,7 +2,7 @@
 //! built here — the field violations (`INVALID_ARGUMENT`, `OUT_OF_RANGE`), the floor's and the
 //! ledger's errors by their kind, the engine's refusals by theirs, the preconditions (`READ_ONLY`,
 //! `ADVICE_UNAVAILABLE`, `KEY_CHANGED`, …). Owns no translation of values (`convert.rs` does) and
-//! no limit (`limits.rs` does); imports neither, so neither imports the other through it.
+//! no limit (`limits/` does); imports neither, so neither imports the other through it.
 
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};

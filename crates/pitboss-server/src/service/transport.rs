@@ -1,6 +1,6 @@
 //! The gRPC port's connections: each admitted by `connections.rs`, its TLS handshake (rustls, when
 //! the server has a certificate) and HTTP/2 preface read within the handshake deadline, then served
-//! by hyper's HTTP/2 server with the transport's limits (`limits.rs`: concurrent streams, header
+//! by hyper's HTTP/2 server with the transport's limits (`limits/`: concurrent streams, header
 //! list, keepalive pings), closed with a GOAWAY once idle past the idle deadline, and drained when
 //! the server stops.
 //!
