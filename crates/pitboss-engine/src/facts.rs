@@ -90,7 +90,6 @@ pub enum Advice {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
-
     use std::sync::Arc;
 
     use crate::config::GameConfig;
