@@ -561,19 +561,22 @@ pub fn payload_to_config(
     Ok(Some(config))
 }
 
-/// The protobuf `Game` value of an engine game: `GAME_` and its id in capitals.
+/// The protobuf `Game` value of an engine game: `GAME_` and its id in capitals. No allocation:
+/// it is on every answer that names a game.
 pub fn game_to(game: GameId) -> proto::Game {
-    let name = format!("GAME_{}", game.id().to_ascii_uppercase());
-    proto::Game::from_str_name(&name).unwrap_or(proto::Game::Unspecified)
+    (1..)
+        .map_while(|value| proto::Game::try_from(value).ok())
+        .find(|value| game_from(*value) == Some(game))
+        .unwrap_or(proto::Game::Unspecified)
 }
 
-/// The engine game of a protobuf `Game` value (`None` for `GAME_UNSPECIFIED`).
+/// The engine game of a protobuf `Game` value (`None` for `GAME_UNSPECIFIED`). No allocation: it
+/// is on every request that names a game.
 pub fn game_from(game: proto::Game) -> Option<GameId> {
-    let id = game
-        .as_str_name()
-        .strip_prefix("GAME_")?
-        .to_ascii_lowercase();
-    id.parse().ok()
+    let name = game.as_str_name().strip_prefix("GAME_")?;
+    GameId::ALL
+        .into_iter()
+        .find(|id| name.eq_ignore_ascii_case(id.id()))
 }
 
 #[cfg(test)]
