@@ -598,3 +598,70 @@ fn every_source_file_is_on_the_map() {
         unnamed.join("\n")
     );
 }
+
+/// The games of the engine's roster (`roster.rs`): each line's variant name and module name.
+fn roster() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join("crates/pitboss-engine/src/roster.rs"))
+        .expect("the roster");
+    let list = text
+        .split("$then! {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("the roster's list");
+    list.lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.trim().trim_end_matches(';').split(' ').collect();
+            match words[..] {
+                [variant, _id, module, _rules] => Some((variant.to_string(), module.to_string())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The files that may name every game: the lab's one dispatch to its game modules. (The engine's
+/// own dispatches are generated from the roster and name no game.)
+const GAME_TABLES: [&str; 1] = ["crates/pitboss-lab/src/games.rs"];
+
+/// No hand-written table keyed by game: outside the games' own modules, their tests and
+/// `GAME_TABLES`, no source file names every game of the roster (as `GameId::X` or `Rules::X`),
+/// so a fifth game is the roster's line, its modules and the lines ARCHITECTURE.md counts.
+#[test]
+fn no_table_is_keyed_by_game() {
+    let games = roster();
+    assert!(games.len() >= 4, "the roster is read: {games:?}");
+    let mut files = sources(&root().join("src"));
+    for krate in std::fs::read_dir(root().join("crates")).expect("crates/") {
+        files.extend(sources(&krate.expect("a crate").path().join("src")));
+    }
+    let mut tables = Vec::new();
+    for file in &files {
+        let relative = file
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(file).expect("a readable source file");
+        let code = without_comments(code_before_tests(&text));
+        let names_every_game = games.iter().all(|(variant, _)| {
+            code.contains(&format!("GameId::{variant}"))
+                || code.contains(&format!("Rules::{variant}"))
+        });
+        if names_every_game && !GAME_TABLES.contains(&relative.as_str()) {
+            tables.push(relative);
+        }
+    }
+    assert!(
+        tables.is_empty(),
+        "tables keyed by game outside the roster (generate them from `roster!`, or move the \
+         game's part into its module):\n{}",
+        tables.join("\n")
+    );
+    // Every game's two engine modules are where the roster says.
+    for (_, module) in &games {
+        for folder in ["config", "games"] {
+            let path = root().join(format!("crates/pitboss-engine/src/{folder}/{module}.rs"));
+            assert!(path.is_file(), "{} is missing", path.display());
+        }
+    }
+}

@@ -1,12 +1,13 @@
-//! What the rest of the system knows of a game beyond its rules and its deal (`game.rs`): its name
-//! for people, how its bets group in the returns, how its paytables read on a page, and how a
+//! What the rest of the system knows of a game beyond its rules: its name for people, what it deals
+//! and to whom, how its bets group in the returns, how its paytables read on a page, and how a
 //! player is advised. Each game's module declares its [`GameFacts`]; `GameId::facts` (in
-//! `games/play.rs`) is the one place that picks them, so the floor, the server, the pages and the
-//! CLI keep no table of their own keyed by game.
+//! `games/play.rs`, from the roster) is the one place that picks them, so the floor, the server,
+//! the pages and the CLI keep no table of their own keyed by game.
 //!
 //! Facts are constants: no I/O, nothing computed from a configuration (a configuration's numbers
 //! are its rules').
 
+use crate::game::{Material, SeatLayout};
 use crate::settlement::BetId;
 
 /// One game's facts.
@@ -14,6 +15,11 @@ use crate::settlement::BetId;
 pub struct GameFacts {
     /// The name people read (`Mississippi Stud`).
     pub name: &'static str,
+    /// What the game's randomness draws: a shuffled deck, or dice.
+    pub material: Material,
+    /// The seats of a card game in deal order, each with the deck positions it receives (empty
+    /// for dice games).
+    pub layout: &'static [SeatLayout],
     /// The bet groups the PAR sheets and the live returns are kept by; every bet of the game is in
     /// exactly one.
     pub groups: &'static [BetGroup],

@@ -1,7 +1,8 @@
-//! The four games' ids and deal layouts: which deck each uses and which deck positions each seat
-//! receives, in the documented deal order (RNG.md §6). The game engines and `pitboss deal` both
-//! read the layout from here, so there is one deal order per game. The rest of what is known of a
-//! game is its facts (`facts.rs`, reached by `GameId::facts`).
+//! The games' ids ([`GameId`], from the roster in `roster.rs`) and the words of a deal: what a game
+//! draws ([`Material`]) and which deck positions each seat receives ([`SeatLayout`]), in the
+//! documented deal order (RNG.md §6). Each game declares its own material and layout in its facts
+//! (`GameId::facts`), which the game engines and `pitboss deal` both read, so there is one deal
+//! order per game.
 
 use std::fmt;
 use std::ops::Range;
@@ -9,17 +10,33 @@ use std::str::FromStr;
 
 use super::card::Deck;
 
-/// A game id, as in `spec/GAMES.md`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum GameId {
-    MississippiStud,
-    FortunePaiGow,
-    Nutz,
-    CaribbeanStud,
+/// Declares [`GameId`] from the roster (`roster.rs`).
+macro_rules! game_ids {
+    ($($variant:ident $id:literal $module:ident $rules:ident;)*) => {
+        /// A game id, as in `spec/GAMES.md`.
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize,
+            serde::Deserialize,
+        )]
+        pub enum GameId {
+            $(#[serde(rename = $id)] $variant,)*
+        }
+
+        impl GameId {
+            /// All games, in the roster's order.
+            pub const ALL: [GameId; [$($id),*].len()] = [$(GameId::$variant),*];
+
+            /// The stable id string.
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(GameId::$variant => $id,)*
+                }
+            }
+        }
+    };
 }
+
+crate::roster::roster!(game_ids);
 
 /// A game id that is not one of the four.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -27,14 +44,6 @@ pub enum GameId {
 pub struct UnknownGame(pub String);
 
 impl GameId {
-    /// All games.
-    pub const ALL: [GameId; 4] = [
-        GameId::MississippiStud,
-        GameId::FortunePaiGow,
-        GameId::Nutz,
-        GameId::CaribbeanStud,
-    ];
-
     /// Every game named by `name`, for people: `a, b, c or d`.
     pub fn listed(name: fn(GameId) -> &'static str) -> String {
         let names: Vec<&str> = GameId::ALL.into_iter().map(name).collect();
@@ -44,59 +53,17 @@ impl GameId {
         }
     }
 
-    /// The stable id string.
-    pub const fn id(self) -> &'static str {
-        match self {
-            GameId::MississippiStud => "mississippi_stud",
-            GameId::FortunePaiGow => "fortune_pai_gow",
-            GameId::Nutz => "nutz",
-            GameId::CaribbeanStud => "caribbean_stud",
-        }
-    }
-
-    /// What the game's randomness draws: a shuffled deck, or dice.
+    /// What the game's randomness draws: a shuffled deck, or dice (its facts').
     pub const fn material(self) -> Material {
-        match self {
-            GameId::MississippiStud | GameId::CaribbeanStud => Material::Cards(Deck::Standard52),
-            GameId::FortunePaiGow => Material::Cards(Deck::WithJoker53),
-            GameId::Nutz => Material::Dice { count: 5 },
-        }
+        self.facts().material
     }
 
-    /// The seats of a card game in deal order, each with the deck positions it receives. Empty for
-    /// dice games.
+    /// The seats of a card game in deal order, each with the deck positions it receives (its
+    /// facts'). Empty for dice games.
     pub const fn layout(self) -> &'static [SeatLayout] {
-        match self {
-            GameId::MississippiStud => &MISSISSIPPI_STUD_LAYOUT,
-            GameId::FortunePaiGow => &FORTUNE_PAI_GOW_LAYOUT,
-            GameId::CaribbeanStud => &CARIBBEAN_STUD_LAYOUT,
-            GameId::Nutz => &[],
-        }
+        self.facts().layout
     }
 }
-
-const MISSISSIPPI_STUD_LAYOUT: [SeatLayout; 2] = [
-    SeatLayout::new(Seat::Player, 0..2, "both face up"),
-    SeatLayout::new(
-        Seat::Community,
-        2..5,
-        "face down; revealed one by one after the 3rd, 4th and 5th street decisions",
-    ),
-];
-
-const FORTUNE_PAI_GOW_LAYOUT: [SeatLayout; 2] = [
-    SeatLayout::new(Seat::Player, 0..7, "the player's seven cards"),
-    SeatLayout::new(Seat::Dealer, 7..14, "the dealer's seven cards"),
-];
-
-const CARIBBEAN_STUD_LAYOUT: [SeatLayout; 2] = [
-    SeatLayout::new(Seat::Player, 0..5, "the player's five cards"),
-    SeatLayout::new(
-        Seat::Dealer,
-        5..10,
-        "the dealer's five cards; the last (position 9) is face up",
-    ),
-];
 
 impl fmt::Display for GameId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod money;
 pub mod paytable;
 pub mod rng;
+mod roster;
 pub mod settlement;
 pub use field::FieldPath;
 pub use ids::id_of;

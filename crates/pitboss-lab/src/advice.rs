@@ -1,27 +1,27 @@
 //! The optimal strategy's decision for a hand as it stands, read only from what the player may see
-//! (the player view): Mississippi Stud from the backward-induction tables, Caribbean Stud from the
-//! decision table or by enumerating the dealer's completions, Fortune Pai Gow the house way's
-//! setting, Nutz its one decision (shake; the hold rule does the rest). One function serves the
-//! Play service's advice, `PlayHand`'s `follow_advice` and simulation.
+//! (the player view), and the strategy tables it is read from, built once per configuration and
+//! kept as bytes. Each game's module says how it is advised and what its tables are
+//! (`analysed::Analysed`: Mississippi Stud from the backward-induction tables, Caribbean Stud from
+//! the decision table or by enumerating the dealer's completions, Fortune Pai Gow the house way's
+//! setting, Nutz its one decision); this module holds no game's rule. One function serves the Play
+//! service's advice, `PlayHand`'s `follow_advice` and simulation.
+//!
+//! Must not hold a game's strategy: that is its module's.
 
-use pitboss_engine::card::Card;
-use pitboss_engine::config::{GameConfig, Rules};
-use pitboss_engine::game::Seat;
+use pitboss_engine::config::GameConfig;
 use pitboss_engine::games::view::player_view;
-use pitboss_engine::games::{Action, Hand, Shaker, Status};
-use pitboss_engine::settlement::BetId;
+use pitboss_engine::games::{Action, Hand, Status};
 
+use super::analysed::Tables;
 use super::error::LabError;
-use super::{caribbean, mississippi};
+use super::games;
 
-/// What the advice is computed with.
+/// What the advice is computed with: a configuration's tables, or none (a game that reads tables
+/// then advises as its module does without them: Caribbean Stud by enumerating the dealer's
+/// 163 185 completions, about a millisecond a decision; Mississippi Stud not at all).
 #[derive(Clone, Copy, Default)]
 pub struct Advisor<'a> {
-    /// Mississippi Stud's tables (its hands get no advice without them).
-    pub(crate) mississippi: Option<&'a mississippi::Strategy>,
-    /// Caribbean Stud's decision table; without it each decision enumerates the 163 185 dealer
-    /// completions (about a millisecond).
-    pub(crate) caribbean: Option<&'a caribbean::DecisionTable>,
+    tables: Option<&'a dyn Tables>,
 }
 
 impl Advisor<'_> {
@@ -30,88 +30,49 @@ impl Advisor<'_> {
         if hand.status() != Status::InProgress {
             return Ok(None);
         }
-        let view = player_view(hand);
-        let visible = |seat: Seat| -> Vec<Card> {
-            view.seats
-                .iter()
-                .filter(|s| s.seat == seat)
-                .flat_map(|s| s.cards.iter().flatten().copied())
-                .collect()
-        };
-        Ok(match &hand.config().rules {
-            Rules::MississippiStud(_) => {
-                let Some(strategy) = self.mississippi else {
-                    return Ok(None);
-                };
-                let mut seen = visible(Seat::Player);
-                seen.extend(visible(Seat::Community));
-                let ante = staked(hand, Some(BetId::Ante)).max(1);
-                strategy
-                    .advise(&seen, (staked(hand, None) / ante) as u32)
-                    .map(|choice| match choice {
-                        Some(multiple) => Action::Bet { multiple },
-                        None => Action::Fold,
-                    })
-            }
-            Rules::CaribbeanStud(rules) => {
-                let dealer = visible(Seat::Dealer);
-                let (Ok(player), [up]) =
-                    (<[Card; 5]>::try_from(visible(Seat::Player)), &dealer[..])
-                else {
-                    return Ok(None);
-                };
-                let decision = match self.caribbean {
-                    Some(table) => table.decide(&player, *up),
-                    None => caribbean::advise(rules, &player, *up)?,
-                };
-                Some(match decision {
-                    caribbean::Decision::Raise => Action::Raise,
-                    caribbean::Decision::Fold => Action::Fold,
-                })
-            }
-            Rules::FortunePaiGow(_) => view.suggested_low.map(|low| Action::SetHand { low }),
-            Rules::Nutz(_) => Some(Action::Shake { by: Shaker::Player }),
-        })
+        games::of(hand.game()).advise(hand, &player_view(hand), self.tables)
     }
 }
 
 /// The tables a configuration's advice needs, built once: Mississippi Stud's backward induction
-/// (about a quarter of a second), Caribbean Stud's decision table (the counting sweep, about 1.5 s on two
-/// cores); nothing for Pai Gow and Nutz.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// (about a quarter of a second), Caribbean Stud's decision table (the counting sweep, about 1.5 s
+/// on two cores); nothing for a game whose module builds none.
+#[derive(Debug, Default)]
 pub struct StrategyTables {
-    mississippi: Option<mississippi::Strategy>,
-    caribbean: Option<caribbean::DecisionTable>,
+    tables: Option<Box<dyn Tables>>,
 }
+
+impl PartialEq for StrategyTables {
+    fn eq(&self, other: &StrategyTables) -> bool {
+        match (&self.tables, &other.tables) {
+            (Some(mine), Some(theirs)) => mine.same(theirs.as_ref()),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for StrategyTables {}
 
 impl StrategyTables {
     /// Builds the tables of a configuration on `threads` threads; refused, before any work, when
     /// the lab cannot analyse it or they would not fit its budget ([`super::analysable`]).
     pub fn build(config: &GameConfig, threads: usize) -> Result<StrategyTables, LabError> {
         super::analysable::check(config, threads)?;
-        Ok(match &config.rules {
-            Rules::MississippiStud(rules) => StrategyTables {
-                mississippi: Some(mississippi::Strategy::build(rules)),
-                caribbean: None,
-            },
-            Rules::CaribbeanStud(rules) => StrategyTables {
-                mississippi: None,
-                caribbean: Some(caribbean::analyse(rules, threads)?.1),
-            },
-            _ => StrategyTables::default(),
+        Ok(StrategyTables {
+            tables: games::of(config.game).build_tables(config, threads)?,
         })
     }
 
-    /// The tables as bytes to keep: a tag (0 none, 1 Mississippi Stud's tables, 2 Caribbean
-    /// Stud's decision bits) and the tables' own bytes; [`StrategyTables::from_bytes`] reads them
-    /// back for the same configuration. Stored copies are keyed by the configuration's id and
-    /// [`crate::REVISION`]. `None` for tables whose stakes the bytes cannot hold (they are then
-    /// built again when needed).
+    /// The tables as bytes to keep: a tag (0 none, else the game's own: 1 Mississippi Stud's
+    /// tables, 2 Caribbean Stud's decision bits) and the tables' own bytes;
+    /// [`StrategyTables::from_bytes`] reads them back for the same configuration. Stored copies
+    /// are keyed by the configuration's id and [`crate::REVISION`]. `None` for tables whose stakes
+    /// the bytes cannot hold (they are then built again when needed).
     pub fn to_bytes(&self) -> Option<Vec<u8>> {
-        Some(match (&self.mississippi, &self.caribbean) {
-            (Some(strategy), _) => [vec![1], strategy.to_bytes()?].concat(),
-            (None, Some(table)) => [vec![2], table.to_bytes()].concat(),
-            (None, None) => vec![0],
+        Some(match &self.tables {
+            Some(tables) => [vec![tables.tag()], tables.to_bytes()?].concat(),
+            None => vec![0],
         })
     }
 
@@ -120,46 +81,31 @@ impl StrategyTables {
     /// configuration's: whoever keeps them checks that (a digest, the configuration's id).
     pub fn from_bytes(config: &GameConfig, bytes: &[u8]) -> Result<StrategyTables, LabError> {
         let stored = |reason: String| LabError::Stored { reason };
-        let (tag, rest) = bytes
+        let (&tag, rest) = bytes
             .split_first()
             .ok_or_else(|| stored("no bytes".into()))?;
-        Ok(match (&config.rules, tag) {
-            (Rules::MississippiStud(rules), 1) => StrategyTables {
-                mississippi: Some(mississippi::Strategy::from_bytes(rules, rest).map_err(stored)?),
-                caribbean: None,
-            },
-            (Rules::CaribbeanStud(_), 2) => StrategyTables {
-                mississippi: None,
-                caribbean: Some(caribbean::DecisionTable::from_bytes(rest).map_err(stored)?),
-            },
-            (Rules::FortunePaiGow(_) | Rules::Nutz(_), 0) if rest.is_empty() => {
-                StrategyTables::default()
+        let game = games::of(config.game);
+        let tables = match (tag, game.tables_tag()) {
+            (0, None) if rest.is_empty() => None,
+            (tag, Some(own)) if tag == own => {
+                Some(game.tables_from_bytes(config, rest).map_err(stored)?)
             }
-            (_, tag) => {
+            (tag, _) => {
                 return Err(stored(format!(
                     "tables of kind {tag} are not {}'s",
                     config.game.id()
                 )))
             }
-        })
+        };
+        Ok(StrategyTables { tables })
     }
 
     /// The advisor reading these tables.
     pub fn advisor(&self) -> Advisor<'_> {
         Advisor {
-            mississippi: self.mississippi.as_ref(),
-            caribbean: self.caribbean.as_ref(),
+            tables: self.tables.as_deref(),
         }
     }
-}
-
-/// The stakes on `bet`, or on every bet but the side bonus (`None`), in minor units.
-pub(crate) fn staked(hand: &Hand, bet: Option<BetId>) -> u64 {
-    hand.stakes()
-        .iter()
-        .filter(|w| bet.map_or(w.bet != BetId::Bonus, |b| w.bet == b))
-        .map(|w| w.amount.0)
-        .sum()
 }
 
 #[cfg(test)]

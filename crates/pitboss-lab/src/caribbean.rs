@@ -26,14 +26,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{CaribbeanRules, GameConfig};
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::dealer_qualifies;
-use pitboss_engine::games::Hand;
+use pitboss_engine::game::Seat;
+use pitboss_engine::games::view::PlayerView;
+use pitboss_engine::games::{dealer_qualifies, Action, Hand};
 use pitboss_engine::hand::poker5::{self, Category, HandValue};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay, PayRow};
 use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
-use super::analysed::{wagers, Analysed, Footprint};
+use super::analysed::{tables_of, visible, wagers, Analysed, Footprint, Tables};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -85,6 +86,62 @@ impl Analysed for Lab {
 
     fn row_of(&self, group: &str, _hand: &Hand, line: &BetLine) -> Option<String> {
         (group == "bonus" && line.pay.is_none()).then(|| "loses_or_folded".to_string())
+    }
+
+    fn advise(
+        &self,
+        hand: &Hand,
+        view: &PlayerView,
+        tables: Option<&dyn Tables>,
+    ) -> Result<Option<Action>, LabError> {
+        let dealer = visible(view, Seat::Dealer);
+        let (Ok(player), [up]) = (
+            <[Card; 5]>::try_from(visible(view, Seat::Player)),
+            &dealer[..],
+        ) else {
+            return Ok(None);
+        };
+        let decision = match tables_of::<DecisionTable>(tables) {
+            Some(table) => table.decide(&player, *up),
+            None => advise(hand.config().rules_of()?, &player, *up)?,
+        };
+        Ok(Some(match decision {
+            Decision::Raise => Action::Raise,
+            Decision::Fold => Action::Fold,
+        }))
+    }
+
+    fn build_tables(
+        &self,
+        config: &GameConfig,
+        threads: usize,
+    ) -> Result<Option<Box<dyn Tables>>, LabError> {
+        Ok(Some(Box::new(analyse(config.rules_of()?, threads)?.1)))
+    }
+
+    fn tables_tag(&self) -> Option<u8> {
+        Some(TABLES_TAG)
+    }
+
+    fn tables_from_bytes(
+        &self,
+        _config: &GameConfig,
+        bytes: &[u8],
+    ) -> Result<Box<dyn Tables>, String> {
+        Ok(Box::new(DecisionTable::from_bytes(bytes)?))
+    }
+}
+
+/// The tag of Caribbean Stud's kept decision table.
+const TABLES_TAG: u8 = 2;
+
+impl Tables for DecisionTable {
+    fn tag(&self) -> u8 {
+        TABLES_TAG
+    }
+
+    fn to_bytes(&self) -> Option<Vec<u8>> {
+        Some(DecisionTable::to_bytes(self))
     }
 }
 

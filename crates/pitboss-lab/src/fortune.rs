@@ -5,13 +5,15 @@
 
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{FortunePaiGowRules, GameConfig};
+use pitboss_engine::games::view::PlayerView;
+use pitboss_engine::games::{Action, Hand};
 use pitboss_engine::hand::fortune::{classify_masks, FortuneCategory, SuitMasks};
 use pitboss_engine::house_way::Edition;
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::row_for;
 use pitboss_engine::settlement::{BetId, Wager};
 
-use super::analysed::{wagers, Analysed};
+use super::analysed::{wagers, Analysed, Tables};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -46,6 +48,16 @@ impl Analysed for Lab {
             (BetId::Main, r.main.min),
             (BetId::FortuneBonus, r.bonus.min),
         ]))
+    }
+
+    fn advise(
+        &self,
+        _hand: &Hand,
+        view: &PlayerView,
+        _tables: Option<&dyn Tables>,
+    ) -> Result<Option<Action>, LabError> {
+        // The house way's setting, which the engine puts in the player's view.
+        Ok(view.suggested_low.map(|low| Action::SetHand { low }))
     }
 }
 

@@ -15,14 +15,15 @@ use std::collections::HashMap;
 use pitboss_engine::card::Card;
 use pitboss_engine::config::{GameConfig, MississippiHand, MississippiRules};
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::mississippi_hand;
-use pitboss_engine::games::Hand;
+use pitboss_engine::game::Seat;
+use pitboss_engine::games::view::PlayerView;
+use pitboss_engine::games::{mississippi_hand, Action, Hand};
 use pitboss_engine::hand::{poker5, three_card};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::{row_for, Pay, PayRow};
 use pitboss_engine::settlement::{BetId, BetLine, Wager};
 
-use super::analysed::{wagers, Analysed, Footprint};
+use super::analysed::{staked, tables_of, visible, wagers, Analysed, Footprint, Tables};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -97,6 +98,60 @@ impl Analysed for Lab {
             return Some(format!("fold_on_{street}_street"));
         }
         line.pay.is_none().then(|| "loses".to_string())
+    }
+
+    fn advise(
+        &self,
+        hand: &Hand,
+        view: &PlayerView,
+        tables: Option<&dyn Tables>,
+    ) -> Result<Option<Action>, LabError> {
+        let Some(strategy) = tables_of::<Strategy>(tables) else {
+            return Ok(None);
+        };
+        let mut seen = visible(view, Seat::Player);
+        seen.extend(visible(view, Seat::Community));
+        let ante = staked(hand, Some(BetId::Ante)).max(1);
+        Ok(strategy
+            .advise(&seen, (staked(hand, None) / ante) as u32)
+            .map(|choice| match choice {
+                Some(multiple) => Action::Bet { multiple },
+                None => Action::Fold,
+            }))
+    }
+
+    fn build_tables(
+        &self,
+        config: &GameConfig,
+        _threads: usize,
+    ) -> Result<Option<Box<dyn Tables>>, LabError> {
+        Ok(Some(Box::new(Strategy::build(config.rules_of()?))))
+    }
+
+    fn tables_tag(&self) -> Option<u8> {
+        Some(TABLES_TAG)
+    }
+
+    fn tables_from_bytes(
+        &self,
+        config: &GameConfig,
+        bytes: &[u8],
+    ) -> Result<Box<dyn Tables>, String> {
+        let rules = config.rules_of().map_err(|e| e.to_string())?;
+        Ok(Box::new(Strategy::from_bytes(rules, bytes)?))
+    }
+}
+
+/// The tag of Mississippi Stud's kept tables.
+const TABLES_TAG: u8 = 1;
+
+impl Tables for Strategy {
+    fn tag(&self) -> u8 {
+        TABLES_TAG
+    }
+
+    fn to_bytes(&self) -> Option<Vec<u8>> {
+        Strategy::to_bytes(self)
     }
 }
 

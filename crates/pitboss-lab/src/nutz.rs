@@ -7,13 +7,14 @@ use std::collections::HashMap;
 
 use pitboss_engine::config::{GameConfig, NutzRow, NutzRules};
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::Hand;
+use pitboss_engine::games::view::PlayerView;
 use pitboss_engine::games::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
+use pitboss_engine::games::{Action, Hand, Shaker};
 use pitboss_engine::paytable::row_for;
 use pitboss_engine::settlement::BetId;
 use pitboss_engine::settlement::{BetLine, Wager};
 
-use super::analysed::Analysed;
+use super::analysed::{Analysed, Tables};
 use super::error::LabError;
 use super::par::{ParRow, ParSheet};
 
@@ -49,6 +50,16 @@ impl Analysed for Lab {
 
     fn row_of(&self, _group: &str, _hand: &Hand, line: &BetLine) -> Option<String> {
         line.pay.is_none().then(|| "loses".to_string())
+    }
+
+    fn advise(
+        &self,
+        _hand: &Hand,
+        _view: &PlayerView,
+        _tables: Option<&dyn Tables>,
+    ) -> Result<Option<Action>, LabError> {
+        // The one decision: shake (the hold rule does the rest).
+        Ok(Some(Action::Shake { by: Shaker::Player }))
     }
 }
 

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use pitboss_engine::card::{Card, Deck};
 use pitboss_engine::config::{FortunePaiGowRules, GameConfig};
-use pitboss_engine::games::pai_gow::main_bet;
+use pitboss_engine::games::main_bet;
 use pitboss_engine::house_way::{house_way_unchecked, Edition};
 use pitboss_engine::money::Money;
 use pitboss_engine::paytable::Outcome;

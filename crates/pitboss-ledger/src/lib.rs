@@ -1,4 +1,4 @@
-//! The ledger: every event a SHA-256-chained entry in RocksDB (or PostgreSQL, `pg.rs`), signed
+//! The ledger: every event a SHA-256-chained entry in RocksDB (or PostgreSQL, `pg/`), signed
 //! with Ed25519 once per group written together, durable before it is acknowledged, and verifiable by anyone with the data files and a public key
 //! (`docs/log-format.md`). It knows no game rule: it stores encoded payloads in named streams.
 //!
@@ -493,7 +493,7 @@ impl Ledger {
     /// the checks of `pg_open.rs`, for a server whose signing key file is in `key_dir` (created,
     /// and published as the first entry, only for an empty log). Several servers may open one
     /// database at once, each with a copy of the log's key file: their groups take turns at the
-    /// head row and never fork the chain (`pg.rs`).
+    /// head row and never fork the chain (`pg/`).
     pub fn open_postgres(
         url: &str,
         key_dir: &Path,

@@ -1,12 +1,12 @@
 //! The storage seam: what every storage engine of the log keeps and how the ledger reaches it —
 //! the column families and their key layouts, the reads (`LogStore`), and a group's writes
-//! (`Batch`) — whatever holds the bytes (RocksDB in `store.rs`, PostgreSQL in `pg.rs`). A third
+//! (`Batch`) — whatever holds the bytes (RocksDB in `store.rs`, PostgreSQL in `pg/`). A third
 //! engine is a new file implementing this, not edits across the ledger.
 //!
 //! # The contract
 //!
 //! **A commit** (RocksDB: `Store::write` from the writer's pipeline, then the anchor; PostgreSQL:
-//! one transaction that moves the head row, `pg.rs`) of a [`Batch`]:
+//! one transaction that moves the head row, `pg/`) of a [`Batch`]:
 //! - MUST apply every write of the batch or none of them, in the batch's order (a put after a
 //!   delete of the same key wins);
 //! - MUST be durable when it reports success: a crash (of the process, or of the machine for a
@@ -88,7 +88,7 @@ pub enum StoreError {
     /// The directory holds no database at all (no `CURRENT` file), where one was to be read.
     #[error("the data directory {path} holds no database (no CURRENT file)")]
     NoDatabase { path: PathBuf },
-    /// The PostgreSQL database failed a read or a write (`pg.rs`).
+    /// The PostgreSQL database failed a read or a write (`pg/`).
     #[error("PostgreSQL ({database}): {detail}")]
     Postgres {
         database: String,
@@ -165,7 +165,7 @@ pub type Entries<'a> = Box<dyn Iterator<Item = Result<KeyValue, StoreError>> + '
 pub type StreamEntries = Vec<(u64, Option<Vec<u8>>)>;
 
 /// The reads every storage engine answers: the seam between the ledger and where its bytes live
-/// (RocksDB here, PostgreSQL in `pg.rs`). Records are addressed by family and key exactly as the
+/// (RocksDB here, PostgreSQL in `pg/`). Records are addressed by family and key exactly as the
 /// table in this module's comment lays them out, whatever the engine.
 ///
 /// Contract: a read sees every group committed before it began and never part of one; keys come

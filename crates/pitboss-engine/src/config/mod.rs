@@ -3,8 +3,11 @@
 //! canonical byte form and a SHA-256 id. A hand names the id of the configuration it was opened
 //! under, so a regulator sees exactly which numbers settled it.
 //!
-//! The defaults are those of `spec/GAMES.md`; this is the only place in the code where those numbers
-//! appear.
+//! Each game's rules are its own module (`mississippi.rs`, `pai_gow.rs`, `nutz.rs`, `caribbean.rs`,
+//! declared from the roster in `roster.rs`): their type, their checks and their defaults, the
+//! numbers of `spec/GAMES.md` and the only place in the code where those numbers appear. What all
+//! configurations share is here, in `validate.rs` (the checks) and `defaults.rs` (the defaults'
+//! common fields).
 //!
 //! **Canonical bytes**: the configuration as JSON with object keys sorted by byte order, no
 //! whitespace, integers only (money in minor units), UTF-8. The id is `SHA-256` of those bytes. Any
@@ -16,11 +19,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::game::GameId;
-use super::hand::fortune::FortuneCategory;
-use super::hand::{poker5, three_card};
 use super::house_way::Edition;
 use super::money::Money;
-use super::paytable::{Pay, PayRow};
 
 mod defaults;
 mod validate;
@@ -149,16 +149,6 @@ impl fmt::Display for RulesVersion {
     }
 }
 
-/// The game-specific part of a configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rules {
-    MississippiStud(MississippiRules),
-    FortunePaiGow(FortunePaiGowRules),
-    Nutz(NutzRules),
-    CaribbeanStud(CaribbeanRules),
-}
-
 /// The rules of one game, read out of a configuration's [`Rules`].
 pub trait GameRules {
     /// The game these rules are for.
@@ -167,148 +157,70 @@ pub trait GameRules {
     fn of(rules: &Rules) -> Option<&Self>;
 }
 
+/// What each game's rules module (`config/<module>.rs`) provides: the defaults of
+/// `spec/GAMES.md`, and its part of the structure and bounds checks (`validate.rs`).
+trait RulesModule {
+    /// The default rules.
+    fn default_rules() -> Self
+    where
+        Self: Sized;
+
+    /// The structure: limits that admit some stake, the fields without which no hand replays.
+    fn structure(&self, check: &validate::Structure) -> Result<(), ConfigError>;
+
+    /// The bounds: every number within its limit, every bet at its worst folded into `worst`.
+    fn bounds(&self, worst: &mut validate::Worst) -> Result<(), ConfigError>;
+}
+
+/// Declares each game's rules module, [`Rules`] and the dispatch to the modules, from the roster.
 macro_rules! game_rules {
-    ($($ty:ident => $variant:ident, $game:ident;)*) => {$(
-        impl GameRules for $ty {
-            const GAME: GameId = GameId::$game;
-            fn of(rules: &Rules) -> Option<&$ty> {
+    ($($variant:ident $id:literal $module:ident $rules:ident;)*) => {
+        $(mod $module;)*
+        $(pub use $module::*;)*
+
+        /// The game-specific part of a configuration.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum Rules {
+            $(#[serde(rename = $id)] $variant($rules),)*
+        }
+
+        $(impl GameRules for $rules {
+            const GAME: GameId = GameId::$variant;
+            fn of(rules: &Rules) -> Option<&$rules> {
                 match rules {
                     Rules::$variant(r) => Some(r),
+                    #[allow(unreachable_patterns)]
                     _ => None,
                 }
             }
+        })*
+
+        impl Rules {
+            /// The game these rules are for.
+            pub fn game(&self) -> GameId {
+                match self {
+                    $(Rules::$variant(_) => GameId::$variant,)*
+                }
+            }
+
+            /// The default rules of `game`.
+            fn default_for(game: GameId) -> Rules {
+                match game {
+                    $(GameId::$variant => Rules::$variant(<$rules as RulesModule>::default_rules()),)*
+                }
+            }
+
+            /// The rules' own checks.
+            fn module(&self) -> &dyn RulesModule {
+                match self {
+                    $(Rules::$variant(r) => r,)*
+                }
+            }
         }
-    )*};
+    };
 }
 
-game_rules! {
-    MississippiRules => MississippiStud, MississippiStud;
-    FortunePaiGowRules => FortunePaiGow, FortunePaiGow;
-    NutzRules => Nutz, Nutz;
-    CaribbeanRules => CaribbeanStud, CaribbeanStud;
-}
-
-/// Mississippi Stud hands that can pay on the ante and street bets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MississippiHand {
-    RoyalFlush,
-    StraightFlush,
-    FourOfAKind,
-    FullHouse,
-    Flush,
-    Straight,
-    ThreeOfAKind,
-    TwoPair,
-    /// One pair of jacks, queens, kings or aces.
-    PairJacksOrBetter,
-    /// One pair of sixes to tens.
-    PairSixesToTens,
-}
-
-/// Mississippi Stud: the ante, three street bets and the 3-card bonus.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MississippiRules {
-    /// Ante (required).
-    pub ante: Limit,
-    /// 3-card bonus (optional).
-    pub bonus: Limit,
-    /// The multiples of the ante a street bet may be (1, 2, 3).
-    pub street_multiples: Vec<u32>,
-    /// Pays on the ante and every street bet, judged on the five-card hand.
-    pub paytable: Vec<PayRow<MississippiHand>>,
-    /// Pays on the bonus, judged on the three community cards.
-    pub bonus_paytable: Vec<PayRow<three_card::Category>>,
-    /// Largest payout of the ante bet (stake included).
-    pub ante_cap: Option<Money>,
-    /// Largest payout of each street bet.
-    pub street_cap: Option<Money>,
-    /// Largest payout of the bonus.
-    pub bonus_cap: Option<Money>,
-    /// Largest total payout of one hand.
-    pub game_cap: Option<Money>,
-}
-
-/// How the dealer's 9-high low hand is treated (`HOUSE_WAY.md`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NineHighRule {
-    /// The main bet is returned whatever the outcome would have been (the default: 97.47 %).
-    PushEveryOutcome,
-    /// Only a would-be player win is pushed (97.45 %).
-    PushWouldBeWins,
-}
-
-/// Fortune Pai Gow Poker: the main bet and the Fortune bonus.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FortunePaiGowRules {
-    /// Main bet (required).
-    pub main: Limit,
-    /// Fortune bonus (optional).
-    pub bonus: Limit,
-    /// What the main bet pays when both player hands win.
-    pub main_win: Pay,
-    /// The Fortune bonus paytable, on the player's seven cards.
-    pub bonus_paytable: Vec<PayRow<FortuneCategory>>,
-    /// The house way used for the dealer and for auto-set (`HOUSE_WAY.md`).
-    pub house_way: String,
-    /// The dealer's 9-high rule.
-    pub dealer_nine_high: NineHighRule,
-    /// Largest total payout of one hand.
-    pub game_cap: Option<Money>,
-}
-
-/// The Nutz bet boxes' paying rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NutzRow {
-    /// Nutz made on the first shake.
-    NutzFirstShake,
-    /// Nutz made on the second or third shake.
-    NutzLaterShake,
-    FourOfAKind,
-    FullHouse,
-    ThreeOfAKind,
-    TwoPairs,
-    OnePair,
-    StraightOrNoHand,
-}
-
-/// Nutz: seven boxes, each staked or not.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NutzRules {
-    /// The stake on any one box.
-    pub box_limit: Limit,
-    /// The most shakes of a round.
-    pub max_shakes: u8,
-    /// What each box pays when the final hand is its hand.
-    pub paytable: Vec<PayRow<NutzRow>>,
-    /// Largest total payout of one hand.
-    pub game_cap: Option<Money>,
-}
-
-/// Caribbean Stud Poker: ante, raise and the fixed-amount bonus.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaribbeanRules {
-    /// Ante (required).
-    pub ante: Limit,
-    /// The bonus stake: exactly this amount, or no bonus.
-    pub bonus_stake: Money,
-    /// The raise is exactly this multiple of the ante.
-    pub raise_multiple: u32,
-    /// What the ante pays when it wins (dealer not qualifying, or player higher).
-    pub ante_win: Pay,
-    /// What the raise pays when the player's hand beats a qualifying dealer, by the player's hand.
-    pub raise_paytable: Vec<PayRow<poker5::Category>>,
-    /// What the bonus pays, by the player's hand (fixed amounts: the whole payout).
-    pub bonus_paytable: Vec<PayRow<poker5::Category>>,
-    /// Largest total payout of one hand.
-    pub game_cap: Option<Money>,
-}
+crate::roster::roster!(game_rules);
 
 /// A configuration that cannot be used: the field (its path in the configuration's JSON, e.g.
 /// `rules.mississippi_stud.ante.max`) and what is wrong with it.

@@ -15,10 +15,9 @@
 //! Field paths are those of the configuration's JSON (`rules.mississippi_stud.street_multiples[3]`).
 //! Pure: no I/O. The lab's memory budget for a configuration's tables is checked by the lab.
 
-use super::{refuse, ConfigError, GameConfig, Limit, PayRow, Rules, RULES_VERSION};
+use super::{refuse, ConfigError, GameConfig, Limit, RulesVersion, RULES_VERSION};
 use crate::game::GameId;
-use crate::house_way::Edition;
-use crate::paytable::Pay;
+use crate::paytable::{Pay, PayRow};
 
 /// The largest stake any limit may admit, and the largest fixed pay or cap: 10^12 minor units (ten
 /// billion euros).
@@ -38,13 +37,6 @@ const MAX_NAME: usize = 64;
 const MAX_MINOR_DIGITS: u8 = 4;
 /// The longest incomplete-game period: ten years.
 const MAX_INCOMPLETE_DAYS: u32 = 3_650;
-/// The most street multiples a Mississippi Stud configuration offers, and the largest.
-const MAX_STREET_MULTIPLES: usize = 5;
-const MAX_STREET_MULTIPLE: u32 = 100;
-/// The most shakes of a Nutz round.
-const MAX_SHAKES: u8 = 10;
-/// The largest Caribbean Stud raise, in antes.
-const MAX_RAISE_MULTIPLE: u32 = 100;
 
 /// `rules.<game>.<rest>`.
 fn at(game: GameId, rest: &str) -> String {
@@ -73,73 +65,19 @@ impl GameConfig {
         if self.incomplete_void_days == 0 {
             return Err(refuse("incomplete_void_days", "must be at least 1"));
         }
-        let game = self.game;
-        let limit = |field: &str, l: Limit| {
-            if l.min.0 == 0 || l.min > l.max {
-                Err(refuse(
-                    at(game, field),
-                    format!(
-                        "minimum {} and maximum {} (minor units): the minimum must be at least 1 and not above the maximum",
-                        l.min.0, l.max.0
-                    ),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        match (&self.rules, game) {
-            (Rules::MississippiStud(r), GameId::MississippiStud) => {
-                limit("ante", r.ante)?;
-                limit("bonus", r.bonus)?;
-                if r.street_multiples.is_empty() {
-                    return Err(refuse(at(game, "street_multiples"), "must not be empty"));
-                }
-                if let Some(k) = r.street_multiples.iter().position(|&m| m == 0) {
-                    return Err(refuse(
-                        at(game, &format!("street_multiples[{k}]")),
-                        "must be at least 1",
-                    ));
-                }
-            }
-            (Rules::FortunePaiGow(r), GameId::FortunePaiGow) => {
-                limit("main", r.main)?;
-                limit("bonus", r.bonus)?;
-                let expected = self.rules_version.house_way().unwrap_or(Edition::CURRENT);
-                if Edition::from_name(&r.house_way) != Some(expected) {
-                    return Err(refuse(
-                        at(game, "house_way"),
-                        format!(
-                            "`{}` is not the house way of rules version {} (`{}`)",
-                            r.house_way,
-                            self.rules_version,
-                            expected.name()
-                        ),
-                    ));
-                }
-            }
-            (Rules::Nutz(r), GameId::Nutz) => {
-                limit("box_limit", r.box_limit)?;
-                if r.max_shakes == 0 {
-                    return Err(refuse(at(game, "max_shakes"), "must be at least 1"));
-                }
-            }
-            (Rules::CaribbeanStud(r), GameId::CaribbeanStud) => {
-                limit("ante", r.ante)?;
-                if r.bonus_stake.0 == 0 {
-                    return Err(refuse(at(game, "bonus_stake"), "must be at least 1"));
-                }
-                if r.raise_multiple == 0 {
-                    return Err(refuse(at(game, "raise_multiple"), "must be at least 1"));
-                }
-            }
-            _ => {
-                return Err(refuse(
-                    "rules",
-                    format!("the configuration is for {game} but holds the rules of another game"),
-                ))
-            }
+        if self.rules.game() != self.game {
+            return Err(refuse(
+                "rules",
+                format!(
+                    "the configuration is for {} but holds the rules of another game",
+                    self.game
+                ),
+            ));
         }
-        Ok(())
+        self.rules.module().structure(&Structure {
+            game: self.game,
+            rules_version: self.rules_version,
+        })
     }
 
     /// Checks the bounds (see the module documentation); the structure first.
@@ -170,92 +108,7 @@ impl GameConfig {
                 ),
             ));
         }
-        let mut worst = Worst::new(self.game);
-        match &self.rules {
-            Rules::MississippiStud(r) => {
-                let multiples = &r.street_multiples;
-                if multiples.len() > MAX_STREET_MULTIPLES {
-                    return Err(refuse(
-                        worst.path("street_multiples"),
-                        format!("at most {MAX_STREET_MULTIPLES} multiples"),
-                    ));
-                }
-                for (k, &m) in multiples.iter().enumerate() {
-                    if m > MAX_STREET_MULTIPLE || multiples[..k].contains(&m) {
-                        return Err(refuse(
-                            worst.path(&format!("street_multiples[{k}]")),
-                            format!("1 to {MAX_STREET_MULTIPLE}, each multiple once"),
-                        ));
-                    }
-                }
-                let ante = worst.stake("ante", r.ante)?;
-                let bonus = worst.stake("bonus", r.bonus)?;
-                let most = u128::from(multiples.iter().copied().max().unwrap_or(1));
-                let street = worst.within("street_multiples", ante * most)?;
-                let main = worst.table("paytable", &r.paytable)?;
-                let side = worst.table("bonus_paytable", &r.bonus_paytable)?;
-                worst.bet("ante", ante, &main, r.ante_cap.map(|c| c.0), "ante_cap")?;
-                for _ in 0..3 {
-                    worst.bet(
-                        "street_multiples",
-                        street,
-                        &main,
-                        r.street_cap.map(|c| c.0),
-                        "street_cap",
-                    )?;
-                }
-                worst.bet("bonus", bonus, &side, r.bonus_cap.map(|c| c.0), "bonus_cap")?;
-                worst.game_cap(r.game_cap.map(|c| c.0))?;
-            }
-            Rules::FortunePaiGow(r) => {
-                let main = worst.stake("main", r.main)?;
-                let bonus = worst.stake("bonus", r.bonus)?;
-                let win = worst.pay("main_win", r.main_win)?;
-                let side = worst.table("bonus_paytable", &r.bonus_paytable)?;
-                worst.bet("main", main, &win, None, "")?;
-                worst.bet("bonus", bonus, &side, None, "")?;
-                worst.game_cap(r.game_cap.map(|c| c.0))?;
-            }
-            Rules::Nutz(r) => {
-                if r.max_shakes > MAX_SHAKES {
-                    return Err(refuse(
-                        worst.path("max_shakes"),
-                        format!("1 to {MAX_SHAKES}"),
-                    ));
-                }
-                let stake = worst.stake("box_limit", r.box_limit)?;
-                let pays = worst.table("paytable", &r.paytable)?;
-                for _ in crate::settlement::BetId::NUTZ_BOXES {
-                    worst.bet("box_limit", stake, &pays, None, "")?;
-                }
-                worst.game_cap(r.game_cap.map(|c| c.0))?;
-            }
-            Rules::CaribbeanStud(r) => {
-                if r.raise_multiple > MAX_RAISE_MULTIPLE {
-                    return Err(refuse(
-                        worst.path("raise_multiple"),
-                        format!("1 to {MAX_RAISE_MULTIPLE}"),
-                    ));
-                }
-                let ante = worst.stake("ante", r.ante)?;
-                let bonus = worst.stake(
-                    "bonus_stake",
-                    Limit {
-                        min: r.bonus_stake,
-                        max: r.bonus_stake,
-                    },
-                )?;
-                let raise = worst.within("raise_multiple", ante * u128::from(r.raise_multiple))?;
-                let ante_win = worst.pay("ante_win", r.ante_win)?;
-                let raise_pays = worst.table("raise_paytable", &r.raise_paytable)?;
-                let side = worst.table("bonus_paytable", &r.bonus_paytable)?;
-                worst.bet("ante", ante, &ante_win, None, "")?;
-                worst.bet("raise_multiple", raise, &raise_pays, None, "")?;
-                worst.bet("bonus_stake", bonus, &side, None, "")?;
-                worst.game_cap(r.game_cap.map(|c| c.0))?;
-            }
-        }
-        Ok(())
+        self.rules.module().bounds(&mut Worst::new(self.game))
     }
 
     /// Checks that new hands may be played under the configuration: its structure, its bounds,
@@ -292,7 +145,7 @@ pub const MAX_CANONICAL_BYTES: usize = 60 * 1024;
 /// The largest pay of a paytable: the most a stake can multiply into (`x + 1` for "x to 1", 1 for
 /// a push), and the largest fixed amount.
 #[derive(Clone, Copy, Debug, Default)]
-struct Pays {
+pub(super) struct Pays {
     factor: u128,
     fixed: u128,
 }
@@ -329,9 +182,39 @@ impl Pays {
     }
 }
 
+/// What a game's structure check is given (`RulesModule::structure`): the game and rules version,
+/// and the check of a limit, at a field path under the game's rules.
+pub(super) struct Structure {
+    game: GameId,
+    /// The configuration's rules version.
+    pub(super) rules_version: RulesVersion,
+}
+
+impl Structure {
+    /// `rules.<game>.<rest>`.
+    pub(super) fn path(&self, rest: &str) -> String {
+        at(self.game, rest)
+    }
+
+    /// Refuses a limit that admits no stake: its minimum must be at least 1 and not above its
+    /// maximum.
+    pub(super) fn limit(&self, field: &str, l: Limit) -> Result<(), ConfigError> {
+        if l.min.0 == 0 || l.min > l.max {
+            return Err(refuse(
+                self.path(field),
+                format!(
+                    "minimum {} and maximum {} (minor units): the minimum must be at least 1 and not above the maximum",
+                    l.min.0, l.max.0
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The worst case of a hand under a configuration, bet by bet: what it stakes and what it pays
 /// before any cap, summed, every figure checked against [`MAX_TOTAL`].
-struct Worst {
+pub(super) struct Worst {
     game: GameId,
     staked: u128,
     paid: u128,
@@ -346,12 +229,12 @@ impl Worst {
         }
     }
 
-    fn path(&self, rest: &str) -> String {
+    pub(super) fn path(&self, rest: &str) -> String {
         at(self.game, rest)
     }
 
     /// A figure within [`MAX_TOTAL`], or the field that makes it too large.
-    fn within(&self, field: &str, value: u128) -> Result<u128, ConfigError> {
+    pub(super) fn within(&self, field: &str, value: u128) -> Result<u128, ConfigError> {
         if value > u128::from(MAX_TOTAL) {
             return Err(refuse(
                 self.path(field),
@@ -362,7 +245,7 @@ impl Worst {
     }
 
     /// A limit's largest stake, within [`MAX_STAKE`].
-    fn stake(&self, field: &str, limit: Limit) -> Result<u128, ConfigError> {
+    pub(super) fn stake(&self, field: &str, limit: Limit) -> Result<u128, ConfigError> {
         if limit.max.0 > MAX_STAKE {
             return Err(refuse(
                 self.path(field),
@@ -373,7 +256,7 @@ impl Worst {
     }
 
     /// A paytable's largest pays; each hand at most once, every pay within its bounds.
-    fn table<H: PartialEq + Copy>(
+    pub(super) fn table<H: PartialEq + Copy>(
         &self,
         field: &str,
         rows: &[PayRow<H>],
@@ -390,12 +273,12 @@ impl Worst {
     }
 
     /// One pay's largest, within its bounds.
-    fn pay(&self, field: &str, pay: Pay) -> Result<Pays, ConfigError> {
+    pub(super) fn pay(&self, field: &str, pay: Pay) -> Result<Pays, ConfigError> {
         Pays::default().with(pay, &self.path(field))
     }
 
     /// One bet at its largest stake and pay; its cap, if any, must let a push return the stake.
-    fn bet(
+    pub(super) fn bet(
         &mut self,
         field: &str,
         stake: u128,
@@ -419,7 +302,7 @@ impl Worst {
 
     /// The per-game cap, if any: at least what the hand can stake, so that pushes return every
     /// stake, and within the bound.
-    fn game_cap(&self, cap: Option<u64>) -> Result<(), ConfigError> {
+    pub(super) fn game_cap(&self, cap: Option<u64>) -> Result<(), ConfigError> {
         if let Some(cap) = cap {
             if u128::from(cap) < self.staked || cap > MAX_TOTAL {
                 return Err(refuse(
@@ -437,8 +320,9 @@ impl Worst {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Currency, MississippiRules, RulesVersion};
+    use super::super::{Currency, MississippiRules, Rules};
     use super::*;
+    use crate::house_way::Edition;
     use crate::money::Money;
 
     fn mississippi(edit: impl FnOnce(&mut MississippiRules)) -> GameConfig {

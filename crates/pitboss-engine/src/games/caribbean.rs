@@ -15,9 +15,10 @@ use super::{
     judged, only_bets, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand, RuleError,
     Timestamp,
 };
+use crate::card::Deck;
 use crate::config::CaribbeanRules;
 use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
-use crate::game::{GameId, Seat};
+use crate::game::{GameId, Material, Seat, SeatLayout};
 use crate::hand::poker5::{self, Category, HandValue};
 use crate::hand::rank_masks::ACE;
 use crate::paytable::row_for;
@@ -26,6 +27,15 @@ use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 /// Caribbean Stud Poker's facts.
 pub(crate) const FACTS: GameFacts = GameFacts {
     name: "Caribbean Stud Poker",
+    material: Material::Cards(Deck::Standard52),
+    layout: &[
+        SeatLayout::new(Seat::Player, 0..5, "the player's five cards"),
+        SeatLayout::new(
+            Seat::Dealer,
+            5..10,
+            "the dealer's five cards; the last (position 9) is face up",
+        ),
+    ],
     groups: &[
         BetGroup {
             name: "main",

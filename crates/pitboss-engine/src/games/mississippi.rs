@@ -14,11 +14,11 @@ use super::game::{Dealt, Game, GameView, IncompleteRule};
 use super::{
     judged, only_bets, wager_on, within, Action, Emitter, Event, Hand, RuleError, Timestamp,
 };
-use crate::card::Card;
+use crate::card::{Card, Deck};
 use crate::card::Rank;
 use crate::config::{MississippiHand, MississippiRules};
 use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
-use crate::game::{GameId, Seat};
+use crate::game::{GameId, Material, Seat, SeatLayout};
 use crate::hand::poker5::{self, Category, HandValue};
 use crate::hand::three_card;
 use crate::money::Money;
@@ -28,6 +28,15 @@ use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 /// Mississippi Stud's facts.
 pub(crate) const FACTS: GameFacts = GameFacts {
     name: "Mississippi Stud",
+    material: Material::Cards(Deck::Standard52),
+    layout: &[
+        SeatLayout::new(Seat::Player, 0..2, "both face up"),
+        SeatLayout::new(
+            Seat::Community,
+            2..5,
+            "face down; revealed one by one after the 3rd, 4th and 5th street decisions",
+        ),
+    ],
     groups: &[
         BetGroup {
             name: "main",

@@ -9,19 +9,24 @@
 //! Everything random comes from the hand's seed through the `spec/RNG.md` stream held in the state;
 //! times arrive in commands and are recorded in events. No I/O, no clock, no async.
 //!
-//! The game rules are in one module each (`mississippi`, `pai_gow`, `nutz`, `caribbean`), each
+//! The game rules are in one module each, declared from the roster (`roster.rs`), each
 //! implementing what `game` says a game provides; the void rules, common to all, in `void`; what the
 //! player may see in `view`; why a command is refused in `error`.
 
-mod caribbean;
 mod error;
 mod game;
-mod mississippi;
-mod nutz;
-pub mod pai_gow;
 mod play;
 pub mod view;
 mod void;
+
+/// Declares each game's module of the roster (`games/<module>.rs`).
+macro_rules! game_modules {
+    ($($variant:ident $id:literal $module:ident $rules:ident;)*) => {
+        $(mod $module;)*
+    };
+}
+
+crate::roster::roster!(game_modules);
 
 use std::sync::Arc;
 
@@ -39,7 +44,7 @@ pub use caribbean::{dealer_qualifies, player_higher_category, player_higher_rule
 pub use error::{ConfigMisfit, RefusalKind, RuleError};
 pub use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
-pub use pai_gow::SettingRefused;
+pub use pai_gow::{main_bet, SettingRefused};
 pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder, VoidRefusal};
 
 use game::Dealt;

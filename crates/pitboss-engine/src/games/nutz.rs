@@ -19,13 +19,15 @@ use super::{
 };
 use crate::config::{NutzRow, NutzRules};
 use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
-use crate::game::GameId;
+use crate::game::{GameId, Material};
 use crate::paytable::row_for;
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
 /// Nutz's facts.
 pub(crate) const FACTS: GameFacts = GameFacts {
     name: "Nutz",
+    material: Material::Dice { count: 5 },
+    layout: &[],
     groups: &[
         BetGroup {
             name: BetId::BoxNutz.id(),

@@ -17,10 +17,10 @@ use super::{
     judged, only_bets, wager_on, within, Action, ConfigMisfit, Emitter, Event, Hand, RuleError,
     Status, Timestamp,
 };
-use crate::card::{format_cards, Card, Rank};
+use crate::card::{format_cards, Card, Deck, Rank};
 use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
 use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
-use crate::game::{GameId, Seat};
+use crate::game::{GameId, Material, Seat, SeatLayout};
 use crate::hand::fortune;
 use crate::house_way::{house_way_unchecked, Edition, Setting, SettingError};
 use crate::paytable::{row_for, Pay};
@@ -29,6 +29,11 @@ use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 /// Fortune Pai Gow Poker's facts.
 pub(crate) const FACTS: GameFacts = GameFacts {
     name: "Fortune Pai Gow Poker",
+    material: Material::Cards(Deck::WithJoker53),
+    layout: &[
+        SeatLayout::new(Seat::Player, 0..7, "the player's seven cards"),
+        SeatLayout::new(Seat::Dealer, 7..14, "the dealer's seven cards"),
+    ],
     groups: &[
         BetGroup {
             name: "main",

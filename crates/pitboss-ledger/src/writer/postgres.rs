@@ -1,5 +1,5 @@
 //! PostgreSQL's side of the writer: one group at a time, each in its own transaction ordered by
-//! the head row (`pg.rs`): the row locked and the group's records read in one round trip, the
+//! the head row (`pg/`): the row locked and the group's records read in one round trip, the
 //! group built and signed on them (`mod.rs`), its writes, the head's move and `COMMIT` in the
 //! other. Owns that loop and what it reads first; builds no group itself.
 
@@ -45,7 +45,7 @@ impl Committer for Serial {
 
 impl Writer {
     /// PostgreSQL: one group at a time, each in its own transaction ordered by the head row
-    /// (`pg.rs`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
+    /// (`pg/`). While no job waits, the head row is read every [`HEAD_POLL`], so that live
     /// event streams see what the other servers write.
     fn run_postgres(mut self, pg: &PgStore, jobs: mpsc::Receiver<Job>) {
         let mut session = None;
@@ -159,7 +159,7 @@ impl Writer {
     }
 }
 
-/// Begins a group's transaction on the writer's session and locks the head row (`pg.rs`), opening
+/// Begins a group's transaction on the writer's session and locks the head row (`pg/`), opening
 /// the session first if it has none or its connection is closed. The writer's session drives its
 /// connection only while it runs a statement, so a connection the database closed while the
 /// writer was idle (a restart, a failover, an administrator) is found closed by this first round
