@@ -183,7 +183,7 @@ fn tls(args: &Settings) -> anyhow::Result<Option<Arc<tokio_rustls::rustls::Serve
 /// the data directory has none — unless that directory is a log served read-only, in which
 /// nothing is written), recorded in the log when it differs from the last recorded.
 async fn access(args: &Settings, floor: &Floor, loopback: bool) -> anyhow::Result<Arc<Access>> {
-    let log_read_only = floor.read_only() && args.store.is_none();
+    let log_read_only = floor.log().read_only() && args.store.is_none();
     let path = match &args.access {
         Some(path) => path.clone(),
         None => {
@@ -430,17 +430,17 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
         tracing::info!(
             %address,
             data = %args.data.display(),
-            log = %floor.log_location(),
+            log = %floor.log().location(),
             tls = tls.is_some(),
-            read_only = floor.read_only(),
-            key = %floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
+            read_only = floor.log().read_only(),
+            key = %floor.log().key_id().map(|k| k.to_string()).unwrap_or_default(),
             head = head.map_or(-1, |(seq, _)| seq as i64),
             "pitboss serving"
         );
         // The defaults' strategy tables and theories, loaded from the data directory or computed,
         // while the port already answers: the first hands after a start wait for nothing, and
         // nothing heavy runs beside them.
-        let preparation = (args.warm && !floor.read_only()).then(|| {
+        let preparation = (args.warm && !floor.log().read_only()).then(|| {
             let started = std::time::Instant::now();
             let preparing = pitboss::service::warm::start(
                 &floor,
@@ -493,9 +493,9 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
                     "listening": address.to_string(),
                     "tls": args.tls_cert.is_some(),
                     "data": args.data.display().to_string(),
-                    "log": floor.log_location(),
-                    "key_id": floor.signing_key_id().map(|k| k.to_string()).unwrap_or_default(),
-                    "read_only": floor.read_only(),
+                    "log": floor.log().location(),
+                    "key_id": floor.log().key_id().map(|k| k.to_string()).unwrap_or_default(),
+                    "read_only": floor.log().read_only(),
                     "read_only_reason": unapproved,
                     "head": head.map(|(seq, _)| seq),
                     "metrics": metrics_address,
@@ -592,7 +592,7 @@ async fn start_mirror(
 /// log line at the end. Serving goes on meanwhile.
 fn warm_tree(floor: Arc<pitboss::floor::Floor>) {
     tokio::task::spawn_blocking(move || {
-        let total = floor.log_size();
+        let total = floor.log().size();
         let progress = std::sync::atomic::AtomicU64::new(0);
         let started = std::time::Instant::now();
         let warmed = super::progress::while_running(&progress, total, "entries", || {

@@ -151,7 +151,7 @@ fn rpc_handlers() {
         }
         report("rpc", n, &tally, started, true);
         // Whatever was accepted, the log still verifies from its first entry.
-        let verified = target.floor.verify_range(0, None);
+        let verified = target.floor.log().verify_range(0, None);
         assert!(
             verified.ok(),
             "the log verifies after the fuzzing: {:?}",
@@ -244,15 +244,22 @@ fn recorded() -> (documents::BundleSeed, Vec<Vec<u8>>) {
             .bundle_json;
         let bundle: pitboss::audit::bundle::Bundle = serde_json::from_str(&json).expect("JSON");
         let floor = target.floor.clone();
-        let (_, key) = tokio::task::spawn_blocking(move || floor.checkpoint(None))
+        let (_, key) = tokio::task::spawn_blocking(move || floor.log().checkpoint(None))
             .await
             .expect("joined")
             .expect("a checkpoint");
         assert!(pitboss::audit::bundle::verify(&bundle, &key, None).ok());
         let floor = &target.floor;
-        let size = floor.tree_size().expect("size");
+        let size = floor.log().tree_size().expect("size");
         let entries = (0..size)
-            .map(|s| floor.entry(s).expect("read").expect("stored").encode())
+            .map(|s| {
+                floor
+                    .log()
+                    .entry(s)
+                    .expect("read")
+                    .expect("stored")
+                    .encode()
+            })
             .collect();
         (documents::BundleSeed { bundle, key }, entries)
     })

@@ -186,7 +186,7 @@ impl Target {
     }
 
     fn size(&self) -> u64 {
-        self.floor.tree_size().expect("the log's size")
+        self.floor.log().tree_size().expect("the log's size")
     }
 
     /// A proposal id: a recent one mostly, sometimes one that does not exist.
@@ -495,7 +495,8 @@ impl Target {
             "RotateSigningKey" => proto::RotateSigningKeyRequest {
                 expected_key_id: if gen.chance(2) {
                     self.floor
-                        .signing_key_id()
+                        .log()
+                        .key_id()
                         .map(|k| k.to_string())
                         .unwrap_or_default()
                 } else {

@@ -338,5 +338,5 @@ async fn accepted_configurations_work_through_the_floor() {
         accepted > 10 && refused > 10,
         "{accepted} accepted, {refused} refused"
     );
-    assert!(floor.verify_range(0, None).ok());
+    assert!(floor.log().verify_range(0, None).ok());
 }

@@ -234,7 +234,7 @@ async fn the_sweep_ends_exactly_the_hands_in_progress_more_than_30_days() {
             .voided,
         vec![recent]
     );
-    assert!(floor.verify_range(0, None).ok());
+    assert!(floor.log().verify_range(0, None).ok());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -259,7 +259,7 @@ async fn a_clock_stepped_back_never_backdates_a_decision() {
         .await
         .unwrap();
     assert_eq!(after.hand.last_at().0, T0 + 5_000);
-    assert!(floor.verify_range(0, None).ok());
+    assert!(floor.log().verify_range(0, None).ok());
 }
 
 /// Request records of the previous release (24 bytes: the first result, no fingerprint) still
@@ -296,7 +296,7 @@ async fn request_records_of_the_previous_release_are_still_read() {
     }
     // It kept an operation's result in its stream only.
     store.delete_request("old-sweep").unwrap();
-    let head = floor.head().unwrap();
+    let head = floor.log().head().unwrap();
 
     let again = floor.open_hand(with_id("old-open")).await.unwrap();
     assert!(again.duplicate);
@@ -361,8 +361,8 @@ async fn request_records_of_the_previous_release_are_still_read() {
         floor.sweep(T0, "sweep", Some("old-open")).await.map(|_| ()),
         "old-open",
     );
-    assert_eq!(floor.head().unwrap(), head, "nothing written");
-    assert!(floor.verify_range(0, None).ok());
+    assert_eq!(floor.log().head().unwrap(), head, "nothing written");
+    assert!(floor.log().verify_range(0, None).ok());
     assert_eq!(
         floor.hands_locked(),
         0,
@@ -459,7 +459,7 @@ async fn a_proposal_past_its_time_is_refused_and_the_sweep_records_its_expiry() 
         }) => {}
         other => panic!("approved past its time: {other:?}"),
     }
-    let head = floor.head().unwrap();
+    let head = floor.log().head().unwrap();
     floor.sweep(T0, "sweep", None).await.unwrap();
     let recorded = floor.proposal(&late_id).unwrap().decided.expect("recorded");
     assert_eq!(recorded.outcome, "expired");
@@ -473,11 +473,11 @@ async fn a_proposal_past_its_time_is_refused_and_the_sweep_records_its_expiry() 
         "rejected"
     );
     assert_eq!(
-        floor.head().unwrap().unwrap().0,
+        floor.log().head().unwrap().unwrap().0,
         head.unwrap().0 + 1,
         "one entry: the expiry"
     );
-    let head = floor.head().unwrap();
+    let head = floor.log().head().unwrap();
     floor.sweep(T0, "sweep", None).await.unwrap();
-    assert_eq!(floor.head().unwrap(), head, "recorded once");
+    assert_eq!(floor.log().head().unwrap(), head, "recorded once");
 }

@@ -243,7 +243,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
     )
     .unwrap();
     let low_cap = pitboss_engine::config::ConfigId(low_cap);
-    let log_before = floor.log_size();
+    let log_before = floor.log().size();
     // Twice: the floor judges a configuration's playability once and keeps the judgement, which
     // refuses the second opening alike.
     let mut refusals = Vec::new();
@@ -271,7 +271,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
     }
     assert_eq!(refusals[0], refusals[1]);
     assert_eq!(
-        floor.log_size(),
+        floor.log().size(),
         log_before,
         "a refused opening writes nothing"
     );
@@ -286,7 +286,7 @@ async fn hands_recorded_under_rules_version_1_still_verify_and_replay() {
         let default = floor.config(&floor.default_config(game).unwrap()).unwrap();
         assert_eq!(default.rules_version, RULES_VERSION);
     }
-    assert!(floor.verify_range(0, None).ok());
+    assert!(floor.log().verify_range(0, None).ok());
     drop(dir);
 }
 

@@ -53,6 +53,7 @@ pub mod pg;
 mod pg_open;
 mod proofs;
 pub mod proto;
+mod reader;
 pub mod recovery;
 mod replica;
 mod requests;
@@ -94,6 +95,7 @@ pub use integrity::Refused;
 pub use keys::KeyId;
 pub use pg_open::PgRefusal;
 pub use proofs::{root_from_store, InclusionProof};
+pub use reader::{LogRead, VerifyStopped};
 pub use requests::{reused_message, Fingerprint, RequestKey, RequestRecord};
 pub use store::{LogStore, Store, StoreError};
 pub use verify::{

@@ -84,12 +84,14 @@ impl Tiling {
                     None => continue,
                 },
                 Source::Log => {
-                    let size = floor.log_size();
+                    let size = floor.log().size();
                     if size == self.published() {
                         continue;
                     }
                     let reader = floor.clone();
-                    match tokio::task::spawn_blocking(move || reader.checkpoint(Some(size))).await {
+                    match tokio::task::spawn_blocking(move || reader.log().checkpoint(Some(size)))
+                        .await
+                    {
                         Ok(Ok((checkpoint, _))) => checkpoint.note(),
                         Ok(Err(e)) => {
                             tracing::warn!(error = %e, "tiles: no checkpoint to publish");
@@ -106,6 +108,7 @@ impl Tiling {
             let published = tokio::task::spawn_blocking(move || {
                 dir.publish(&text, |from, count| {
                     reader
+                        .log()
                         .stored_entries(from, count)
                         .map_err(|e| e.to_string())
                 })

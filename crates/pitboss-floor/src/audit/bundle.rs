@@ -239,7 +239,7 @@ pub fn build_signed(
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
     // A mirror's trees are read once: the follower may hold newer ones meanwhile.
     let (now, held, trees) = match source {
-        Source::Log(cosigned) => (floor.tree_size()?, cosigned.cloned(), None),
+        Source::Log(cosigned) => (floor.log().tree_size()?, cosigned.cloned(), None),
         Source::Mirror(mirror) => {
             let newest = mirror.newest().ok_or_else(|| {
                 BundleError::NotHeld("the mirror holds no checkpoint of the log yet".into())
@@ -283,7 +283,7 @@ pub fn build_signed(
     };
     let (checkpoint, signer, log_checkpoint) = match source {
         Source::Log(_) => {
-            let (checkpoint, signer) = floor.checkpoint_with(size, vec![end.line()])?;
+            let (checkpoint, signer) = floor.log().checkpoint_with(size, vec![end.line()])?;
             (checkpoint.note(), signer, cosigned.map(|c| c.note.clone()))
         }
         Source::Mirror(mirror) => {
@@ -301,12 +301,12 @@ pub fn build_signed(
         }
     };
     let mut keys = BTreeMap::new();
-    for (id, public) in floor.known_keys()? {
+    for (id, public) in floor.log().known_keys()? {
         keys.insert(hex::encode(id), hex::encode(public));
     }
     let mut bundled = Vec::with_capacity(entries.len());
     for entry in &entries {
-        let proof = floor.inclusion_proof(entry.envelope.sequence, size)?;
+        let proof = floor.log().inclusion_proof(entry.envelope.sequence, size)?;
         bundled.push(BundledEntry {
             sequence: entry.envelope.sequence,
             stored: STANDARD.encode(entry.encode()),

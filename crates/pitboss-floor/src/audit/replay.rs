@@ -203,7 +203,7 @@ pub fn replay(floor: &Floor, hand_id: &str) -> Result<ProofReport, ReplayError> 
         .iter()
         .map(|entry| {
             let seq = entry.envelope.sequence;
-            let check = floor.verify_range(seq, Some(seq));
+            let check = floor.log().verify_range(seq, Some(seq));
             match &check.problem {
                 None => (true, true, String::new()),
                 Some(p) => match &p.kind {

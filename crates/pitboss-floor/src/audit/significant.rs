@@ -58,7 +58,7 @@ pub fn list(
     page_size: usize,
     start: Option<u64>,
 ) -> Result<Page, FloorError> {
-    let size = floor.log_size();
+    let size = floor.log().size();
     let mut next = match start {
         Some(s) => s,
         None => first_at_or_after(floor, from_ms, size)?,
@@ -67,7 +67,7 @@ pub fn list(
     let mut events = Vec::new();
     while next < stop {
         let count = BATCH.min(stop - next);
-        let records = floor.stored_entries(next, count)?;
+        let records = floor.log().stored_entries(next, count)?;
         if records.is_empty() {
             // The log said it holds them: a page that could not move on would loop forever.
             return Err(FloorError::Corrupt(
@@ -112,6 +112,7 @@ fn first_at_or_after(floor: &Floor, from_ms: u64, size: u64) -> Result<u64, Floo
     while low < high {
         let middle = low + (high - low) / 2;
         let at = floor
+            .log()
             .entry(middle)?
             .map_or(u64::MAX, |e| e.envelope.recorded_at_ms);
         if at < from_ms {

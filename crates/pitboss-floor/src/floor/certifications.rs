@@ -96,7 +96,7 @@ impl Floor {
     /// carrying `line`, signed with the body: a signed note over a report recorded at
     /// `sequence`.
     pub fn certification_note(&self, sequence: u64, line: String) -> Result<String, FloorError> {
-        let (checkpoint, _) = self.checkpoint_with(sequence + 1, vec![line])?;
+        let (checkpoint, _) = self.log().checkpoint_with(sequence + 1, vec![line])?;
         Ok(checkpoint.note())
     }
 }

@@ -1,40 +1,22 @@
 //! The floor's door to the log for everything above it (the audit, the service, the CLI): the
-//! reads, proofs, checkpoints and verification they serve, the key's rotation, and the ledger's
-//! state. Nothing above the floor holds the `Ledger` (`tests/layers.rs` fails if a reach-around
-//! comes back), so what the log offers outward is listed here, once.
+//! ledger's narrow read handle ([`Floor::log`], `pitboss_ledger::LogRead`: entries, the head,
+//! proofs, checkpoints, verification and the ledger's state), and what only the floor may do to the
+//! log — a mirror's copy grown with its indexes, a held checkpoint, the key's rotation recorded with
+//! its actor, closing. Nothing above the floor holds the `Ledger` (`tests/layers.rs` fails if a
+//! reach-around comes back).
 //!
-//! Owns no decision of its own beyond naming: each method is the ledger's, under the floor's name
-//! for it; a hand's stream is read only through [`hand_stream`], never rebuilt from text.
+//! A hand's stream is read only through [`hand_stream`], never rebuilt from text.
 
-use ed25519_dalek::VerifyingKey;
-use pitboss_ledger::checkpoint::Checkpoint;
 use pitboss_ledger::mirror::{Held, HoldError, MirrorState, Mirrored};
-use pitboss_ledger::stats::WriterStats;
-use pitboss_ledger::{Entry, Hash, InclusionProof, KeyId, LedgerError, VerifyReport};
+use pitboss_ledger::{Entry, KeyId, LedgerError, LogRead};
 
 use super::{hand_stream, index, proposals, Floor, FloorError};
 
-/// How many entries one part of [`Floor::verify_in_parts`] walks: a caller who goes away stops the
-/// work within one part.
-const VERIFY_PART: u64 = 100_000;
-
-/// A verification stopped between two parts because its caller went away.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VerifyStopped;
-
 impl Floor {
-    /// The entry at `sequence`, if the log holds it.
-    pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, LedgerError> {
-        self.ledger.entry(sequence)
-    }
-
-    /// The stored records of entries `from .. from + count`, byte for byte (tiles, mirrors).
-    pub fn stored_entries(
-        &self,
-        from: u64,
-        count: u64,
-    ) -> Result<Vec<(u64, Vec<u8>)>, LedgerError> {
-        self.ledger.stored_entries(from, count)
+    /// The log, to read: entries, the head, proofs and checkpoints, verification, the ledger's
+    /// state (`pitboss_ledger::LogRead`).
+    pub fn log(&self) -> &dyn LogRead {
+        &*self.ledger
     }
 
     /// Offers the next entries of another server's log to this mirror's copy, each with the index
@@ -54,125 +36,15 @@ impl Floor {
         self.ledger.mirror(offered).await
     }
 
-    /// Whether this floor serves a mirror's copy of another server's log.
-    pub fn is_mirror(&self) -> bool {
-        self.ledger.is_mirror()
-    }
-
     /// Holds `note`, a checkpoint of the log this mirror copies, once it checks against the copy.
     pub fn hold_checkpoint(&self, note: &str) -> Result<Held, HoldError> {
         self.ledger.hold_checkpoint(note)
-    }
-
-    /// The log's newest checkpoint this mirror holds.
-    pub fn held_checkpoint(&self) -> Option<Held> {
-        self.ledger.held()
-    }
-
-    /// The log's last entry: its sequence and hash (`None` for an empty log).
-    pub fn head(&self) -> Result<Option<(u64, Hash)>, LedgerError> {
-        self.ledger.head()
-    }
-
-    /// Watches the next sequence number: it changes after every durable append.
-    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.ledger.subscribe()
-    }
-
-    /// Entries durable and acknowledged (the metrics' gauge; no read of the store).
-    pub fn log_size(&self) -> u64 {
-        self.ledger.size()
-    }
-
-    /// The Merkle tree's size now: the log's entries, read from the store.
-    pub fn tree_size(&self) -> Result<u64, LedgerError> {
-        self.ledger.tree_size()
-    }
-
-    /// A checkpoint of the first `size` entries (all of them now, if `None`), signed by the
-    /// current key, and that key. Blocks: call it from blocking work.
-    pub fn checkpoint(&self, size: Option<u64>) -> Result<(Checkpoint, VerifyingKey), LedgerError> {
-        self.ledger.checkpoint_blocking(size)
-    }
-
-    /// [`Floor::checkpoint`] of `size` entries carrying `extensions` (signed with the body).
-    pub fn checkpoint_with(
-        &self,
-        size: u64,
-        extensions: Vec<String>,
-    ) -> Result<(Checkpoint, VerifyingKey), LedgerError> {
-        self.ledger.checkpoint_with(size, extensions)
-    }
-
-    /// The audit path of entry `sequence` in the tree of `size` entries.
-    pub fn inclusion_proof(&self, sequence: u64, size: u64) -> Result<InclusionProof, LedgerError> {
-        self.ledger.inclusion_proof(sequence, size)
-    }
-
-    /// The Merkle root of the first `size` entries.
-    pub fn tree_root(&self, size: u64) -> Result<Hash, LedgerError> {
-        self.ledger.tree_root(size)
-    }
-
-    /// The proof that the tree of `first` entries is a prefix of the tree of `second`.
-    pub fn consistency_proof(&self, first: u64, second: u64) -> Result<Vec<Hash>, LedgerError> {
-        self.ledger.consistency_proof(first, second)
-    }
-
-    /// Every key the log established: (id, public key) as stored.
-    pub fn known_keys(&self) -> Result<Vec<pitboss_ledger::store::KeyValue>, LedgerError> {
-        self.ledger.known_keys()
     }
 
     /// Every entry of hand `hand_id`'s stream, in order (empty if the log has none): for the audit,
     /// which reports a hand the log does not hold as its own finding.
     pub fn hand_stream_entries(&self, hand_id: &str) -> Result<Vec<Entry>, LedgerError> {
         self.ledger.read_stream(&hand_stream(hand_id), 0)
-    }
-
-    /// Verifies entries `from..=to` (to the end, if `None`), held to the server's payload schema.
-    pub fn verify_range(&self, from: u64, to: Option<u64>) -> VerifyReport {
-        self.ledger.verify_range(from, to)
-    }
-
-    /// [`Floor::verify_range`] from `from` to `to` inclusive, in parts of 100 000 entries, asking
-    /// `stopped` between parts; the parts' reports merged into one.
-    pub fn verify_in_parts(
-        &self,
-        from: u64,
-        to: u64,
-        stopped: impl Fn() -> bool,
-    ) -> Result<VerifyReport, VerifyStopped> {
-        let mut report = VerifyReport {
-            verified: 0,
-            head: None,
-            problem: None,
-        };
-        let mut start = from;
-        loop {
-            let end = start.saturating_add(VERIFY_PART - 1).min(to);
-            let part = self.ledger.verify_range(start, Some(end));
-            report.verified += part.verified;
-            report.head = part.head.or(report.head);
-            report.problem = part.problem;
-            if report.problem.is_some() || end >= to {
-                return Ok(report);
-            }
-            if stopped() {
-                return Err(VerifyStopped);
-            }
-            start = end + 1;
-        }
-    }
-
-    /// The writer's measurements (latencies, group sizes, syncs).
-    pub fn writer_stats(&self) -> &WriterStats {
-        self.ledger.stats()
-    }
-
-    /// The id of the key signing new entries.
-    pub fn signing_key_id(&self) -> Option<KeyId> {
-        self.ledger.key_id()
     }
 
     /// Rotates the signing key, recorded as done by `actor`: the old key's id, the new key's id and
@@ -201,16 +73,6 @@ impl Floor {
                 )
             })?;
         Ok((old, new, public))
-    }
-
-    /// True when this server only reads a log another server writes.
-    pub fn read_only(&self) -> bool {
-        self.ledger.read_only()
-    }
-
-    /// Where the log is, for people (a directory, or a database without its password).
-    pub fn log_location(&self) -> String {
-        self.ledger.location()
     }
 
     /// Completes when the ledger's writer has stopped: nothing more can be recorded.

@@ -51,6 +51,7 @@ pub(super) fn mississippi(table: &str, player: &str, request_id: Option<&str>) -
 /// The number of entries in the log.
 pub(super) fn log_size(floor: &Floor) -> u64 {
     floor
+        .log()
         .head()
         .expect("the head reads")
         .map_or(0, |(sequence, _)| sequence + 1)

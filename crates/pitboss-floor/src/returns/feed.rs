@@ -57,6 +57,7 @@ fn decoded(stored: impl IntoIterator<Item = Result<Vec<u8>, String>>) -> Result<
 impl Source for crate::floor::Floor {
     fn entries(&self, from: u64, count: u64) -> Result<Read, String> {
         let stored = self
+            .log()
             .stored_entries(from, count)
             .map_err(|e| e.to_string())?;
         decoded(stored.into_iter().map(|(_, bytes)| Ok(bytes)))

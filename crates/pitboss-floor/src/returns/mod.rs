@@ -239,10 +239,10 @@ impl Returns {
 
     /// Reads the log in order as it grows.
     async fn follow(self: Arc<Self>) {
-        let mut head = self.floor.subscribe();
+        let mut head = self.floor.log().subscribe();
         let mut feed = Feed::default();
         loop {
-            let size = self.floor.log_size();
+            let size = self.floor.log().size();
             let from = self.lock().through;
             if from >= size {
                 self.lock().caught_up = true;
@@ -391,7 +391,7 @@ impl Returns {
     async fn watch(self: Arc<Self>) {
         loop {
             tokio::time::sleep(self.settings.check_every).await;
-            if self.floor.read_only() || !self.lock().caught_up {
+            if self.floor.log().read_only() || !self.lock().caught_up {
                 continue;
             }
             for alert in self.alerts_due() {

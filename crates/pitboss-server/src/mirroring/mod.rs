@@ -292,7 +292,7 @@ impl Mirroring {
             if self.stats().stopped.is_some() {
                 return;
             }
-            let from = self.floor.log_size();
+            let from = self.floor.log().size();
             let request = proto::StreamEventsRequest {
                 from_sequence: from,
                 stored_entries: true,
@@ -406,7 +406,7 @@ impl Mirroring {
     /// Asks the log's server for its newest checkpoint (and one of the copy's size when that is
     /// newer than what is held), and holds what checks against the copy.
     async fn refresh(&self, audit: &mut AuditClient<Authorized>) {
-        let size = self.floor.log_size();
+        let size = self.floor.log().size();
         if size == 0 {
             return;
         }
@@ -522,6 +522,7 @@ impl Mirroring {
                     Vec::new()
                 } else {
                     floor
+                        .log()
                         .consistency_proof(old, size)
                         .map_err(|e| e.to_string())?
                 };
@@ -631,7 +632,7 @@ fn learn_key(floor: &Floor, witness: &Witness, origin: &str, key: ed25519_dalek:
 /// cosign on, without a restart, while a `--log` key that is not the log's teaches nothing (its
 /// witness then cosigns nothing of this log, as before). Blocks: a read of the copy's keys.
 fn learn_keys(floor: &Floor, witness: &Witness, origin: &str) {
-    let Ok(keys) = floor.known_keys() else {
+    let Ok(keys) = floor.log().known_keys() else {
         return;
     };
     let keys: Vec<_> = keys

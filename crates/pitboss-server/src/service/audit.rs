@@ -143,7 +143,7 @@ const STORED_READ: u64 = 64;
 /// entries reads them: a mirror, the tile writer). A missing or damaged entry ends the list with
 /// its error.
 fn stored_events(floor: &Floor, from: u64, count: u64) -> Vec<Result<proto::LoggedEvent, Status>> {
-    let records = match floor.stored_entries(from, count) {
+    let records = match floor.log().stored_entries(from, count) {
         Ok(records) => records,
         Err(e) => return vec![Err(Status::internal(e.to_string()))],
     };
@@ -191,7 +191,7 @@ async fn stream_from(
     shutdown: Shutdown,
 ) {
     use tokio::sync::mpsc::error::SendTimeoutError;
-    let mut head = floor.subscribe();
+    let mut head = floor.log().subscribe();
     let end_with = |status: Status| {
         // Best effort: a client that reads nothing does not get it.
         let _ = tx.try_send(Err(status));
@@ -205,7 +205,7 @@ async fn stream_from(
             let items = if stored {
                 stored_events(&floor, next, (end - next).min(STORED_READ))
             } else {
-                vec![match floor.entry(next) {
+                vec![match floor.log().entry(next) {
                     Ok(Some(entry)) => logged(entry),
                     Ok(None) => Err(Status::data_loss(format!("entry {next} is missing"))),
                     Err(e) => Err(Status::internal(e.to_string())),
@@ -262,7 +262,7 @@ fn mirror_checkpoint(
         key_id: pitboss_ledger::KeyId::of(&held.key).to_string(),
         public_key: held.key.to_bytes().to_vec(),
         cosigned: held.cosigned,
-        log_size: floor.log_size(),
+        log_size: floor.log().size(),
     })
 }
 
@@ -283,7 +283,7 @@ fn ledger_status(e: pitboss_ledger::LedgerError) -> Status {
 
 /// How many entries the log holds now (its tree size).
 fn log_size(floor: &Floor) -> Result<u64, Status> {
-    floor.tree_size().map_err(ledger_status)
+    floor.log().tree_size().map_err(ledger_status)
 }
 
 /// A tree size asked for in `field`: 0 for the whole log now, else at most the log's size.
@@ -373,9 +373,10 @@ impl Audit for AuditService {
         let asked = cosigned.as_ref().map_or(r.tree_size, |c| c.size);
         let (checkpoint, public, log_size) = self
             .blocking(move || {
-                let log_size = floor.log_size();
+                let log_size = floor.log().size();
                 let size = tree_size(&floor, "tree_size", asked)?;
-                let (checkpoint, public) = floor.checkpoint(Some(size)).map_err(ledger_status)?;
+                let (checkpoint, public) =
+                    floor.log().checkpoint(Some(size)).map_err(ledger_status)?;
                 Ok((checkpoint, public, log_size))
             })
             .await?;
@@ -420,6 +421,7 @@ impl Audit for AuditService {
                     ));
                 }
                 floor
+                    .log()
                     .inclusion_proof(r.sequence, size)
                     .map_err(ledger_status)
             })
@@ -528,6 +530,7 @@ impl Audit for AuditService {
                     ));
                 }
                 floor
+                    .log()
                     .consistency_proof(r.first_size, r.second_size)
                     .map_err(ledger_status)
             })
@@ -676,7 +679,7 @@ impl Audit for AuditService {
                 }
                 let end = r.to_sequence.unwrap_or(last);
                 floor
-                    .verify_in_parts(r.from_sequence, end, || run.stopped())
+                    .log().verify_in_parts(r.from_sequence, end, &|| run.stopped())
                     .map_err(|_| Status::cancelled(pitboss_lab::STOPPED))
             })
             .await?;

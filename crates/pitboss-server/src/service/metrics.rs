@@ -300,7 +300,7 @@ impl Collector for Scrape {
                 .map(|(reason, count)| ([("listener", *name), ("reason", reason)], count))
             }),
         )?;
-        let stats = self.floor.writer_stats();
+        let stats = self.floor.log().stats();
         let histograms = [
             (
                 "pitboss_ledger_append",
@@ -340,7 +340,7 @@ impl Collector for Scrape {
                 None,
                 MetricType::Gauge,
             )?
-            .encode_gauge(&gauge_value(self.floor.log_size()))?;
+            .encode_gauge(&gauge_value(self.floor.log().size()))?;
         gauges(
             &mut encoder,
             "pitboss_work_running",
@@ -376,7 +376,7 @@ impl Collector for Scrape {
         }
         if let Some(witnessing) = &self.witnessing {
             let stats = witnessing.stats();
-            let log_size = self.floor.log_size();
+            let log_size = self.floor.log().size();
             gauges(
                 &mut encoder,
                 "pitboss_cosigned_behind_entries",
@@ -403,7 +403,7 @@ impl Collector for Scrape {
             )?;
         }
         if let Some(returns) = &self.returns {
-            returns_metrics(&mut encoder, returns, self.floor.log_size())?;
+            returns_metrics(&mut encoder, returns, self.floor.log().size())?;
         }
         if let Some(tiling) = &self.tiling {
             gauges(
@@ -412,7 +412,7 @@ impl Collector for Scrape {
                 "Entries the checkpoint the tile directory publishes is behind the log.",
                 [(
                     [("log", "main")],
-                    self.floor.log_size().saturating_sub(tiling.published()),
+                    self.floor.log().size().saturating_sub(tiling.published()),
                 )],
             )?;
             counters(
@@ -424,7 +424,7 @@ impl Collector for Scrape {
         }
         if let Some(mirror) = &self.mirroring {
             let stats = mirror.stats();
-            let size = self.floor.log_size();
+            let size = self.floor.log().size();
             gauges(
                 &mut encoder,
                 "pitboss_mirror_behind_entries",

@@ -338,7 +338,7 @@ pub async fn serve(
         metrics.listener("metrics", admission.stats());
         tokio::spawn(door);
     }
-    let read_only: Option<Arc<str>> = floor.read_only().then(|| {
+    let read_only: Option<Arc<str>> = floor.log().read_only().then(|| {
         serving
             .read_only_reason
             .clone()

@@ -166,7 +166,7 @@ impl Witnessing {
         let mut offered_at = tokio::time::Instant::now();
         loop {
             tokio::time::sleep(settings.every).await;
-            let size = floor.log_size();
+            let size = floor.log().size();
             self.warn_if_behind(size, settings.warn_behind);
             if size == 0 || size == offered {
                 continue;
@@ -179,15 +179,18 @@ impl Witnessing {
                 continue;
             }
             let reader = floor.clone();
-            let note =
-                match tokio::task::spawn_blocking(move || reader.checkpoint(Some(size))).await {
-                    Ok(Ok((checkpoint, _))) => checkpoint.note(),
-                    Ok(Err(e)) => {
-                        tracing::warn!(error = %e, "witnessing: no checkpoint to submit");
-                        continue;
-                    }
-                    Err(_) => continue,
-                };
+            let note = match tokio::task::spawn_blocking(move || {
+                reader.log().checkpoint(Some(size))
+            })
+            .await
+            {
+                Ok(Ok((checkpoint, _))) => checkpoint.note(),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "witnessing: no checkpoint to submit");
+                    continue;
+                }
+                Err(_) => continue,
+            };
             let Ok(note) = Note::parse(&note) else {
                 continue;
             };
@@ -352,7 +355,7 @@ impl Witnessing {
                 .read_to_string(&mut text)
                 .ok()?;
             let kept = pitboss_ledger::checkpoint::Checkpoint::parse(&text).ok()?;
-            let (ours, key) = reader.checkpoint(Some(kept.size)).ok()?;
+            let (ours, key) = reader.log().checkpoint(Some(kept.size)).ok()?;
             if ours.origin != kept.origin || ours.root != kept.root {
                 return None;
             }
@@ -409,7 +412,8 @@ impl Witnessing {
                 Vec::new()
             } else {
                 let reader = floor.clone();
-                match tokio::task::spawn_blocking(move || reader.consistency_proof(old, size)).await
+                match tokio::task::spawn_blocking(move || reader.log().consistency_proof(old, size))
+                    .await
                 {
                     Ok(Ok(proof)) => proof,
                     _ => {
