@@ -74,7 +74,7 @@ async fn tampered_row_is_named(data_dir: &std::path::Path, url: &str, target: u6
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let server = Server::start(data_dir);
+    let server = Server::in_process(data_dir);
     let mut c = clients(&server).await;
     let report = c
         .audit
@@ -100,7 +100,7 @@ async fn tampered_row_is_named(data_dir: &std::path::Path, url: &str, target: u6
 #[tokio::test(flavor = "multi_thread")]
 async fn stream_events_catches_up_then_follows_live() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let (head_before, _) = head(&mut c).await;
     let head_before = head_before.unwrap();
@@ -146,7 +146,7 @@ async fn stream_events_catches_up_then_follows_live() {
 async fn checkpoints_and_proofs_over_grpc() {
     use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     for _ in 0..3 {
         c.play

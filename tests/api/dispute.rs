@@ -171,7 +171,7 @@ async fn dispute_packets_render_in_chromium_with_their_figures() {
         .collect();
     record(data.path(), &played).await;
 
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let key = c
         .audit

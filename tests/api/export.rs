@@ -53,7 +53,7 @@ fn read_back(dir: &Path, format: &str) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn exports_read_back_by_pyarrow_and_duckdb_equal_the_servers_totals() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let plays = [
         (

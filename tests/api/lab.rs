@@ -11,7 +11,7 @@ use tonic::Code;
 #[tokio::test(flavor = "multi_thread")]
 async fn the_lab_serves_par_sheets_and_keeps_them_once_computed() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut lab = LabClient::new(server.channel().await);
     let sheets = |game: proto::Game| proto::GetParSheetsRequest {
         game: game as i32,
@@ -78,7 +78,7 @@ async fn the_lab_serves_par_sheets_and_keeps_them_once_computed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_lab_simulates_with_a_chi_square_against_the_exact_sheet() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut lab = LabClient::new(server.channel().await);
     let sim = lab
         .simulate(proto::SimulateRequest {
@@ -109,7 +109,7 @@ async fn the_lab_simulates_with_a_chi_square_against_the_exact_sheet() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_lab_streams_rng_words_and_shuffles() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut lab = LabClient::new(server.channel().await);
     let mut words = lab
         .stream_rng_words(proto::StreamRngWordsRequest {
@@ -157,7 +157,7 @@ async fn the_lab_streams_rng_words_and_shuffles() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_lab_refuses_bad_requests_by_field() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut lab = LabClient::new(server.channel().await);
     let refused = |r: Result<tonic::Response<proto::SimulateResponse>, tonic::Status>| {
         r.expect_err("refused")

@@ -1,5 +1,7 @@
-//! The service end to end over real gRPC on loopback, the server as in production (the `pitboss`
-//! binary), one module per concern:
+//! The service end to end over real gRPC on loopback, served in the test's process on the data
+//! directory (or database) a `pitboss serve` would open (`Server::in_process`); a real `pitboss`
+//! process only where the process is the point (killed mid-hand, a tampered directory it refuses).
+//! One module per concern:
 //!
 //! - `play.rs`: every game played and replayed, a restart in the middle of a hand, many clients on
 //!   one hand, the strategy's advice in the view, and `PlayHand` (a whole hand in one call);

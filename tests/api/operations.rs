@@ -9,7 +9,7 @@ use pitboss_testkit::server::Server;
 #[tokio::test(flavor = "multi_thread")]
 async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let mut hands = Vec::new();
     for i in 0..5 {
@@ -104,7 +104,7 @@ async fn a_table_malfunction_voids_exactly_the_hands_in_its_time_range() {
 #[tokio::test(flavor = "multi_thread")]
 async fn retries_of_operations_with_a_request_id_return_the_first_result() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let hand = play_to_end(&mut c, proto::Game::Nutz, "T-9", "p").await;
     let request = proto::RecordTableMalfunctionRequest {

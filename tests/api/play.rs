@@ -10,7 +10,7 @@ use tonic::Code;
 #[tokio::test(flavor = "multi_thread")]
 async fn every_game_played_through_the_api_replays_consistently() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     for game in [
         proto::Game::MississippiStud,
@@ -104,7 +104,7 @@ async fn a_hand_continues_after_the_server_is_killed_mid_hand() {
         "one community card shown"
     );
     let data_dir = server.kill(); // SIGKILL
-    let server = Server::start(&data_dir);
+    let server = Server::in_process(&data_dir);
     let mut c = clients(&server).await;
     let seen = c
         .play
@@ -132,7 +132,7 @@ async fn a_hand_continues_after_the_server_is_killed_mid_hand() {
 #[tokio::test(flavor = "multi_thread")]
 async fn many_clients_acting_on_one_hand_land_exactly_one_decision() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let hand = opened(
         &mut c,
@@ -188,7 +188,7 @@ async fn many_clients_acting_on_one_hand_land_exactly_one_decision() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_view_offers_the_optimal_strategys_advice() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     // Mississippi Stud: follow the advice to the end; every piece of advice is a legal decision.
     for _ in 0..5 {
@@ -277,7 +277,7 @@ async fn the_view_offers_the_optimal_strategys_advice() {
 #[tokio::test(flavor = "multi_thread")]
 async fn play_hand_takes_a_whole_hand_in_one_call() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let request = || proto::PlayHandRequest {
         open: Some(proto::OpenHandRequest {
@@ -331,7 +331,7 @@ async fn play_hand_takes_a_whole_hand_in_one_call() {
 #[tokio::test(flavor = "multi_thread")]
 async fn play_hand_follows_the_advice_to_the_end_in_every_game() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     // Every game to its end by the advice.
     for (game, wagers) in [

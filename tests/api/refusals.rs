@@ -39,7 +39,7 @@ async fn a_live_and_a_settled_hand(c: &mut Clients) -> Log {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_on_open_hand_is_refused_with_the_right_code_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let Log { before, .. } = a_live_and_a_settled_hand(&mut c).await;
 
@@ -134,7 +134,7 @@ async fn bad_input_on_open_hand_is_refused_with_the_right_code_and_writes_nothin
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_on_act_is_refused_with_the_right_code_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let Log {
         live,
@@ -236,7 +236,7 @@ async fn bad_input_on_act_is_refused_with_the_right_code_and_writes_nothing() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_on_void_hand_is_refused_with_the_right_code_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let Log { live, before, .. } = a_live_and_a_settled_hand(&mut c).await;
 
@@ -326,7 +326,7 @@ async fn bad_input_on_void_hand_is_refused_with_the_right_code_and_writes_nothin
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_on_publish_config_is_refused_naming_the_field_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let Log { before, .. } = a_live_and_a_settled_hand(&mut c).await;
 
@@ -411,7 +411,7 @@ async fn bad_input_on_publish_config_is_refused_naming_the_field_and_writes_noth
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_on_malfunctions_and_sweeps_is_refused_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     let Log { before, .. } = a_live_and_a_settled_hand(&mut c).await;
 
@@ -460,7 +460,7 @@ async fn bad_input_on_malfunctions_and_sweeps_is_refused_and_writes_nothing() {
 #[tokio::test(flavor = "multi_thread")]
 async fn play_hand_refuses_a_bad_decision_or_opening_and_writes_nothing() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path());
+    let server = Server::in_process(data.path());
     let mut c = clients(&server).await;
     // Refusals name the decision and write nothing.
     let unchanged = head(&mut c).await;

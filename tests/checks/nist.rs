@@ -225,7 +225,7 @@ fn rng_test_judges_every_test_and_reproduces_by_its_seed() {
 async fn test_rng_over_grpc_is_the_command_lines_battery() {
     use pitboss::proto::{self, lab_client::LabClient};
     let dirs = tempfile::tempdir().unwrap();
-    let server = pitboss_testkit::server::Server::start(&dirs.path().join("log"));
+    let server = pitboss_testkit::server::Server::in_process(&dirs.path().join("log"));
     let mut lab = LabClient::new(server.channel().await);
     let seed = [0x5au8; 32];
     let report = lab

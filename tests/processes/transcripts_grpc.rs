@@ -110,7 +110,7 @@ fn engine_says(text: &str) -> (String, BTreeMap<String, u64>) {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_vendors_transcripts_are_checked_in_bulk_with_planted_errors_named() {
     let dirs = tempfile::tempdir().unwrap();
-    let server = Server::start(&dirs.path().join("log"));
+    let server = Server::in_process(&dirs.path().join("log"));
     let mut lab = LabClient::new(server.channel().await);
     let games = [
         "mississippi_stud",

@@ -24,6 +24,8 @@ pub mod forge;
 #[cfg(feature = "server")]
 pub mod http;
 #[cfg(feature = "server")]
+mod in_process;
+#[cfg(feature = "server")]
 pub mod load;
 #[cfg(feature = "server")]
 pub mod mirror;

@@ -1,5 +1,7 @@
-//! A real `pitboss serve` on a loopback port with its own data directory, killed on drop: the
-//! server as in production, for the tests that go through gRPC.
+//! A server on a loopback port with its own data directory, stopped on drop, for the tests that go
+//! through gRPC: a real `pitboss serve` process ([`Server::start`]) where the process is the point
+//! (its flags, its start and refusals, signals, a crash), or the same service served in the test's
+//! own process ([`Server::in_process`], `in_process.rs`) on the same data directory or database.
 //!
 //! Its access file (written before the first start unless the directory has one) names two
 //! administrators with every role, so that a test can propose with one and approve with the
@@ -10,6 +12,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use pitboss_client::{authorized, Authorized};
+
+use super::in_process::InProcess;
+
+/// Why a test may not ask a server started in process for its process.
+const IN_PROCESS: &str =
+    "a server started in process has no process of its own: start it with Server::start";
+
+/// What serves: a `pitboss serve` child, or the service in this process.
+enum Running {
+    Process(Child),
+    InProcess(InProcess),
+}
 
 /// The first administrator's token (principal `admin`).
 pub const ADMIN_TOKEN: &str = "pb_test_admin_0123456789";
@@ -123,7 +137,7 @@ impl Starting {
         });
         let address = ready["listening"].as_str().expect("listening").to_string();
         Server {
-            child,
+            running: Running::Process(child),
             address: format!("http://{address}"),
             data: self.data.clone(),
             metrics: ready["metrics"].as_str().map(str::to_string),
@@ -150,7 +164,7 @@ impl Drop for Starting {
 
 /// A running server.
 pub struct Server {
-    child: Child,
+    running: Running,
     /// `http://127.0.0.1:PORT`.
     pub address: String,
     /// The data directory.
@@ -244,9 +258,31 @@ impl Server {
             data: data.to_path_buf(),
         }
     }
+    /// A server serving in this process (`in_process.rs`).
+    pub(crate) fn serving_in_process(serving: InProcess, address: String, data: PathBuf) -> Server {
+        Server {
+            running: Running::InProcess(serving),
+            address,
+            data,
+            metrics: None,
+            tiles: None,
+        }
+    }
+
     /// The server's process id (to read its resident memory from `/proc`).
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        match &self.running {
+            Running::Process(child) => child.id(),
+            Running::InProcess(_) => panic!("{IN_PROCESS}"),
+        }
+    }
+
+    /// The server's process: a test that asks for it is one where the process is the point.
+    fn process(&mut self) -> &mut Child {
+        match &mut self.running {
+            Running::Process(child) => child,
+            Running::InProcess(_) => panic!("{IN_PROCESS}"),
+        }
     }
 
     /// Runs `pitboss serve` on `data` and requires that it refuse to start: it exits with a failure
@@ -278,8 +314,9 @@ impl Server {
 
     /// Kills the server with SIGKILL (no clean shutdown) and waits for it.
     pub fn kill(mut self) -> PathBuf {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let child = self.process();
+        let _ = child.kill();
+        let _ = child.wait();
         self.data.clone()
     }
 
@@ -343,17 +380,29 @@ impl Server {
     /// Stops the server cleanly (SIGTERM, as an operator's service manager does) and waits for it:
     /// whether it exited with success.
     pub fn stop(mut self) -> bool {
-        // SAFETY: a signal to our own child, by the pid we started it with.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        match &mut self.running {
+            Running::Process(child) => {
+                // SAFETY: a signal to our own child, by the pid we started it with.
+                unsafe {
+                    libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+                }
+                child.wait().is_ok_and(|s| s.success())
+            }
+            Running::InProcess(serving) => serving.stop(),
         }
-        self.child.wait().is_ok_and(|s| s.success())
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        match &mut self.running {
+            Running::Process(child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Running::InProcess(serving) => {
+                serving.stop();
+            }
+        }
     }
 }
