@@ -1,24 +1,20 @@
-//! The service served in the test's own process ([`Server::in_process`]): the ledger the server
+//! The service served in the test's own process (`Server::in_process`): the ledger the server
 //! would open on the data directory (or its PostgreSQL database), the floor on it, the access
 //! file loaded and its change recorded as `serve` records it, and `pitboss_server`'s `serve` on a
 //! loopback port, on a runtime of its own on a thread of its own — no process to start, no
 //! executable to hash, no ready line to wait for. What `serve` adds around it (flags and
 //! settings files, TLS, metrics, tiles, witnesses, mirrors, the software's attestation, signals)
-//! is the process tests' ([`Server::start`]).
+//! is the process tests' (`Server::start`).
 //!
 //! Must not be used where the process is the point.
-//!
-//! [`Server::start`]: crate::server::Server::start
-//! [`Server::in_process`]: crate::server::Server::in_process
 
-use std::path::Path;
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pitboss::access::Access;
 use pitboss::floor::Floor;
 use pitboss::service::{ServerLimits, Serving};
-
-use super::server::{open_ledger, write_access, Server};
 
 /// The service serving in this process: how to stop it and the thread it runs on.
 pub(crate) struct InProcess {
@@ -39,82 +35,77 @@ impl InProcess {
     }
 }
 
-impl Server {
-    /// The service on `data` served in this process (the test access file written if it has
-    /// none), ready: for the tests of what the API answers, where the process is not the point.
-    pub fn in_process(data: &Path) -> Server {
-        if !data.join("access.toml").exists() {
-            write_access(data, "");
-        }
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (listening, address) = std::sync::mpsc::channel();
-        let dir = data.to_path_buf();
-        let thread = std::thread::Builder::new()
-            .name("pitboss-in-process".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .enable_all()
-                    .build()
-                    .expect("the in-process server's runtime");
-                runtime.block_on(async move {
-                    let now = pitboss::floor::system_clock();
-                    let ledger = Arc::new(open_ledger(&dir, now));
-                    let floor = Arc::new(
-                        Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
-                            .await
-                            .expect("the floor on the test's ledger"),
-                    );
-                    let (access, change) =
-                        Access::load(&dir.join("access.toml")).expect("the test's access file");
-                    if floor.last_access_sha256().expect("the access read") != Some(change.sha256) {
-                        floor
-                            .record_access_change(&change, "start", pitboss_ledger::SERVER_ACTOR)
-                            .await
-                            .expect("the access change recorded");
-                    }
-                    let listener = pitboss::service::listen("127.0.0.1:0".parse().expect("addr"))
-                        .expect("a loopback port");
-                    let at = listener.local_addr().expect("the port");
-                    let (ready, is_ready) = tokio::sync::oneshot::channel();
-                    let serving = Serving {
-                        access: Arc::new(access),
-                        tls: None,
-                        metrics: None,
-                        limits: ServerLimits::default(),
-                        preparation: None,
-                        ready: Some(ready),
-                        witnessing: None,
-                        tiles: None,
-                        mirror: None,
-                        returns: Some(pitboss::returns::Settings::default()),
-                        software: None,
-                        read_only_reason: None,
-                    };
-                    let served = tokio::spawn(pitboss::service::serve(
-                        listener,
-                        floor,
-                        serving,
-                        async move {
-                            let _ = stopped.await;
-                        },
-                    ));
-                    if is_ready.await.is_ok() {
-                        let _ = listening.send(at);
-                    }
-                    matches!(served.await, Ok(Ok(())))
-                })
+/// Serves the service on a loopback port in this process, on the ledger `open` opens (on the
+/// service's own thread) and the access file `access`: how to stop it, and its address once it
+/// serves its calls.
+pub(crate) fn serve(
+    open: impl FnOnce() -> pitboss_ledger::Ledger + Send + 'static,
+    access: PathBuf,
+) -> (InProcess, SocketAddr) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (listening, address) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("pitboss-in-process".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .expect("the in-process server's runtime");
+            runtime.block_on(async move {
+                let ledger = Arc::new(open());
+                let floor = Arc::new(
+                    Floor::open(ledger, Arc::new(pitboss::floor::system_clock))
+                        .await
+                        .expect("the floor on the test's ledger"),
+                );
+                let (access, change) = Access::load(&access).expect("the test's access file");
+                if floor.last_access_sha256().expect("the access read") != Some(change.sha256) {
+                    floor
+                        .record_access_change(&change, "start", pitboss_ledger::SERVER_ACTOR)
+                        .await
+                        .expect("the access change recorded");
+                }
+                let listener = pitboss::service::listen(SocketAddr::from(([127, 0, 0, 1], 0)))
+                    .expect("a loopback port");
+                let at = listener.local_addr().expect("the port");
+                let (ready, is_ready) = tokio::sync::oneshot::channel();
+                let serving = Serving {
+                    access: Arc::new(access),
+                    tls: None,
+                    metrics: None,
+                    limits: ServerLimits::default(),
+                    preparation: None,
+                    ready: Some(ready),
+                    witnessing: None,
+                    tiles: None,
+                    mirror: None,
+                    returns: Some(pitboss::returns::Settings::default()),
+                    software: None,
+                    read_only_reason: None,
+                };
+                let served = tokio::spawn(pitboss::service::serve(
+                    listener,
+                    floor,
+                    serving,
+                    async move {
+                        let _ = stopped.await;
+                    },
+                ));
+                if is_ready.await.is_ok() {
+                    let _ = listening.send(at);
+                }
+                matches!(served.await, Ok(Ok(())))
             })
-            .expect("the in-process server's thread");
-        let at = address
-            .recv()
-            .expect("the in-process server ready (it stopped before: see its panic above)");
-        Server::serving_in_process(
-            InProcess {
-                stop: Some(stop),
-                thread: Some(thread),
-            },
-            format!("http://{at}"),
-            data.to_path_buf(),
-        )
-    }
+        })
+        .expect("the in-process server's thread");
+    let at = address
+        .recv()
+        .expect("the in-process server ready (it stopped before: see its panic above)");
+    (
+        InProcess {
+            stop: Some(stop),
+            thread: Some(thread),
+        },
+        at,
+    )
 }

@@ -258,12 +258,22 @@ impl Server {
             data: data.to_path_buf(),
         }
     }
-    /// A server serving in this process (`in_process.rs`).
-    pub(crate) fn serving_in_process(serving: InProcess, address: String, data: PathBuf) -> Server {
+    /// The service on `data` served in this process (`in_process.rs`; the test access file
+    /// written if it has none), ready: for the tests of what the API answers, where the process is
+    /// not the point.
+    pub fn in_process(data: &Path) -> Server {
+        if !data.join("access.toml").exists() {
+            write_access(data, "");
+        }
+        let dir = data.to_path_buf();
+        let (serving, at) = super::in_process::serve(
+            move || open_ledger(&dir, pitboss::floor::system_clock()),
+            data.join("access.toml"),
+        );
         Server {
             running: Running::InProcess(serving),
-            address,
-            data,
+            address: format!("http://{at}"),
+            data: data.to_path_buf(),
             metrics: None,
             tiles: None,
         }
