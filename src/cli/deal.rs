@@ -1,5 +1,6 @@
-//! `pitboss deal --game GAME --seed HEX64`: one JSON object with the commitment, the shuffled deck
-//! (or the dice) and each seat's cards in the game's deal order.
+//! `pitboss deal --game GAME --seed HEX64 [--seats N]`: one JSON object with the commitment, the
+//! shuffled deck (or the dice) and each seat's cards in the game's deal order — one player's hand,
+//! or with `--seats` a round's seats dealt from the one shuffle (`docs/rng.md` §6a).
 
 use clap::Args;
 use serde_json::{json, Value};
@@ -16,15 +17,50 @@ pub struct DealArgs {
     /// The hand's seed: 64 hexadecimal digits.
     #[arg(long, value_parser = |s: &str| Seed::from_hex(s))]
     seed: Seed,
+    /// A round's player seats, dealt from the one shuffle (card games: 1 to the table's most).
+    #[arg(long)]
+    seats: Option<u8>,
 }
 
 pub fn run(args: DealArgs) -> anyhow::Result<()> {
-    let deal = deal::derive(args.game, &args.seed);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&deal_json(&deal, &args.seed))?
-    );
+    let json = match args.seats {
+        None => deal_json(&deal::derive(args.game, &args.seed), &args.seed),
+        Some(seats) => round_json(
+            &deal::derive_round(args.game, &args.seed, seats)?,
+            &args.seed,
+        ),
+    };
+    println!("{}", serde_json::to_string_pretty(&json)?);
     Ok(())
+}
+
+/// The JSON form of a round's deal (also used by the RNG test vectors): its deck, and each place
+/// — a numbered player seat, the dealer, the community cards — with its positions and cards.
+pub fn round_json(deal: &Deal, seed: &Seed) -> Value {
+    let places: Vec<Value> = deal
+        .seats
+        .iter()
+        .map(|place| {
+            let mut object = json!({
+                "seat": place.seat.id(),
+                "positions": place.positions,
+                "cards": place.cards.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            });
+            if let Some(number) = place.number {
+                object["number"] = json!(number);
+            }
+            object
+        })
+        .collect();
+    let seats = deal.seats.iter().filter(|p| p.number.is_some()).count();
+    json!({
+        "game": deal.game.id(),
+        "seed": seed.to_hex(),
+        "commitment": deal.commitment.to_string(),
+        "seats": seats,
+        "deck": deal.deck.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "places": places,
+    })
 }
 
 /// The JSON form of a derived deal (also used by the RNG test vectors).

@@ -80,6 +80,15 @@ fn vectors() -> anyhow::Result<Value> {
             .iter()
             .map(|&game| super::deal::deal_json(&deal::derive(game, &seed), &seed))
             .collect();
+        let mut rounds = Vec::new();
+        for game in GameId::ALL {
+            if let Some(most) = game.facts().max_seats {
+                for seats in [2, most] {
+                    let round = deal::derive_round(game, &seed, seats)?;
+                    rounds.push(super::deal::round_json(&round, &seed));
+                }
+            }
+        }
 
         out.push(json!({
             "name": name,
@@ -91,6 +100,7 @@ fn vectors() -> anyhow::Result<Value> {
             "shuffled_53": cards(Deck::WithJoker53),
             "dice_15": dice,
             "deals": deals,
+            "rounds": rounds,
         }));
     }
     Ok(json!({

@@ -158,3 +158,92 @@ fn deal_refuses_bad_input_naming_it() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("64 hexadecimal digits"));
 }
+
+/// `pitboss deal --seats N` prints a round's deal: the hand's one shuffle, each numbered seat's
+/// block in seat order and then the dealer's or community cards, seat 1 holding what the hand's
+/// player holds; a number of seats the game does not deal (none for Nutz, seven at Pai Gow, zero)
+/// is refused, naming the range, and prints no deal.
+#[test]
+fn deal_prints_a_rounds_seats_from_one_shuffle() {
+    let seed = "ab8dacfac1a36fb4a40646f751654cb339679ab1ed253c1643f15cad6b418ad0";
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output = pitboss(args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("one JSON object")
+    };
+    for (game, seats, per_player) in [
+        ("caribbean_stud", 7, 5),
+        ("fortune_pai_gow", 6, 7),
+        ("mississippi_stud", 3, 2),
+    ] {
+        let hand = json(&["deal", "--game", game, "--seed", seed]);
+        let round = json(&[
+            "deal",
+            "--game",
+            game,
+            "--seed",
+            seed,
+            "--seats",
+            &seats.to_string(),
+        ]);
+        assert_eq!(round["deck"], hand["deck"], "{game}: one shuffle");
+        assert_eq!(round["seats"], seats);
+        let places = round["places"].as_array().unwrap();
+        assert_eq!(
+            places.len(),
+            seats + 1,
+            "{game}: the seats and the dealer's"
+        );
+        assert_eq!(
+            places[0]["cards"], hand["seats"][0]["cards"],
+            "{game}: seat 1"
+        );
+        let mut dealt = std::collections::BTreeSet::new();
+        for (k, place) in places.iter().enumerate() {
+            let positions: Vec<u64> = place["positions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_u64().unwrap())
+                .collect();
+            if k < seats {
+                assert_eq!(place["seat"], "player");
+                assert_eq!(place["number"], k + 1);
+                let first = (k * per_player) as u64;
+                assert_eq!(
+                    positions,
+                    (first..first + per_player as u64).collect::<Vec<_>>()
+                );
+            } else {
+                assert_eq!(place["number"], serde_json::Value::Null);
+                assert_eq!(
+                    positions[0],
+                    (seats * per_player) as u64,
+                    "{game}: after the seats"
+                );
+            }
+            for (position, card) in positions.iter().zip(place["cards"].as_array().unwrap()) {
+                assert_eq!(round["deck"][*position as usize], *card);
+                assert!(
+                    dealt.insert(card.as_str().unwrap().to_string()),
+                    "{card} twice"
+                );
+            }
+        }
+    }
+    for (game, seats, named) in [
+        ("nutz", "2", "deals no seats"),
+        ("fortune_pai_gow", "7", "1 to 6 seats"),
+        ("caribbean_stud", "0", "1 to 7 seats"),
+    ] {
+        let output = pitboss(&["deal", "--game", game, "--seed", seed, "--seats", seats]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{game} {seats}: dealt");
+        assert!(output.stdout.is_empty(), "{game} {seats}: printed a deal");
+        assert!(stderr.contains(named), "{game} {seats}: {stderr}");
+    }
+}

@@ -18,8 +18,11 @@ pub struct GameFacts {
     /// What the game's randomness draws: a shuffled deck, or dice.
     pub material: Material,
     /// The seats of a card game in deal order, each with the deck positions it receives (empty
-    /// for dice games).
+    /// for dice games): one player's hand, as a one-seat round deals it.
     pub layout: &'static [SeatLayout],
+    /// The most player seats a round deals from one deck (`spec/GAMES.md`, *Rounds*); `None` for
+    /// a game that deals no seat, whose round is one shake every bettor plays.
+    pub max_seats: Option<u8>,
     /// The bet groups the PAR sheets and the live returns are kept by; every bet of the game is in
     /// exactly one.
     pub groups: &'static [BetGroup],

@@ -63,6 +63,75 @@ impl GameId {
     pub const fn layout(self) -> &'static [SeatLayout] {
         self.facts().layout
     }
+
+    /// The deck positions of a round of `seats` player seats dealt from one shuffle, in deal
+    /// order (`spec/GAMES.md`, *Rounds*; `docs/rng.md`): each player seat's block in seat order
+    /// — seat `k` (from 1) receives the positions one player's hand receives, moved on by
+    /// `(k − 1) × n`, `n` the cards of one player — then the dealer's or the community cards,
+    /// moved on by `(seats − 1) × n`. A one-seat round deals exactly [`GameId::layout`].
+    pub fn round_layout(self, seats: u8) -> Result<Vec<RoundSeat>, SeatsRefused> {
+        let facts = self.facts();
+        let max = facts
+            .max_seats
+            .ok_or(SeatsRefused::NoSeats { game: self })?;
+        if seats == 0 || seats > max {
+            return Err(SeatsRefused::Outside {
+                game: self,
+                seats,
+                max,
+            });
+        }
+        let player = facts
+            .layout
+            .iter()
+            .find(|l| l.seat == Seat::Player)
+            .map_or(0..0, |l| l.positions.clone());
+        let per_player = player.len();
+        let moved = |range: &Range<usize>, by: usize| range.start + by..range.end + by;
+        let mut out: Vec<RoundSeat> = (0..seats)
+            .map(|k| RoundSeat {
+                seat: Seat::Player,
+                number: Some(k + 1),
+                positions: moved(&player, usize::from(k) * per_player),
+            })
+            .collect();
+        let others = usize::from(seats - 1) * per_player;
+        out.extend(
+            facts
+                .layout
+                .iter()
+                .filter(|l| l.seat != Seat::Player)
+                .map(|l| RoundSeat {
+                    seat: l.seat,
+                    number: None,
+                    positions: moved(&l.positions, others),
+                }),
+        );
+        Ok(out)
+    }
+}
+
+/// One place of a round's deal: a player seat (numbered from 1) or the dealer's or community
+/// cards, and the deck positions it receives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundSeat {
+    /// Who.
+    pub seat: Seat,
+    /// The player seat's number, from 1 (`None` for the dealer and the community cards).
+    pub number: Option<u8>,
+    /// Deck positions, in deal order.
+    pub positions: Range<usize>,
+}
+
+/// A round's number of seats that the game does not deal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SeatsRefused {
+    /// A game that deals no seat (its round is one shake every bettor plays).
+    #[error("{game} deals no seats: its round is one shake, which every bettor plays")]
+    NoSeats { game: GameId },
+    /// Fewer than one seat, or more than the game deals from one deck.
+    #[error("{game} deals 1 to {max} seats from one deck, not {seats}")]
+    Outside { game: GameId, seats: u8, max: u8 },
 }
 
 impl fmt::Display for GameId {
@@ -159,5 +228,62 @@ mod tests {
             "poker".parse::<GameId>().unwrap_err().to_string(),
             "unknown game `poker`: expected mississippi_stud, fortune_pai_gow, nutz or caribbean_stud"
         );
+    }
+
+    /// Every round a game deals: each seat's positions in blocks, every position once, within
+    /// the deck; one seat is one player's hand exactly; the seat counts outside are refused.
+    #[test]
+    fn a_rounds_seats_are_dealt_in_blocks_from_one_deck() {
+        for game in GameId::ALL {
+            let Some(max) = game.facts().max_seats else {
+                assert!(game.layout().is_empty(), "{game}: seats without a deck");
+                assert_eq!(game.round_layout(1), Err(SeatsRefused::NoSeats { game }));
+                continue;
+            };
+            let Material::Cards(deck) = game.material() else {
+                panic!("{game}: seats without cards");
+            };
+            let one: Vec<(Seat, Range<usize>)> = game
+                .round_layout(1)
+                .unwrap()
+                .into_iter()
+                .map(|s| (s.seat, s.positions))
+                .collect();
+            let hand: Vec<(Seat, Range<usize>)> = game
+                .layout()
+                .iter()
+                .map(|l| (l.seat, l.positions.clone()))
+                .collect();
+            assert_eq!(one, hand, "{game}: one seat is one player's hand");
+            for seats in 1..=max {
+                let round = game.round_layout(seats).unwrap();
+                let mut next = 0;
+                for (k, place) in round.iter().enumerate() {
+                    assert_eq!(place.positions.start, next, "{game} {seats}: consecutive");
+                    next = place.positions.end;
+                    if k < usize::from(seats) {
+                        assert_eq!(place.seat, Seat::Player);
+                        assert_eq!(place.number, Some(k as u8 + 1));
+                    } else {
+                        assert_ne!(place.seat, Seat::Player);
+                        assert_eq!(place.number, None);
+                    }
+                }
+                assert!(next <= deck.len(), "{game} {seats}: {next} cards");
+            }
+            for seats in [0, max + 1, u8::MAX] {
+                assert_eq!(
+                    game.round_layout(seats),
+                    Err(SeatsRefused::Outside { game, seats, max })
+                );
+            }
+        }
+        // The table sizes of `spec/GAMES.md`.
+        assert_eq!(GameId::CaribbeanStud.facts().max_seats, Some(7));
+        assert_eq!(GameId::FortunePaiGow.facts().max_seats, Some(6));
+        assert_eq!(GameId::MississippiStud.facts().max_seats, Some(7));
+        // Fortune Pai Gow's six seats and the dealer take 49 of the 53 cards.
+        let full = GameId::FortunePaiGow.round_layout(6).unwrap();
+        assert_eq!(full.last().map(|p| p.positions.clone()), Some(42..49));
     }
 }

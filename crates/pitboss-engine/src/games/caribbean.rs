@@ -36,6 +36,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
             "the dealer's five cards; the last (position 9) is face up",
         ),
     ],
+    max_seats: Some(7),
     groups: &[
         BetGroup {
             name: "main",

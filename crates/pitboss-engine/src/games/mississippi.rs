@@ -37,6 +37,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
             "face down; revealed one by one after the 3rd, 4th and 5th street decisions",
         ),
     ],
+    max_seats: Some(7),
     groups: &[
         BetGroup {
             name: "main",

@@ -28,6 +28,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
     name: "Nutz",
     material: Material::Dice { count: 5 },
     layout: &[],
+    max_seats: None,
     groups: &[
         BetGroup {
             name: BetId::BoxNutz.id(),

@@ -34,6 +34,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
         SeatLayout::new(Seat::Player, 0..7, "the player's seven cards"),
         SeatLayout::new(Seat::Dealer, 7..14, "the dealer's seven cards"),
     ],
+    max_seats: Some(6),
     groups: &[
         BetGroup {
             name: "main",
