@@ -244,3 +244,93 @@ async fn checkpoints_and_proofs_over_grpc() {
         );
     }
 }
+
+/// `DeriveDeal` with `seats` derives a round's deal as the engine does (`deal::derive_round`):
+/// the hand's one shuffle, each numbered seat's block, then the dealer's or community cards; a
+/// number of seats the game does not deal is refused as `INVALID_ARGUMENT` naming `seats`.
+#[tokio::test(flavor = "multi_thread")]
+async fn derive_deal_deals_a_rounds_seats_from_one_shuffle() {
+    use pitboss_engine::game::GameId;
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let mut c = clients(&server).await;
+    let seed: Vec<u8> = (100..132).collect();
+    let engine_seed = pitboss_engine::rng::Seed::from_slice(&seed).unwrap();
+    for game in GameId::ALL {
+        let proto_game = pitboss::codec::game_to(game) as i32;
+        let Some(most) = game.facts().max_seats else {
+            let refused = c
+                .audit
+                .derive_deal(proto::DeriveDealRequest {
+                    game: proto_game,
+                    seed: seed.clone(),
+                    seats: 2,
+                })
+                .await
+                .expect_err("a dice game deals no seats");
+            assert_eq!(refused.code(), Code::InvalidArgument);
+            assert_eq!(
+                pitboss_testkit::refusal::field(&refused).as_deref(),
+                Some("seats")
+            );
+            continue;
+        };
+        for seats in [1, most] {
+            let reply = c
+                .audit
+                .derive_deal(proto::DeriveDealRequest {
+                    game: proto_game,
+                    seed: seed.clone(),
+                    seats: u32::from(seats),
+                })
+                .await
+                .expect("a round's deal")
+                .into_inner();
+            let local = pitboss_engine::deal::derive_round(game, &engine_seed, seats).unwrap();
+            let deck: Vec<String> = local.deck.iter().map(ToString::to_string).collect();
+            assert_eq!(reply.deck, deck, "{game}");
+            assert_eq!(reply.seats.len(), local.seats.len());
+            for (got, want) in reply.seats.iter().zip(&local.seats) {
+                assert_eq!(got.name, want.seat.id());
+                assert_eq!(got.number, want.number.map_or(0, u32::from));
+                let positions: Vec<u32> = want.positions.iter().map(|&p| p as u32).collect();
+                assert_eq!(got.deck_positions, positions, "{game} {seats}");
+                let cards: Vec<String> = want.cards.iter().map(ToString::to_string).collect();
+                assert_eq!(got.cards, cards);
+            }
+        }
+        for seats in [u32::from(most) + 1, 1_000] {
+            let refused = c
+                .audit
+                .derive_deal(proto::DeriveDealRequest {
+                    game: proto_game,
+                    seed: seed.clone(),
+                    seats,
+                })
+                .await
+                .expect_err("more seats than the table");
+            assert_eq!(refused.code(), Code::InvalidArgument, "{game} {seats}");
+            assert_eq!(
+                pitboss_testkit::refusal::field(&refused).as_deref(),
+                Some("seats")
+            );
+        }
+    }
+    // Without seats, one player's hand, as before.
+    let hand = c
+        .audit
+        .derive_deal(proto::DeriveDealRequest {
+            game: proto::Game::CaribbeanStud as i32,
+            seed: seed.clone(),
+            seats: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let names: Vec<(&str, u32)> = hand
+        .seats
+        .iter()
+        .map(|s| (s.name.as_str(), s.number))
+        .collect();
+    assert_eq!(names, [("player", 0), ("dealer", 0)]);
+}

@@ -299,6 +299,7 @@ impl Target {
             "DeriveDeal" => proto::DeriveDealRequest {
                 game,
                 seed: gen.bytes(32),
+                seats: 0,
             }
             .encode_to_vec(),
             "VerifyLog" => proto::VerifyLogRequest {

@@ -187,9 +187,13 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     // ---- Audit ----
     let m = "Audit/DeriveDeal";
     for seed in [vec![], vec![1; 31], vec![1; 33], vec![1; 60_000]] {
-        cases.push(refused(m, INVALID, "seed", "exactly 32 bytes", rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed }))));
+        cases.push(refused(m, INVALID, "seed", "exactly 32 bytes", rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed, seats: 0 }))));
     }
-    cases.push(served(m, rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed: vec![0xff; 32] }))));
+    cases.push(served(m, rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed: vec![0xff; 32], seats: 0 }))));
+    for seats in [8, u32::MAX] {
+        cases.push(refused(m, INVALID, "seats", "out of range: 0 to 7", rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed: vec![0xff; 32], seats }))));
+    }
+    cases.push(served(m, rpc!(c, audit.derive_deal(proto::DeriveDealRequest { game: mi, seed: vec![0xff; 32], seats: 7 }))));
 
     let m = "Audit/ReplayHand";
     cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.replay_hand(proto::ReplayHandRequest { hand_id: long(60_000) }))));

@@ -70,6 +70,7 @@ async fn serves_health_and_derives_deals_over_grpc() {
         .derive_deal(DeriveDealRequest {
             game: Game::FortunePaiGow as i32,
             seed: seed.clone(),
+            seats: 0,
         })
         .await
         .expect("derive deal")
@@ -95,6 +96,7 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
             DeriveDealRequest {
                 game: Game::Nutz as i32,
                 seed: vec![1; 31],
+                seats: 0,
             },
             "seed",
             "32 bytes",
@@ -103,6 +105,7 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
             DeriveDealRequest {
                 game: Game::Unspecified as i32,
                 seed: vec![1; 32],
+                seats: 0,
             },
             "game",
             "required",
@@ -111,6 +114,7 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
             DeriveDealRequest {
                 game: 99,
                 seed: vec![1; 32],
+                seats: 0,
             },
             "game",
             "99",

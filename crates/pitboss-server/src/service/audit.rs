@@ -586,9 +586,13 @@ impl Audit for AuditService {
         request.check()?;
         let game = convert::game("game", request.game)?;
         let seed = convert::seed("seed", &request.seed)?;
-        Ok(Response::new(convert::deal_to_proto(&deal::derive(
-            game, &seed,
-        ))))
+        let dealt = match u8::try_from(request.seats) {
+            Ok(0) => deal::derive(game, &seed),
+            Ok(seats) => deal::derive_round(game, &seed, seats)
+                .map_err(|refused| invalid_argument("seats", refused.to_string()))?,
+            Err(_) => return Err(invalid_argument("seats", "beyond any table")),
+        };
+        Ok(Response::new(convert::deal_to_proto(&dealt)))
     }
 
     async fn replay_hand(

@@ -47,6 +47,7 @@ pub fn deal_to_proto(deal: &Deal) -> proto::DeriveDealResponse {
                 name: seat.seat.id().to_string(),
                 cards: seat.cards.iter().map(ToString::to_string).collect(),
                 deck_positions: seat.positions.iter().map(|&p| p as u32).collect(),
+                number: seat.number.map_or(0, u32::from),
             })
             .collect(),
     }

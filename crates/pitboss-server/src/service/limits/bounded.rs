@@ -144,7 +144,9 @@ impl Bounded for proto::ListHandsRequest {
 
 impl Bounded for proto::DeriveDealRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
-        seed_bytes(&at(place, "seed"), &self.seed, false)
+        seed_bytes(&at(place, "seed"), &self.seed, false)?;
+        ROUND_SEATS.check(&at(place, "seats"), u64::from(self.seats))?;
+        Ok(())
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::kinds::{CountLimit, Range, Shape, TextLimit};
 use crate::floor::{HAND_ID_LEN, MAX_HANDS_PAGE, MAX_NAME_CHARS};
+use pitboss_engine::game::GameId;
 
 /// A client's request id (idempotency key): one id, one request.
 pub const REQUEST_ID: TextLimit = TextLimit::new(128, false, Shape::Token);
@@ -139,3 +140,25 @@ pub const SHUFFLES: Range = Range {
     min: 1,
     max: 100_000_000,
 };
+
+/// A round's seats in `DeriveDeal` (0: one player's hand): at most the most seats any game's
+/// table deals (its own most is the engine's to check: `GameId::round_layout`).
+pub const ROUND_SEATS: Range = Range {
+    min: 0,
+    max: most_seats(),
+};
+
+/// The most seats any game's round deals, from the games' facts.
+const fn most_seats() -> u64 {
+    let mut most = 0;
+    let mut k = 0;
+    while k < GameId::ALL.len() {
+        if let Some(seats) = GameId::ALL[k].facts().max_seats {
+            if seats as u64 > most {
+                most = seats as u64;
+            }
+        }
+        k += 1;
+    }
+    most
+}
