@@ -1,5 +1,5 @@
 //! A log on PostgreSQL: the store ([`PgStore`]) and its connections to one database, for the
-//! reads every engine answers ([`LogStore`]) and the writer's locked commit (one group per
+//! reads every engine answers ([`LogStore`](crate::LogStore)) and the writer's locked commit (one group per
 //! transaction, ordered by the head row). The verified copies between a RocksDB data directory and
 //! a database are `copy.rs`'s; the checks before a server writes to a database or reads it,
 //! `pg_open.rs`'s.
@@ -28,7 +28,7 @@
 //! never merges two logs).
 //!
 //! By job: the schema, the connections with their prepared reads and the runtimes that drive them
-//! (`connection.rs`); the reads of [`LogStore`] (`reads.rs`); the head row, read and created, and
+//! (`connection.rs`); the reads of [`LogStore`](crate::LogStore) (`reads.rs`); the head row, read and created, and
 //! an empty log's first record (`head.rs`); the writer's dedicated connection and its transaction
 //! per group (`session.rs`); here, the store itself: connecting, the shared readers.
 
