@@ -11,6 +11,7 @@ use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss_client::Authorized;
+use pitboss_testkit::clients::log_entries;
 use pitboss_testkit::server::{
     principal, write_access, Server, ADMIN_TOKEN, ALL_ROLES, SECOND_TOKEN,
 };
@@ -601,30 +602,6 @@ async fn hand_events(
         .events
 }
 
-/// All the entries from the start of the log (a regulator's view).
-async fn log(audit: &mut AuditClient<Authorized>) -> Vec<proto::LoggedEvent> {
-    let mut stream = audit
-        .stream_events(proto::StreamEventsRequest {
-            from_sequence: 0,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let head = audit
-        .verify_log(proto::VerifyLogRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .head_sequence
-        .unwrap();
-    let mut out = Vec::new();
-    while out.len() as u64 <= head {
-        out.push(stream.message().await.unwrap().unwrap());
-    }
-    out
-}
-
 /// A credential removed from the access file is refused from the next call, whether the file is
 /// reloaded by the ReloadAccess RPC or by SIGHUP; each change is an event naming who made it. The
 /// key_admin rotates the signing key while serving, and the rotation names it.
@@ -705,7 +682,7 @@ async fn a_revoked_token_is_refused_at_once() {
         .unwrap()
         .into_inner();
     assert!(verified.ok, "{verified:?}");
-    let rotations: Vec<String> = log(&mut audit)
+    let rotations: Vec<String> = log_entries(&mut audit)
         .await
         .into_iter()
         .filter(|e| {
@@ -717,7 +694,7 @@ async fn a_revoked_token_is_refused_at_once() {
         .map(|e| e.actor)
         .collect();
     assert_eq!(rotations, ["admin"]);
-    let changes: Vec<(String, proto::AccessChanged)> = log(&mut audit)
+    let changes: Vec<(String, proto::AccessChanged)> = log_entries(&mut audit)
         .await
         .into_iter()
         .filter_map(|e| match e.payload.and_then(|p| p.kind) {
@@ -933,7 +910,7 @@ async fn serving_beyond_loopback_without_tls_is_refused_unless_told_and_then_rec
     let port = server.address.rsplit(':').next().unwrap().to_string();
     server.address = format!("http://127.0.0.1:{port}");
     let mut audit = AuditClient::new(server.channel().await);
-    let recorded = log(&mut audit).await.into_iter().any(|e| {
+    let recorded = log_entries(&mut audit).await.into_iter().any(|e| {
         matches!(
             e.payload.and_then(|p| p.kind),
             Some(proto::payload::Kind::InsecureTransport(t)) if t.address.starts_with("0.0.0.0:")

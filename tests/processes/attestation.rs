@@ -7,35 +7,21 @@
 use pitboss::proto;
 use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
+use pitboss_testkit::clients::log_entries;
 use pitboss_testkit::server::Server;
 use sha2::{Digest, Sha256};
 
 /// Every `SoftwareAttested` entry the server's log holds, in order.
 async fn attested(server: &Server) -> Vec<proto::SoftwareAttested> {
     let mut audit = AuditClient::new(server.channel().await);
-    let size = audit
-        .get_checkpoint(proto::GetCheckpointRequest::default())
+    log_entries(&mut audit)
         .await
-        .unwrap()
-        .into_inner()
-        .log_size;
-    let mut events = audit
-        .stream_events(proto::StreamEventsRequest {
-            from_sequence: 0,
-            ..Default::default()
+        .into_iter()
+        .filter_map(|event| match event.payload.and_then(|p| p.kind) {
+            Some(proto::payload::Kind::SoftwareAttested(a)) => Some(a),
+            _ => None,
         })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut found = Vec::new();
-    for _ in 0..size {
-        let event = events.message().await.unwrap().expect("an event");
-        if let Some(proto::payload::Kind::SoftwareAttested(a)) = event.payload.and_then(|p| p.kind)
-        {
-            found.push(a);
-        }
-    }
-    found
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -93,7 +93,7 @@ pub(crate) trait Analysed: Sync {
         config: &GameConfig,
         bytes: &[u8],
     ) -> Result<Box<dyn Tables>, String> {
-        let _ = (config, bytes);
+        let _ = bytes;
         Err(format!("{} keeps no tables", config.game.id()))
     }
 }

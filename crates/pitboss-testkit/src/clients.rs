@@ -54,3 +54,33 @@ impl Clients {
             .map(tonic::Response::into_inner)
     }
 }
+
+/// Every entry of the log as it stands when asked (its size by `GetCheckpoint`), from the start,
+/// as `StreamEvents` sends them: a regulator's view.
+pub async fn log_entries(audit: &mut AuditClient<Channel>) -> Vec<proto::LoggedEvent> {
+    let size = audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .expect("a checkpoint")
+        .into_inner()
+        .log_size;
+    let mut stream = audit
+        .stream_events(proto::StreamEventsRequest {
+            from_sequence: 0,
+            ..Default::default()
+        })
+        .await
+        .expect("the event stream")
+        .into_inner();
+    let mut out = Vec::new();
+    while (out.len() as u64) < size {
+        out.push(
+            stream
+                .message()
+                .await
+                .expect("an event")
+                .expect("the stream goes on to the log's size"),
+        );
+    }
+    out
+}

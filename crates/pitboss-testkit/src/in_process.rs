@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use pitboss::access::Access;
 use pitboss::floor::Floor;
-use pitboss::service::{ServerLimits, Serving};
+use pitboss::service::Serving;
 
 /// The service serving in this process: how to stop it and the thread it runs on.
 pub(crate) struct InProcess {
@@ -70,18 +70,9 @@ pub(crate) fn serve(
                 let at = listener.local_addr().expect("the port");
                 let (ready, is_ready) = tokio::sync::oneshot::channel();
                 let serving = Serving {
-                    access: Arc::new(access),
-                    tls: None,
-                    metrics: None,
-                    limits: ServerLimits::default(),
-                    preparation: None,
                     ready: Some(ready),
-                    witnessing: None,
-                    tiles: None,
-                    mirror: None,
                     returns: Some(pitboss::returns::Settings::default()),
-                    software: None,
-                    read_only_reason: None,
+                    ..Serving::new(Arc::new(access))
                 };
                 let served = tokio::spawn(pitboss::service::serve(
                     listener,

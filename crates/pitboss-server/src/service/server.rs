@@ -115,6 +115,28 @@ pub struct Serving {
     pub read_only_reason: Option<String>,
 }
 
+impl Serving {
+    /// Serving plain HTTP/2 under `access` with the default limits and nothing beside the
+    /// services: no preparation, metrics, witnesses, tiles, mirror, returns or software identity
+    /// (each set by whoever serves more).
+    pub fn new(access: Arc<Access>) -> Serving {
+        Serving {
+            access,
+            tls: None,
+            metrics: None,
+            limits: ServerLimits::default(),
+            preparation: None,
+            ready: None,
+            witnessing: None,
+            tiles: None,
+            mirror: None,
+            returns: None,
+            software: None,
+            read_only_reason: None,
+        }
+    }
+}
+
 /// A mirror's parts the server serves (`crate::mirroring`).
 pub struct MirrorServing {
     /// The mirror, following.
@@ -470,20 +492,7 @@ mod tests {
         )
         .unwrap();
         let (access, _) = Access::load(&access_file).unwrap();
-        let serving = Serving {
-            access: Arc::new(access),
-            tls: None,
-            metrics: None,
-            limits: ServerLimits::default(),
-            preparation: None,
-            ready: None,
-            read_only_reason: None,
-            witnessing: None,
-            tiles: None,
-            mirror: None,
-            returns: None,
-            software: None,
-        };
+        let serving = Serving::new(Arc::new(access));
         let server = tokio::spawn(serve(listener, floor.clone(), serving, async move {
             let _ = stopped.await;
         }));

@@ -3,7 +3,7 @@
 use tonic::Status;
 
 use super::fields::*;
-use super::kinds::{present, seed_bytes};
+use super::kinds::{open_end, present, seed_bytes};
 use crate::proto;
 use crate::service::status::invalid_argument;
 
@@ -102,16 +102,7 @@ hand_id_only!(
 impl Bounded for proto::ExportHandsRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         NAME_FILTER.check(&at(place, "table"), &self.table)?;
-        if self.to_ms != 0 && self.to_ms < self.from_ms {
-            return Err(invalid_argument(
-                &at(place, "to_ms"),
-                format!(
-                    "{} is before from_ms {}: 0 (no bound) or at least from_ms",
-                    self.to_ms, self.from_ms
-                ),
-            ));
-        }
-        Ok(())
+        open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")
     }
 }
 
@@ -128,15 +119,7 @@ impl Bounded for proto::ListHandsRequest {
         NAME_FILTER.check(&at(place, "player"), &self.player)?;
         NAME_FILTER.check(&at(place, "table"), &self.table)?;
         OPTIONAL_ID.check(&at(place, "status"), &self.status)?;
-        if self.to_ms != 0 && self.to_ms < self.from_ms {
-            return Err(invalid_argument(
-                &at(place, "to_ms"),
-                format!(
-                    "{} is before from_ms {}: 0 (no bound) or at least from_ms",
-                    self.to_ms, self.from_ms
-                ),
-            ));
-        }
+        open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")?;
         HANDS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
         HANDS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
     }
@@ -274,15 +257,7 @@ impl Bounded for proto::GetReturnsRequest {
 
 impl Bounded for proto::ListSignificantEventsRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
-        if self.to_ms != 0 && self.to_ms < self.from_ms {
-            return Err(invalid_argument(
-                &at(place, "to_ms"),
-                format!(
-                    "{} is before from_ms {}: 0 (no end) or at least from_ms",
-                    self.to_ms, self.from_ms
-                ),
-            ));
-        }
+        open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no end")?;
         EVENTS_REPORT_KINDS.check(&at(place, "kinds"), self.kinds.len())?;
         for (i, kind) in self.kinds.iter().enumerate() {
             if !crate::audit::significant::KINDS.contains(&kind.as_str()) {

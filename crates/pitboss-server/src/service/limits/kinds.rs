@@ -172,6 +172,18 @@ pub fn within_log(field: &str, value: u64, max: u64, what: &str) -> Result<u64, 
     }
 }
 
+/// The end `to_ms` of a time range that may be open: 0 (no bound; `zero` names what it means to
+/// this request) or at least `from_ms`, naming `field` otherwise.
+pub fn open_end(field: &str, from_ms: u64, to_ms: u64, zero: &str) -> Result<(), Status> {
+    if to_ms != 0 && to_ms < from_ms {
+        return Err(invalid_argument(
+            field,
+            format!("{to_ms} is before from_ms {from_ms}: 0 ({zero}) or at least from_ms"),
+        ));
+    }
+    Ok(())
+}
+
 /// A seed: exactly 32 bytes (or, where `optional`, empty).
 pub fn seed_bytes(field: &str, bytes: &[u8], optional: bool) -> Result<(), Status> {
     match bytes.len() {
