@@ -23,6 +23,9 @@ pub struct GameFacts {
     /// The most player seats a round deals from one deck (`spec/GAMES.md`, *Rounds*); `None` for
     /// a game that deals no seat, whose round is one shake every bettor plays.
     pub max_seats: Option<u8>,
+    /// The most seats of one round one player may hold (a round may allow fewer). A bettor on a
+    /// shake or on a shared hand holds one place, however many bets it carries.
+    pub seats_per_player: u8,
     /// The bet groups the PAR sheets and the live returns are kept by; every bet of the game is in
     /// exactly one.
     pub groups: &'static [BetGroup],

@@ -20,6 +20,7 @@ pub mod money;
 pub mod paytable;
 pub mod rng;
 mod roster;
+pub mod round;
 pub mod settlement;
 pub use field::FieldPath;
 pub use ids::id_of;

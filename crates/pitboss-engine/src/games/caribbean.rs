@@ -37,6 +37,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
         ),
     ],
     max_seats: Some(7),
+    seats_per_player: 1,
     groups: &[
         BetGroup {
             name: "main",

@@ -44,8 +44,9 @@ pub use caribbean::{dealer_qualifies, player_higher_category, player_higher_rule
 pub use error::{ConfigMisfit, RefusalKind, RuleError};
 pub use mississippi::mississippi_hand;
 pub use nutz::{held_positions, nutz_hand, paying_row, round_over, NutzHand};
+pub(crate) use pai_gow::dealer_way;
 pub use pai_gow::{main_bet, SettingRefused};
-pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder, VoidRefusal};
+pub use void::{Completion, Void, VoidKind, VoidLine, VoidOrder, VoidRefusal, Window};
 
 use game::Dealt;
 use play::Play;
@@ -304,12 +305,24 @@ impl Hand {
     /// carries it.
     pub fn new(seed: Seed, config: impl Into<config::Identified>) -> Hand {
         let identified = config.into();
-        let (config, config_id) = (identified.config().clone(), identified.id());
         let mut stream = seed.stream();
-        let deck = match config.game.material() {
+        let deck = match identified.config().game.material() {
             Material::Cards(deck) => stream.shuffle(deck),
             Material::Dice { .. } => Vec::new(),
         };
+        Hand::with_deck(seed, identified, deck, stream)
+    }
+
+    /// A hand of `seed` over a deck already shuffled from it, its dice from `stream` (the seed's
+    /// stream after the shuffle): a round's hand, whose deck is its seat's cards and the table's
+    /// taken from the round's one shuffle (`round`).
+    pub(crate) fn with_deck(
+        seed: Seed,
+        identified: config::Identified,
+        deck: Vec<Card>,
+        stream: WordStream,
+    ) -> Hand {
+        let (config, config_id) = (identified.config().clone(), identified.id());
         let play = Play::new(config.game);
         Hand {
             seed,
@@ -618,6 +631,27 @@ impl Hand {
             .iter()
             .find(|l| l.seat == seat)
             .map_or(&[][..], |l| &self.deck[l.positions.clone()])
+    }
+
+    /// The deck positions shown so far, in the order shown.
+    pub(crate) fn shown_positions(&self) -> impl Iterator<Item = u8> + '_ {
+        self.shown.iter().map(|&(_, position, _)| position)
+    }
+
+    /// Refuses the incomplete-game rule for a hand still in progress when a round's decision
+    /// `window` closes, or returns its events: the game's rule (rules version 2) applied as it
+    /// would be after the incomplete-game period. The hand itself is unchanged.
+    pub(crate) fn decide_window_closed(
+        &self,
+        order: &VoidOrder,
+        window: Window,
+    ) -> Result<Vec<Event>, RuleError> {
+        let mut out = Emitter {
+            hand: self.clone(),
+            events: Vec::new(),
+        };
+        void::decide_closed(&mut out, order, window)?;
+        Ok(out.events)
     }
 
     /// Positions of a seat's cards not yet shown.

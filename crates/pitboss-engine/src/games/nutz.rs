@@ -29,6 +29,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
     material: Material::Dice { count: 5 },
     layout: &[],
     max_seats: None,
+    seats_per_player: 1,
     groups: &[
         BetGroup {
             name: BetId::BoxNutz.id(),

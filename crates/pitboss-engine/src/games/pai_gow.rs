@@ -22,7 +22,7 @@ use crate::config::{FortunePaiGowRules, GameConfig, NineHighRule};
 use crate::facts::{rule_names_row, Advice, BetGroup, GameFacts, TableFacts};
 use crate::game::{GameId, Material, Seat, SeatLayout};
 use crate::hand::fortune;
-use crate::house_way::{house_way_unchecked, Edition, Setting, SettingError};
+use crate::house_way::{house_way_unchecked, Edition, HouseWay, Setting, SettingError};
 use crate::paytable::{row_for, Pay};
 use crate::settlement::{BetId, Settlement, SettlementBuilder, Wager};
 
@@ -35,6 +35,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
         SeatLayout::new(Seat::Dealer, 7..14, "the dealer's seven cards"),
     ],
     max_seats: Some(6),
+    seats_per_player: 2,
     groups: &[
         BetGroup {
             name: "main",
@@ -96,6 +97,12 @@ fn edition(config: &GameConfig) -> Result<Edition, RuleError> {
     let r: &FortunePaiGowRules = config.rules_of()?;
     Ok(Edition::from_name(&r.house_way)
         .ok_or_else(|| ConfigMisfit::UnknownHouseWay(r.house_way.clone()))?)
+}
+
+/// The dealer's hand set by the house way of `config`'s edition: a round sets it once, against
+/// every seat.
+pub(crate) fn dealer_way(config: &GameConfig, dealer: &[Card; 7]) -> Result<HouseWay, RuleError> {
+    Ok(house_way_unchecked(dealer, edition(config)?))
 }
 
 fn seven(hand: &Hand, seat: Seat) -> Result<[Card; 7], RuleError> {

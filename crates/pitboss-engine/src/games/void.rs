@@ -126,7 +126,47 @@ impl Void {
     }
 }
 
+/// A round's decision window: from the deal, this long. When it closes, every hand of the round
+/// still undecided is ended by its game's incomplete-game rule (as under rules version 2), without
+/// waiting for the incomplete-game period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Window {
+    /// When the round dealt (betting closed).
+    pub from: Timestamp,
+    /// How long the window stays open, in milliseconds.
+    pub ms: u64,
+}
+
+impl Window {
+    /// When the window closes (`None` if the sum does not fit, which bounded inputs exclude).
+    pub fn closes(&self) -> Option<Timestamp> {
+        self.from.0.checked_add(self.ms).map(Timestamp)
+    }
+}
+
 pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleError> {
+    decide_with(out, order, None)
+}
+
+/// The incomplete-game rule applied to a round's hand when its decision window closes.
+pub(super) fn decide_closed(
+    out: &mut Emitter,
+    order: &VoidOrder,
+    window: Window,
+) -> Result<(), RuleError> {
+    if order.kind != VoidKind::Incomplete {
+        return Err(RuleError::Inconsistent(
+            "a decision window is closed by the incomplete-game rule only".into(),
+        ));
+    }
+    decide_with(out, order, Some(window))
+}
+
+fn decide_with(
+    out: &mut Emitter,
+    order: &VoidOrder,
+    window: Option<Window>,
+) -> Result<(), RuleError> {
     if order.reason.trim().is_empty() {
         return Err(RuleError::MissingField(FieldPath::dotted("void.reason")));
     }
@@ -152,6 +192,29 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             if status != Status::InProgress {
                 return refused(VoidRefusal::IncompleteNotInProgress(status));
             }
+            let rule = hand.play.game().incomplete_rule();
+            if let Some(window) = window {
+                let closes = window.closes().ok_or(RuleError::Overflow)?;
+                if order.at < closes {
+                    return Err(RuleError::TooEarly {
+                        opened: window.from.0,
+                        deadline: closes.0,
+                        at: order.at.0,
+                    });
+                }
+                let ending = match rule {
+                    IncompleteRule::Complete { how } => how,
+                    IncompleteRule::Refund => "void, every stake refunded",
+                };
+                let how = format!(
+                    "undecided when the round's decision window of {} ms from the deal at {} closed: {ending}",
+                    window.ms, window.from.0
+                );
+                if matches!(rule, IncompleteRule::Complete { .. }) {
+                    return complete(out, order, how);
+                }
+                return refund(out, order, how);
+            }
             let deadline = hand.incomplete_deadline().ok_or(RuleError::Overflow)?;
             if !hand.is_incomplete_at(order.at) {
                 return Err(RuleError::TooEarly {
@@ -162,7 +225,6 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             }
             let days = hand.config.incomplete_void_days;
             let elapsed = order.at.0 - opened.at.0;
-            let rule = hand.play.game().incomplete_rule();
             let how = if !second {
                 format!("in progress {elapsed} ms after opening, at least {days} days ({} ms): void, every stake refunded", deadline.0 - opened.at.0)
             } else {
@@ -191,6 +253,14 @@ pub(super) fn decide(out: &mut Emitter, order: &VoidOrder) -> Result<(), RuleErr
             }
         }
     };
+    refund(out, order, allowed_because)
+}
+
+/// The `Voided` event of an allowed order: a line per bet, the conduct forfeit's bets lost and every
+/// other stake refunded; then the seed, if not yet revealed.
+fn refund(out: &mut Emitter, order: &VoidOrder, allowed_because: String) -> Result<(), RuleError> {
+    let hand = &out.hand;
+    let second = hand.rules_version() >= RulesVersion(2);
     let settlement = hand.settlement.as_ref();
     let lines: Vec<VoidLine> = hand
         .stakes

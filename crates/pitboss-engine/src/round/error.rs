@@ -1,0 +1,218 @@
+//! Why a round refuses a command ([`RoundError`]), with the command's field as a value
+//! ([`RoundError::field`]) and the broad kind for the API's status codes ([`RoundError::kind`]).
+//! A refused command changes nothing.
+
+use crate::config::RulesVersion;
+use crate::field::FieldPath;
+use crate::game::{GameId, SeatsRefused};
+use crate::games::{RefusalKind, RuleError, VoidKind};
+
+/// Where a round stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not opened yet.
+    Pending,
+    /// Open, taking bets.
+    Betting,
+    /// Dealt, decisions awaited.
+    Playing,
+    /// Every place settled or voided at the showdown.
+    Ended,
+    /// Void as a whole.
+    Voided,
+}
+
+/// Why a round command was refused. The round is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RoundError {
+    /// A command before the round opened.
+    #[error("the round has not been opened")]
+    NotOpened,
+    /// A second opening.
+    #[error("the round is already open")]
+    AlreadyOpened,
+    /// A configuration older than rounds (the decision window ends places by the incomplete-game
+    /// rule of rules version 2).
+    #[error("rounds are played under rules version 2 or later; this configuration is {}", .0 .0)]
+    RulesVersion(RulesVersion),
+    /// A required field is empty.
+    #[error("{0}: required")]
+    Missing(FieldPath),
+    /// A number outside its bounds.
+    #[error("{field}: {value} is outside {min}..={max}")]
+    Outside {
+        field: FieldPath,
+        value: u64,
+        min: u64,
+        max: u64,
+    },
+    /// A shape the game does not deal.
+    #[error("shape: {game} is not dealt as {shape}")]
+    ShapeNotThisGame { game: GameId, shape: &'static str },
+    /// A number of seats the game does not deal.
+    #[error("shape.seats: {0}")]
+    Seats(SeatsRefused),
+    /// A bet after betting closed.
+    #[error("betting is closed")]
+    BettingClosed,
+    /// A decision, a window's close or a forfeit before betting closed.
+    #[error("betting is still open: nothing is dealt yet")]
+    BettingOpen,
+    /// A command on a round that has ended.
+    #[error("the round has ended ({0:?})")]
+    Ended(Phase),
+    /// A round of seats needs the seat; a shared hand or a shake has none.
+    #[error("seat: {}", if *.needed { "required in a round of seats" } else { "this round deals no seats" })]
+    Seat { needed: bool },
+    /// A seat the round does not have.
+    #[error("seat: {seat} is not a seat of this round (1..={seats})")]
+    NoSuchSeat { seat: u8, seats: u8 },
+    /// A seat another bet already holds.
+    #[error("seat: seat {seat} is taken")]
+    SeatTaken { seat: u8 },
+    /// A player already on as many seats as the round allows.
+    #[error("seat: a player holds at most {limit} seat(s) of this round")]
+    SeatsPerPlayer { limit: u8 },
+    /// A second bet by one player on a shared hand or a shake.
+    #[error("player: {player} has already bet on this round")]
+    AlreadyBet { player: String },
+    /// A new player when the round is full.
+    #[error("player: the round takes at most {max} players")]
+    Full { max: u32 },
+    /// Too many wagers in one bet.
+    #[error("wagers: at most {max} wagers in one bet")]
+    TooManyWagers { max: usize },
+    /// Closing betting with no bet.
+    #[error("no bet has been placed: void the round instead")]
+    NoBets,
+    /// The Nutz cup offered to someone not betting, or to anyone in a round without a cup.
+    #[error("shaker: {}", if *.cup { "the cup is offered to a bettor of the round" } else { "this round has no cup" })]
+    Shaker { cup: bool },
+    /// A decision by someone not holding the place.
+    #[error("player: {player} does not hold this place")]
+    NotYourPlace { player: String },
+    /// A shake by someone other than the bettor offered the cup or the dealer.
+    #[error("player: the cup is shaken by the bettor offered it or by the dealer")]
+    NotTheShaker,
+    /// A decision that is not a shake in a round of one shake, or a shake elsewhere.
+    #[error("action: {}", if *.shake { "the only decision of a shake is the shake" } else { "a shake is a round of dice's decision" })]
+    Shake { shake: bool },
+    /// A decision on a place that has ended (folded, settled, forfeited).
+    #[error("the place has ended: no further decision is taken")]
+    PlaceEnded,
+    /// A decision before the table has seen what this place has already been shown: the other
+    /// places have not decided yet.
+    #[error("waiting for the other places to decide on this street (positions {positions:?})")]
+    Waiting { positions: Vec<u8> },
+    /// A command dated before the round's last recorded event.
+    #[error("at: {at} is before the round's last event at {last}")]
+    BeforeLastEvent { at: u64, last: u64 },
+    /// A decision after the decision window closed.
+    #[error("at: the decision window closed at {closes}; this decision is dated {at}")]
+    WindowClosed { closes: u64, at: u64 },
+    /// Closing the decision window before it closes.
+    #[error(
+        "order.at: the decision window closes at {closes}, not before; this order is dated {at}"
+    )]
+    WindowOpen { closes: u64, at: u64 },
+    /// A void order of a kind this command does not take.
+    #[error("order.kind: {what}")]
+    VoidKind { kind: VoidKind, what: &'static str },
+    /// A settled round's void without a second person, or approved by the person who recorded it.
+    #[error("order.approved_by: a settled round's void needs a second person, other than the one recording it")]
+    SecondPerson,
+    /// The place's one-player hand refuses it (a wager, a decision, a void).
+    #[error("{0}")]
+    Hand(RuleError),
+    /// A recorded event that does not follow from the round (a tampered or misordered log).
+    #[error("event {index}: {why}")]
+    Replay { index: usize, why: String },
+}
+
+impl RoundError {
+    /// The broad kind of this refusal.
+    pub fn kind(&self) -> RefusalKind {
+        use RoundError as E;
+        match self {
+            E::Missing(_)
+            | E::Outside { .. }
+            | E::ShapeNotThisGame { .. }
+            | E::Seats(_)
+            | E::Seat { .. }
+            | E::NoSuchSeat { .. }
+            | E::TooManyWagers { .. }
+            | E::Shaker { .. }
+            | E::Shake { .. }
+            | E::VoidKind { .. } => RefusalKind::InvalidArgument,
+            E::NotOpened
+            | E::AlreadyOpened
+            | E::RulesVersion(_)
+            | E::BettingClosed
+            | E::BettingOpen
+            | E::Ended(_)
+            | E::SeatTaken { .. }
+            | E::SeatsPerPlayer { .. }
+            | E::AlreadyBet { .. }
+            | E::Full { .. }
+            | E::NoBets
+            | E::NotYourPlace { .. }
+            | E::NotTheShaker
+            | E::PlaceEnded
+            | E::Waiting { .. }
+            | E::BeforeLastEvent { .. }
+            | E::WindowClosed { .. }
+            | E::WindowOpen { .. }
+            | E::SecondPerson => RefusalKind::FailedPrecondition,
+            E::Hand(error) => error.kind(),
+            E::Replay { .. } => RefusalKind::Internal,
+        }
+    }
+
+    /// The field of the command the refusal is about; `None` for a refusal about the round as a
+    /// whole.
+    pub fn field(&self) -> Option<FieldPath> {
+        use RoundError as E;
+        Some(match self {
+            E::Missing(field) | E::Outside { field, .. } => field.clone(),
+            E::ShapeNotThisGame { .. } => FieldPath::new("shape"),
+            E::Seats(_) => FieldPath::dotted("shape.seats"),
+            E::Seat { .. }
+            | E::NoSuchSeat { .. }
+            | E::SeatTaken { .. }
+            | E::SeatsPerPlayer { .. } => FieldPath::new("seat"),
+            E::AlreadyBet { .. } | E::Full { .. } | E::NotYourPlace { .. } | E::NotTheShaker => {
+                FieldPath::new("player")
+            }
+            E::TooManyWagers { .. } => FieldPath::new("wagers"),
+            E::Shaker { .. } => FieldPath::new("shaker"),
+            E::Shake { .. } => FieldPath::new("action"),
+            E::BeforeLastEvent { .. } | E::WindowClosed { .. } => FieldPath::new("at"),
+            E::WindowOpen { .. } => FieldPath::dotted("order.at"),
+            E::VoidKind { .. } => FieldPath::dotted("order.kind"),
+            E::SecondPerson => FieldPath::dotted("order.approved_by"),
+            E::Hand(error) => return error.field(),
+            E::NotOpened
+            | E::AlreadyOpened
+            | E::RulesVersion(_)
+            | E::BettingClosed
+            | E::BettingOpen
+            | E::Ended(_)
+            | E::NoBets
+            | E::PlaceEnded
+            | E::Waiting { .. }
+            | E::Replay { .. } => return None,
+        })
+    }
+}
+
+impl From<RuleError> for RoundError {
+    fn from(error: RuleError) -> RoundError {
+        RoundError::Hand(error)
+    }
+}
+
+impl From<SeatsRefused> for RoundError {
+    fn from(refused: SeatsRefused) -> RoundError {
+        RoundError::Seats(refused)
+    }
+}
