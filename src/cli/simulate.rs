@@ -1,6 +1,6 @@
-//! `pitboss simulate GAME --hands N --strategy S --seed S`: whole hands played through the
-//! engine's commands on all cores, with a progress bar on a terminal; the report in Markdown or
-//! JSON.
+//! `pitboss simulate GAME --hands N --strategy S --seed S [--seats K]`: whole hands (or rounds of a
+//! full table of K seats) played through the engine's commands on all cores, with a progress bar
+//! on a terminal; the report in Markdown or JSON.
 
 use std::path::PathBuf;
 
@@ -38,6 +38,10 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
+    /// Play rounds of a full table of this many seats (every seat occupied, one shuffle per
+    /// round) instead of one player's hands: `--hands` counts rounds, each seat reported apart.
+    #[arg(long)]
+    seats: Option<u8>,
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
@@ -50,6 +54,16 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         threads: args.threads.unwrap_or_else(pitboss_lab::threads),
     };
     let run = pitboss_lab::Run::default();
+    if let Some(seats) = args.seats {
+        let report = super::progress::while_running(&run.done, args.hands, "rounds", || {
+            pitboss_lab::table::run(&request, seats, &run)
+        })?;
+        match args.format {
+            Format::Md => print!("{}", report.markdown()),
+            Format::Json => println!("{}", serde_json::to_string_pretty(&report.json())?),
+        }
+        return Ok(());
+    }
     let report = super::progress::while_running(&run.done, args.hands, "hands", || {
         simulate::run(&request, &run)
     })?;

@@ -86,6 +86,19 @@ pub enum LabError {
         hand: u64,
         source: RuleError,
     },
+    /// The engine refused a command of a simulated table's round.
+    #[error("round {round}: {source}")]
+    Round {
+        /// The round's number in its run (its seed is the run's hand seed of that number).
+        round: u64,
+        source: pitboss_engine::round::RoundError,
+    },
+    /// A simulated round in which no place in play could decide.
+    #[error("round {round}: no place in play can decide")]
+    Stuck {
+        /// The round's number in its run.
+        round: u64,
+    },
     /// A simulated hand ended without a settlement.
     #[error("hand {hand} ended unsettled")]
     Unsettled {

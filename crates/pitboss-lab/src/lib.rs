@@ -27,6 +27,7 @@ pub mod rng_battery;
 pub mod rng_output;
 pub mod simulate;
 pub mod strategy;
+pub mod table;
 pub mod transcript;
 
 pub use error::LabError;

@@ -78,7 +78,7 @@ impl GroupTally {
         *self.rows.entry(row).or_default() += 1;
     }
 
-    fn merge(&mut self, other: &GroupTally) {
+    pub(crate) fn merge(&mut self, other: &GroupTally) {
         self.hands += other.hands;
         self.wagered += other.wagered;
         self.returned += other.returned;
@@ -171,7 +171,7 @@ pub struct Report {
 }
 
 /// A decision maker for one game and strategy, shared by the threads.
-enum Player {
+pub(crate) enum Player {
     /// The lab's strategy, with the tables it needs built once.
     Optimal(StrategyTables),
     /// Never fold.
@@ -179,7 +179,11 @@ enum Player {
 }
 
 impl Player {
-    fn new(config: &GameConfig, strategy: Strategy, threads: usize) -> Result<Player, LabError> {
+    pub(crate) fn new(
+        config: &GameConfig,
+        strategy: Strategy,
+        threads: usize,
+    ) -> Result<Player, LabError> {
         if !supports(config.game, strategy) {
             return Err(LabError::UnsupportedStrategy {
                 game: config.game,
@@ -192,7 +196,7 @@ impl Player {
         })
     }
 
-    fn choose(&self, hand: &Hand) -> Result<Action, LabError> {
+    pub(crate) fn choose(&self, hand: &Hand) -> Result<Action, LabError> {
         let legal = hand.legal_actions();
         let action = match self {
             Player::Optimal(tables) => tables.advisor().advise(hand)?.ok_or(LabError::NoAdvice)?,
@@ -273,47 +277,75 @@ pub(crate) fn hand_seed(run: &Seed, i: u64) -> Seed {
 /// Runs the simulation; `run` counts hands played as they finish (for a progress bar) and stops it
 /// early when asked ([`LabError::Stopped`]).
 pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
-    let progress = &run.done;
     let config = Arc::new(request.config.clone());
     let game = config.game;
     let player = Player::new(&config, request.strategy, request.threads)?;
     let started = std::time::Instant::now();
     let wagers = reference_wagers(&config)?;
     let groups = game.facts().groups;
-    let threads = request.threads.max(1) as u64;
-    let per_thread = request.hands.div_ceil(threads);
     // Its id is computed once, not for each hand.
     let identified = Identified::new(config.clone());
-    let partials: Vec<Result<Vec<GroupTally>, LabError>> = std::thread::scope(|scope| {
+    let totals = spread(
+        request,
+        run,
+        || vec![GroupTally::default(); groups.len()],
+        |i, tallies| {
+            let hand = play(
+                i,
+                hand_seed(&request.seed, i),
+                &identified,
+                &wagers,
+                &player,
+            )?;
+            tally(game, &hand, tallies)?.ok_or(LabError::Unsettled { hand: i })
+        },
+        |total, part| {
+            for (total, part) in total.iter_mut().zip(part) {
+                total.merge(&part);
+            }
+        },
+    )?;
+    let seconds = started.elapsed().as_secs_f64();
+    let sheets = exact_sheets(&config, request.strategy, request.threads)?;
+    let reports = group_reports(game, totals, &sheets);
+    Ok(Report {
+        game,
+        config_id: config.id().to_string(),
+        strategy: request.strategy,
+        seed: request.seed,
+        hands: request.hands,
+        groups: reports,
+        seconds,
+    })
+}
+
+/// Items `0..request.hands` (hands, or a table's rounds) spread over the request's threads: each
+/// thread folds its share into an accumulator from `fresh` with `work`, and the accumulators are
+/// merged in thread order. Stops early when the run is stopped; counts each item done.
+pub(crate) fn spread<T: Send>(
+    request: &Request,
+    run: &super::Run,
+    fresh: impl Fn() -> T + Sync,
+    work: impl Fn(u64, &mut T) -> Result<(), LabError> + Sync,
+    merge: impl Fn(&mut T, T),
+) -> Result<T, LabError> {
+    let threads = request.threads.max(1) as u64;
+    let per_thread = request.hands.div_ceil(threads);
+    let partials: Vec<Result<T, LabError>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
-                let (config, wagers, groups, player) = (&identified, &wagers, &groups, &player);
+                let (fresh, work) = (&fresh, &work);
                 scope.spawn(move || {
-                    let mut tallies = vec![GroupTally::default(); groups.len()];
+                    let mut acc = fresh();
                     let end = ((t + 1) * per_thread).min(request.hands);
                     for i in t * per_thread..end {
                         if i % super::CHECK_EVERY == 0 && run.stopped() {
                             return Err(LabError::Stopped);
                         }
-                        let hand = play(i, hand_seed(&request.seed, i), config, wagers, player)?;
-                        let settlement =
-                            hand.settlement().ok_or(LabError::Unsettled { hand: i })?;
-                        for (group, tally) in groups.iter().zip(tallies.iter_mut()) {
-                            let lines: Vec<&BetLine> = settlement
-                                .lines
-                                .iter()
-                                .filter(|l| group.bets.contains(&l.bet))
-                                .collect();
-                            let Some(first) = lines.first() else {
-                                continue;
-                            };
-                            let wagered = lines.iter().map(|l| l.stake.0).sum();
-                            let returned = lines.iter().map(|l| l.payout.0).sum();
-                            tally.add(wagered, returned, row_of(game, group.name, &hand, first));
-                        }
-                        progress.fetch_add(1, Ordering::Relaxed);
+                        work(i, &mut acc)?;
+                        run.done.fetch_add(1, Ordering::Relaxed);
                     }
-                    Ok(tallies)
+                    Ok(acc)
                 })
             })
             .collect();
@@ -322,15 +354,46 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
             .map(|w| w.join().unwrap_or(Err(LabError::WorkerPanicked)))
             .collect()
     });
-    let mut totals = vec![GroupTally::default(); groups.len()];
+    let mut total = fresh();
     for partial in partials {
-        for (total, part) in totals.iter_mut().zip(partial?) {
-            total.merge(&part);
-        }
+        merge(&mut total, partial?);
     }
-    let seconds = started.elapsed().as_secs_f64();
-    let sheets = exact_sheets(&config, request.strategy, request.threads)?;
-    let reports = groups
+    Ok(total)
+}
+
+/// Adds a finished hand's settlement to its groups' tallies; `None` for a hand that did not settle.
+pub(crate) fn tally(
+    game: GameId,
+    hand: &Hand,
+    tallies: &mut [GroupTally],
+) -> Result<Option<()>, LabError> {
+    let Some(settlement) = hand.settlement() else {
+        return Ok(None);
+    };
+    for (group, tally) in game.facts().groups.iter().zip(tallies.iter_mut()) {
+        let lines: Vec<&BetLine> = settlement
+            .lines
+            .iter()
+            .filter(|l| group.bets.contains(&l.bet))
+            .collect();
+        let Some(first) = lines.first() else {
+            continue;
+        };
+        let wagered = lines.iter().map(|l| l.stake.0).sum();
+        let returned = lines.iter().map(|l| l.payout.0).sum();
+        tally.add(wagered, returned, row_of(game, group.name, hand, first));
+    }
+    Ok(Some(()))
+}
+
+/// Each group's report: its tally, the exact sheet held against it and the chi-square.
+pub(crate) fn group_reports(
+    game: GameId,
+    totals: Vec<GroupTally>,
+    sheets: &BTreeMap<String, ParSheet>,
+) -> Vec<GroupReport> {
+    game.facts()
+        .groups
         .iter()
         .zip(totals)
         .map(|(group, tally)| {
@@ -343,21 +406,12 @@ pub fn run(request: &Request, run: &super::Run) -> Result<Report, LabError> {
                 chi_square,
             }
         })
-        .collect();
-    Ok(Report {
-        game,
-        config_id: config.id().to_string(),
-        strategy: request.strategy,
-        seed: request.seed,
-        hands: request.hands,
-        groups: reports,
-        seconds,
-    })
+        .collect()
 }
 
 /// The exact sheets the groups are held against, by group name: those that assume a strategy
 /// only when that strategy is played (the Pai Gow main bet has no exact sheet).
-fn exact_sheets(
+pub(crate) fn exact_sheets(
     config: &GameConfig,
     strategy: Strategy,
     threads: usize,
@@ -441,6 +495,73 @@ pub(crate) fn chi_square_survival(x: f64, k: u32) -> f64 {
 }
 
 impl GroupReport {
+    /// As JSON (money sums as exact strings).
+    pub fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let g = self;
+        let (low, high) = g.tally.interval();
+        json!({
+            "name": g.name,
+            "wagered_minor": g.tally.wagered.to_string(),
+            "returned_minor": g.tally.returned.to_string(),
+            "return": g.tally.return_rate(),
+            "interval_95": [low, high],
+            "exact_return": g.exact.as_ref().map(ParSheet::return_rate),
+            "rows": g.rows().into_iter().map(|(row, hits, frequency, exact)| json!({
+                "row": row, "hits": hits, "frequency": frequency, "exact_probability": exact,
+            })).collect::<Vec<_>>(),
+            "chi_square": g.chi_square.as_ref().map(|c| json!({
+                "statistic": c.statistic,
+                "degrees_of_freedom": c.degrees_of_freedom,
+                "p_value": c.p_value,
+                "unknown_rows": c.unknown_rows,
+            })),
+        })
+    }
+    /// The group's return, interval, exact figure, rows and chi-square, as Markdown (under a
+    /// heading the caller writes).
+    pub fn markdown(&self) -> String {
+        let g = self;
+        let (low, high) = g.tally.interval();
+        let mut out = format!(
+            "return **{:.4} %** of the total wagered, 95 % interval {:.4} – {:.4} %",
+            g.tally.return_rate() * 100.0,
+            low * 100.0,
+            high * 100.0
+        );
+        if let Some(exact) = &g.exact {
+            let inside = (low..=high).contains(&exact.return_rate());
+            out += &format!(
+                "; exact {:.4} % ({})",
+                exact.return_rate() * 100.0,
+                if inside { "inside" } else { "OUTSIDE" }
+            );
+        }
+        out += "\n\n| row | hits | frequency | exact |\n| --- | ---: | ---: | ---: |\n";
+        for (row, hits, frequency, exact) in g.rows() {
+            out += &format!(
+                "| {row} | {hits} | {frequency:.8} | {} |\n",
+                exact.map_or("–".to_string(), |p| format!("{p:.8}"))
+            );
+        }
+        match &g.chi_square {
+            Some(c) => {
+                out += &format!(
+                    "\nchi-square {:.2} on {} degrees of freedom: p = {:.4}",
+                    c.statistic, c.degrees_of_freedom, c.p_value
+                );
+                if !c.unknown_rows.is_empty() {
+                    out += &format!(
+                        " — rows the exact sheet does not have: {}",
+                        c.unknown_rows.join(", ")
+                    );
+                }
+                out += "\n";
+            }
+            None => out += "\nno exact sheet for this strategy: no chi-square\n",
+        }
+        out
+    }
     /// Every row seen or expected: (row, hits, simulated frequency, exact probability if known).
     pub fn rows(&self) -> Vec<(String, u64, f64, Option<f64>)> {
         let n = self.tally.hands.max(1) as f64;
@@ -484,26 +605,7 @@ impl Report {
             "hands": self.hands,
             "seconds": self.seconds,
             "hands_per_second": self.rate(),
-            "groups": self.groups.iter().map(|g| {
-                let (low, high) = g.tally.interval();
-                json!({
-                    "name": g.name,
-                    "wagered_minor": g.tally.wagered.to_string(),
-                    "returned_minor": g.tally.returned.to_string(),
-                    "return": g.tally.return_rate(),
-                    "interval_95": [low, high],
-                    "exact_return": g.exact.as_ref().map(ParSheet::return_rate),
-                    "rows": g.rows().into_iter().map(|(row, hits, frequency, exact)| json!({
-                        "row": row, "hits": hits, "frequency": frequency, "exact_probability": exact,
-                    })).collect::<Vec<_>>(),
-                    "chi_square": g.chi_square.as_ref().map(|c| json!({
-                        "statistic": c.statistic,
-                        "degrees_of_freedom": c.degrees_of_freedom,
-                        "p_value": c.p_value,
-                        "unknown_rows": c.unknown_rows,
-                    })),
-                })
-            }).collect::<Vec<_>>(),
+            "groups": self.groups.iter().map(GroupReport::json).collect::<Vec<_>>(),
         })
     }
 
@@ -520,45 +622,8 @@ impl Report {
             self.seed.to_hex()
         );
         for g in &self.groups {
-            let (low, high) = g.tally.interval();
-            out += &format!(
-                "\n## {}\n\nreturn **{:.4} %** of the total wagered, 95 % interval {:.4} – {:.4} %",
-                g.name,
-                g.tally.return_rate() * 100.0,
-                low * 100.0,
-                high * 100.0
-            );
-            if let Some(exact) = &g.exact {
-                let inside = (low..=high).contains(&exact.return_rate());
-                out += &format!(
-                    "; exact {:.4} % ({})",
-                    exact.return_rate() * 100.0,
-                    if inside { "inside" } else { "OUTSIDE" }
-                );
-            }
-            out += "\n\n| row | hits | frequency | exact |\n| --- | ---: | ---: | ---: |\n";
-            for (row, hits, frequency, exact) in g.rows() {
-                out += &format!(
-                    "| {row} | {hits} | {frequency:.8} | {} |\n",
-                    exact.map_or("–".to_string(), |p| format!("{p:.8}"))
-                );
-            }
-            match &g.chi_square {
-                Some(c) => {
-                    out += &format!(
-                        "\nchi-square {:.2} on {} degrees of freedom: p = {:.4}",
-                        c.statistic, c.degrees_of_freedom, c.p_value
-                    );
-                    if !c.unknown_rows.is_empty() {
-                        out += &format!(
-                            " — rows the exact sheet does not have: {}",
-                            c.unknown_rows.join(", ")
-                        );
-                    }
-                    out += "\n";
-                }
-                None => out += "\nno exact sheet for this strategy: no chi-square\n",
-            }
+            out += &format!("\n## {}\n\n", g.name);
+            out += &g.markdown();
         }
         out
     }

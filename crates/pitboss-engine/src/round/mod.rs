@@ -88,8 +88,15 @@ impl Place {
         self.map.get(usize::from(position)).copied()
     }
 
-    fn live(&self) -> bool {
+    /// Whether the place is still in play: opened, not yet settled or voided.
+    pub fn in_play(&self) -> bool {
         self.hand.status() == Status::InProgress
+    }
+
+    /// The table positions the place's hand has turned that the table has not seen yet: while
+    /// there are any, its player waits for the other places to decide.
+    pub fn waiting(&self) -> &[u8] {
+        &self.waiting
     }
 }
 
@@ -519,7 +526,7 @@ impl Round {
         }
         let number = self.place_of(&decide.player, decide.seat)?;
         let place = &self.places[number];
-        if !place.live() {
+        if !place.in_play() {
             return Err(RoundError::PlaceEnded);
         }
         if !place.waiting.is_empty() {
@@ -662,7 +669,7 @@ impl Round {
         }
         let number = self.place_of(player, seat)?;
         let place = &self.places[number];
-        if !place.live() {
+        if !place.in_play() {
             return Err(RoundError::PlaceEnded);
         }
         let events = place.hand.decide(&Command::Void(order.clone()))?;
@@ -756,7 +763,7 @@ impl Round {
     fn settle_sight(&mut self, number: usize, hand: Hand, present: bool) {
         let place = &mut self.places[number];
         if present {
-            self.sight.leave(place.live(), &place.waiting);
+            self.sight.leave(place.in_play(), &place.waiting);
         }
         place.hand = hand;
         let map = place.map.clone();
@@ -767,7 +774,7 @@ impl Round {
             .filter_map(|p| map.get(usize::from(p)).copied())
             .filter(|&p| layout.is_table(p) && !sight.revealed(p))
             .collect();
-        self.sight.enter(place.live(), &place.waiting);
+        self.sight.enter(place.in_play(), &place.waiting);
     }
 
     /// Puts every new hand in; returns the `PlaceVoided` events of the places they voided.
@@ -794,7 +801,7 @@ impl Round {
     ) -> Result<Vec<(usize, Hand, Vec<Event>)>, RoundError> {
         let mut hands = Vec::new();
         for (number, place) in self.places.iter().enumerate() {
-            if place.live() {
+            if place.in_play() {
                 let events = decide(&place.hand)?;
                 hands.push((number, fold(&place.hand, events.clone())?, events));
             }
