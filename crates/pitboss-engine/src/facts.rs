@@ -23,8 +23,11 @@ pub struct GameFacts {
     /// The most player seats a round deals from one deck (`spec/GAMES.md`, *Rounds*); `None` for
     /// a game that deals no seat, whose round is one shake every bettor plays.
     pub max_seats: Option<u8>,
-    /// The most seats of one round one player may hold (a round may allow fewer). A bettor on a
-    /// shake or on a shared hand holds one place, however many bets it carries.
+    /// The most seats of one round one player may hold (a round may allow fewer). One in every
+    /// game today: caps apply per player (`spec/GAMES.md`, *Rounds*) and a place's caps are its
+    /// hand's, so a second seat waits for one cap across a player's seats; Caribbean Stud would
+    /// stay at one (players may not see each other's cards). A bettor on a shake or on a shared
+    /// hand holds one place, however many bets it carries.
     pub seats_per_player: u8,
     /// The bet groups the PAR sheets and the live returns are kept by; every bet of the game is in
     /// exactly one.

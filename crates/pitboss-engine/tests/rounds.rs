@@ -361,12 +361,8 @@ fn a_one_seat_round_deals_and_settles_as_todays_hand_of_the_same_seed() {
                             at: Timestamp(at),
                         },
                     );
-                    // The dealer shakes for a bettor who does not.
-                    let who = match action {
-                        Action::Shake { by: Shaker::Dealer } => "dealer-7",
-                        _ => "p",
-                    };
-                    t.decide(who, seat, action, at);
+                    // The bettor offered the cup shakes, or lets the dealer shake.
+                    t.decide("p", seat, action, at);
                     at += 1;
                 }
                 assert_eq!(t.round.phase(), Phase::Ended, "{game} {n} {shape:?}");
@@ -434,8 +430,19 @@ fn a_misdeal_voids_every_seat_and_a_settled_rounds_void_needs_a_second_person() 
             _ => None,
         })
         .collect();
-    // Seat 2 had folded and settled: its settlement is reversed too.
+    // Seat 2 had folded: its hand settled, but the round announces settlements only at the
+    // showdown, so its void takes nothing back, as no place's does before then.
     assert_eq!(places, vec![0, 1, 2, 3, 4]);
+    for e in &voided {
+        if let RoundEvent::PlaceVoided { void, .. } = e {
+            assert_eq!(
+                void.paid_before,
+                Money::ZERO,
+                "nothing was paid before the showdown"
+            );
+            assert_eq!(void.game_cap, None);
+        }
+    }
     assert!(matches!(
         voided.last(),
         Some(RoundEvent::SeedRevealed { .. })
@@ -481,6 +488,42 @@ fn a_misdeal_voids_every_seat_and_a_settled_rounds_void_needs_a_second_person() 
         .iter()
         .any(|e| matches!(e, RoundEvent::SeedRevealed { .. })));
     t.replayed();
+}
+
+#[test]
+fn a_void_before_the_showdown_takes_back_nothing_from_a_place_already_settled_in_its_hand() {
+    let game = GameId::CaribbeanStud;
+    for n in 0..20 {
+        let seed = seed("void in play", n);
+        let mut t = Table::open(game, seed, Shape::Seats { seats: 2 }, 2);
+        t.bet("a", Some(1), vec![wager(BetId::Ante, units(10))], 2_000);
+        t.bet("b", Some(2), vec![wager(BetId::Ante, units(10))], 2_000);
+        t.close(3_000, None);
+        t.decide("a", Some(1), Action::Raise, 4_000);
+        assert!(
+            t.round.places()[0].hand().settlement().is_some(),
+            "settled in its hand"
+        );
+        let voided = t.ok(RoundCommand::VoidRound(order(
+            VoidKind::Malfunction,
+            5_000,
+            None,
+        )));
+        for e in &voided {
+            if let RoundEvent::PlaceVoided { void, .. } = e {
+                assert_eq!(void.paid_before, Money::ZERO, "seed {n}");
+                assert!(void.adjustment() >= 0, "seed {n}: nothing taken back");
+            }
+        }
+        assert!(!t
+            .events
+            .iter()
+            .any(|e| matches!(e, RoundEvent::Settled { .. })));
+        for place in t.round.places() {
+            assert_eq!(place.hand().net(), 0);
+        }
+        t.replayed();
+    }
 }
 
 #[test]
@@ -1000,20 +1043,47 @@ fn refusals_name_their_field_and_change_nothing() {
         );
         assert_eq!(round.phase(), Phase::Pending);
     }
-    // Mississippi Stud lets a player hold two seats, not three.
-    let mut t = Table::open(GameId::MississippiStud, seed, Shape::Seats { seats: 3 }, 3);
-    t.round = Round::new(seed, config(GameId::MississippiStud));
-    t.events.clear();
-    t.ok(open(Shape::Seats { seats: 3 }, 3, 2, WINDOW));
-    t.bet("a", Some(1), vec![wager(BetId::Ante, units(1))], 2);
-    t.bet("a", Some(2), vec![wager(BetId::Ante, units(1))], 2);
-    let third = t.refused(RoundCommand::Bet(PlaceBet {
-        player: "a".into(),
-        seat: Some(3),
-        wagers: vec![wager(BetId::Ante, units(1))],
-        at: Timestamp(2),
+    // No game seats one player twice while caps are per hand (`docs/rounds.md`).
+    for game in [
+        GameId::CaribbeanStud,
+        GameId::FortunePaiGow,
+        GameId::MississippiStud,
+    ] {
+        let mut round = Round::new(seed, config(game));
+        let error = round
+            .step(&open(Shape::Seats { seats: 3 }, 3, 2, WINDOW))
+            .expect_err("two seats per player");
+        assert_eq!(
+            error.field().unwrap().to_string(),
+            "seats_per_player",
+            "{game}"
+        );
+    }
+    // The dealer does not bet; a time past the year 9999 is refused, naming it.
+    let mut t = Table::open(GameId::Nutz, seed, Shape::OneShake, 3);
+    let dealer = t.refused(RoundCommand::Bet(PlaceBet {
+        player: "dealer-7".into(),
+        seat: None,
+        wagers: vec![wager(BetId::BoxOnePair, units(1))],
+        at: Timestamp(2_000),
     }));
-    assert_eq!(third, RoundError::SeatsPerPlayer { limit: 2 });
+    assert_eq!(dealer, RoundError::DealerBets);
+    t.bet("b", None, vec![wager(BetId::BoxOnePair, units(1))], 2_000);
+    let far = t.refused(RoundCommand::CloseBetting {
+        at: Timestamp(u64::MAX - 10),
+        shaker: None,
+    });
+    assert_eq!(far.field().unwrap().to_string(), "at");
+    // Offered to nobody, the cup is the dealer's: a bettor may not shake it.
+    t.close(3_000, None);
+    let bettor = t.refused(RoundCommand::Decide(Decide {
+        player: "b".into(),
+        seat: None,
+        action: Action::Shake { by: Shaker::Player },
+        at: Timestamp(3_001),
+    }));
+    assert_eq!(bettor, RoundError::NotTheShaker);
+    assert!(t.round.seat_cards(0).is_empty() && t.round.seat_cards(1).is_empty());
 }
 
 #[test]

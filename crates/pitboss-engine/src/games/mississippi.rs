@@ -38,7 +38,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
         ),
     ],
     max_seats: Some(7),
-    seats_per_player: 2,
+    seats_per_player: 1,
     groups: &[
         BetGroup {
             name: "main",

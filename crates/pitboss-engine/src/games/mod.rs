@@ -654,6 +654,22 @@ impl Hand {
         Ok(out.events)
     }
 
+    /// Refuses a void order, or returns its events, as if a settlement the hand holds had never
+    /// been made: a round's place settles in the hand when its player's last decision comes, but
+    /// the round announces it only at the showdown, so a round void before then refunds the stakes
+    /// and takes back nothing. The hand itself is unchanged.
+    pub(crate) fn decide_void_unannounced(
+        &self,
+        order: &VoidOrder,
+    ) -> Result<Vec<Event>, RuleError> {
+        let mut scratch = self.clone();
+        if scratch.status == Status::Settled {
+            scratch.status = Status::InProgress;
+            scratch.settlement = None;
+        }
+        scratch.decide(&Command::Void(order.clone()))
+    }
+
     /// Positions of a seat's cards not yet shown.
     fn hidden_positions(&self, seat: Seat) -> Vec<u8> {
         self.game()

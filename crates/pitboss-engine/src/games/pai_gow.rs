@@ -35,7 +35,7 @@ pub(crate) const FACTS: GameFacts = GameFacts {
         SeatLayout::new(Seat::Dealer, 7..14, "the dealer's seven cards"),
     ],
     max_seats: Some(6),
-    seats_per_player: 2,
+    seats_per_player: 1,
     groups: &[
         BetGroup {
             name: "main",

@@ -73,6 +73,9 @@ pub enum RoundError {
     /// A player already on as many seats as the round allows.
     #[error("seat: a player holds at most {limit} seat(s) of this round")]
     SeatsPerPlayer { limit: u8 },
+    /// A bet by the round's dealer.
+    #[error("player: the round's dealer does not bet on it")]
+    DealerBets,
     /// A second bet by one player on a shared hand or a shake.
     #[error("player: {player} has already bet on this round")]
     AlreadyBet { player: String },
@@ -143,6 +146,7 @@ impl RoundError {
             | E::TooManyWagers { .. }
             | E::Shaker { .. }
             | E::Shake { .. }
+            | E::DealerBets
             | E::VoidKind { .. } => RefusalKind::InvalidArgument,
             E::NotOpened
             | E::AlreadyOpened
@@ -168,6 +172,36 @@ impl RoundError {
         }
     }
 
+    /// The refusal of the round's state by name, for a client to act on (`BETTING_CLOSED`,
+    /// `WAITING`, …): the `PreconditionFailure` type a `FAILED_PRECONDITION` carries; `None` for
+    /// the other kinds.
+    pub fn precondition(&self) -> Option<&'static str> {
+        use RoundError as E;
+        Some(match self {
+            E::NotOpened => "ROUND_NOT_OPENED",
+            E::AlreadyOpened => "ROUND_ALREADY_OPENED",
+            E::RulesVersion(_) => "RULES_VERSION",
+            E::BettingClosed => "BETTING_CLOSED",
+            E::BettingOpen => "BETTING_OPEN",
+            E::Ended(_) => "ROUND_ENDED",
+            E::SeatTaken { .. } => "SEAT_TAKEN",
+            E::SeatsPerPlayer { .. } => "SEATS_PER_PLAYER",
+            E::AlreadyBet { .. } => "ALREADY_BET",
+            E::Full { .. } => "ROUND_FULL",
+            E::NoBets => "NO_BETS",
+            E::NotYourPlace { .. } => "NOT_YOUR_PLACE",
+            E::NotTheShaker => "NOT_THE_SHAKER",
+            E::PlaceEnded => "PLACE_ENDED",
+            E::Waiting { .. } => "WAITING",
+            E::BeforeLastEvent { .. } => "BEFORE_LAST_EVENT",
+            E::WindowClosed { .. } => "WINDOW_CLOSED",
+            E::WindowOpen { .. } => "WINDOW_OPEN",
+            E::SecondPerson => "SECOND_PERSON_REQUIRED",
+            E::Hand(error) => return error.precondition(),
+            _ => return None,
+        })
+    }
+
     /// The field of the command the refusal is about; `None` for a refusal about the round as a
     /// whole.
     pub fn field(&self) -> Option<FieldPath> {
@@ -180,9 +214,11 @@ impl RoundError {
             | E::NoSuchSeat { .. }
             | E::SeatTaken { .. }
             | E::SeatsPerPlayer { .. } => FieldPath::new("seat"),
-            E::AlreadyBet { .. } | E::Full { .. } | E::NotYourPlace { .. } | E::NotTheShaker => {
-                FieldPath::new("player")
-            }
+            E::AlreadyBet { .. }
+            | E::Full { .. }
+            | E::NotYourPlace { .. }
+            | E::NotTheShaker
+            | E::DealerBets => FieldPath::new("player"),
             E::TooManyWagers { .. } => FieldPath::new("wagers"),
             E::Shaker { .. } => FieldPath::new("shaker"),
             E::Shake { .. } => FieldPath::new("action"),

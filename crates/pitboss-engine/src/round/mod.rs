@@ -51,6 +51,10 @@ pub const WINDOW_MIN_MS: u64 = 1_000;
 /// The longest decision window, in milliseconds: a day.
 pub const WINDOW_MAX_MS: u64 = DAY_MS;
 
+/// The latest time a command may carry: the last millisecond of the year 9999 (so a deal's time
+/// plus its window always fits).
+pub const TIME_MAX_MS: u64 = 253_402_300_799_999;
+
 /// The most wagers one bet carries: one per bet of any game.
 pub const WAGERS_MAX: usize = BetId::ALL.len();
 
@@ -77,8 +81,9 @@ impl Place {
         self.seat
     }
 
-    /// The place's one-player hand: its stakes, settlement or void. Not for another player's eyes
-    /// before the showdown.
+    /// The place's one-player hand: its stakes, settlement or void. Not for any player's eyes
+    /// before the showdown, not even this place's: it may hold cards the table has not been shown
+    /// yet (a street's community card, the dealer's hand) and a settlement not yet announced.
     pub fn hand(&self) -> &Hand {
         &self.hand
     }
@@ -222,6 +227,11 @@ impl Round {
         &self.places
     }
 
+    /// The latest time recorded on the round: no later command may be dated before it.
+    pub fn last_at(&self) -> Timestamp {
+        self.last_at
+    }
+
     /// How many events the round has caused.
     pub fn version(&self) -> u64 {
         self.version
@@ -244,7 +254,11 @@ impl Round {
     /// The cards seat `seat` was dealt (round positions and cards), once dealt. Not for another
     /// player's eyes before the showdown.
     pub fn seat_cards(&self, seat: u8) -> Vec<(u8, Card)> {
-        if self.dealt_at.is_none() {
+        let occupied = seat
+            .checked_sub(1)
+            .and_then(|s| self.seats.get(usize::from(s)))
+            .is_some_and(Option::is_some);
+        if self.dealt_at.is_none() || !occupied {
             return Vec::new();
         }
         self.layout
@@ -261,6 +275,16 @@ impl Round {
     /// Refuses an illegal command (the round unchanged), or applies it and returns the events it
     /// caused.
     pub fn step(&mut self, command: &RoundCommand) -> Result<Vec<RoundEvent>, RoundError> {
+        let at = command.at();
+        if at.0 > TIME_MAX_MS {
+            let field = match command {
+                RoundCommand::CloseWindow(_)
+                | RoundCommand::VoidRound(_)
+                | RoundCommand::Forfeit { .. } => "order.at",
+                _ => "at",
+            };
+            within(field, at.0, 0, TIME_MAX_MS)?;
+        }
         if !matches!(command, RoundCommand::Open(_)) {
             if self.phase == Phase::Pending {
                 return Err(RoundError::NotOpened);
@@ -365,6 +389,9 @@ impl Round {
         }
         let opened = self.opened.as_ref().ok_or(RoundError::NotOpened)?;
         required(&bet.player, "player")?;
+        if bet.player == opened.dealer {
+            return Err(RoundError::DealerBets);
+        }
         if bet.wagers.len() > WAGERS_MAX {
             return Err(RoundError::TooManyWagers { max: WAGERS_MAX });
         }
@@ -503,10 +530,13 @@ impl Round {
             let Action::Shake { by } = decide.action else {
                 return Err(RoundError::Shake { shake: true });
             };
+            // The bettor offered the cup decides: to shake, or to let the dealer shake; offered
+            // to nobody, the dealer shakes.
             let dealer = self.opened.as_ref().map(|o| o.dealer.as_str());
-            let allowed = match by {
-                Shaker::Player => self.shaker.as_deref() == Some(decide.player.as_str()),
-                Shaker::Dealer => dealer == Some(decide.player.as_str()),
+            let allowed = match (self.shaker.as_deref(), by) {
+                (Some(shaker), _) => shaker == decide.player,
+                (None, Shaker::Dealer) => dealer == Some(decide.player.as_str()),
+                (None, Shaker::Player) => false,
             };
             if decide.seat.is_some() {
                 return Err(RoundError::Seat { needed: false });
@@ -626,14 +656,20 @@ impl Round {
         if second == Some(order.recorded_by.trim()) || (phase == Phase::Ended && second.is_none()) {
             return Err(RoundError::SecondPerson);
         }
+        // Before the showdown no settlement has been announced: every stake is refunded and
+        // nothing is taken back; after it, each settlement is reversed.
+        let announced = phase == Phase::Ended;
         let command = Command::Void(order.clone());
-        let mut hands = Vec::new();
-        for (number, place) in self.places.iter().enumerate() {
-            if matches!(place.hand.status(), Status::InProgress | Status::Settled) {
-                let events = place.hand.decide(&command)?;
-                hands.push((number, fold(&place.hand, events.clone())?, events));
-            }
-        }
+        let hands = self.each(
+            |place| matches!(place.hand.status(), Status::InProgress | Status::Settled),
+            |hand| {
+                if announced {
+                    hand.decide(&command)
+                } else {
+                    hand.decide_void_unannounced(order)
+                }
+            },
+        )?;
         let allowed_because = match phase {
             Phase::Betting => "malfunction voids all pays and plays: betting was open; every bet is refunded",
             Phase::Playing => "malfunction voids all pays and plays: every place's stakes are refunded",
@@ -768,12 +804,16 @@ impl Round {
         place.hand = hand;
         let map = place.map.clone();
         let (layout, sight) = (&self.layout, &self.sight);
-        place.waiting = place
-            .hand
-            .shown_positions()
-            .filter_map(|p| map.get(usize::from(p)).copied())
-            .filter(|&p| layout.is_table(p) && !sight.revealed(p))
-            .collect();
+        place.waiting = if place.in_play() {
+            place
+                .hand
+                .shown_positions()
+                .filter_map(|p| map.get(usize::from(p)).copied())
+                .filter(|&p| layout.is_table(p) && !sight.revealed(p))
+                .collect()
+        } else {
+            Vec::new()
+        };
         self.sight.enter(place.in_play(), &place.waiting);
     }
 
@@ -799,9 +839,19 @@ impl Round {
         &self,
         decide: impl Fn(&Hand) -> Result<Vec<Event>, RuleError>,
     ) -> Result<Vec<(usize, Hand, Vec<Event>)>, RoundError> {
+        self.each(Place::in_play, decide)
+    }
+
+    /// Every place `which` picks, its new hand under `decide` with the events it caused, or the
+    /// first refusal (nothing changed).
+    fn each(
+        &self,
+        which: impl Fn(&Place) -> bool,
+        decide: impl Fn(&Hand) -> Result<Vec<Event>, RuleError>,
+    ) -> Result<Vec<(usize, Hand, Vec<Event>)>, RoundError> {
         let mut hands = Vec::new();
         for (number, place) in self.places.iter().enumerate() {
-            if place.in_play() {
+            if which(place) {
                 let events = decide(&place.hand)?;
                 hands.push((number, fold(&place.hand, events.clone())?, events));
             }

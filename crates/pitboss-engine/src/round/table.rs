@@ -113,8 +113,8 @@ impl Layout {
 
     /// The round positions seat `seat` receives.
     pub(super) fn seat_positions(&self, seat: u8) -> Range<usize> {
-        self.seats
-            .get(usize::from(seat.saturating_sub(1)))
+        seat.checked_sub(1)
+            .and_then(|s| self.seats.get(usize::from(s)))
             .cloned()
             .unwrap_or(0..0)
     }

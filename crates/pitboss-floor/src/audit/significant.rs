@@ -20,7 +20,7 @@ pub const MAX_EXAMINED: u64 = 50_000;
 const BATCH: u64 = 512;
 
 /// Every kind an event may have, in the order `docs/significant-events.md` lists them.
-pub const KINDS: [&str; 18] = [
+pub const KINDS: [&str; 21] = [
     "config_published",
     "proposal_recorded",
     "proposal_decided",
@@ -39,6 +39,9 @@ pub const KINDS: [&str; 18] = [
     "returns_investigated",
     "returns_statement",
     "certification_recorded",
+    "round_voided",
+    "round_place_voided",
+    "round_window_closed",
 ];
 
 /// One page of events, and where the next begins (`None`: the range is done).
@@ -133,6 +136,7 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
     let payload = entry.payload().ok()?;
     let envelope = &entry.envelope;
     let hand = crate::floor::hand_of_stream(&envelope.stream).unwrap_or_default();
+    let round = crate::floor::round_of_stream(&envelope.stream).unwrap_or_default();
     let mut event = Significant {
         sequence: envelope.sequence,
         at_ms: envelope.recorded_at_ms,
@@ -333,7 +337,57 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
             );
             "certification_recorded"
         }
-        Kind::HandOpened(_)
+        Kind::RoundVoided(v) => {
+            event.subject = format!("round {round}");
+            event.after = "void".into();
+            event.reason = v.reason;
+            event.detail = format!("{}; allowed because {}", v.kind, v.allowed_because);
+            for who in [v.recorded_by, v.approved_by] {
+                if !who.is_empty() && !event.actors.contains(&who) {
+                    event.actors.push(who);
+                }
+            }
+            "round_voided"
+        }
+        Kind::RoundPlaceVoided(p) => {
+            let v = p.void?;
+            event.subject = format!("round {round}, place {}", p.place);
+            event.before = format!("paid {}", money(v.paid_before));
+            event.after = format!("paid {}", money(v.paid_now));
+            event.reason = v.reason;
+            event.detail = format!(
+                "{}; staked {}; allowed because {}",
+                v.kind,
+                money(v.total_staked),
+                v.allowed_because
+            );
+            if !v.recorded_by.is_empty() && !event.actors.contains(&v.recorded_by) {
+                event.actors.push(v.recorded_by);
+            }
+            "round_place_voided"
+        }
+        Kind::RoundWindowClosed(w) => {
+            event.subject = format!("round {round}");
+            event.before = "in play".into();
+            event.after = format!("{} place(s) ended", w.places.len());
+            event.reason = w.reason;
+            event.detail = w.allowed_because;
+            if !w.recorded_by.is_empty() && !event.actors.contains(&w.recorded_by) {
+                event.actors.push(w.recorded_by);
+            }
+            "round_window_closed"
+        }
+        Kind::RoundOpened(_)
+        | Kind::RoundBet(_)
+        | Kind::RoundBettingClosed(_)
+        | Kind::RoundDealt(_)
+        | Kind::RoundRevealed(_)
+        | Kind::RoundDecided(_)
+        | Kind::RoundShaken(_)
+        | Kind::RoundDealerSet(_)
+        | Kind::RoundSettled(_)
+        | Kind::RoundSeedRevealed(_)
+        | Kind::HandOpened(_)
         | Kind::CardsShown(_)
         | Kind::Acted(_)
         | Kind::DiceShaken(_)

@@ -14,6 +14,9 @@ pub enum FloorError {
     Invalid { field: String, problem: String },
     #[error(transparent)]
     Rule(#[from] RuleError),
+    /// A table's round refuses the command (`docs/rounds.md`).
+    #[error(transparent)]
+    Round(#[from] pitboss_engine::round::RoundError),
     /// A whole hand's script (`PlayHand`) cannot be played as written: `field` is named from the
     /// request's top (`decisions[3]`, `follow_advice`), not under its opening.
     #[error("{field}: {problem}")]

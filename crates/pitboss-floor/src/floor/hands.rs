@@ -74,7 +74,7 @@ pub fn hand_of_stream(stream: &str) -> Option<&str> {
 pub(super) struct HandLock<'a> {
     locks: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     hand_id: &'a str,
-    mutex: Arc<tokio::sync::Mutex<()>>,
+    pub(super) mutex: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Drop for HandLock<'_> {

@@ -24,6 +24,7 @@ mod records;
 mod requests;
 mod retries;
 mod returns;
+mod rounds;
 mod tally;
 #[cfg(test)]
 mod testing;
@@ -51,6 +52,7 @@ pub use pitboss_ledger::VerifyStopped;
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
 pub use requests::Script;
+pub use rounds::{round_of_stream, round_stream, OpenRoundRequest, RoundSnapshot};
 pub use tally::{Happened, Tally};
 
 /// A hand id: 16 random bytes as lower-case hex.
@@ -79,6 +81,8 @@ pub struct Floor {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Hands in progress, bounded (`cache.rs`).
     cache: HandCache,
+    /// Rounds in play, bounded (`rounds.rs`).
+    rounds: rounds::KeptRounds,
     /// Operations over many hands run one at a time (a retry then finds the first one's record).
     operations: tokio::sync::Mutex<()>,
     clock: Arc<dyn Fn() -> u64 + Send + Sync>,
@@ -109,6 +113,7 @@ impl Floor {
             defaults: HashMap::new(),
             locks: Mutex::new(HashMap::new()),
             cache: HandCache::new(cache::CAPACITY),
+            rounds: rounds::KeptRounds::default(),
             operations: tokio::sync::Mutex::new(()),
             clock,
             tally: Tally::default(),

@@ -45,6 +45,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             invalid_argument(&field, problem)
         }
         F::Rule(rule) => rule_status(&rule, None, message),
+        F::Round(round) => round_status(&round, message),
         F::Decision { index, source } => rule_status(
             &source,
             Some(FieldPath::new("decisions").index(index)),
@@ -203,6 +204,37 @@ fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> S
                 ),
             )
         }
+        RefusalKind::Internal => Status::internal(message),
+    }
+}
+
+/// The status of a round's refusal: a field violation, a named precondition (about the field, or
+/// the round), or the place's hand's own refusal.
+fn round_status(round: &pitboss_engine::round::RoundError, message: String) -> Status {
+    use pitboss_engine::round::RoundError as E;
+    if let E::Hand(rule) = round {
+        return rule_status(rule, None, message);
+    }
+    let field = round.field().map(|f| f.to_string());
+    let description = field
+        .as_deref()
+        .and_then(|f| message.strip_prefix(f))
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&message)
+        .to_string();
+    match round.kind() {
+        RefusalKind::InvalidArgument => {
+            invalid_argument(field.as_deref().unwrap_or("request"), description)
+        }
+        RefusalKind::FailedPrecondition => Status::with_error_details(
+            Code::FailedPrecondition,
+            message.clone(),
+            ErrorDetails::with_precondition_failure_violation(
+                round.precondition().unwrap_or("ROUND"),
+                field.unwrap_or_else(|| "round".to_string()),
+                message,
+            ),
+        ),
         RefusalKind::Internal => Status::internal(message),
     }
 }

@@ -5,6 +5,10 @@
 //! that does not map back (an unknown id, a card that does not parse, a wrong length) is an error
 //! naming the field, never a panic. It knows no game rule and touches no storage.
 
+mod round;
+
+pub use round::{payload_to_round_event, round_event_to_payload};
+
 use serde::de::DeserializeOwned;
 
 use crate::proto;
@@ -527,7 +531,20 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::ReturnsStatement(_)
             | Kind::ReturnsAlert(_)
             | Kind::ReturnsInvestigated(_)
-            | Kind::CertificationRecorded(_) => return Ok(None),
+            | Kind::CertificationRecorded(_)
+            | Kind::RoundOpened(_)
+            | Kind::RoundBet(_)
+            | Kind::RoundBettingClosed(_)
+            | Kind::RoundDealt(_)
+            | Kind::RoundRevealed(_)
+            | Kind::RoundDecided(_)
+            | Kind::RoundShaken(_)
+            | Kind::RoundWindowClosed(_)
+            | Kind::RoundDealerSet(_)
+            | Kind::RoundSettled(_)
+            | Kind::RoundVoided(_)
+            | Kind::RoundPlaceVoided(_)
+            | Kind::RoundSeedRevealed(_) => return Ok(None),
         },
     ))
 }

@@ -1,0 +1,455 @@
+//! The rounds room: a table's round (`docs/rounds.md`) opened with its seed drawn from the operating
+//! system (kept secret beside the log until the round ends), its commands decided by the engine's
+//! `Round` one at a time per round (the floor's per-stream locks), every command's events recorded
+//! in one append on the round's stream, and a round loaded by replaying its stream.
+//!
+//! Rounds in play are kept in memory, at most [`KEPT`] of them: a command on a kept round steps it
+//! in place (a round of thousands of places is never copied); a round not kept, or kept behind a
+//! log other servers also write, is replayed from its stream first. A refused command leaves the
+//! kept round as it was; a command whose append fails drops it, so the next is decided on the log.
+//!
+//! Must not decide a rule (the engine's round does) nor touch the ledger's storage but through its
+//! methods.
+
+use std::sync::{Mutex, PoisonError};
+
+use prost::Message;
+
+use crate::codec::{self, EntryPayload};
+use pitboss_engine::config::ConfigId;
+use pitboss_engine::game::GameId;
+use pitboss_engine::games::Timestamp;
+use pitboss_engine::rng::Seed;
+use pitboss_engine::round::{OpenRound, Phase, Round, RoundCommand, RoundEvent};
+use pitboss_ledger::{AppendRequest, Expected};
+
+use super::{actor_given, invalid, is_hand_id, Floor, FloorError, MAX_NAME_CHARS};
+
+/// The most rounds kept in memory at once.
+pub const KEPT: usize = 64;
+
+/// The prefix of every round's stream name.
+const ROUND_STREAM: &str = "round/";
+
+/// The stream of a round.
+pub fn round_stream(id: &str) -> String {
+    format!("{ROUND_STREAM}{id}")
+}
+
+/// The round whose stream `stream` is (`None` for any other stream).
+pub fn round_of_stream(stream: &str) -> Option<&str> {
+    stream.strip_prefix(ROUND_STREAM)
+}
+
+/// The rounds kept in memory.
+pub(super) struct KeptRounds(Mutex<crate::lru::Lru<String, Round>>);
+
+impl Default for KeptRounds {
+    fn default() -> KeptRounds {
+        KeptRounds(Mutex::new(crate::lru::bounded(KEPT)))
+    }
+}
+
+impl KeptRounds {
+    fn take(&self, id: &str) -> Option<Round> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop(id)
+    }
+
+    fn keep(&self, id: &str, round: Round) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(id.to_string(), round);
+    }
+}
+
+/// A round after an operation, and the events the operation recorded.
+#[derive(Clone, Debug)]
+pub struct RoundSnapshot {
+    /// The round's id.
+    pub id: String,
+    /// The round as the operation left it.
+    pub round: Round,
+    /// The events the operation recorded, in order.
+    pub events: Vec<RoundEvent>,
+}
+
+/// What opening a round needs (its time is the floor's clock).
+#[derive(Clone, Debug)]
+pub struct OpenRoundRequest {
+    /// The game.
+    pub game: GameId,
+    /// A published configuration, or the game's default.
+    pub config_id: Option<ConfigId>,
+    /// The opening; its `at` is replaced by the floor's clock.
+    pub open: OpenRound,
+    /// Who opens it: the authenticated principal.
+    pub actor: String,
+}
+
+impl Floor {
+    /// Opens a round: its seed drawn and kept secret, its opening recorded.
+    pub async fn open_round(&self, request: OpenRoundRequest) -> Result<RoundSnapshot, FloorError> {
+        actor_given(&request.actor)?;
+        let mut names = vec![
+            ("table", &request.open.table),
+            ("dealer", &request.open.dealer),
+        ];
+        if let Some(shoe) = &request.open.shoe {
+            names.push(("shoe", shoe));
+        }
+        for (field, value) in names {
+            name_within(field, value)?;
+        }
+        let config_id = match request.config_id {
+            Some(id) => id,
+            None => self
+                .default_config(request.game)
+                .ok_or_else(|| invalid("game", "no default configuration"))?,
+        };
+        let config = self.kept(&config_id).ok_or_else(|| FloorError::NotFound {
+            what: "configuration",
+            id: config_id.to_string(),
+        })?;
+        let of = config.identified.config().game;
+        if of != request.game {
+            return Err(invalid(
+                "config_id",
+                format!(
+                    "configuration {config_id} is for {of}, not {}",
+                    request.game
+                ),
+            ));
+        }
+        config
+            .playable()
+            .map_err(|problem| FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem,
+            })?;
+        if self.certification_required {
+            self.check_certified(config_id, &config)?;
+        }
+        let (id, seed) = fresh_round()?;
+        let at = self.now();
+        let mut round = Round::new(seed, config.identified.clone());
+        let mut open = request.open.clone();
+        open.at = Timestamp(at);
+        let events = round.step(&RoundCommand::Open(open))?;
+        self.record(&id, &round, 0, &events, Some(seed), at, &request.actor)
+            .await?;
+        self.rounds.keep(&id, round.clone());
+        Ok(RoundSnapshot { id, round, events })
+    }
+
+    /// Applies a command to a round, made from the time of the floor's clock (never before the
+    /// round's last event), records its events and returns the round after it.
+    pub async fn round_command(
+        &self,
+        id: &str,
+        command: impl Fn(Timestamp) -> RoundCommand,
+        actor: &str,
+    ) -> Result<RoundSnapshot, FloorError> {
+        if !is_hand_id(id) {
+            return Err(FloorError::NotFound {
+                what: "round",
+                id: id.to_string(),
+            });
+        }
+        actor_given(actor)?;
+        let stream = round_stream(id);
+        let place = self.hand_lock(&stream);
+        let _guard = place.mutex.lock().await;
+        let kept = self.rounds.take(id).filter(|round| {
+            !self.ledger.shared()
+                || self
+                    .ledger
+                    .stream_version(&stream)
+                    .is_ok_and(|version| version == round.version())
+        });
+        let mut round = match kept {
+            Some(round) => round,
+            None => self.load_round(id)?,
+        };
+        let before = round.version();
+        let at = Timestamp(self.now().max(round.last_at().0));
+        let events = match round.step(&command(at)) {
+            Ok(events) => events,
+            Err(refused) => {
+                self.rounds.keep(id, round);
+                return Err(refused.into());
+            }
+        };
+        let seed = None;
+        self.record(id, &round, before, &events, seed, at.0, actor)
+            .await?;
+        if round.phase() == Phase::Playing || round.phase() == Phase::Betting {
+            self.rounds.keep(id, round.clone());
+        }
+        Ok(RoundSnapshot {
+            id: id.to_string(),
+            round,
+            events,
+        })
+    }
+
+    /// A round as its stream records it, replayed from its seed.
+    pub fn load_round(&self, id: &str) -> Result<Round, FloorError> {
+        let not_found = || FloorError::NotFound {
+            what: "round",
+            id: id.to_string(),
+        };
+        if !is_hand_id(id) {
+            return Err(not_found());
+        }
+        let entries = self.ledger.read_stream(&round_stream(id), 0)?;
+        if entries.is_empty() {
+            return Err(not_found());
+        }
+        let corrupt = |e: String| FloorError::Corrupt(format!("round {id}"), e);
+        let mut events = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            let payload = entry.payload().map_err(|e| corrupt(e.to_string()))?;
+            let event = codec::payload_to_round_event(&payload)
+                .map_err(|e| corrupt(e.to_string()))?
+                .ok_or_else(|| corrupt("an entry that is not a round's event".into()))?;
+            events.push(event);
+        }
+        let Some(RoundEvent::Opened(opened)) = events.first() else {
+            return Err(corrupt("the first event is not the opening".into()));
+        };
+        let config = self
+            .kept(&opened.config_id)
+            .ok_or_else(|| corrupt(format!("unknown configuration {}", opened.config_id)))?;
+        let seed = self.seed_of(id)?;
+        Round::replay(seed, config.identified.clone(), &events).map_err(|e| corrupt(e.to_string()))
+    }
+
+    /// Appends a command's events to the round's stream (at the version they were decided on).
+    #[allow(clippy::too_many_arguments)]
+    async fn record(
+        &self,
+        id: &str,
+        round: &Round,
+        version: u64,
+        events: &[RoundEvent],
+        seed: Option<Seed>,
+        at: u64,
+        actor: &str,
+    ) -> Result<(), FloorError> {
+        let appended = self
+            .ledger
+            .append(AppendRequest {
+                stream: round_stream(id),
+                expected: Expected::Version(version),
+                payloads: events
+                    .iter()
+                    .map(|e| codec::round_event_to_payload(e).encode_to_vec())
+                    .collect(),
+                request: None,
+                indexes: Vec::new(),
+                secrets: seed
+                    .map(|s| vec![(id.as_bytes().to_vec(), s.as_bytes().to_vec())])
+                    .unwrap_or_default(),
+                unindex: Vec::new(),
+                recorded_at_ms: at,
+                actor: actor.to_string(),
+            })
+            .await;
+        match appended {
+            Ok(_) => Ok(()),
+            Err(error) => {
+                // The round in memory moved on; the log did not: the next command replays it.
+                debug_assert!(round.version() >= version);
+                Err(error.into())
+            }
+        }
+    }
+}
+
+/// A table, dealer or shoe reference: within the floor's bound, no control characters.
+fn name_within(field: &str, value: &str) -> Result<(), FloorError> {
+    if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
+        return Err(invalid(
+            field,
+            format!("at most {MAX_NAME_CHARS} characters, no control characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// A new round's id and seed, from the operating system.
+fn fresh_round() -> Result<(String, Seed), FloorError> {
+    let mut id_bytes = [0u8; 16];
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut id_bytes)
+        .and_then(|()| getrandom::fill(&mut seed))
+        .map_err(FloorError::Randomness)?;
+    Ok((hex::encode(id_bytes), Seed::from_bytes(seed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{floor_in, floor_on, log_size};
+    use super::*;
+    use pitboss_engine::games::Action;
+    use pitboss_engine::money::Money;
+    use pitboss_engine::round::{Decide, PlaceBet, RoundError, Shape};
+    use pitboss_engine::settlement::{BetId, Wager};
+    use pitboss_ledger::mem::MemoryLog;
+
+    fn open(seats: u8) -> OpenRoundRequest {
+        OpenRoundRequest {
+            game: GameId::CaribbeanStud,
+            config_id: None,
+            open: OpenRound {
+                table: "T9".into(),
+                dealer: "dealer-3".into(),
+                shoe: Some("shuffler-1".into()),
+                shape: Shape::Seats { seats },
+                max_players: u32::from(seats),
+                seats_per_player: 1,
+                decision_window_ms: 60_000,
+                at: Timestamp(0),
+            },
+            actor: "table-T9".into(),
+        }
+    }
+
+    /// A 3-seat round played through the floor: each command one append on the round's stream; a
+    /// refused command writes nothing; the round read back from the log (by another floor on the
+    /// same log, which keeps nothing in memory) is the one played, and the log verifies.
+    #[tokio::test]
+    async fn a_round_is_recorded_command_by_command_and_replays_from_its_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = MemoryLog::new();
+        let (floor, _) = floor_on(&log, dir.path()).await;
+        let opened = floor.open_round(open(3)).await.unwrap();
+        let id = opened.id.clone();
+        for seat in 1..=3u8 {
+            floor
+                .round_command(
+                    &id,
+                    |at| {
+                        RoundCommand::Bet(PlaceBet {
+                            player: format!("p{seat}"),
+                            seat: Some(seat),
+                            wagers: vec![Wager {
+                                bet: BetId::Ante,
+                                amount: Money(500),
+                            }],
+                            at,
+                        })
+                    },
+                    "table-T9",
+                )
+                .await
+                .unwrap();
+        }
+        let size = log_size(&floor);
+        let taken = floor
+            .round_command(
+                &id,
+                |at| {
+                    RoundCommand::Bet(PlaceBet {
+                        player: "p4".into(),
+                        seat: Some(2),
+                        wagers: vec![Wager {
+                            bet: BetId::Ante,
+                            amount: Money(500),
+                        }],
+                        at,
+                    })
+                },
+                "table-T9",
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(taken, FloorError::Round(RoundError::SeatTaken { seat: 2 })),
+            "{taken}"
+        );
+        assert_eq!(log_size(&floor), size, "a refused command writes nothing");
+        floor
+            .round_command(
+                &id,
+                |at| RoundCommand::CloseBetting { at, shaker: None },
+                "table-T9",
+            )
+            .await
+            .unwrap();
+        let mut last = None;
+        for seat in 1..=3u8 {
+            last = Some(
+                floor
+                    .round_command(
+                        &id,
+                        |at| {
+                            RoundCommand::Decide(Decide {
+                                player: format!("p{seat}"),
+                                seat: Some(seat),
+                                action: if seat == 2 {
+                                    Action::Fold
+                                } else {
+                                    Action::Raise
+                                },
+                                at,
+                            })
+                        },
+                        "table-T9",
+                    )
+                    .await
+                    .unwrap(),
+            );
+        }
+        let played = last.unwrap().round;
+        assert_eq!(played.phase(), Phase::Ended);
+        // Another floor on the same log: the round from its stream alone.
+        let (other, _) = floor_on(&log, dir.path()).await;
+        let read = other.load_round(&id).unwrap();
+        assert_eq!(read.phase(), Phase::Ended);
+        assert_eq!(read.version(), played.version());
+        for (a, b) in read.places().iter().zip(played.places()) {
+            assert_eq!(a.hand().settlement(), b.hand().settlement());
+        }
+        assert!(other
+            .log()
+            .verify_in_parts(0, log_size(&other), &|| false)
+            .is_ok());
+        // An ended round takes no more commands.
+        let ended = other
+            .round_command(
+                &id,
+                |at| RoundCommand::CloseBetting { at, shaker: None },
+                "table-T9",
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(ended, FloorError::Round(RoundError::Ended(Phase::Ended))),
+            "{ended}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_round_is_not_found_and_a_name_over_its_bound_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let unknown = floor.load_round(&"ab".repeat(16)).unwrap_err();
+        assert!(matches!(
+            unknown,
+            FloorError::NotFound { what: "round", .. }
+        ));
+        let mut long = open(2);
+        long.open.dealer = "d".repeat(MAX_NAME_CHARS + 1);
+        let refused = floor.open_round(long).await.unwrap_err();
+        assert!(
+            matches!(&refused, FloorError::Invalid { field, .. } if field == "dealer"),
+            "{refused}"
+        );
+        assert_eq!(log_size(&floor), log_size(&floor));
+    }
+}
