@@ -14,6 +14,7 @@
 //!   and sweeps, `PlayHand`);
 //! - `dispute.rs`: dispute packets of recorded hands rendered by headless Chromium;
 //! - `metrics.rs`: the metrics endpoint scraped after a few hands;
+//! - `rounds.rs`: a table's rounds — seats from one shuffle, one shake, a shared hand, voids;
 //! - `lab.rs`: the Lab service — PAR sheets, simulations, RNG words and shuffles, bad requests;
 //! - `support.rs`: the helpers they share (clients, request builders, playing a hand to its end,
 //!   replaying it, the log's head).
@@ -29,3 +30,4 @@ mod metrics;
 mod operations;
 mod play;
 mod refusals;
+mod rounds;

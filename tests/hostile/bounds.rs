@@ -124,10 +124,70 @@ fn malfunction(table: &str) -> proto::RecordTableMalfunctionRequest {
     }
 }
 
+/// Opening a Caribbean Stud round of `seats` seats at table `T-bounds`.
+fn round_opening(seats: u32) -> proto::OpenRoundRequest {
+    proto::OpenRoundRequest {
+        game: proto::Game::CaribbeanStud as i32,
+        table: "T-bounds".into(),
+        dealer: "dealer-1".into(),
+        shape: "seats".into(),
+        seats,
+        max_players: seats,
+        decision_window_ms: 60_000,
+        ..Default::default()
+    }
+}
+
+fn round_bet(
+    round: &str,
+    player: &str,
+    seat: u32,
+    wagers: Vec<proto::Wager>,
+) -> proto::RoundCommandRequest {
+    proto::RoundCommandRequest {
+        round_id: round.into(),
+        command: Some(proto::round_command_request::Command::Bet(
+            proto::RoundBetCommand {
+                player: player.into(),
+                seat,
+                wagers,
+            },
+        )),
+    }
+}
+
+fn round_decide(
+    round: &str,
+    player: &str,
+    seat: u32,
+    action: Option<proto::Action>,
+) -> proto::RoundCommandRequest {
+    proto::RoundCommandRequest {
+        round_id: round.into(),
+        command: Some(proto::round_command_request::Command::Decide(
+            proto::RoundDecisionCommand {
+                player: player.into(),
+                seat,
+                action,
+            },
+        )),
+    }
+}
+
+fn void_round(round: &str, kind: &str, player: &str, seat: u32) -> proto::VoidRoundRequest {
+    proto::VoidRoundRequest {
+        round_id: round.into(),
+        kind: kind.into(),
+        reason: "r".into(),
+        player: player.into(),
+        seat,
+    }
+}
+
 /// Every hostile case, by method (`Service/Method`), one a line. `live` is a hand in progress,
-/// `size` the log's size.
+/// `round` a round taking bets, `size` the log's size.
 #[rustfmt::skip]
-fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
+fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     let mut cases = Vec::new();
     let mi = proto::Game::MississippiStud as i32;
 
@@ -182,6 +242,75 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     }
     for amount in EXTREMES {
         cases.push(refused(m, INVALID, "open.wagers.ante", "", rpc!(c, play.play_hand(play(Some(proto::OpenHandRequest { wagers: vec![wager("ante", amount)], ..opening("T", "") }), vec![])))));
+    }
+
+    let m = "Play/OpenRound";
+    let cs = proto::Game::CaribbeanStud as i32;
+    cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, play.open_round(proto::OpenRoundRequest { table: long(10_000), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "dealer", "1 to 200 characters", rpc!(c, play.open_round(proto::OpenRoundRequest { dealer: String::new(), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "dealer", "no control characters", rpc!(c, play.open_round(proto::OpenRoundRequest { dealer: "a\u{7}".into(), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "shoe", "at most 200 characters", rpc!(c, play.open_round(proto::OpenRoundRequest { shoe: long(201), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "shape", "1 to 32 characters", rpc!(c, play.open_round(proto::OpenRoundRequest { shape: long(33), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "shape", "one of seats, shared_hand, one_shake", rpc!(c, play.open_round(proto::OpenRoundRequest { shape: "circle".into(), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "shape", "is not dealt as one_shake", rpc!(c, play.open_round(proto::OpenRoundRequest { shape: "one_shake".into(), seats: 0, ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "seats", "required for a round of seats", rpc!(c, play.open_round(proto::OpenRoundRequest { max_players: 3, ..round_opening(0) }))));
+    cases.push(refused(m, INVALID, "seats", "only a round of seats has seats", rpc!(c, play.open_round(proto::OpenRoundRequest { shape: "shared_hand".into(), ..round_opening(3) }))));
+    for seats in [8, u32::MAX] {
+        cases.push(refused(m, INVALID, "seats", "out of range: 0 to 7", rpc!(c, play.open_round(proto::OpenRoundRequest { max_players: 7, ..round_opening(seats) }))));
+    }
+    cases.push(refused(m, INVALID, "shape.seats", "deals 1 to 6 seats", rpc!(c, play.open_round(proto::OpenRoundRequest { game: proto::Game::FortunePaiGow as i32, max_players: 7, ..round_opening(7) }))));
+    for max_players in [0, 25_001, u32::MAX] {
+        cases.push(refused(m, INVALID, "max_players", "out of range: 1 to 25000", rpc!(c, play.open_round(proto::OpenRoundRequest { max_players, ..round_opening(3) }))));
+    }
+    for seats_per_player in [2, u32::MAX] {
+        cases.push(refused(m, INVALID, "seats_per_player", "out of range: 0 to 1", rpc!(c, play.open_round(proto::OpenRoundRequest { seats_per_player, ..round_opening(3) }))));
+    }
+    for decision_window_ms in EXTREMES.into_iter().chain([999, 86_400_001]) {
+        cases.push(refused(m, INVALID, "decision_window_ms", "out of range: 1000 to 86400000", rpc!(c, play.open_round(proto::OpenRoundRequest { decision_window_ms, ..round_opening(3) }))));
+    }
+    for game in [0, 99, i32::MAX] {
+        cases.push(refused(m, INVALID, "game", "", rpc!(c, play.open_round(proto::OpenRoundRequest { game, ..round_opening(3) }))));
+    }
+    cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, play.open_round(proto::OpenRoundRequest { config_id: long(5000), game: cs, ..round_opening(3) }))));
+
+    let m = "Play/RoundCommand";
+    let ante = |amount| vec![wager("ante", amount)];
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, play.round_command(round_bet(&long(60_000), "p", 1, ante(500))))));
+    cases.push(refused(m, INVALID, "command", "required", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: None }))));
+    cases.push(refused(m, INVALID, "bet.player", "1 to 200 characters", rpc!(c, play.round_command(round_bet(round, &long(201), 1, ante(500))))));
+    cases.push(refused(m, INVALID, "bet.player", "the round's dealer does not bet", rpc!(c, play.round_command(round_bet(round, "dealer-1", 1, ante(500))))));
+    for seat in [8, u32::MAX] {
+        cases.push(refused(m, INVALID, "bet.seat", "out of range: 0 to 7", rpc!(c, play.round_command(round_bet(round, "p", seat, ante(500))))));
+    }
+    cases.push(refused(m, INVALID, "bet.seat", "not a seat of this round", rpc!(c, play.round_command(round_bet(round, "p", 5, ante(500))))));
+    cases.push(refused(m, INVALID, "bet.seat", "required in a round of seats", rpc!(c, play.round_command(round_bet(round, "p", 0, ante(500))))));
+    cases.push(refused(m, INVALID, "bet.wagers", "at most 16 entries", rpc!(c, play.round_command(round_bet(round, "p", 1, vec![wager("ante", 500); 1000])))));
+    cases.push(refused(m, INVALID, "bet.wagers[0].bet", "1 to 32 characters", rpc!(c, play.round_command(round_bet(round, "p", 1, vec![wager(&long(33), 500)])))));
+    for amount in EXTREMES {
+        cases.push(refused(m, INVALID, "bet.wagers.ante", "", rpc!(c, play.round_command(round_bet(round, "p", 1, ante(amount))))));
+    }
+    cases.push(refused(m, INVALID, "close_betting.shaker", "at most 200 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: long(201) })) }))));
+    cases.push(refused(m, INVALID, "close_betting.shaker", "this round has no cup", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: "p".into() })) }))));
+    cases.push(refused(m, INVALID, "decide.player", "1 to 200 characters", rpc!(c, play.round_command(round_decide(round, "", 1, Some(proto::Action { kind: "raise".into(), ..Default::default() }))))));
+    cases.push(refused(m, INVALID, "decide.action", "required", rpc!(c, play.round_command(round_decide(round, "p", 1, None)))));
+    cases.push(refused(m, INVALID, "decide.action.kind", "1 to 32 characters", rpc!(c, play.round_command(round_decide(round, "p", 1, Some(proto::Action { kind: long(33), ..Default::default() }))))));
+    cases.push(refused(m, INVALID, "decide.action.low", "at most 2 entries", rpc!(c, play.round_command(round_decide(round, "p", 1, Some(proto::Action { kind: "set_hand".into(), low: vec!["As".into(); 5000], ..Default::default() }))))));
+    cases.push(refused(m, INVALID, "decide.seat", "out of range: 0 to 7", rpc!(c, play.round_command(round_decide(round, "p", u32::MAX, Some(proto::Action { kind: "raise".into(), ..Default::default() }))))));
+    // A decision while betting is open: the round's state, not a bound.
+    cases.push(Case { method: m, expect: Expect::Code(Code::FailedPrecondition), call: rpc!(c, play.round_command(round_decide(round, "p", 1, Some(proto::Action { kind: "raise".into(), ..Default::default() })))) });
+    for reason in [String::new(), "  ".into(), long(501)] {
+        cases.push(refused(m, INVALID, "close_window.reason", "1 to 500 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseWindow(proto::RoundCloseWindowCommand { reason: reason.clone() })) }))));
+    }
+
+    let m = "Play/GetRound";
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, play.get_round(proto::GetRoundRequest { round_id: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, play.get_round(proto::GetRoundRequest { round_id: round.into(), player: long(201), ..Default::default() }))));
+    for page_size in [501, u32::MAX] {
+        cases.push(refused(m, INVALID, "page_size", "out of range: 0 to 500", rpc!(c, play.get_round(proto::GetRoundRequest { round_id: round.into(), page_size, ..Default::default() }))));
+    }
+    cases.push(Case { method: m, expect: Expect::Code(Code::NotFound), call: rpc!(c, play.get_round(proto::GetRoundRequest { round_id: "ab".repeat(16), ..Default::default() })) });
+    for from_place in [0, u32::MAX] {
+        cases.push(served(m, rpc!(c, play.get_round(proto::GetRoundRequest { round_id: round.into(), from_place, page_size: 500, ..Default::default() }))));
     }
 
     // ---- Audit ----
@@ -296,6 +425,20 @@ fn cases(c: &Clients, live: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "recorded_by", "at most 200 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: long(40_000), ..void(live) }))));
     cases.push(refused(m, INVALID, "recorded_by", "the authenticated principal", rpc!(c, ops.void_hand(proto::VoidHandRequest { recorded_by: "someone-else".into(), ..void(live) }))));
     cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.void_hand(proto::VoidHandRequest { request_id: long(129), ..void(live) }))));
+
+    let m = "Operations/VoidRound";
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, ops.void_round(void_round(&long(60_000), "malfunction", "", 0)))));
+    cases.push(refused(m, INVALID, "kind", "1 to 32 characters", rpc!(c, ops.void_round(void_round(round, &long(33), "", 0)))));
+    cases.push(refused(m, INVALID, "kind", "closing its decision window", rpc!(c, ops.void_round(void_round(round, "incomplete", "", 0)))));
+    cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.void_round(proto::VoidRoundRequest { reason: long(501), ..void_round(round, "malfunction", "", 0) }))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, ops.void_round(void_round(round, "conduct_forfeit", &long(201), 1)))));
+    cases.push(refused(m, INVALID, "player", "required for a forfeit", rpc!(c, ops.void_round(void_round(round, "conduct_forfeit", "", 1)))));
+    cases.push(refused(m, INVALID, "player", "no place is named", rpc!(c, ops.void_round(void_round(round, "malfunction", "p", 0)))));
+    for seat in [8, u32::MAX] {
+        cases.push(refused(m, INVALID, "seat", "out of range: 0 to 7", rpc!(c, ops.void_round(void_round(round, "conduct_forfeit", "p", seat)))));
+    }
+    // A forfeit while betting is open: the round's state.
+    cases.push(Case { method: m, expect: Expect::Code(Code::FailedPrecondition), call: rpc!(c, ops.void_round(void_round(round, "conduct_forfeit", "p", 1))) });
 
     let m = "Operations/RecordTableMalfunction";
     cases.push(refused(m, INVALID, "table", "1 to 200 characters", rpc!(c, ops.record_table_malfunction(malfunction(&long(60_000))))));
@@ -489,10 +632,19 @@ async fn every_rpc_refuses_what_is_beyond_its_limits_and_writes_nothing() {
     let server = Server::start(data.path());
     let mut c = Clients::of(&server).await;
     let live = c.open_mississippi("T-bounds", "").await.hand_id;
+    let round = c
+        .play
+        .open_round(round_opening(3))
+        .await
+        .expect("a round opens")
+        .into_inner()
+        .round
+        .expect("its view")
+        .round_id;
     c.assert_serving().await;
     let before = c.head().await;
 
-    let cases = cases(&c, &live, before.0);
+    let cases = cases(&c, &live, &round, before.0);
     let covered: BTreeSet<String> = cases.iter().map(|c| c.method.to_string()).collect();
     let all = methods();
     let missing: Vec<_> = all.difference(&covered).collect();

@@ -21,6 +21,7 @@ mod command;
 mod error;
 mod event;
 mod table;
+mod view;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 pub use command::{Decide, OpenRound, PlaceBet, RoundCommand, Shape};
 pub use error::{Phase, RoundError};
 pub use event::{BetPlaced, RoundEvent, RoundOpened, RoundVoided, SeatDealt, Shake, WindowClosed};
+pub use view::{PlaceView, RoundView, PAGE_MAX};
 
 use crate::card::Card;
 use crate::config::{self, RulesVersion};
@@ -210,6 +212,11 @@ impl Round {
     /// The game.
     pub fn game(&self) -> GameId {
         self.config.config().game
+    }
+
+    /// The configuration every place is played under.
+    pub fn config(&self) -> &config::GameConfig {
+        self.config.config()
     }
 
     /// Where the round stands.
@@ -478,14 +485,14 @@ impl Round {
             Phase::Playing => return Err(RoundError::BettingClosed),
             phase => return Err(RoundError::Ended(phase)),
         }
-        if self.places.is_empty() {
-            return Err(RoundError::NoBets);
-        }
         let cup = self.shape() == Some(Shape::OneShake);
         if let Some(shaker) = shaker {
             if !cup || !self.players.contains_key(shaker) {
                 return Err(RoundError::Shaker { cup });
             }
+        }
+        if self.places.is_empty() {
+            return Err(RoundError::NoBets);
         }
         self.phase = Phase::Playing;
         self.dealt_at = Some(at);

@@ -72,6 +72,9 @@ pub const METHODS: &[(&str, &[Role])] = &[
     (play::ACT, &[GameClient, Lab]),
     (play::PLAY_HAND, &[GameClient, Lab]),
     (play::GET_HAND, &[GameClient, Lab, Supervisor, Regulator]),
+    (play::OPEN_ROUND, &[GameClient, Lab]),
+    (play::ROUND_COMMAND, &[GameClient, Lab]),
+    (play::GET_ROUND, &[GameClient, Lab, Supervisor, Regulator]),
     (audit::DERIVE_DEAL, &[Lab, Regulator]),
     (audit::REPLAY_HAND, &[Supervisor, Regulator]),
     (audit::VERIFY_LOG, &[Regulator]),
@@ -104,6 +107,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
     (operations::RECORD_INVESTIGATION, &[Supervisor]),
     (operations::AUTHENTICATE_SOFTWARE, &[Regulator, Lab]),
     (operations::ROTATE_SIGNING_KEY, &[KeyAdmin]),
+    (operations::VOID_ROUND, &[Supervisor]),
     (lab::GET_PAR_SHEETS, &[Lab, Regulator]),
     (lab::SIMULATE, &[Lab]),
     (lab::TEST_RNG, &[Lab]),
@@ -121,6 +125,8 @@ pub const LOG_WRITERS: &[&str] = &[
     play::OPEN_HAND,
     play::ACT,
     play::PLAY_HAND,
+    play::OPEN_ROUND,
+    play::ROUND_COMMAND,
     operations::PUBLISH_CONFIG,
     operations::VOID_HAND,
     operations::RECORD_TABLE_MALFUNCTION,
@@ -129,6 +135,7 @@ pub const LOG_WRITERS: &[&str] = &[
     operations::REJECT_PROPOSAL,
     operations::ROTATE_SIGNING_KEY,
     operations::RECORD_INVESTIGATION,
+    operations::VOID_ROUND,
 ];
 
 /// Whether a call to `path` may append to the log ([`LOG_WRITERS`]).

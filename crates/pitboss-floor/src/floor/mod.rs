@@ -52,7 +52,7 @@ pub use pitboss_ledger::VerifyStopped;
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
 pub use requests::Script;
-pub use rounds::{round_of_stream, round_stream, OpenRoundRequest, RoundSnapshot};
+pub use rounds::{round_of_stream, round_stream, OpenRoundRequest};
 pub use tally::{Happened, Tally};
 
 /// A hand id: 16 random bytes as lower-case hex.

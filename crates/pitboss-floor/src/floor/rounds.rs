@@ -58,23 +58,21 @@ impl KeptRounds {
             .pop(id)
     }
 
+    /// `f` of the kept round `id`, if it is kept (under the map's lock: `f` must be short).
+    fn with<T>(&self, id: &str, f: impl FnOnce(&Round) -> T) -> Option<T> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .peek(id)
+            .map(f)
+    }
+
     fn keep(&self, id: &str, round: Round) {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .put(id.to_string(), round);
     }
-}
-
-/// A round after an operation, and the events the operation recorded.
-#[derive(Clone, Debug)]
-pub struct RoundSnapshot {
-    /// The round's id.
-    pub id: String,
-    /// The round as the operation left it.
-    pub round: Round,
-    /// The events the operation recorded, in order.
-    pub events: Vec<RoundEvent>,
 }
 
 /// What opening a round needs (its time is the floor's clock).
@@ -91,8 +89,13 @@ pub struct OpenRoundRequest {
 }
 
 impl Floor {
-    /// Opens a round: its seed drawn and kept secret, its opening recorded.
-    pub async fn open_round(&self, request: OpenRoundRequest) -> Result<RoundSnapshot, FloorError> {
+    /// Opens a round: its seed drawn and kept secret, its opening recorded. Answers with its id and
+    /// `answer` of the round.
+    pub async fn open_round<T>(
+        &self,
+        request: OpenRoundRequest,
+        answer: impl FnOnce(&Round) -> T,
+    ) -> Result<(String, T), FloorError> {
         actor_given(&request.actor)?;
         let mut names = vec![
             ("table", &request.open.table),
@@ -141,18 +144,21 @@ impl Floor {
         let events = round.step(&RoundCommand::Open(open))?;
         self.record(&id, &round, 0, &events, Some(seed), at, &request.actor)
             .await?;
-        self.rounds.keep(&id, round.clone());
-        Ok(RoundSnapshot { id, round, events })
+        let answered = answer(&round);
+        self.rounds.keep(&id, round);
+        Ok((id, answered))
     }
 
     /// Applies a command to a round, made from the time of the floor's clock (never before the
-    /// round's last event), records its events and returns the round after it.
-    pub async fn round_command(
+    /// round's last event), records its events and answers with `answer` of the round after it and
+    /// the events it recorded (the round is never copied: it may hold thousands of places).
+    pub async fn round_command<T>(
         &self,
         id: &str,
         command: impl Fn(Timestamp) -> RoundCommand,
         actor: &str,
-    ) -> Result<RoundSnapshot, FloorError> {
+        answer: impl FnOnce(&Round, &[RoundEvent]) -> T,
+    ) -> Result<T, FloorError> {
         if !is_hand_id(id) {
             return Err(FloorError::NotFound {
                 what: "round",
@@ -183,17 +189,39 @@ impl Floor {
                 return Err(refused.into());
             }
         };
-        let seed = None;
-        self.record(id, &round, before, &events, seed, at.0, actor)
+        self.record(id, &round, before, &events, None, at.0, actor)
             .await?;
+        let answered = answer(&round, &events);
         if round.phase() == Phase::Playing || round.phase() == Phase::Betting {
-            self.rounds.keep(id, round.clone());
+            self.rounds.keep(id, round);
         }
-        Ok(RoundSnapshot {
-            id: id.to_string(),
-            round,
-            events,
-        })
+        Ok(answered)
+    }
+
+    /// `f` of a round as the log holds it: the kept round when it is current, else the round
+    /// replayed from its stream.
+    pub fn with_round<T>(&self, id: &str, f: impl FnOnce(&Round) -> T) -> Result<T, FloorError> {
+        let stream = round_stream(id);
+        let current = |round: &Round| {
+            !self.ledger.shared()
+                || self
+                    .ledger
+                    .stream_version(&stream)
+                    .is_ok_and(|version| version == round.version())
+        };
+        let mut f = Some(f);
+        if let Some(Some(answer)) = self.rounds.with(id, |round| {
+            if current(round) {
+                f.take().map(|f| f(round))
+            } else {
+                None
+            }
+        }) {
+            return Ok(answer);
+        }
+        let round = self.load_round(id)?;
+        let f = f.ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "read twice".into()))?;
+        Ok(f(&round))
     }
 
     /// A round as its stream records it, replayed from its seed.
@@ -327,8 +355,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = MemoryLog::new();
         let (floor, _) = floor_on(&log, dir.path()).await;
-        let opened = floor.open_round(open(3)).await.unwrap();
-        let id = opened.id.clone();
+        let (id, ()) = floor.open_round(open(3), |_| ()).await.unwrap();
         for seat in 1..=3u8 {
             floor
                 .round_command(
@@ -345,6 +372,7 @@ mod tests {
                         })
                     },
                     "table-T9",
+                    |_, _| (),
                 )
                 .await
                 .unwrap();
@@ -365,6 +393,7 @@ mod tests {
                     })
                 },
                 "table-T9",
+                |_, _| (),
             )
             .await
             .unwrap_err();
@@ -378,6 +407,7 @@ mod tests {
                 &id,
                 |at| RoundCommand::CloseBetting { at, shaker: None },
                 "table-T9",
+                |_, _| (),
             )
             .await
             .unwrap();
@@ -400,21 +430,34 @@ mod tests {
                             })
                         },
                         "table-T9",
+                        |round, _| {
+                            let settled: Vec<Option<pitboss_engine::settlement::Settlement>> =
+                                round
+                                    .places()
+                                    .iter()
+                                    .map(|p| p.hand().settlement().cloned())
+                                    .collect();
+                            (round.phase(), round.version(), settled)
+                        },
                     )
                     .await
                     .unwrap(),
             );
         }
-        let played = last.unwrap().round;
-        assert_eq!(played.phase(), Phase::Ended);
+        let (phase, version, settled) = last.unwrap();
+        assert_eq!(phase, Phase::Ended);
         // Another floor on the same log: the round from its stream alone.
         let (other, _) = floor_on(&log, dir.path()).await;
         let read = other.load_round(&id).unwrap();
         assert_eq!(read.phase(), Phase::Ended);
-        assert_eq!(read.version(), played.version());
-        for (a, b) in read.places().iter().zip(played.places()) {
-            assert_eq!(a.hand().settlement(), b.hand().settlement());
-        }
+        assert_eq!(read.version(), version);
+        let again: Vec<_> = read
+            .places()
+            .iter()
+            .map(|p| p.hand().settlement().cloned())
+            .collect();
+        assert_eq!(again, settled);
+        assert!(settled.iter().all(Option::is_some));
         assert!(other
             .log()
             .verify_in_parts(0, log_size(&other), &|| false)
@@ -425,6 +468,7 @@ mod tests {
                 &id,
                 |at| RoundCommand::CloseBetting { at, shaker: None },
                 "table-T9",
+                |_, _| (),
             )
             .await
             .unwrap_err();
@@ -445,7 +489,7 @@ mod tests {
         ));
         let mut long = open(2);
         long.open.dealer = "d".repeat(MAX_NAME_CHARS + 1);
-        let refused = floor.open_round(long).await.unwrap_err();
+        let refused = floor.open_round(long, |_| ()).await.unwrap_err();
         assert!(
             matches!(&refused, FloorError::Invalid { field, .. } if field == "dealer"),
             "{refused}"

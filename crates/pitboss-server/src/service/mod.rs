@@ -20,6 +20,7 @@ mod metrics_http;
 pub mod operations;
 pub mod play;
 mod returns;
+mod rounds;
 mod scope;
 mod server;
 mod status;

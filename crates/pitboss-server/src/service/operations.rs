@@ -205,6 +205,16 @@ impl Operations for OperationsService {
         }))
     }
 
+    async fn void_round(
+        &self,
+        request: Request<proto::VoidRoundRequest>,
+    ) -> Result<Response<proto::RoundResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        super::rounds::void_round(&self.floor, &caller, request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
     async fn void_hand(
         &self,
         request: Request<proto::VoidHandRequest>,

@@ -208,6 +208,34 @@ impl Play for PlayService {
         self.respond(snapshot).await
     }
 
+    async fn open_round(
+        &self,
+        request: Request<proto::OpenRoundRequest>,
+    ) -> Result<Response<proto::RoundResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        super::rounds::open_round(&self.floor, &caller, request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
+    async fn round_command(
+        &self,
+        request: Request<proto::RoundCommandRequest>,
+    ) -> Result<Response<proto::RoundResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        super::rounds::round_command(&self.floor, &caller, request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
+    async fn get_round(
+        &self,
+        request: Request<proto::GetRoundRequest>,
+    ) -> Result<Response<proto::RoundResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        super::rounds::get_round(&self.floor, &caller, request.into_inner()).map(Response::new)
+    }
+
     async fn get_hand(
         &self,
         request: Request<proto::GetHandRequest>,

@@ -45,7 +45,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             invalid_argument(&field, problem)
         }
         F::Rule(rule) => rule_status(&rule, None, message),
-        F::Round(round) => round_status(&round, message),
+        F::Round(round) => round_status(&round, None, message),
         F::Decision { index, source } => rule_status(
             &source,
             Some(FieldPath::new("decisions").index(index)),
@@ -173,6 +173,10 @@ pub fn status_in(err: crate::floor::FloorError, place: &'static str) -> Status {
             let message = rule.to_string();
             rule_status(&rule, Some(FieldPath::dotted(place)), message)
         }
+        F::Round(round) => {
+            let message = round.to_string();
+            round_status(&round, Some(FieldPath::dotted(place)), message)
+        }
         other => status(other),
     }
 }
@@ -208,20 +212,31 @@ fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> S
     }
 }
 
-/// The status of a round's refusal: a field violation, a named precondition (about the field, or
-/// the round), or the place's hand's own refusal.
-fn round_status(round: &pitboss_engine::round::RoundError, message: String) -> Status {
+/// The status of a round's refusal: a field violation (under `place`, the command's name in the
+/// request, when there is one), a named precondition (about the field, or the round), or the
+/// place's hand's own refusal.
+fn round_status(
+    round: &pitboss_engine::round::RoundError,
+    place: Option<FieldPath>,
+    message: String,
+) -> Status {
     use pitboss_engine::round::RoundError as E;
     if let E::Hand(rule) = round {
-        return rule_status(rule, None, message);
+        return rule_status(rule, place, message);
     }
-    let field = round.field().map(|f| f.to_string());
-    let description = field
-        .as_deref()
-        .and_then(|f| message.strip_prefix(f))
-        .and_then(|rest| rest.strip_prefix(": "))
-        .unwrap_or(&message)
-        .to_string();
+    let own = round.field();
+    let description = own
+        .as_ref()
+        .map(ToString::to_string)
+        .and_then(|f| message.strip_prefix(&f).map(str::to_string))
+        .and_then(|rest| rest.strip_prefix(": ").map(str::to_string))
+        .unwrap_or_else(|| message.clone());
+    let field = match (own, place) {
+        (Some(field), Some(place)) => Some(field.prefixed(place)),
+        (Some(field), None) => Some(field),
+        (None, place) => place,
+    }
+    .map(|f| f.to_string());
     match round.kind() {
         RefusalKind::InvalidArgument => {
             invalid_argument(field.as_deref().unwrap_or("request"), description)

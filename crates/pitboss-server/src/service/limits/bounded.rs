@@ -167,6 +167,79 @@ impl Bounded for proto::ListConfigsRequest {
     }
 }
 
+impl Bounded for proto::OpenRoundRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
+        NAME.check(&at(place, "table"), &self.table)?;
+        NAME.check(&at(place, "dealer"), &self.dealer)?;
+        OPTIONAL_NAME.check(&at(place, "shoe"), &self.shoe)?;
+        ROUND_SHAPE.check(&at(place, "shape"), &self.shape)?;
+        SEAT.check(&at(place, "seats"), u64::from(self.seats))?;
+        ROUND_PLAYERS.check(&at(place, "max_players"), u64::from(self.max_players))?;
+        SEATS_PER_PLAYER.check(
+            &at(place, "seats_per_player"),
+            u64::from(self.seats_per_player),
+        )?;
+        DECISION_WINDOW_MS.check(&at(place, "decision_window_ms"), self.decision_window_ms)?;
+        Ok(())
+    }
+}
+
+impl Bounded for proto::RoundCommandRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        use proto::round_command_request::Command;
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
+        present(&at(place, "command"), self.command.as_ref())?;
+        match &self.command {
+            Some(Command::Bet(bet)) => {
+                NAME.check(&at(place, "bet.player"), &bet.player)?;
+                SEAT.check(&at(place, "bet.seat"), u64::from(bet.seat))?;
+                WAGERS.check(&at(place, "bet.wagers"), bet.wagers.len())?;
+                for (i, wager) in bet.wagers.iter().enumerate() {
+                    wager.check_in(&format!("{place}bet.wagers[{i}]."))?;
+                }
+            }
+            Some(Command::CloseBetting(close)) => {
+                OPTIONAL_NAME.check(&at(place, "close_betting.shaker"), &close.shaker)?;
+            }
+            Some(Command::Decide(decide)) => {
+                NAME.check(&at(place, "decide.player"), &decide.player)?;
+                SEAT.check(&at(place, "decide.seat"), u64::from(decide.seat))?;
+                let action = decide.action.as_ref();
+                present(&at(place, "decide.action"), action)?;
+                if let Some(action) = action {
+                    action.check_in(&at(place, "decide.action."))?;
+                }
+            }
+            Some(Command::CloseWindow(close)) => {
+                REASON.check(&at(place, "close_window.reason"), close.reason.trim())?;
+            }
+            None => {}
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for proto::GetRoundRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
+        OPTIONAL_NAME.check(&at(place, "player"), &self.player)?;
+        ROUND_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        Ok(())
+    }
+}
+
+impl Bounded for proto::VoidRoundRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
+        ID.check(&at(place, "kind"), &self.kind)?;
+        REASON.check(&at(place, "reason"), self.reason.trim())?;
+        OPTIONAL_NAME.check(&at(place, "player"), &self.player)?;
+        SEAT.check(&at(place, "seat"), u64::from(self.seat))?;
+        Ok(())
+    }
+}
+
 impl Bounded for proto::VoidHandRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;

@@ -148,6 +148,39 @@ pub const ROUND_SEATS: Range = Range {
     max: most_seats(),
 };
 
+/// A round's id: as a hand's (32 hexadecimal digits).
+pub const ROUND_ID: TextLimit = HAND_ID;
+
+/// A round's shape (`seats`, `shared_hand`, `one_shake`).
+pub const ROUND_SHAPE: TextLimit = ID;
+
+/// An optional reference (a shoe, a shaker, the player of a view).
+pub const OPTIONAL_NAME: TextLimit = NAME_FILTER;
+
+/// A round's seats at its opening, and a seat named in a command (0: none).
+pub const SEAT: Range = ROUND_SEATS;
+
+/// The most players a round takes.
+pub const ROUND_PLAYERS: Range = Range {
+    min: 1,
+    max: pitboss_engine::round::PLAYERS_MAX as u64,
+};
+
+/// Seats one player may hold (0 is read as 1).
+pub const SEATS_PER_PLAYER: Range = Range { min: 0, max: 1 };
+
+/// A round's decision window, in milliseconds.
+pub const DECISION_WINDOW_MS: Range = Range {
+    min: pitboss_engine::round::WINDOW_MIN_MS,
+    max: pitboss_engine::round::WINDOW_MAX_MS,
+};
+
+/// The places one view of a round lists (0: 100).
+pub const ROUND_PAGE_SIZE: Range = Range {
+    min: 0,
+    max: pitboss_engine::round::PAGE_MAX as u64,
+};
+
 /// The most seats any game's round deals, from the games' facts.
 const fn most_seats() -> u64 {
     let mut most = 0;

@@ -1,0 +1,364 @@
+//! A table's rounds over gRPC (`docs/rounds.md`): `Play.OpenRound`, `Play.RoundCommand`,
+//! `Play.GetRound` and `Operations.VoidRound`. Each checks its request's limits and the caller's
+//! scope (the round's table and game), translates, and delegates to the floor; the answer is the
+//! round as the reader may see it (`Round::view`: a player's own cards, never a card the table has
+//! not been shown). Owns no rule.
+
+use tonic::Status;
+
+use super::convert::{self, optional};
+use super::limits::Bounded;
+use super::scope;
+use super::status::{invalid_argument, status, status_in};
+use crate::access::Principal;
+use crate::codec;
+use crate::floor::{Floor, OpenRoundRequest};
+use crate::proto;
+use pitboss_engine::games::{Timestamp, VoidKind, VoidOrder};
+use pitboss_engine::round::{
+    Decide, OpenRound, Phase, PlaceBet, Round, RoundCommand, RoundView, Shape,
+};
+
+/// A command of a request, made once the floor knows its time.
+type MakeCommand = Box<dyn Fn(Timestamp) -> RoundCommand + Send + Sync>;
+
+/// The places a view lists when the request asks for none.
+const DEFAULT_PAGE: u32 = 100;
+
+/// `Play.OpenRound`.
+pub(super) async fn open_round(
+    floor: &Floor,
+    caller: &Principal,
+    r: proto::OpenRoundRequest,
+) -> Result<proto::RoundResponse, Status> {
+    r.check()?;
+    let game = convert::game("game", r.game)?;
+    let config_id = match r.config_id.as_str() {
+        "" => None,
+        text => Some(convert::config_id("config_id", text)?),
+    };
+    scope::reach(caller, "table", &r.table, Some(game))?;
+    let shape = match (r.shape.as_str(), r.seats) {
+        ("seats", 0) => return Err(invalid_argument("seats", "required for a round of seats")),
+        ("seats", seats) => Shape::Seats {
+            seats: u8::try_from(seats).map_err(|_| invalid_argument("seats", "too many"))?,
+        },
+        ("shared_hand" | "one_shake", 1..) => {
+            return Err(invalid_argument("seats", "only a round of seats has seats"))
+        }
+        ("shared_hand", 0) => Shape::SharedHand,
+        ("one_shake", 0) => Shape::OneShake,
+        _ => {
+            return Err(invalid_argument(
+                "shape",
+                "one of seats, shared_hand, one_shake",
+            ))
+        }
+    };
+    let open = OpenRound {
+        table: r.table,
+        dealer: r.dealer,
+        shoe: optional(&r.shoe),
+        shape,
+        max_players: r.max_players,
+        seats_per_player: r.seats_per_player.max(1) as u8,
+        decision_window_ms: r.decision_window_ms,
+        at: Timestamp(0),
+    };
+    let (id, mut view) = floor
+        .open_round(
+            OpenRoundRequest {
+                game,
+                config_id,
+                open,
+                actor: caller.id.clone(),
+            },
+            |round| view_of(round, None, 0, DEFAULT_PAGE),
+        )
+        .await
+        .map_err(status)?;
+    view.round_id = id;
+    Ok(proto::RoundResponse { round: Some(view) })
+}
+
+/// `Play.RoundCommand`: a bet, closing betting, a decision, closing the decision window.
+pub(super) async fn round_command(
+    floor: &Floor,
+    caller: &Principal,
+    r: proto::RoundCommandRequest,
+) -> Result<proto::RoundResponse, Status> {
+    use proto::round_command_request::Command;
+    r.check()?;
+    reach_round(floor, caller, &r.round_id)?;
+    let seat = |field: &str, seat: u32| -> Result<Option<u8>, Status> {
+        match seat {
+            0 => Ok(None),
+            s => u8::try_from(s)
+                .map(Some)
+                .map_err(|_| invalid_argument(field, "too large")),
+        }
+    };
+    let (place, reader, make): (&'static str, Option<String>, MakeCommand) = match r
+        .command
+        .ok_or_else(|| invalid_argument("command", "required"))?
+    {
+        Command::Bet(bet) => {
+            let wagers = codec::wagers_from("bet.wagers", &bet.wagers)
+                .map_err(|e| invalid_argument(&e.field, e.problem))?;
+            let seat = seat("bet.seat", bet.seat)?;
+            let player = bet.player.clone();
+            (
+                "bet",
+                Some(bet.player),
+                Box::new(move |at| {
+                    RoundCommand::Bet(PlaceBet {
+                        player: player.clone(),
+                        seat,
+                        wagers: wagers.clone(),
+                        at,
+                    })
+                }),
+            )
+        }
+        Command::CloseBetting(close) => {
+            let shaker = optional(&close.shaker);
+            (
+                "close_betting",
+                None,
+                Box::new(move |at| RoundCommand::CloseBetting {
+                    at,
+                    shaker: shaker.clone(),
+                }),
+            )
+        }
+        Command::Decide(decide) => {
+            let action = decide
+                .action
+                .as_ref()
+                .ok_or_else(|| invalid_argument("decide.action", "required"))?;
+            let action = codec::action_from("decide.action", action)
+                .map_err(|e| invalid_argument(&e.field, e.problem))?;
+            let seat = seat("decide.seat", decide.seat)?;
+            let player = decide.player.clone();
+            (
+                "decide",
+                Some(decide.player),
+                Box::new(move |at| {
+                    RoundCommand::Decide(Decide {
+                        player: player.clone(),
+                        seat,
+                        action,
+                        at,
+                    })
+                }),
+            )
+        }
+        Command::CloseWindow(close) => {
+            let (reason, by) = (close.reason, caller.id.clone());
+            (
+                "close_window",
+                None,
+                Box::new(move |at| {
+                    RoundCommand::CloseWindow(VoidOrder {
+                        kind: VoidKind::Incomplete,
+                        reason: reason.clone(),
+                        recorded_by: by.clone(),
+                        approved_by: None,
+                        at,
+                    })
+                }),
+            )
+        }
+    };
+    let id = r.round_id;
+    let view = floor
+        .round_command(&id, make, &caller.id, |round, _| {
+            view_of(round, reader.as_deref(), 0, DEFAULT_PAGE)
+        })
+        .await
+        .map_err(|e| status_in(e, place))?;
+    Ok(respond(id, view))
+}
+
+/// `Play.GetRound`.
+pub(super) fn get_round(
+    floor: &Floor,
+    caller: &Principal,
+    r: proto::GetRoundRequest,
+) -> Result<proto::RoundResponse, Status> {
+    r.check()?;
+    reach_round(floor, caller, &r.round_id)?;
+    let page = if r.page_size == 0 {
+        DEFAULT_PAGE
+    } else {
+        r.page_size
+    };
+    let reader = optional(&r.player);
+    let view = floor
+        .with_round(&r.round_id, |round| {
+            view_of(round, reader.as_deref(), r.from_place, page)
+        })
+        .map_err(status)?;
+    Ok(respond(r.round_id, view))
+}
+
+/// `Operations.VoidRound`: a malfunction of the whole round, or one place's conduct forfeit.
+pub(super) async fn void_round(
+    floor: &Floor,
+    caller: &Principal,
+    r: proto::VoidRoundRequest,
+) -> Result<proto::RoundResponse, Status> {
+    r.check()?;
+    let kind = match codec::from_id::<VoidKind>("kind", &r.kind) {
+        Ok(kind @ (VoidKind::Malfunction | VoidKind::ConductForfeit)) => kind,
+        _ => {
+            return Err(invalid_argument(
+                "kind",
+                "malfunction (the whole round) or conduct_forfeit (one place); a round's undecided places are ended by closing its decision window",
+            ))
+        }
+    };
+    reach_round(floor, caller, &r.round_id)?;
+    let seat = match r.seat {
+        0 => None,
+        s => Some(u8::try_from(s).map_err(|_| invalid_argument("seat", "too large"))?),
+    };
+    let (reason, by, player) = (r.reason, caller.id.clone(), r.player);
+    let forfeit = kind == VoidKind::ConductForfeit;
+    if forfeit && player.is_empty() {
+        return Err(invalid_argument(
+            "player",
+            "required for a forfeit: whose place",
+        ));
+    }
+    if !forfeit && (!player.is_empty() || seat.is_some()) {
+        return Err(invalid_argument(
+            if player.is_empty() { "seat" } else { "player" },
+            "a malfunction voids the whole round: no place is named",
+        ));
+    }
+    let id = r.round_id;
+    let view = floor
+        .round_command(
+            &id,
+            move |at| {
+                let order = VoidOrder {
+                    kind,
+                    reason: reason.clone(),
+                    recorded_by: by.clone(),
+                    approved_by: None,
+                    at,
+                };
+                if forfeit {
+                    RoundCommand::Forfeit {
+                        player: player.clone(),
+                        seat,
+                        order,
+                    }
+                } else {
+                    RoundCommand::VoidRound(order)
+                }
+            },
+            &caller.id,
+            |round, _| view_of(round, None, 0, DEFAULT_PAGE),
+        )
+        .await
+        .map_err(status)?;
+    Ok(respond(id, view))
+}
+
+/// A scoped caller reaches only its tables' rounds (an unscoped one reaches every round).
+fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status> {
+    if caller.unscoped() {
+        return Ok(());
+    }
+    let opened = floor
+        .with_round(id, |round| round.opened().cloned())
+        .map_err(status)?;
+    match opened {
+        Some(o) => scope::reach(caller, "round_id", &o.table, Some(o.game)),
+        None => Err(status(crate::floor::FloorError::NotFound {
+            what: "round",
+            id: id.to_string(),
+        })),
+    }
+}
+
+fn respond(id: String, mut view: proto::RoundView) -> proto::RoundResponse {
+    view.round_id = id;
+    proto::RoundResponse { round: Some(view) }
+}
+
+/// The protobuf view of a round as `reader` may see it (its id filled by the caller).
+fn view_of(round: &Round, reader: Option<&str>, from: u32, page: u32) -> proto::RoundView {
+    let view: RoundView = round.view(reader, from, page);
+    let opened = view.opened.as_ref();
+    proto::RoundView {
+        round_id: String::new(),
+        game: convert::game_to_proto(round.game()),
+        phase: match view.phase {
+            Phase::Pending => "pending",
+            Phase::Betting => "betting",
+            Phase::Playing => "playing",
+            Phase::Ended => "ended",
+            Phase::Voided => "voided",
+        }
+        .to_string(),
+        version: view.version,
+        config_id: opened.map(|o| o.config_id.to_string()).unwrap_or_default(),
+        table: opened.map(|o| o.table.clone()).unwrap_or_default(),
+        dealer: opened.map(|o| o.dealer.clone()).unwrap_or_default(),
+        shoe: opened.and_then(|o| o.shoe.clone()).unwrap_or_default(),
+        shape: opened
+            .map(|o| o.shape.name().to_string())
+            .unwrap_or_default(),
+        seats: match opened.map(|o| o.shape) {
+            Some(Shape::Seats { seats }) => u32::from(seats),
+            _ => 0,
+        },
+        max_players: opened.map_or(0, |o| o.max_players),
+        decision_window_ms: opened.map_or(0, |o| o.decision_window_ms),
+        opened_at_ms: opened.map_or(0, |o| o.at.0),
+        window_closes_at_ms: view.window_closes.map_or(0, |t| t.0),
+        commitment: opened.map(|o| o.commitment.to_string()).unwrap_or_default(),
+        shaker: view.shaker.clone().unwrap_or_default(),
+        table_cards: view
+            .table_cards
+            .iter()
+            .map(|(p, c)| proto::RoundTableCard {
+                position: u32::from(*p),
+                card: c.to_string(),
+            })
+            .collect(),
+        dice: view.dice.map(|d| proto::DiceView {
+            faces: d.faces.iter().map(|&f| u32::from(f)).collect(),
+            held: d.held.iter().map(|&p| u32::from(p)).collect(),
+            shakes: u32::from(d.shakes),
+        }),
+        places: view
+            .places
+            .iter()
+            .map(|p| proto::RoundPlaceView {
+                place: p.place,
+                seat: p.seat.map_or(0, u32::from),
+                player: p.player.clone().unwrap_or_default(),
+                yours: p.yours,
+                status: codec::id_of(&p.status),
+                stakes: codec::wagers_to(&p.stakes),
+                cards: p
+                    .cards
+                    .iter()
+                    .map(|(_, c)| c.map(|c| c.to_string()).unwrap_or_default())
+                    .collect(),
+                legal_actions: p.legal.iter().map(codec::action_to).collect(),
+                waiting: p.waiting,
+                settlement: p.settlement.as_ref().map(codec::settlement_to),
+                void: p.void.as_ref().map(codec::void_to),
+            })
+            .collect(),
+        place_count: view.place_count,
+        next_place: view.next_place.unwrap_or(0),
+        seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
+        currency: Some(convert::currency_to_proto(&round.config().currency)),
+    }
+}
