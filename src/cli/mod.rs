@@ -31,6 +31,7 @@ mod returns;
 mod rng;
 mod rng_test;
 mod rotate_key;
+mod round;
 mod serve;
 mod serve_file;
 mod simulate;
@@ -113,6 +114,9 @@ enum Command {
     /// End every hand still in progress more than 30 days after it opened, by the incomplete-game
     /// rule (void with refunds, or completion by game).
     Sweep(void::SweepArgs),
+    /// A table's round against a running server: open it, take bets, close betting, relay
+    /// decisions, close the window, void it or forfeit a place, show it (`docs/rounds.md`).
+    Round(round::RoundArgs),
     /// Play a few hands of each game against a running server and print them.
     Demo(demo::DemoArgs),
     /// Load generator: concurrent clients play Mississippi Stud hands; hands/s and latency.
@@ -196,6 +200,7 @@ impl Cli {
             Command::Certify(args) => certify::run(args),
             Command::VerifyCertificate(args) => certify::verify(args),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
+            Command::Round(args) => round::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),
             Command::Prove(args) => checkpoint::run_prove(args),

@@ -381,3 +381,78 @@ fn a_hand_bundle_verifies_offline_and_tampering_is_named() {
     assert!(!ok);
     assert!(out.contains("PROBLEM: checkpoint"), "{out}");
 }
+
+/// `pitboss round …`: a two-seat Caribbean Stud round opened, bet, dealt, decided and shown from
+/// the command line; a refusal says why and exits non-zero; the JSON view reads back.
+#[test]
+fn a_round_is_played_from_the_command_line() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let (ok, out, err) = pitboss(
+        &server,
+        &[
+            "round",
+            "open",
+            "caribbean_stud",
+            "--table",
+            "T-cli",
+            "--dealer",
+            "dealer-2",
+            "--shape",
+            "seats",
+            "--seats",
+            "2",
+            "--max-players",
+            "2",
+        ],
+    );
+    assert!(ok, "{err}");
+    let id = out
+        .split_whitespace()
+        .nth(1)
+        .expect("the round's id")
+        .to_string();
+    assert!(out.contains("betting"), "{out}");
+    for (player, seat) in [("ann", "1"), ("bob", "2")] {
+        let (ok, _, err) = pitboss(
+            &server,
+            &[
+                "round", "bet", &id, "--player", player, "--seat", seat, "--wager", "ante=500",
+            ],
+        );
+        assert!(ok, "{err}");
+    }
+    let (ok, _, err) = pitboss(
+        &server,
+        &[
+            "round", "bet", &id, "--player", "cy", "--seat", "1", "--wager", "ante=500",
+        ],
+    );
+    assert!(!ok && err.contains("seat 1 is taken"), "{err}");
+    let (ok, out, err) = pitboss(&server, &["round", "close", &id]);
+    assert!(ok && out.contains("playing"), "{err}{out}");
+    let (ok, out, _) = pitboss(&server, &["round", "show", &id, "--player", "ann"]);
+    assert!(
+        ok && out.contains("(masked)") && out.contains("may: raise, fold"),
+        "{out}"
+    );
+    for (player, seat, action) in [("ann", "1", "raise"), ("bob", "2", "fold")] {
+        let (ok, _, err) = pitboss(
+            &server,
+            &[
+                "round", "decide", &id, "--player", player, "--seat", seat, action,
+            ],
+        );
+        assert!(ok, "{err}");
+    }
+    let (ok, out, err) = pitboss(&server, &["round", "show", &id, "--json"]);
+    assert!(ok, "{err}");
+    let view: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(view["phase"], "ended");
+    assert_eq!(view["table_cards"].as_array().unwrap().len(), 5);
+    assert_eq!(view["seed"].as_str().unwrap().len(), 64);
+    let places = view["places"].as_array().unwrap();
+    assert_eq!(places.len(), 2);
+    assert!(places.iter().all(|p| p["total_paid"].is_u64()), "{view}");
+    assert_eq!(places[1]["total_paid"], 0, "bob folded");
+}

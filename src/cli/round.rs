@@ -1,0 +1,421 @@
+//! `pitboss round …`: a table's round against a running server (`docs/rounds.md`) — open it, take
+//! bets, close betting, relay decisions, close the decision window, void it or forfeit a place,
+//! and show it as the table or as one player sees it. Each subcommand is one call; each prints the
+//! round as the server answers it (`--json` for the protobuf view as JSON).
+
+use clap::{Args, Subcommand};
+
+use super::client::{block_on, money, refused, ServerArgs};
+use pitboss::proto;
+use pitboss::proto::operations_client::OperationsClient;
+use pitboss::proto::play_client::PlayClient;
+use pitboss::proto::round_command_request::Command;
+use pitboss_engine::game::GameId;
+
+#[derive(Debug, Args)]
+pub struct RoundArgs {
+    #[command(subcommand)]
+    what: What,
+}
+
+/// What every subcommand takes: the server, and the output's form.
+#[derive(Debug, Args)]
+struct On {
+    /// Print the round's view as JSON (the protobuf message's fields).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum What {
+    /// Open a round: its seed drawn and committed, betting open. Prints its id.
+    Open {
+        /// mississippi_stud, fortune_pai_gow, nutz or caribbean_stud.
+        game: GameId,
+        #[arg(long)]
+        table: String,
+        #[arg(long)]
+        dealer: String,
+        /// The shoe's or shuffler's reference.
+        #[arg(long, default_value = "")]
+        shoe: String,
+        /// seats, shared_hand or one_shake.
+        #[arg(long)]
+        shape: String,
+        /// For seats: how many.
+        #[arg(long, default_value_t = 0)]
+        seats: u32,
+        #[arg(long, default_value_t = 7)]
+        max_players: u32,
+        /// The decision window after the deal, in milliseconds.
+        #[arg(long, default_value_t = 60_000)]
+        window_ms: u64,
+        /// A published configuration's id (default: the game's).
+        #[arg(long, default_value = "")]
+        config_id: String,
+        #[command(flatten)]
+        on: On,
+    },
+    /// A player's bet: `--wager ante=500` (minor units), once per bet.
+    Bet {
+        round: String,
+        #[arg(long)]
+        player: String,
+        #[arg(long, default_value_t = 0)]
+        seat: u32,
+        #[arg(long = "wager", value_parser = wager, required = true)]
+        wagers: Vec<proto::Wager>,
+        #[command(flatten)]
+        on: On,
+    },
+    /// Close betting and deal; in Nutz, offer the cup to `--shaker`.
+    Close {
+        round: String,
+        #[arg(long, default_value = "")]
+        shaker: String,
+        #[command(flatten)]
+        on: On,
+    },
+    /// A player's decision: raise, fold, bet=3, max_bet_all, auto_set, set_hand=As,Kd, shake,
+    /// shake=dealer.
+    Decide {
+        round: String,
+        #[arg(long)]
+        player: String,
+        #[arg(long, default_value_t = 0)]
+        seat: u32,
+        #[arg(value_parser = action)]
+        action: proto::Action,
+        #[command(flatten)]
+        on: On,
+    },
+    /// Close the decision window: every undecided place ended by its game's incomplete-game rule.
+    Window {
+        round: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        on: On,
+    },
+    /// Void the round (a malfunction, a misdeal), or forfeit one place with `--forfeit --player`.
+    Void {
+        round: String,
+        #[arg(long)]
+        reason: String,
+        #[arg(long)]
+        forfeit: bool,
+        #[arg(long, default_value = "")]
+        player: String,
+        #[arg(long, default_value_t = 0)]
+        seat: u32,
+        #[command(flatten)]
+        on: On,
+    },
+    /// Show the round: as the table, or as `--player` sees it; `--from` pages the table's places.
+    Show {
+        round: String,
+        #[arg(long, default_value = "")]
+        player: String,
+        #[arg(long, default_value_t = 0)]
+        from: u32,
+        #[arg(long, default_value_t = 100)]
+        page: u32,
+        #[command(flatten)]
+        on: On,
+    },
+}
+
+/// A call's answer, whichever call it is.
+type Answer<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = Result<tonic::Response<proto::RoundResponse>, tonic::Status>,
+            > + 'a,
+    >,
+>;
+
+fn boxed<'a>(
+    call: impl std::future::Future<Output = Result<tonic::Response<proto::RoundResponse>, tonic::Status>>
+        + 'a,
+) -> Answer<'a> {
+    Box::pin(call)
+}
+
+fn wager(text: &str) -> Result<proto::Wager, String> {
+    let (bet, amount) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: a wager is bet=amount (minor units)"))?;
+    Ok(proto::Wager {
+        bet: bet.to_string(),
+        amount: amount
+            .parse()
+            .map_err(|_| format!("`{amount}`: an amount in minor units"))?,
+    })
+}
+
+fn action(text: &str) -> Result<proto::Action, String> {
+    let (kind, value) = text.split_once('=').unwrap_or((text, ""));
+    let mut action = proto::Action {
+        kind: kind.to_string(),
+        ..Default::default()
+    };
+    match (kind, value) {
+        ("bet", v) => {
+            action.multiple = v.parse().map_err(|_| format!("`{text}`: bet=MULTIPLE"))?;
+        }
+        ("set_hand", v) => action.low = v.split(',').map(str::to_string).collect(),
+        ("shake", "") => action.by = "player".into(),
+        ("shake", by) => action.by = by.to_string(),
+        (_, "") => {}
+        _ => return Err(format!("`{text}`: an action takes no value")),
+    }
+    Ok(action)
+}
+
+pub fn run(args: RoundArgs) -> anyhow::Result<()> {
+    let on = match &args.what {
+        What::Open { on, .. }
+        | What::Bet { on, .. }
+        | What::Close { on, .. }
+        | What::Decide { on, .. }
+        | What::Window { on, .. }
+        | What::Void { on, .. }
+        | What::Show { on, .. } => (on.json, on.server.clone()),
+    };
+    let (json, server) = on;
+    block_on(async {
+        let channel = server.connect().await?;
+        let mut play = PlayClient::new(channel.clone());
+        let command = |round: &str, command: Command| proto::RoundCommandRequest {
+            round_id: round.to_string(),
+            command: Some(command),
+        };
+        let call: Answer<'_> = match args.what {
+            What::Open {
+                game,
+                table,
+                dealer,
+                shoe,
+                shape,
+                seats,
+                max_players,
+                window_ms,
+                config_id,
+                ..
+            } => boxed(play.open_round(proto::OpenRoundRequest {
+                game: pitboss::codec::game_to(game) as i32,
+                config_id,
+                table,
+                dealer,
+                shoe,
+                shape,
+                seats,
+                max_players,
+                seats_per_player: 1,
+                decision_window_ms: window_ms,
+            })),
+            What::Bet {
+                round,
+                player,
+                seat,
+                wagers,
+                ..
+            } => boxed(play.round_command(command(
+                &round,
+                Command::Bet(proto::RoundBetCommand {
+                    player,
+                    seat,
+                    wagers,
+                }),
+            ))),
+            What::Close { round, shaker, .. } => boxed(play.round_command(command(
+                &round,
+                Command::CloseBetting(proto::RoundCloseBettingCommand { shaker }),
+            ))),
+            What::Decide {
+                round,
+                player,
+                seat,
+                action,
+                ..
+            } => boxed(play.round_command(command(
+                &round,
+                Command::Decide(proto::RoundDecisionCommand {
+                    player,
+                    seat,
+                    action: Some(action),
+                }),
+            ))),
+            What::Window { round, reason, .. } => boxed(play.round_command(command(
+                &round,
+                Command::CloseWindow(proto::RoundCloseWindowCommand { reason }),
+            ))),
+            What::Show {
+                round,
+                player,
+                from,
+                page,
+                ..
+            } => boxed(play.get_round(proto::GetRoundRequest {
+                round_id: round,
+                player,
+                from_place: from,
+                page_size: page,
+            })),
+            What::Void {
+                round,
+                reason,
+                forfeit,
+                player,
+                seat,
+                ..
+            } => {
+                let mut ops = OperationsClient::new(channel);
+                let answer = ops
+                    .void_round(proto::VoidRoundRequest {
+                        round_id: round,
+                        kind: if forfeit {
+                            "conduct_forfeit"
+                        } else {
+                            "malfunction"
+                        }
+                        .into(),
+                        reason,
+                        player,
+                        seat,
+                    })
+                    .await
+                    .map_err(refused)?
+                    .into_inner();
+                return print(answer.round.unwrap_or_default(), json);
+            }
+        };
+        let answer = call.await.map_err(refused)?.into_inner();
+        print(answer.round.unwrap_or_default(), json)
+    })
+}
+
+fn print(view: proto::RoundView, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(&view_json(&view))?);
+        return Ok(());
+    }
+    let currency = view.currency.as_ref();
+    println!(
+        "round {}  {}  {} at table {} (dealer {}{})",
+        view.round_id,
+        view.phase,
+        view.shape,
+        view.table,
+        view.dealer,
+        if view.shoe.is_empty() {
+            String::new()
+        } else {
+            format!(", shoe {}", view.shoe)
+        }
+    );
+    println!("commitment {}", view.commitment);
+    if !view.table_cards.is_empty() {
+        let cards: Vec<String> = view
+            .table_cards
+            .iter()
+            .map(|c| format!("{}@{}", c.card, c.position))
+            .collect();
+        println!("table: {}", cards.join(" "));
+    }
+    if let Some(dice) = &view.dice {
+        println!("dice: {:?} after {} shake(s)", dice.faces, dice.shakes);
+    }
+    for p in &view.places {
+        let staked: u64 = p.stakes.iter().map(|w| w.amount).sum();
+        let outcome = match (&p.settlement, &p.void) {
+            (_, Some(v)) => format!("void, paid {}", money(v.paid_now, currency)),
+            (Some(s), None) => format!("paid {}", money(s.total_paid, currency)),
+            _ if p.waiting => "waiting for the table".into(),
+            _ => p.status.clone(),
+        };
+        let cards = if p.cards.is_empty() {
+            String::new()
+        } else {
+            p.cards
+                .iter()
+                .map(|c| if c.is_empty() { "??" } else { c.as_str() })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let legal: Vec<String> = p.legal_actions.iter().map(written).collect();
+        println!(
+            "  place {:>5}  seat {:>1}  {:<16} staked {:>10}  {:<14}  {}{}",
+            p.place,
+            p.seat,
+            if p.player.is_empty() {
+                "(masked)"
+            } else {
+                &p.player
+            },
+            money(staked, currency),
+            cards,
+            outcome,
+            if legal.is_empty() {
+                String::new()
+            } else {
+                format!("  may: {}", legal.join(", "))
+            }
+        );
+    }
+    if view.next_place != 0 {
+        println!(
+            "… {} places; next page from {}",
+            view.place_count, view.next_place
+        );
+    }
+    if !view.seed.is_empty() {
+        println!("seed {}", view.seed);
+    }
+    Ok(())
+}
+
+/// An action as `decide` takes it (`bet=3`, `set_hand=As,Kd`, `shake=dealer`).
+fn written(a: &proto::Action) -> String {
+    match a.kind.as_str() {
+        "bet" => format!("bet={}", a.multiple),
+        "set_hand" => format!("set_hand={}", a.low.join(",")),
+        "shake" if a.by == "dealer" => "shake=dealer".into(),
+        kind => kind.to_string(),
+    }
+}
+
+/// The view as JSON, field by field.
+fn view_json(v: &proto::RoundView) -> serde_json::Value {
+    use serde_json::json;
+    json!({
+        "round_id": v.round_id,
+        "phase": v.phase,
+        "shape": v.shape,
+        "table": v.table,
+        "dealer": v.dealer,
+        "shoe": v.shoe,
+        "seats": v.seats,
+        "commitment": v.commitment,
+        "table_cards": v.table_cards.iter().map(|c| json!({"position": c.position, "card": c.card})).collect::<Vec<_>>(),
+        "dice": v.dice.as_ref().map(|d| json!({"faces": d.faces, "held": d.held, "shakes": d.shakes})),
+        "places": v.places.iter().map(|p| json!({
+            "place": p.place,
+            "seat": p.seat,
+            "player": p.player,
+            "yours": p.yours,
+            "status": p.status,
+            "stakes": p.stakes.iter().map(|w| json!({"bet": w.bet, "amount": w.amount})).collect::<Vec<_>>(),
+            "cards": p.cards,
+            "legal_actions": p.legal_actions.iter().map(written).collect::<Vec<_>>(),
+            "waiting": p.waiting,
+            "total_paid": p.settlement.as_ref().map(|s| s.total_paid),
+            "void_paid_now": p.void.as_ref().map(|s| s.paid_now),
+        })).collect::<Vec<_>>(),
+        "place_count": v.place_count,
+        "next_place": v.next_place,
+        "seed": v.seed,
+    })
+}
