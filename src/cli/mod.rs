@@ -2,6 +2,7 @@
 //! prints; it holds no logic that `engine`, `ledger` or `service` already has.
 
 mod bench_load;
+mod bench_rounds;
 mod bench_soak;
 mod bundle;
 mod certify;
@@ -121,6 +122,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Load generator: concurrent clients play Mississippi Stud hands; hands/s and latency.
     BenchLoad(bench_load::BenchLoadArgs),
+    /// Load generator for rounds: live studios' shared hands, every bet and decision one call;
+    /// calls/s against the signing rate.
+    BenchRounds(bench_rounds::BenchRoundsArgs),
     /// Soak: a long mixed load (play, recall, replay, lab, refused and abandoned requests) with the
     /// server's resident memory sampled as CSV.
     BenchSoak(bench_soak::BenchSoakArgs),
@@ -201,6 +205,7 @@ impl Cli {
             Command::VerifyCertificate(args) => certify::verify(args),
             Command::Simulate(args) => simulate::run(args).map(|()| ok),
             Command::Round(args) => round::run(args).map(|()| ok),
+            Command::BenchRounds(args) => bench_rounds::run(args).map(|()| ok),
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),
             Command::Prove(args) => checkpoint::run_prove(args),

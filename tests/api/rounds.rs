@@ -409,15 +409,51 @@ async fn fifty_bettors_play_one_nutz_shake_and_a_studio_pages_its_players() {
         .round
         .unwrap()
         .round_id;
-    for k in 0..120u64 {
+    // A relay's batches of 40 bets: one call and one append each. A batch with one bad bet is
+    // refused whole, naming it, and writes nothing.
+    let item = |k: u64, amount: u64| proto::RoundBatchItem {
+        command: Some(proto::round_batch_item::Command::Bet(
+            proto::RoundBetCommand {
+                player: format!("viewer-{k}"),
+                seat: 0,
+                wagers: vec![wager("ante", amount)],
+            },
+        )),
+    };
+    let before = head(&mut c).await;
+    let bad = command(
+        &mut c,
+        &studio,
+        Command::Batch(proto::RoundBatchCommand {
+            commands: vec![item(0, 100), item(1, 0)],
+        }),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(bad.code(), Code::InvalidArgument, "{bad:?}");
+    assert!(
+        bad.message()
+            .starts_with("batch.commands[1].bet.wagers.ante"),
+        "{}",
+        bad.message()
+    );
+    assert_eq!(head(&mut c).await, before, "nothing written");
+    for chunk in (0..120u64).collect::<Vec<_>>().chunks(40) {
+        let commands = chunk.iter().map(|&k| item(k, 100 + k)).collect();
         command(
             &mut c,
             &studio,
-            bet(&format!("viewer-{k}"), 0, vec![wager("ante", 100 + k)]),
+            Command::Batch(proto::RoundBatchCommand { commands }),
         )
         .await
         .unwrap();
     }
+    let after = head(&mut c).await;
+    assert_eq!(
+        after.0.unwrap() - before.0.unwrap(),
+        120,
+        "three appends, one entry per bet"
+    );
     let dealt = command(&mut c, &studio, close()).await.unwrap();
     assert_eq!(
         dealt.table_cards.len(),

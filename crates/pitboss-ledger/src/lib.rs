@@ -423,6 +423,25 @@ pub struct Ledger {
 /// all; the server's own limit on calls in flight is of the same size).
 pub const MAX_QUEUED: usize = 4096;
 
+/// An append handed to the writer ([`Ledger::submit`]), not yet answered.
+pub struct Pending<'a> {
+    _place: tokio::sync::SemaphorePermit<'a>,
+    answer: oneshot::Receiver<Result<Appended, LedgerError>>,
+    started: std::time::Instant,
+    stats: &'a stats::WriterStats,
+}
+
+impl Pending<'_> {
+    /// The append's answer, once durable (or why it was not made).
+    pub async fn wait(self) -> Result<Appended, LedgerError> {
+        let answered = self.answer.await.map_err(|_| LedgerError::Stopped)?;
+        self.stats
+            .append_latency
+            .observe_duration(self.started.elapsed());
+        answered
+    }
+}
+
 impl Ledger {
     /// Opens (or creates) the ledger in `dir` after every check of `integrity/`: the store, its
     /// write-ahead log and tables, the chain, the anchor and the signing key (created only for an
@@ -652,19 +671,29 @@ impl Ledger {
 
     /// Appends, returning once the entries are durable (or refused).
     pub async fn append(&self, request: AppendRequest) -> Result<Appended, LedgerError> {
+        self.submit(request).await?.wait().await
+    }
+
+    /// Hands `request` to the writer now and returns what waits for its answer: appends submitted
+    /// one after another (under a caller's lock) reach the writer in that order, and one stream's
+    /// appends in one group are checked against each other's versions, so a caller may submit the
+    /// next append of a stream before the last is durable (each is answered only once it is). An
+    /// append is acknowledged only by [`Pending::wait`].
+    pub async fn submit(&self, request: AppendRequest) -> Result<Pending<'_>, LedgerError> {
         let started = std::time::Instant::now();
-        let _place = self
+        let place = self
             .queued
             .acquire()
             .await
             .map_err(|_| LedgerError::Stopped)?;
         let (reply, answer) = oneshot::channel();
         self.send(writer::Job::Append(request, reply))?;
-        let answered = answer.await.map_err(|_| LedgerError::Stopped)?;
-        self.stats
-            .append_latency
-            .observe_duration(started.elapsed());
-        answered
+        Ok(Pending {
+            _place: place,
+            answer,
+            started,
+            stats: &self.stats,
+        })
     }
 
     /// What the writer has measured since the ledger opened: append latency, entries per group

@@ -17,6 +17,12 @@ pub enum FloorError {
     /// A table's round refuses the command (`docs/rounds.md`).
     #[error(transparent)]
     Round(#[from] pitboss_engine::round::RoundError),
+    /// A round refuses one command of a batch, `index`: none of them is recorded.
+    #[error("commands[{index}]: {source}")]
+    RoundBatch {
+        index: usize,
+        source: pitboss_engine::round::RoundError,
+    },
     /// A whole hand's script (`PlayHand`) cannot be played as written: `field` is named from the
     /// request's top (`decisions[3]`, `follow_advice`), not under its opening.
     #[error("{field}: {problem}")]

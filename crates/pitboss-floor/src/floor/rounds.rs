@@ -142,7 +142,8 @@ impl Floor {
         let mut open = request.open.clone();
         open.at = Timestamp(at);
         let events = round.step(&RoundCommand::Open(open))?;
-        self.record(&id, &round, 0, &events, Some(seed), at, &request.actor)
+        self.ledger
+            .append(append_of(&id, 0, &events, Some(seed), at, &request.actor))
             .await?;
         let answered = answer(&round);
         self.rounds.keep(&id, round);
@@ -159,6 +160,25 @@ impl Floor {
         actor: &str,
         answer: impl FnOnce(&Round, &[RoundEvent]) -> T,
     ) -> Result<T, FloorError> {
+        self.round_commands(id, |at| vec![command(at)], actor, answer)
+            .await
+            .map_err(|e| match e {
+                FloorError::RoundBatch { source, .. } => FloorError::Round(source),
+                other => other,
+            })
+    }
+
+    /// Applies commands to a round in order, as [`Floor::round_command`] does one, all recorded in
+    /// one append: one refused refuses them all ([`FloorError::RoundBatch`], naming it) and
+    /// nothing is written (a round a batch moved on before its refusal is dropped from memory and
+    /// read again from the log).
+    pub async fn round_commands<T>(
+        &self,
+        id: &str,
+        commands: impl Fn(Timestamp) -> Vec<RoundCommand>,
+        actor: &str,
+        answer: impl FnOnce(&Round, &[RoundEvent]) -> T,
+    ) -> Result<T, FloorError> {
         if !is_hand_id(id) {
             return Err(FloorError::NotFound {
                 what: "round",
@@ -168,46 +188,80 @@ impl Floor {
         actor_given(actor)?;
         let stream = round_stream(id);
         let place = self.hand_lock(&stream);
-        let _guard = place.mutex.lock().await;
-        let kept = self.rounds.take(id).filter(|round| {
-            !self.ledger.shared()
-                || self
-                    .ledger
-                    .stream_version(&stream)
-                    .is_ok_and(|version| version == round.version())
-        });
-        let mut round = match kept {
-            Some(round) => round,
-            None => self.load_round(id)?,
-        };
-        let before = round.version();
-        let at = Timestamp(self.now().max(round.last_at().0));
-        let events = match round.step(&command(at)) {
-            Ok(events) => events,
-            Err(refused) => {
-                self.rounds.keep(id, round);
-                return Err(refused.into());
+        let shared = self.ledger.shared();
+        let (pending, answered) = {
+            let _guard = place.mutex.lock().await;
+            // On a log other servers write too, the kept round is used only when the log holds
+            // exactly what it was built from; on this server's own log it may be ahead of what
+            // is durable by the appends in flight, which reach the writer in order.
+            let kept = self.rounds.take(id).filter(|round| {
+                !shared
+                    || self
+                        .ledger
+                        .stream_version(&stream)
+                        .is_ok_and(|version| version == round.version())
+            });
+            let mut round = match kept {
+                Some(round) => round,
+                None => self.load_round(id)?,
+            };
+            let before = round.version();
+            let at = Timestamp(self.now().max(round.last_at().0));
+            let mut events = Vec::new();
+            for (index, command) in commands(at).iter().enumerate() {
+                match round.step(command) {
+                    Ok(caused) => events.extend(caused),
+                    Err(source) => {
+                        if index == 0 {
+                            // Refused before anything changed: the round is kept as it was.
+                            self.rounds.keep(id, round);
+                        }
+                        return Err(FloorError::RoundBatch { index, source });
+                    }
+                }
             }
+            // Handed to the writer under the round's lock: the next command's append follows it.
+            let pending = self
+                .ledger
+                .submit(append_of(id, before, &events, None, at.0, actor))
+                .await?;
+            let answered = answer(&round, &events);
+            let in_play = matches!(round.phase(), Phase::Playing | Phase::Betting);
+            if shared {
+                // Another server may append next: this one's append is durable first.
+                pending.wait().await?;
+                if in_play {
+                    self.rounds.keep(id, round);
+                }
+                return Ok(answered);
+            }
+            if in_play {
+                self.rounds.keep(id, round);
+            }
+            (pending, answered)
         };
-        self.record(id, &round, before, &events, None, at.0, actor)
-            .await?;
-        let answered = answer(&round, &events);
-        if round.phase() == Phase::Playing || round.phase() == Phase::Betting {
-            self.rounds.keep(id, round);
+        match pending.wait().await {
+            Ok(_) => Ok(answered),
+            Err(error) => {
+                // The kept round moved on and the log did not: it is dropped, and the next
+                // command replays the round from the log (the appends submitted after this one
+                // fail on its version, as they must).
+                self.rounds.take(id);
+                Err(error.into())
+            }
         }
-        Ok(answered)
     }
 
     /// `f` of a round as the log holds it: the kept round when it is current, else the round
     /// replayed from its stream.
     pub fn with_round<T>(&self, id: &str, f: impl FnOnce(&Round) -> T) -> Result<T, FloorError> {
+        // The kept round only when the log holds all of it: never a state whose appends are still
+        // in flight.
         let stream = round_stream(id);
         let current = |round: &Round| {
-            !self.ledger.shared()
-                || self
-                    .ledger
-                    .stream_version(&stream)
-                    .is_ok_and(|version| version == round.version())
+            self.ledger
+                .stream_version(&stream)
+                .is_ok_and(|version| version == round.version())
         };
         let mut f = Some(f);
         if let Some(Some(answer)) = self.rounds.with(id, |round| {
@@ -255,46 +309,33 @@ impl Floor {
         let seed = self.seed_of(id)?;
         Round::replay(seed, config.identified.clone(), &events).map_err(|e| corrupt(e.to_string()))
     }
+}
 
-    /// Appends a command's events to the round's stream (at the version they were decided on).
-    #[allow(clippy::too_many_arguments)]
-    async fn record(
-        &self,
-        id: &str,
-        round: &Round,
-        version: u64,
-        events: &[RoundEvent],
-        seed: Option<Seed>,
-        at: u64,
-        actor: &str,
-    ) -> Result<(), FloorError> {
-        let appended = self
-            .ledger
-            .append(AppendRequest {
-                stream: round_stream(id),
-                expected: Expected::Version(version),
-                payloads: events
-                    .iter()
-                    .map(|e| codec::round_event_to_payload(e).encode_to_vec())
-                    .collect(),
-                request: None,
-                indexes: Vec::new(),
-                secrets: seed
-                    .map(|s| vec![(id.as_bytes().to_vec(), s.as_bytes().to_vec())])
-                    .unwrap_or_default(),
-                unindex: Vec::new(),
-                recorded_at_ms: at,
-                actor: actor.to_string(),
-            })
-            .await;
-        match appended {
-            Ok(_) => Ok(()),
-            Err(error) => {
-                // The round in memory moved on; the log did not: the next command replays it.
-                debug_assert!(round.version() >= version);
-                Err(error.into())
-            }
-        }
+/// The append of a command's events to the round's stream, at the version they were decided on
+/// (with the seed, kept secret, at the opening).
+fn append_of(
+    id: &str,
+    version: u64,
+    events: &[RoundEvent],
+    seed: Option<Seed>,
+    at: u64,
+    actor: &str,
+) -> AppendRequest {
+    AppendRequest {
+        stream: round_stream(id),
+        expected: Expected::Version(version),
+        payloads: events
+            .iter()
+            .map(|e| codec::round_event_to_payload(e).encode_to_vec())
+            .collect(),
+        request: None,
+        indexes: Vec::new(),
+        secrets: seed
+            .map(|s| vec![(id.as_bytes().to_vec(), s.as_bytes().to_vec())])
+            .unwrap_or_default(),
+        unindex: Vec::new(),
+        recorded_at_ms: at,
+        actor: actor.to_string(),
     }
 }
 

@@ -9,7 +9,7 @@ use tonic::Status;
 use super::convert::{self, optional};
 use super::limits::Bounded;
 use super::scope;
-use super::status::{invalid_argument, status, status_in};
+use super::status::{invalid_argument, status};
 use crate::access::Principal;
 use crate::codec;
 use crate::floor::{Floor, OpenRoundRequest};
@@ -81,103 +81,145 @@ pub(super) async fn open_round(
     Ok(proto::RoundResponse { round: Some(view) })
 }
 
-/// `Play.RoundCommand`: a bet, closing betting, a decision, closing the decision window.
+/// `Play.RoundCommand`: a bet, closing betting, a decision, closing the decision window, or a
+/// batch of bets and decisions.
 pub(super) async fn round_command(
     floor: &Floor,
     caller: &Principal,
     r: proto::RoundCommandRequest,
 ) -> Result<proto::RoundResponse, Status> {
+    use proto::round_batch_item::Command as Item;
     use proto::round_command_request::Command;
     r.check()?;
     reach_round(floor, caller, &r.round_id)?;
-    let seat = |field: &str, seat: u32| -> Result<Option<u8>, Status> {
-        match seat {
-            0 => Ok(None),
-            s => u8::try_from(s)
-                .map(Some)
-                .map_err(|_| invalid_argument(field, "too large")),
-        }
-    };
-    let (place, reader, make): (&'static str, Option<String>, MakeCommand) = match r
+    // Each command with the place of its fields in the request, and whose view answers.
+    let (made, reader): (Vec<(String, MakeCommand)>, Option<String>) = match r
         .command
         .ok_or_else(|| invalid_argument("command", "required"))?
     {
         Command::Bet(bet) => {
-            let wagers = codec::wagers_from("bet.wagers", &bet.wagers)
-                .map_err(|e| invalid_argument(&e.field, e.problem))?;
-            let seat = seat("bet.seat", bet.seat)?;
-            let player = bet.player.clone();
+            let reader = Some(bet.player.clone());
+            (vec![("bet".to_string(), bet_command("bet", bet)?)], reader)
+        }
+        Command::Decide(decide) => {
+            let reader = Some(decide.player.clone());
             (
-                "bet",
-                Some(bet.player),
-                Box::new(move |at| {
-                    RoundCommand::Bet(PlaceBet {
-                        player: player.clone(),
-                        seat,
-                        wagers: wagers.clone(),
-                        at,
-                    })
-                }),
+                vec![("decide".to_string(), decide_command("decide", decide)?)],
+                reader,
             )
         }
         Command::CloseBetting(close) => {
             let shaker = optional(&close.shaker);
-            (
-                "close_betting",
-                None,
-                Box::new(move |at| RoundCommand::CloseBetting {
-                    at,
-                    shaker: shaker.clone(),
-                }),
-            )
-        }
-        Command::Decide(decide) => {
-            let action = decide
-                .action
-                .as_ref()
-                .ok_or_else(|| invalid_argument("decide.action", "required"))?;
-            let action = codec::action_from("decide.action", action)
-                .map_err(|e| invalid_argument(&e.field, e.problem))?;
-            let seat = seat("decide.seat", decide.seat)?;
-            let player = decide.player.clone();
-            (
-                "decide",
-                Some(decide.player),
-                Box::new(move |at| {
-                    RoundCommand::Decide(Decide {
-                        player: player.clone(),
-                        seat,
-                        action,
-                        at,
-                    })
-                }),
-            )
+            let make: MakeCommand = Box::new(move |at| RoundCommand::CloseBetting {
+                at,
+                shaker: shaker.clone(),
+            });
+            (vec![("close_betting".to_string(), make)], None)
         }
         Command::CloseWindow(close) => {
             let (reason, by) = (close.reason, caller.id.clone());
-            (
-                "close_window",
-                None,
-                Box::new(move |at| {
-                    RoundCommand::CloseWindow(VoidOrder {
-                        kind: VoidKind::Incomplete,
-                        reason: reason.clone(),
-                        recorded_by: by.clone(),
-                        approved_by: None,
-                        at,
-                    })
-                }),
-            )
+            let make: MakeCommand = Box::new(move |at| {
+                RoundCommand::CloseWindow(VoidOrder {
+                    kind: VoidKind::Incomplete,
+                    reason: reason.clone(),
+                    recorded_by: by.clone(),
+                    approved_by: None,
+                    at,
+                })
+            });
+            (vec![("close_window".to_string(), make)], None)
+        }
+        Command::Batch(batch) => {
+            let mut made = Vec::with_capacity(batch.commands.len());
+            for (i, item) in batch.commands.into_iter().enumerate() {
+                let place = format!("batch.commands[{i}]");
+                made.push(match item.command {
+                    Some(Item::Bet(bet)) => {
+                        let place = format!("{place}.bet");
+                        let make = bet_command(&place, bet)?;
+                        (place, make)
+                    }
+                    Some(Item::Decide(decide)) => {
+                        let place = format!("{place}.decide");
+                        let make = decide_command(&place, decide)?;
+                        (place, make)
+                    }
+                    None => return Err(invalid_argument(&format!("{place}.command"), "required")),
+                });
+            }
+            (made, None)
         }
     };
     let id = r.round_id;
+    let places: Vec<String> = made.iter().map(|(place, _)| place.clone()).collect();
+    let makes: Vec<MakeCommand> = made.into_iter().map(|(_, make)| make).collect();
     let view = floor
-        .round_command(&id, make, &caller.id, |round, _| {
-            view_of(round, reader.as_deref(), 0, DEFAULT_PAGE)
-        })
+        .round_commands(
+            &id,
+            |at| makes.iter().map(|make| make(at)).collect(),
+            &caller.id,
+            |round, _| view_of(round, reader.as_deref(), 0, DEFAULT_PAGE),
+        )
         .await
-        .map_err(|e| status_in(e, place))?;
+        .map_err(|e| match e {
+            crate::floor::FloorError::RoundBatch { index, source } => {
+                round_refusal(source, places.get(index).map_or("command", String::as_str))
+            }
+            other => status(other),
+        })?;
     Ok(respond(id, view))
+}
+
+/// A refusal of one command, named under its place in the request.
+fn round_refusal(source: pitboss_engine::round::RoundError, place: &str) -> Status {
+    super::status::round_status_in(source, place)
+}
+
+/// A bet, made once the floor knows its time (its wagers and seat read here, named under `place`).
+fn bet_command(place: &str, bet: proto::RoundBetCommand) -> Result<MakeCommand, Status> {
+    let wagers = codec::wagers_from(&format!("{place}.wagers"), &bet.wagers)
+        .map_err(|e| invalid_argument(&e.field, e.problem))?;
+    let seat = seat_of(&format!("{place}.seat"), bet.seat)?;
+    let player = bet.player;
+    Ok(Box::new(move |at| {
+        RoundCommand::Bet(PlaceBet {
+            player: player.clone(),
+            seat,
+            wagers: wagers.clone(),
+            at,
+        })
+    }))
+}
+
+/// A decision, made once the floor knows its time.
+fn decide_command(place: &str, decide: proto::RoundDecisionCommand) -> Result<MakeCommand, Status> {
+    let field = format!("{place}.action");
+    let action = decide
+        .action
+        .as_ref()
+        .ok_or_else(|| invalid_argument(&field, "required"))?;
+    let action =
+        codec::action_from(&field, action).map_err(|e| invalid_argument(&e.field, e.problem))?;
+    let seat = seat_of(&format!("{place}.seat"), decide.seat)?;
+    let player = decide.player;
+    Ok(Box::new(move |at| {
+        RoundCommand::Decide(Decide {
+            player: player.clone(),
+            seat,
+            action,
+            at,
+        })
+    }))
+}
+
+/// A seat of a request: 0 is none.
+fn seat_of(field: &str, seat: u32) -> Result<Option<u8>, Status> {
+    match seat {
+        0 => Ok(None),
+        s => u8::try_from(s)
+            .map(Some)
+            .map_err(|_| invalid_argument(field, "too large")),
+    }
 }
 
 /// `Play.GetRound`.
@@ -219,10 +261,7 @@ pub(super) async fn void_round(
         }
     };
     reach_round(floor, caller, &r.round_id)?;
-    let seat = match r.seat {
-        0 => None,
-        s => Some(u8::try_from(s).map_err(|_| invalid_argument("seat", "too large"))?),
-    };
+    let seat = seat_of("seat", r.seat)?;
     let (reason, by, player) = (r.reason, caller.id.clone(), r.player);
     let forfeit = kind == VoidKind::ConductForfeit;
     if forfeit && player.is_empty() {

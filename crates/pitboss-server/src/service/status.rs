@@ -46,6 +46,14 @@ pub fn status(err: crate::floor::FloorError) -> Status {
         }
         F::Rule(rule) => rule_status(&rule, None, message),
         F::Round(round) => round_status(&round, None, message),
+        F::RoundBatch { index, source } => {
+            let message = source.to_string();
+            round_status(
+                &source,
+                Some(FieldPath::new("commands").index(index)),
+                message,
+            )
+        }
         F::Decision { index, source } => rule_status(
             &source,
             Some(FieldPath::new("decisions").index(index)),
@@ -210,6 +218,13 @@ fn rule_status(rule: &RuleError, place: Option<FieldPath>, message: String) -> S
         }
         RefusalKind::Internal => Status::internal(message),
     }
+}
+
+/// A round's refusal of a command whose fields sit under `place` in the request (`bet`,
+/// `batch.commands[3].decide`).
+pub fn round_status_in(round: pitboss_engine::round::RoundError, place: &str) -> Status {
+    let message = round.to_string();
+    round_status(&round, Some(FieldPath::new(place.to_string())), message)
 }
 
 /// The status of a round's refusal: a field violation (under `place`, the command's name in the

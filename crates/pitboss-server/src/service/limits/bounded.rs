@@ -191,30 +191,59 @@ impl Bounded for proto::RoundCommandRequest {
         ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
         present(&at(place, "command"), self.command.as_ref())?;
         match &self.command {
-            Some(Command::Bet(bet)) => {
-                NAME.check(&at(place, "bet.player"), &bet.player)?;
-                SEAT.check(&at(place, "bet.seat"), u64::from(bet.seat))?;
-                WAGERS.check(&at(place, "bet.wagers"), bet.wagers.len())?;
-                for (i, wager) in bet.wagers.iter().enumerate() {
-                    wager.check_in(&format!("{place}bet.wagers[{i}]."))?;
-                }
-            }
+            Some(Command::Bet(bet)) => bet.check_in(&at(place, "bet."))?,
             Some(Command::CloseBetting(close)) => {
                 OPTIONAL_NAME.check(&at(place, "close_betting.shaker"), &close.shaker)?;
             }
-            Some(Command::Decide(decide)) => {
-                NAME.check(&at(place, "decide.player"), &decide.player)?;
-                SEAT.check(&at(place, "decide.seat"), u64::from(decide.seat))?;
-                let action = decide.action.as_ref();
-                present(&at(place, "decide.action"), action)?;
-                if let Some(action) = action {
-                    action.check_in(&at(place, "decide.action."))?;
+            Some(Command::Decide(decide)) => decide.check_in(&at(place, "decide."))?,
+            Some(Command::Batch(batch)) => {
+                use proto::round_batch_item::Command as Item;
+                ROUND_BATCH.check(&at(place, "batch.commands"), batch.commands.len())?;
+                if batch.commands.is_empty() {
+                    return Err(invalid_argument(
+                        &at(place, "batch.commands"),
+                        "1 to 1000 entries",
+                    ));
+                }
+                for (i, item) in batch.commands.iter().enumerate() {
+                    let here = format!("{place}batch.commands[{i}].");
+                    present(&format!("{here}command"), item.command.as_ref())?;
+                    match &item.command {
+                        Some(Item::Bet(bet)) => bet.check_in(&format!("{here}bet."))?,
+                        Some(Item::Decide(decide)) => decide.check_in(&format!("{here}decide."))?,
+                        None => {}
+                    }
                 }
             }
             Some(Command::CloseWindow(close)) => {
                 REASON.check(&at(place, "close_window.reason"), close.reason.trim())?;
             }
             None => {}
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for proto::RoundBetCommand {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        NAME.check(&at(place, "player"), &self.player)?;
+        SEAT.check(&at(place, "seat"), u64::from(self.seat))?;
+        WAGERS.check(&at(place, "wagers"), self.wagers.len())?;
+        for (i, wager) in self.wagers.iter().enumerate() {
+            wager.check_in(&format!("{place}wagers[{i}]."))?;
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for proto::RoundDecisionCommand {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        NAME.check(&at(place, "player"), &self.player)?;
+        SEAT.check(&at(place, "seat"), u64::from(self.seat))?;
+        let action = self.action.as_ref();
+        present(&at(place, "action"), action)?;
+        if let Some(action) = action {
+            action.check_in(&at(place, "action."))?;
         }
         Ok(())
     }

@@ -160,6 +160,9 @@ pub const OPTIONAL_NAME: TextLimit = NAME_FILTER;
 /// A round's seats at its opening, and a seat named in a command (0: none).
 pub const SEAT: Range = ROUND_SEATS;
 
+/// The commands of one batch of a round.
+pub const ROUND_BATCH: CountLimit = CountLimit { max: 1000 };
+
 /// The most players a round takes.
 pub const ROUND_PLAYERS: Range = Range {
     min: 1,
