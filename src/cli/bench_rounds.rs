@@ -122,7 +122,7 @@ fn decide(k: u32) -> Command {
         player: format!("viewer-{k}"),
         seat: 0,
         action: Some(proto::Action {
-            kind: if k % 4 == 0 { "fold" } else { "raise" }.into(),
+            kind: if k.is_multiple_of(4) { "fold" } else { "raise" }.into(),
             ..Default::default()
         }),
     })
