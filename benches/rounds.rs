@@ -106,26 +106,6 @@ fn opening(game: GameId, amount: u64) -> Vec<Wager> {
     }]
 }
 
-/// Signatures per second on two threads (the machine's two cores), a fixed number each.
-fn signing_rate(per_thread: u64) -> f64 {
-    let started = Instant::now();
-    std::thread::scope(|scope| {
-        for t in 0..2u8 {
-            scope.spawn(move || {
-                let key = pitboss_ledger::keys::Keypair::from_secret([t + 1; 32]);
-                let mut acc = 0u8;
-                for i in 0..per_thread {
-                    let mut hash = [0u8; 32];
-                    hash[..8].copy_from_slice(&i.to_le_bytes());
-                    acc ^= key.sign(&hash)[0];
-                }
-                std::hint::black_box(acc);
-            });
-        }
-    });
-    (2 * per_thread) as f64 / started.elapsed().as_secs_f64()
-}
-
 /// One shared-hand round of `players`, timed by phase.
 fn shared_hand(game: GameId, players: u32, n: u64) {
     let config = Arc::new(GameConfig::default_for(game));
@@ -283,7 +263,7 @@ fn main() {
     // `cargo test --benches` runs this without `--bench`: keep it short then.
     let quick = !std::env::args().any(|a| a == "--bench");
     let players = if quick { 500 } else { 10_000 };
-    let signing = signing_rate(if quick { 500 } else { 20_000 });
+    let signing = pitboss_ledger::keys::signing_rate(2, if quick { 500 } else { 20_000 });
     println!("signing, two threads: {signing:.0} signatures/s");
     for (n, game) in [
         GameId::CaribbeanStud,
@@ -296,7 +276,7 @@ fn main() {
         shared_hand(game, players, n as u64);
     }
     table_against_hands(if quick { 50 } else { 5_000 });
-    let signing_after = signing_rate(if quick { 500 } else { 20_000 });
+    let signing_after = pitboss_ledger::keys::signing_rate(2, if quick { 500 } else { 20_000 });
     println!(
         "signing again, two threads: {signing_after:.0} signatures/s; peak RSS {} kB",
         status_kb("VmHWM:")

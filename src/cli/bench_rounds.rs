@@ -32,26 +32,6 @@ pub struct BenchRoundsArgs {
     server: ServerArgs,
 }
 
-/// Signatures per second on two threads, `per_thread` each (the reference of the run).
-fn signing_rate(per_thread: u64) -> f64 {
-    let started = Instant::now();
-    std::thread::scope(|scope| {
-        for t in 0..2u8 {
-            scope.spawn(move || {
-                let key = pitboss_ledger::keys::Keypair::from_secret([t + 1; 32]);
-                let mut acc = 0u8;
-                for i in 0..per_thread {
-                    let mut hash = [0u8; 32];
-                    hash[..8].copy_from_slice(&i.to_le_bytes());
-                    acc ^= key.sign(&hash)[0];
-                }
-                std::hint::black_box(acc);
-            });
-        }
-    });
-    (2 * per_thread) as f64 / started.elapsed().as_secs_f64()
-}
-
 /// Every player's command of one phase of one round, spread over `clients` tasks, `batch` players
 /// a call. Returns the players' commands sent.
 async fn phase(
@@ -129,7 +109,7 @@ fn decide(k: u32) -> Command {
 }
 
 pub fn run(args: BenchRoundsArgs) -> anyhow::Result<()> {
-    let signing = signing_rate(20_000);
+    let signing = pitboss_ledger::keys::signing_rate(2, 20_000);
     println!("signing, two threads: {signing:.0} signatures/s");
     block_on(async {
         let play = PlayClient::new(args.server.connect().await?);
@@ -208,7 +188,7 @@ pub fn run(args: BenchRoundsArgs) -> anyhow::Result<()> {
             }
         }
         println!("settled: {settled} places");
-        let again = signing_rate(20_000);
+        let again = pitboss_ledger::keys::signing_rate(2, 20_000);
         println!("signing again, two threads: {again:.0} signatures/s");
         Ok(())
     })

@@ -21,7 +21,7 @@ use pitboss_ledger::{AppendRequest, Appended, Expected, LedgerError, RequestKey}
 use super::{
     actor_given, index, invalid, is_hand_id, requests,
     requests::{Method, Script, Target},
-    Floor, FloorError, MAX_NAME_CHARS,
+    Floor, FloorError,
 };
 
 /// A hand and its id, as an operation left it.
@@ -207,18 +207,7 @@ impl Floor {
                 return Ok(first);
             }
         }
-        // Recorded by an earlier release, a configuration may be of a retired rules version, or
-        // outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
-        // opens under it.
-        config
-            .playable()
-            .map_err(|problem| FloorError::ConfigNotPlayable {
-                id: config_id,
-                problem,
-            })?;
-        if self.certification_required {
-            self.check_certified(config_id, &config)?;
-        }
+        self.opens_under(config_id, &config)?;
         let wagers = self.wagers_of(&request, game)?;
         let (hand_id, seed) = fresh_hand()?;
         let at = self.now();
@@ -286,14 +275,20 @@ impl Floor {
             return Err(invalid("player", "required"));
         }
         for (field, value) in [("table", &request.table), ("player", &request.player)] {
-            if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
-                return Err(invalid(
-                    field,
-                    format!("at most {MAX_NAME_CHARS} characters, no control characters"),
-                ));
-            }
+            super::name_within(field, value)?;
         }
-        let config_id = match request.config_id {
+        let (config_id, config) = self.opening_under(game, request.config_id)?;
+        Ok((game, config_id, config))
+    }
+
+    /// The configuration a new hand or round of `game` opens under: the one named, or the game's
+    /// default, which must be of that game.
+    pub(super) fn opening_under(
+        &self,
+        game: GameId,
+        config_id: Option<ConfigId>,
+    ) -> Result<(ConfigId, Arc<super::configurations::Kept>), FloorError> {
+        let config_id = match config_id {
             Some(id) => id,
             None => self
                 .default_config(game)
@@ -310,7 +305,29 @@ impl Floor {
                 format!("configuration {config_id} is for {of}, not {game}"),
             ));
         }
-        Ok((game, config_id, config))
+        Ok((config_id, config))
+    }
+
+    /// Refuses to open anything new under a configuration that opens nothing new here.
+    /// Recorded by an earlier release, a configuration may be of a retired rules version, or
+    /// outside today's bounds, or one the lab cannot analyse: its hands replay, but no new one
+    /// opens under it; and a server that requires certification opens only under a configuration
+    /// whose latest report holds.
+    pub(super) fn opens_under(
+        &self,
+        config_id: ConfigId,
+        config: &super::configurations::Kept,
+    ) -> Result<(), FloorError> {
+        config
+            .playable()
+            .map_err(|problem| FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem,
+            })?;
+        if self.certification_required {
+            self.check_certified(config_id, config)?;
+        }
+        Ok(())
     }
 
     /// The opening's wagers: as asked, or for a rebet with none, the earlier hand's (which must be
@@ -522,7 +539,8 @@ impl Floor {
 }
 
 /// A new hand's id (16 random bytes, hex) and seed (32), from the operating system.
-fn fresh_hand() -> Result<(String, Seed), FloorError> {
+/// A new hand's or round's id and seed, from the operating system.
+pub(super) fn fresh_hand() -> Result<(String, Seed), FloorError> {
     let mut id_bytes = [0u8; 16];
     let mut seed = [0u8; 32];
     getrandom::fill(&mut id_bytes)

@@ -65,6 +65,18 @@ pub fn is_hand_id(id: &str) -> bool {
     id.len() == HAND_ID_LEN && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// A name recorded with a hand or a round (a table, a player, a dealer, a shoe): within the
+/// floor's bound, no control characters.
+fn name_within(field: &str, value: &str) -> Result<(), FloorError> {
+    if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
+        return Err(invalid(
+            field,
+            format!("at most {MAX_NAME_CHARS} characters, no control characters"),
+        ));
+    }
+    Ok(())
+}
+
 /// Every entry names who caused it: an empty actor is a caller's mistake, refused.
 fn actor_given(actor: &str) -> Result<(), FloorError> {
     if actor.trim().is_empty() {

@@ -23,7 +23,7 @@ use pitboss_engine::rng::Seed;
 use pitboss_engine::round::{OpenRound, Phase, Round, RoundCommand, RoundEvent};
 use pitboss_ledger::{AppendRequest, Expected};
 
-use super::{actor_given, invalid, is_hand_id, Floor, FloorError, MAX_NAME_CHARS};
+use super::{actor_given, is_hand_id, Floor, FloorError};
 
 /// The most rounds kept in memory at once.
 pub const KEPT: usize = 64;
@@ -105,38 +105,11 @@ impl Floor {
             names.push(("shoe", shoe));
         }
         for (field, value) in names {
-            name_within(field, value)?;
+            super::name_within(field, value)?;
         }
-        let config_id = match request.config_id {
-            Some(id) => id,
-            None => self
-                .default_config(request.game)
-                .ok_or_else(|| invalid("game", "no default configuration"))?,
-        };
-        let config = self.kept(&config_id).ok_or_else(|| FloorError::NotFound {
-            what: "configuration",
-            id: config_id.to_string(),
-        })?;
-        let of = config.identified.config().game;
-        if of != request.game {
-            return Err(invalid(
-                "config_id",
-                format!(
-                    "configuration {config_id} is for {of}, not {}",
-                    request.game
-                ),
-            ));
-        }
-        config
-            .playable()
-            .map_err(|problem| FloorError::ConfigNotPlayable {
-                id: config_id,
-                problem,
-            })?;
-        if self.certification_required {
-            self.check_certified(config_id, &config)?;
-        }
-        let (id, seed) = fresh_round()?;
+        let (config_id, config) = self.opening_under(request.game, request.config_id)?;
+        self.opens_under(config_id, &config)?;
+        let (id, seed) = super::hands::fresh_hand()?;
         let at = self.now();
         let mut round = Round::new(seed, config.identified.clone());
         let mut open = request.open.clone();
@@ -339,27 +312,6 @@ fn append_of(
     }
 }
 
-/// A table, dealer or shoe reference: within the floor's bound, no control characters.
-fn name_within(field: &str, value: &str) -> Result<(), FloorError> {
-    if value.chars().any(char::is_control) || value.chars().count() > MAX_NAME_CHARS {
-        return Err(invalid(
-            field,
-            format!("at most {MAX_NAME_CHARS} characters, no control characters"),
-        ));
-    }
-    Ok(())
-}
-
-/// A new round's id and seed, from the operating system.
-fn fresh_round() -> Result<(String, Seed), FloorError> {
-    let mut id_bytes = [0u8; 16];
-    let mut seed = [0u8; 32];
-    getrandom::fill(&mut id_bytes)
-        .and_then(|()| getrandom::fill(&mut seed))
-        .map_err(FloorError::Randomness)?;
-    Ok((hex::encode(id_bytes), Seed::from_bytes(seed)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{floor_in, floor_on, log_size};
@@ -529,7 +481,7 @@ mod tests {
             FloorError::NotFound { what: "round", .. }
         ));
         let mut long = open(2);
-        long.open.dealer = "d".repeat(MAX_NAME_CHARS + 1);
+        long.open.dealer = "d".repeat(super::super::MAX_NAME_CHARS + 1);
         let refused = floor.open_round(long, |_| ()).await.unwrap_err();
         assert!(
             matches!(&refused, FloorError::Invalid { field, .. } if field == "dealer"),
