@@ -258,7 +258,7 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     for seats in [8, u32::MAX] {
         cases.push(refused(m, INVALID, "seats", "out of range: 0 to 7", rpc!(c, play.open_round(proto::OpenRoundRequest { max_players: 7, ..round_opening(seats) }))));
     }
-    cases.push(refused(m, INVALID, "shape.seats", "deals 1 to 6 seats", rpc!(c, play.open_round(proto::OpenRoundRequest { game: proto::Game::FortunePaiGow as i32, max_players: 7, ..round_opening(7) }))));
+    cases.push(refused(m, INVALID, "seats", "deals 1 to 6 seats", rpc!(c, play.open_round(proto::OpenRoundRequest { game: proto::Game::FortunePaiGow as i32, max_players: 7, ..round_opening(7) }))));
     for max_players in [0, 25_001, u32::MAX] {
         cases.push(refused(m, INVALID, "max_players", "out of range: 1 to 25000", rpc!(c, play.open_round(proto::OpenRoundRequest { max_players, ..round_opening(3) }))));
     }

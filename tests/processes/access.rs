@@ -529,8 +529,72 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
+    // Rounds: table A's game client opens and plays A's, and reaches none of B's.
+    let round_on = |table: &str| proto::OpenRoundRequest {
+        game: proto::Game::Nutz as i32,
+        table: table.into(),
+        dealer: "d".into(),
+        shape: "one_shake".into(),
+        max_players: 10,
+        decision_window_ms: 60_000,
+        ..Default::default()
+    };
+    let round_b = admin
+        .open_round(round_on("B"))
+        .await
+        .unwrap()
+        .into_inner()
+        .round
+        .unwrap()
+        .round_id;
+    let round_a = a
+        .open_round(round_on("A"))
+        .await
+        .unwrap()
+        .into_inner()
+        .round
+        .unwrap()
+        .round_id;
+    let e = a.open_round(round_on("B")).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let bet = |round: &str| proto::RoundCommandRequest {
+        round_id: round.into(),
+        command: Some(proto::round_command_request::Command::Bet(
+            proto::RoundBetCommand {
+                player: "P".into(),
+                seat: 0,
+                wagers: vec![proto::Wager {
+                    bet: "box_one_pair".into(),
+                    amount: 100,
+                }],
+            },
+        )),
+    };
+    a.round_command(bet(&round_a))
+        .await
+        .expect("its own table's round");
+    let e = a.round_command(bet(&round_b)).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = a
+        .get_round(proto::GetRoundRequest {
+            round_id: round_b.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     // A supervisor of A: not B's hands, not the whole floor.
     let mut floor_a = OperationsClient::new(server.channel_as(Some("tok-floor-a")).await);
+    let e = floor_a
+        .void_round(proto::VoidRoundRequest {
+            round_id: round_b.clone(),
+            kind: "malfunction".into(),
+            reason: "r".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     let e = floor_a
         .void_hand(proto::VoidHandRequest {
             hand_id: on_b.clone(),

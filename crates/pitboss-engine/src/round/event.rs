@@ -99,8 +99,10 @@ pub struct WindowClosed {
     pub order: VoidOrder,
     /// Why the rule allowed it, in words.
     pub allowed_because: String,
-    /// The places it ended, in place order.
-    pub places: Vec<u32>,
+    /// How many places it ended: those in play when it closed (the refunded ones each have their
+    /// `PlaceVoided`; the completed ones settle at the showdown). A count, not a list, so that the
+    /// entry of a round of the most players stays within an entry's bound.
+    pub ended: u32,
 }
 
 /// The whole round void: the order and why the rule allowed it. Each place's void follows.

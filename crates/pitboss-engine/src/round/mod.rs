@@ -132,6 +132,8 @@ pub struct Round {
     dealt_at: Option<Timestamp>,
     last_at: Timestamp,
     seed_revealed: bool,
+    /// The showdown has announced the settlements.
+    showdown_done: bool,
     version: u64,
 }
 
@@ -161,6 +163,7 @@ impl Round {
             dealt_at: None,
             last_at: Timestamp(0),
             seed_revealed: false,
+            showdown_done: false,
             version: 0,
         }
     }
@@ -619,7 +622,7 @@ impl Round {
             .as_ref()
             .map_or(String::new(), |o| o.dealer.clone());
         let shakes = shakes_of(&hands, &dealer)?;
-        let places: Vec<u32> = hands.iter().map(|(n, _, _)| *n as u32).collect();
+        let ended = hands.len() as u32;
         out.push(RoundEvent::WindowClosed(WindowClosed {
             order: order.clone(),
             allowed_because: format!(
@@ -627,9 +630,9 @@ impl Round {
                 window.ms,
                 window.from.0,
                 closes.0,
-                places.len()
+                ended
             ),
-            places,
+            ended,
         }));
         out.extend(shakes.into_iter().map(RoundEvent::Shaken));
         let voided = self.replace_all(hands);
@@ -767,6 +770,7 @@ impl Round {
                 .map(|(place, settlement)| RoundEvent::Settled { place, settlement }),
         );
         self.phase = Phase::Ended;
+        self.showdown_done = true;
         self.seed_revealed = true;
         out.push(RoundEvent::SeedRevealed { seed: self.seed });
     }

@@ -119,7 +119,6 @@ impl Round {
         shown_all: bool,
     ) -> PlaceView {
         let yours = reader == Some(place.player.as_str());
-        let announced = self.phase == Phase::Ended || shown_all && place.hand.void().is_some();
         let hand = &place.hand;
         let status = match hand.status() {
             Status::Settled if self.phase != Phase::Ended => Status::InProgress,
@@ -161,10 +160,9 @@ impl Round {
             cards,
             legal,
             waiting: place.in_play() && !place.waiting.is_empty(),
-            settlement: hand
-                .settlement()
-                .filter(|_| self.phase == Phase::Ended || announced)
-                .cloned(),
+            // Announced at the showdown only: a round voided after it shows what the void
+            // reversed; one voided before it never announced any.
+            settlement: hand.settlement().filter(|_| self.showdown_done).cloned(),
             void: hand.void().cloned(),
         }
     }

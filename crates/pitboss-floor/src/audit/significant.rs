@@ -369,7 +369,7 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
         Kind::RoundWindowClosed(w) => {
             event.subject = format!("round {round}");
             event.before = "in play".into();
-            event.after = format!("{} place(s) ended", w.places.len());
+            event.after = format!("{} place(s) ended", w.ended);
             event.reason = w.reason;
             event.detail = w.allowed_because;
             if !w.recorded_by.is_empty() && !event.actors.contains(&w.recorded_by) {

@@ -20,7 +20,7 @@ use pitboss_engine::config::ConfigId;
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::Timestamp;
 use pitboss_engine::rng::Seed;
-use pitboss_engine::round::{OpenRound, Phase, Round, RoundCommand, RoundEvent};
+use pitboss_engine::round::{OpenRound, Phase, Round, RoundCommand, RoundEvent, RoundOpened};
 use pitboss_ledger::{AppendRequest, Expected};
 
 use super::{actor_given, is_hand_id, Floor, FloorError};
@@ -41,26 +41,37 @@ pub fn round_of_stream(stream: &str) -> Option<&str> {
     stream.strip_prefix(ROUND_STREAM)
 }
 
-/// The rounds kept in memory.
-pub(super) struct KeptRounds(Mutex<crate::lru::Lru<String, Round>>);
+/// The most rounds' opening records kept in memory (for the scope checks: a round's table and game
+/// never change).
+pub const OPENINGS_KEPT: usize = 4096;
+
+/// The rounds kept in memory, and the opening records of more.
+pub(super) struct KeptRounds {
+    rounds: Mutex<crate::lru::Lru<String, Round>>,
+    openings: Mutex<crate::lru::Lru<String, RoundOpened>>,
+}
 
 impl Default for KeptRounds {
     fn default() -> KeptRounds {
-        KeptRounds(Mutex::new(crate::lru::bounded(KEPT)))
+        KeptRounds {
+            rounds: Mutex::new(crate::lru::bounded(KEPT)),
+            openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
+        }
     }
 }
 
 impl KeptRounds {
     fn take(&self, id: &str) -> Option<Round> {
-        self.0
+        self.rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop(id)
     }
 
-    /// `f` of the kept round `id`, if it is kept (under the map's lock: `f` must be short).
+    /// `f` of the kept round `id`, if it is kept (under the map's lock: `f` must be short and
+    /// do no I/O).
     fn with<T>(&self, id: &str, f: impl FnOnce(&Round) -> T) -> Option<T> {
-        self.0
+        self.rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .peek(id)
@@ -68,10 +79,29 @@ impl KeptRounds {
     }
 
     fn keep(&self, id: &str, round: Round) {
-        self.0
+        self.remember(id, &round);
+        self.rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .put(id.to_string(), round);
+    }
+
+    /// Keeps the round's opening record, if it has one.
+    fn remember(&self, id: &str, round: &Round) {
+        if let Some(opened) = round.opened() {
+            let mut openings = self.openings.lock().unwrap_or_else(PoisonError::into_inner);
+            if openings.peek(id).is_none() {
+                openings.put(id.to_string(), opened.clone());
+            }
+        }
+    }
+
+    fn opening(&self, id: &str) -> Option<RoundOpened> {
+        self.openings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
     }
 }
 
@@ -229,16 +259,11 @@ impl Floor {
     /// replayed from its stream.
     pub fn with_round<T>(&self, id: &str, f: impl FnOnce(&Round) -> T) -> Result<T, FloorError> {
         // The kept round only when the log holds all of it: never a state whose appends are still
-        // in flight.
-        let stream = round_stream(id);
-        let current = |round: &Round| {
-            self.ledger
-                .stream_version(&stream)
-                .is_ok_and(|version| version == round.version())
-        };
+        // in flight. The log is asked first, outside the map's lock.
+        let durable = self.ledger.stream_version(&round_stream(id))?;
         let mut f = Some(f);
         if let Some(Some(answer)) = self.rounds.with(id, |round| {
-            if current(round) {
+            if round.version() == durable {
                 f.take().map(|f| f(round))
             } else {
                 None
@@ -247,8 +272,27 @@ impl Floor {
             return Ok(answer);
         }
         let round = self.load_round(id)?;
+        self.rounds.remember(id, &round);
         let f = f.ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "read twice".into()))?;
         Ok(f(&round))
+    }
+
+    /// A round's opening record (its table, game and dealer never change): from the round kept in
+    /// memory, whose opening is durable (a round is kept only once its opening is), else from its
+    /// stream.
+    pub fn round_opened(&self, id: &str) -> Result<RoundOpened, FloorError> {
+        if let Some(opened) = self.rounds.opening(id) {
+            return Ok(opened);
+        }
+        if let Some(Some(opened)) = self.rounds.with(id, |round| round.opened().cloned()) {
+            return Ok(opened);
+        }
+        let round = self.load_round(id)?;
+        self.rounds.remember(id, &round);
+        round
+            .opened()
+            .cloned()
+            .ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "not opened".into()))
     }
 
     /// A round as its stream records it, replayed from its seed.

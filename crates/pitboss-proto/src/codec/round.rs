@@ -132,7 +132,7 @@ pub fn round_event_to_payload(event: &RoundEvent) -> proto::Payload {
             recorded_by: w.order.recorded_by.clone(),
             at_ms: w.order.at.0,
             allowed_because: w.allowed_because.clone(),
-            places: w.places.clone(),
+            ended: w.ended,
             approved_by: w.order.approved_by.clone().unwrap_or_default(),
         }),
         RoundEvent::DealerSet { setting, rule } => Kind::RoundDealerSet(proto::RoundDealerSet {
@@ -272,11 +272,7 @@ pub fn payload_to_round_event(payload: &proto::Payload) -> Result<Option<RoundEv
                 w.at_ms,
             )?,
             allowed_because: w.allowed_because.clone(),
-            places: w
-                .places
-                .iter()
-                .map(|&p| place_from("round_window_closed.places", p))
-                .collect::<Result<_, _>>()?,
+            ended: place_from("round_window_closed.ended", w.ended)?,
         }),
         Kind::RoundDealerSet(d) => RoundEvent::DealerSet {
             setting: Setting {

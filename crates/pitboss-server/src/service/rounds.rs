@@ -311,16 +311,8 @@ fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status
     if caller.unscoped() {
         return Ok(());
     }
-    let opened = floor
-        .with_round(id, |round| round.opened().cloned())
-        .map_err(status)?;
-    match opened {
-        Some(o) => scope::reach(caller, "round_id", &o.table, Some(o.game)),
-        None => Err(status(crate::floor::FloorError::NotFound {
-            what: "round",
-            id: id.to_string(),
-        })),
-    }
+    let opened = floor.round_opened(id).map_err(status)?;
+    scope::reach(caller, "round_id", &opened.table, Some(opened.game))
 }
 
 fn respond(id: String, mut view: proto::RoundView) -> proto::RoundResponse {

@@ -50,7 +50,7 @@ pub fn status(err: crate::floor::FloorError) -> Status {
             let message = source.to_string();
             round_status(
                 &source,
-                Some(FieldPath::new("commands").index(index)),
+                Some(FieldPath::dotted("batch.commands").index(index)),
                 message,
             )
         }
@@ -239,13 +239,20 @@ fn round_status(
     if let E::Hand(rule) = round {
         return rule_status(rule, place, message);
     }
-    let own = round.field();
-    let description = own
-        .as_ref()
-        .map(ToString::to_string)
-        .and_then(|f| message.strip_prefix(&f).map(str::to_string))
-        .and_then(|rest| rest.strip_prefix(": ").map(str::to_string))
-        .unwrap_or_else(|| message.clone());
+    let engine_field = round.field().map(|f| f.to_string());
+    let description = engine_field
+        .as_deref()
+        .and_then(|f| message.strip_prefix(f))
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&message)
+        .to_string();
+    // The engine's command names a few fields the request does not have: the request's seats, and
+    // times and approvals the server supplies.
+    let own = match engine_field.as_deref() {
+        Some("shape.seats") => Some(FieldPath::new("seats")),
+        Some("at" | "order.at" | "order.approved_by") | None => None,
+        Some(_) => round.field(),
+    };
     let field = match (own, place) {
         (Some(field), Some(place)) => Some(field.prefixed(place)),
         (Some(field), None) => Some(field),
