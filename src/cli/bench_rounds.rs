@@ -69,6 +69,7 @@ async fn phase(
                     })
                 };
                 play.round_command(proto::RoundCommandRequest {
+                    request_id: String::new(),
                     round_id: round.clone(),
                     command: Some(command),
                 })
@@ -136,6 +137,7 @@ pub fn run(args: BenchRoundsArgs) -> anyhow::Result<()> {
                 for round in &rounds {
                     play.clone()
                         .round_command(proto::RoundCommandRequest {
+                            request_id: String::new(),
                             round_id: round.clone(),
                             command: Some(Command::CloseBetting(
                                 proto::RoundCloseBettingCommand::default(),

@@ -24,6 +24,10 @@ struct On {
     /// Print the round's view as JSON (the protobuf message's fields).
     #[arg(long)]
     json: bool,
+    /// The request's id (printable ASCII, at most 128 characters): the same command again with
+    /// the same id is answered with the first result and writes nothing (ignored by `show`).
+    #[arg(long, default_value = "")]
+    request_id: String,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -182,15 +186,16 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         | What::Decide { on, .. }
         | What::Window { on, .. }
         | What::Void { on, .. }
-        | What::Show { on, .. } => (on.json, on.server.clone()),
+        | What::Show { on, .. } => (on.json, on.request_id.clone(), on.server.clone()),
     };
-    let (json, server) = on;
+    let (json, request_id, server) = on;
     block_on(async {
         let channel = server.connect().await?;
         let mut play = PlayClient::new(channel.clone());
         let command = |round: &str, command: Command| proto::RoundCommandRequest {
             round_id: round.to_string(),
             command: Some(command),
+            request_id: request_id.clone(),
         };
         let call: Answer<'_> = match args.what {
             What::Open {
@@ -215,6 +220,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                 max_players,
                 seats_per_player: 1,
                 decision_window_ms: window_ms,
+                request_id: request_id.clone(),
             })),
             What::Bet {
                 round,
@@ -285,6 +291,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                         reason,
                         player,
                         seat,
+                        request_id: request_id.clone(),
                     })
                     .await
                     .map_err(refused)?

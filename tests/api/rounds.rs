@@ -44,6 +44,7 @@ async fn command(
 ) -> Result<proto::RoundView, tonic::Status> {
     c.play
         .round_command(proto::RoundCommandRequest {
+            request_id: String::new(),
             round_id: round.into(),
             command: Some(command),
         })
@@ -497,4 +498,84 @@ async fn fifty_bettors_play_one_nutz_shake_and_a_studio_pages_its_players() {
     }
     assert_eq!(refunded, 120);
     head(&mut c).await;
+}
+
+/// Request ids on a round's calls: a retried opening answers with the round first opened, a
+/// retried bet and a retried void with the round as they first left it (`duplicate` set), writing
+/// nothing; the same id for another bet is refused naming `request_id`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retried_round_call_is_answered_with_the_first_result() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let mut c = clients(&server).await;
+    let open = proto::OpenRoundRequest {
+        request_id: "open-r1".into(),
+        ..opening(proto::Game::CaribbeanStud, "seats", 3, 3)
+    };
+    let first = c.play.open_round(open.clone()).await.unwrap().into_inner();
+    let id = first.round.clone().unwrap().round_id;
+    assert!(!first.duplicate);
+    let before = head(&mut c).await;
+    let again = c.play.open_round(open).await.unwrap().into_inner();
+    assert!(again.duplicate);
+    assert_eq!(again.round, first.round);
+    assert_eq!(
+        head(&mut c).await,
+        before,
+        "a retried opening writes nothing"
+    );
+
+    let placing = proto::RoundCommandRequest {
+        request_id: "bet-r1".into(),
+        round_id: id.clone(),
+        command: Some(bet("ann", 1, opening_wagers(1))),
+    };
+    let placed = c
+        .play
+        .round_command(placing.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    let before = head(&mut c).await;
+    let retried = c
+        .play
+        .round_command(placing.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!placed.duplicate && retried.duplicate);
+    assert_eq!(retried.round, placed.round);
+    let other = c
+        .play
+        .round_command(proto::RoundCommandRequest {
+            command: Some(bet("bob", 2, opening_wagers(2))),
+            ..placing
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(other.code(), Code::InvalidArgument, "{other:?}");
+    assert!(other.message().contains("request_id"), "{other:?}");
+    assert_eq!(
+        head(&mut c).await,
+        before,
+        "a retry and a refusal write nothing"
+    );
+
+    let void = proto::VoidRoundRequest {
+        request_id: "void-r1".into(),
+        round_id: id,
+        kind: "malfunction".into(),
+        reason: "misdeal".into(),
+        ..Default::default()
+    };
+    let voided = c.ops.void_round(void.clone()).await.unwrap().into_inner();
+    let before = head(&mut c).await;
+    let again = c.ops.void_round(void).await.unwrap().into_inner();
+    assert_eq!(
+        voided.round.as_ref().map(|r| r.phase.as_str()),
+        Some("voided")
+    );
+    assert!(again.duplicate);
+    assert_eq!(again.round, voided.round);
+    assert_eq!(head(&mut c).await, before);
 }

@@ -145,6 +145,7 @@ fn round_bet(
     wagers: Vec<proto::Wager>,
 ) -> proto::RoundCommandRequest {
     proto::RoundCommandRequest {
+        request_id: String::new(),
         round_id: round.into(),
         command: Some(proto::round_command_request::Command::Bet(
             proto::RoundBetCommand {
@@ -163,6 +164,7 @@ fn round_decide(
     action: Option<proto::Action>,
 ) -> proto::RoundCommandRequest {
     proto::RoundCommandRequest {
+        request_id: String::new(),
         round_id: round.into(),
         command: Some(proto::round_command_request::Command::Decide(
             proto::RoundDecisionCommand {
@@ -181,6 +183,7 @@ fn void_round(round: &str, kind: &str, player: &str, seat: u32) -> proto::VoidRo
         reason: "r".into(),
         player: player.into(),
         seat,
+        request_id: String::new(),
     }
 }
 
@@ -272,11 +275,14 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
         cases.push(refused(m, INVALID, "game", "", rpc!(c, play.open_round(proto::OpenRoundRequest { game, ..round_opening(3) }))));
     }
     cases.push(refused(m, INVALID, "config_id", "64 hexadecimal digits", rpc!(c, play.open_round(proto::OpenRoundRequest { config_id: long(5000), game: cs, ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.open_round(proto::OpenRoundRequest { request_id: long(129), ..round_opening(3) }))));
+    cases.push(refused(m, INVALID, "request_id", "printable ASCII", rpc!(c, play.open_round(proto::OpenRoundRequest { request_id: "a\nb".into(), ..round_opening(3) }))));
 
     let m = "Play/RoundCommand";
     let ante = |amount| vec![wager("ante", amount)];
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: long(100_000), ..round_bet(round, "p", 1, ante(500)) }))));
     cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, play.round_command(round_bet(&long(60_000), "p", 1, ante(500))))));
-    cases.push(refused(m, INVALID, "command", "required", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: None }))));
+    cases.push(refused(m, INVALID, "command", "required", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: None }))));
     cases.push(refused(m, INVALID, "bet.player", "1 to 200 characters", rpc!(c, play.round_command(round_bet(round, &long(201), 1, ante(500))))));
     cases.push(refused(m, INVALID, "bet.player", "the round's dealer does not bet", rpc!(c, play.round_command(round_bet(round, "dealer-1", 1, ante(500))))));
     for seat in [8, u32::MAX] {
@@ -289,8 +295,8 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     for amount in EXTREMES {
         cases.push(refused(m, INVALID, "bet.wagers.ante", "", rpc!(c, play.round_command(round_bet(round, "p", 1, ante(amount))))));
     }
-    cases.push(refused(m, INVALID, "close_betting.shaker", "at most 200 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: long(201) })) }))));
-    cases.push(refused(m, INVALID, "close_betting.shaker", "this round has no cup", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: "p".into() })) }))));
+    cases.push(refused(m, INVALID, "close_betting.shaker", "at most 200 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: long(201) })) }))));
+    cases.push(refused(m, INVALID, "close_betting.shaker", "this round has no cup", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: Some(proto::round_command_request::Command::CloseBetting(proto::RoundCloseBettingCommand { shaker: "p".into() })) }))));
     cases.push(refused(m, INVALID, "decide.player", "1 to 200 characters", rpc!(c, play.round_command(round_decide(round, "", 1, Some(proto::Action { kind: "raise".into(), ..Default::default() }))))));
     cases.push(refused(m, INVALID, "decide.action", "required", rpc!(c, play.round_command(round_decide(round, "p", 1, None)))));
     cases.push(refused(m, INVALID, "decide.action.kind", "1 to 32 characters", rpc!(c, play.round_command(round_decide(round, "p", 1, Some(proto::Action { kind: long(33), ..Default::default() }))))));
@@ -299,10 +305,10 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     // A decision while betting is open: the round's state, not a bound.
     cases.push(Case { method: m, expect: Expect::Code(Code::FailedPrecondition), call: rpc!(c, play.round_command(round_decide(round, "p", 1, Some(proto::Action { kind: "raise".into(), ..Default::default() })))) });
     for reason in [String::new(), "  ".into(), long(501)] {
-        cases.push(refused(m, INVALID, "close_window.reason", "1 to 500 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::CloseWindow(proto::RoundCloseWindowCommand { reason: reason.clone() })) }))));
+        cases.push(refused(m, INVALID, "close_window.reason", "1 to 500 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: Some(proto::round_command_request::Command::CloseWindow(proto::RoundCloseWindowCommand { reason: reason.clone() })) }))));
     }
 
-    let batch = |commands: Vec<proto::RoundBatchItem>| proto::RoundCommandRequest { round_id: round.into(), command: Some(proto::round_command_request::Command::Batch(proto::RoundBatchCommand { commands })) };
+    let batch = |commands: Vec<proto::RoundBatchItem>| proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: Some(proto::round_command_request::Command::Batch(proto::RoundBatchCommand { commands })) };
     let item_bet = |player: &str, seat: u32| proto::RoundBatchItem { command: Some(proto::round_batch_item::Command::Bet(proto::RoundBetCommand { player: player.into(), seat, wagers: ante(500) })) };
     cases.push(refused(m, INVALID, "batch.commands", "at most 1000 entries", rpc!(c, play.round_command(batch(vec![item_bet("p", 1); 1001])))));
     cases.push(refused(m, INVALID, "batch.commands", "1 to 1000 entries", rpc!(c, play.round_command(batch(vec![])))));
@@ -439,6 +445,7 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     let m = "Operations/VoidRound";
     cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, ops.void_round(void_round(&long(60_000), "malfunction", "", 0)))));
     cases.push(refused(m, INVALID, "kind", "1 to 32 characters", rpc!(c, ops.void_round(void_round(round, &long(33), "", 0)))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, ops.void_round(proto::VoidRoundRequest { request_id: long(129), ..void_round(round, "malfunction", "", 0) }))));
     cases.push(refused(m, INVALID, "kind", "closing its decision window", rpc!(c, ops.void_round(void_round(round, "incomplete", "", 0)))));
     cases.push(refused(m, INVALID, "reason", "1 to 500 characters", rpc!(c, ops.void_round(proto::VoidRoundRequest { reason: long(501), ..void_round(round, "malfunction", "", 0) }))));
     cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, ops.void_round(void_round(round, "conduct_forfeit", &long(201), 1)))));

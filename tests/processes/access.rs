@@ -558,6 +558,7 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
     let e = a.open_round(round_on("B")).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     let bet = |round: &str| proto::RoundCommandRequest {
+        request_id: String::new(),
         round_id: round.into(),
         command: Some(proto::round_command_request::Command::Bet(
             proto::RoundBetCommand {

@@ -52,7 +52,8 @@ pub use pitboss_ledger::VerifyStopped;
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
 pub use records::ReloadError;
 pub use requests::Script;
-pub use rounds::{round_of_stream, round_stream, OpenRoundRequest};
+pub use retries::RoundAnswer;
+pub use rounds::{round_of_stream, round_stream, OpenRoundRequest, RoundCall};
 pub use tally::{Happened, Tally};
 
 /// A hand id: 16 random bytes as lower-case hex.

@@ -13,10 +13,11 @@
 use prost::Message;
 use sha2::{Digest, Sha256};
 
-use super::{Attribution, OpenRequest};
+use super::{Attribution, OpenRequest, OpenRoundRequest};
 use crate::codec;
 use pitboss_engine::config::ConfigId;
-use pitboss_engine::games::{Action, VoidKind};
+use pitboss_engine::games::{Action, VoidKind, VoidOrder};
+use pitboss_engine::round::{RoundCommand, Shape};
 use pitboss_ledger::{Fingerprint, RequestKey};
 
 /// Tags the encoding, so that a later change of it cannot collide with this one.
@@ -33,6 +34,8 @@ pub(super) enum Method {
     RecordTableMalfunction,
     RunSweep,
     Propose,
+    OpenRound,
+    RoundCommand,
 }
 
 impl Method {
@@ -46,6 +49,9 @@ impl Method {
             Method::RecordTableMalfunction => "RecordTableMalfunction",
             Method::RunSweep => "RunSweep",
             Method::Propose => "Propose",
+            Method::OpenRound => "OpenRound",
+            // A round's commands and voids alike: their content names which.
+            Method::RoundCommand => "RoundCommand",
         }
     }
 }
@@ -86,6 +92,55 @@ impl Canon {
         self.bytes(&codec::action_to(action).encode_to_vec())
     }
 
+    fn seat(self, seat: Option<u8>) -> Canon {
+        match seat {
+            None => self.number(0),
+            Some(seat) => self.number(1).number(u64::from(seat)),
+        }
+    }
+
+    fn wagers(self, wagers: &[pitboss_engine::settlement::Wager]) -> Canon {
+        let mut canon = self.number(wagers.len() as u64);
+        for wager in wagers {
+            canon = canon.text(wager.bet.id()).number(wager.amount.0);
+        }
+        canon
+    }
+
+    fn order(self, order: &VoidOrder) -> Canon {
+        self.text(&codec::id_of(&order.kind))
+            .text(&order.reason)
+            .text(&order.recorded_by)
+            .optional(order.approved_by.as_deref())
+    }
+
+    /// A round's command without its time (the floor's clock dates it, a retry's differs).
+    fn round_command(self, command: &RoundCommand) -> Canon {
+        match command {
+            RoundCommand::Open(open) => self.text("open").text(&open.table),
+            RoundCommand::Bet(bet) => self
+                .text("bet")
+                .text(&bet.player)
+                .seat(bet.seat)
+                .wagers(&bet.wagers),
+            RoundCommand::CloseBetting { shaker, .. } => {
+                self.text("close_betting").optional(shaker.as_deref())
+            }
+            RoundCommand::Decide(decide) => self
+                .text("decide")
+                .text(&decide.player)
+                .seat(decide.seat)
+                .action(&decide.action),
+            RoundCommand::CloseWindow(order) => self.text("close_window").order(order),
+            RoundCommand::VoidRound(order) => self.text("void_round").order(order),
+            RoundCommand::Forfeit {
+                player,
+                seat,
+                order,
+            } => self.text("forfeit").text(player).seat(*seat).order(order),
+        }
+    }
+
     /// Who records it; the approver only when there is one (so a one-person request's bytes are
     /// those of a release without approvals, and its stored fingerprint still matches).
     fn attribution(self, who: &Attribution<'_>) -> Canon {
@@ -122,10 +177,7 @@ pub(super) fn open(method: Method, request: &OpenRequest, script: &Script) -> Op
         .optional(request.config_id.map(|c| c.to_string()).as_deref())
         .text(&request.table)
         .text(&request.player)
-        .number(request.wagers.len() as u64);
-    for wager in &request.wagers {
-        canon = canon.text(wager.bet.id()).number(wager.amount.0);
-    }
+        .wagers(&request.wagers);
     canon = canon
         .optional(request.rebet_of.as_deref())
         .number(script.decisions.len() as u64);
@@ -138,6 +190,43 @@ pub(super) fn open(method: Method, request: &OpenRequest, script: &Script) -> Op
             .text(&request.actor)
             .key(id),
     )
+}
+
+/// The key of a round's opening (its time is the floor's clock, left out).
+pub(super) fn open_round(id: &str, request: &OpenRoundRequest) -> RequestKey {
+    let open = &request.open;
+    let seats = match open.shape {
+        Shape::Seats { seats } => u64::from(seats),
+        Shape::SharedHand | Shape::OneShake => 0,
+    };
+    Canon::new(Method::OpenRound, &format!("table/{}", open.table))
+        .text(request.game.id())
+        .optional(request.config_id.map(|c| c.to_string()).as_deref())
+        .text(&open.dealer)
+        .optional(open.shoe.as_deref())
+        .text(open.shape.name())
+        .number(seats)
+        .number(u64::from(open.max_players))
+        .number(u64::from(open.seats_per_player))
+        .number(open.decision_window_ms)
+        .text(&request.actor)
+        .key(id)
+}
+
+/// The key of commands on a round (one, or a batch recorded in one append; a void too), their
+/// times left out.
+pub(super) fn round_commands(
+    id: &str,
+    round_id: &str,
+    commands: &[RoundCommand],
+    actor: &str,
+) -> RequestKey {
+    let mut canon = Canon::new(Method::RoundCommand, &super::round_stream(round_id))
+        .number(commands.len() as u64);
+    for command in commands {
+        canon = canon.round_command(command);
+    }
+    canon.text(actor).key(id)
 }
 
 /// The key of a decision on a hand.
@@ -219,6 +308,8 @@ pub(super) fn sweep(id: &str, as_of_ms: u64, recorded_by: &str) -> RequestKey {
 pub(super) enum Target {
     /// The opening of some hand: position 0 of a `hand/` stream.
     NewHand,
+    /// The opening of some round: position 0 of a `round/` stream.
+    NewRound,
     /// A decision or a void of this hand: a later position of its stream.
     OnHand(String),
     /// This stream (an operation's, a configuration's).

@@ -4,21 +4,46 @@
 //!
 //! Owns the reading of request records; must not write anything.
 
-use pitboss_ledger::{RequestKey, RequestRecord};
+use pitboss_engine::round::{Round, RoundEvent};
+use pitboss_ledger::{Appended, RequestKey, RequestRecord};
 
 use super::{operation_stream, requests::Target, Floor, FloorError, HandSnapshot};
 
+/// What a request on a round answers: the round's id, the answer made of the round as the request
+/// left it (and the events it recorded), and whether it repeats an earlier request id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundAnswer<T> {
+    /// The round's id.
+    pub id: String,
+    /// The caller's answer.
+    pub answer: T,
+    /// True when this answers a retry of an earlier request id (nothing was written now).
+    pub duplicate: bool,
+}
+
 impl Floor {
-    pub(super) fn hand_of_entry(&self, sequence: u64) -> Result<String, FloorError> {
+    /// The id of the hand or round (`of_stream`) whose stream holds entry `sequence`.
+    fn owner_of_entry(
+        &self,
+        sequence: u64,
+        of_stream: fn(&str) -> Option<&str>,
+    ) -> Result<String, FloorError> {
         let entry = self
             .ledger
             .entry(sequence)?
             .ok_or_else(|| FloorError::Corrupt(format!("entry {sequence}"), "missing".into()))?;
-        super::hands::hand_of_stream(&entry.envelope.stream)
+        of_stream(&entry.envelope.stream)
             .map(str::to_string)
             .ok_or_else(|| {
-                FloorError::Corrupt(format!("entry {sequence}"), "not a hand's entry".into())
+                FloorError::Corrupt(
+                    format!("entry {sequence}"),
+                    "not an entry of the request's stream".into(),
+                )
             })
+    }
+
+    pub(super) fn hand_of_entry(&self, sequence: u64) -> Result<String, FloorError> {
+        self.owner_of_entry(sequence, super::hands::hand_of_stream)
     }
 
     /// The record of a request id already used, if this request may be answered from it: the
@@ -55,6 +80,10 @@ impl Floor {
                 let same = match target {
                     Target::NewHand => {
                         super::hands::hand_of_stream(&envelope.stream).is_some()
+                            && envelope.stream_position == 0
+                    }
+                    Target::NewRound => {
+                        super::round_of_stream(&envelope.stream).is_some()
                             && envelope.stream_position == 0
                     }
                     Target::OnHand(stream) => {
@@ -102,6 +131,46 @@ impl Floor {
         };
         let key = key.ok_or_else(|| damaged(""))?;
         self.answered(key, target)?.ok_or_else(|| damaged(&key.id))
+    }
+}
+
+impl Floor {
+    /// The first answer to a request on a round whose id was used before: `answer` of the round as
+    /// the first request left it and of the events it recorded, read from the log.
+    pub(super) fn answered_round<T>(
+        &self,
+        key: &RequestKey,
+        target: &Target,
+        answer: impl Fn(&Round, &[RoundEvent]) -> T,
+    ) -> Result<Option<RoundAnswer<T>>, FloorError> {
+        match self.bound_record(key, target)? {
+            None => Ok(None),
+            Some(record) => self.round_answer_of(&record.appended, answer).map(Some),
+        }
+    }
+
+    /// `answer` of a round as the append `appended` (a request's first result) left it.
+    pub(super) fn round_answer_of<T>(
+        &self,
+        appended: &Appended,
+        answer: impl Fn(&Round, &[RoundEvent]) -> T,
+    ) -> Result<RoundAnswer<T>, FloorError> {
+        let id = self.owner_of_entry(appended.first_sequence, super::round_of_stream)?;
+        let (round, events) = self.replayed_round(&id, Some(appended.stream_version))?;
+        let first = usize::try_from(appended.count)
+            .ok()
+            .and_then(|count| events.len().checked_sub(count))
+            .ok_or_else(|| {
+                FloorError::Corrupt(
+                    format!("round {id}"),
+                    "a request's entries are missing".into(),
+                )
+            })?;
+        Ok(RoundAnswer {
+            answer: answer(&round, &events[first..]),
+            id,
+            duplicate: true,
+        })
     }
 }
 

@@ -8,10 +8,18 @@
 //! log other servers also write, is replayed from its stream first. A refused command leaves the
 //! kept round as it was; a command whose append fails drops it, so the next is decided on the log.
 //!
+//! A request id binds the call to its content (`requests.rs`): a retry is answered from the log
+//! with the round as the first call left it (`retries.rs`), even when the first call's append was
+//! still in flight when the retry was decided (the writer finds the id; the round kept in memory,
+//! stepped twice, is dropped).
+//!
 //! Must not decide a rule (the engine's round does) nor touch the ledger's storage but through its
 //! methods.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
+
+use tokio::sync::watch;
 
 use prost::Message;
 
@@ -23,7 +31,9 @@ use pitboss_engine::rng::Seed;
 use pitboss_engine::round::{OpenRound, Phase, Round, RoundCommand, RoundEvent, RoundOpened};
 use pitboss_ledger::{AppendRequest, Expected};
 
-use super::{actor_given, is_hand_id, Floor, FloorError};
+use super::requests::{self, Target};
+use super::{actor_given, is_hand_id, Floor, FloorError, RoundAnswer};
+use pitboss_ledger::{Fingerprint, RequestKey};
 
 /// The most rounds kept in memory at once.
 pub const KEPT: usize = 64;
@@ -45,10 +55,13 @@ pub fn round_of_stream(stream: &str) -> Option<&str> {
 /// never change).
 pub const OPENINGS_KEPT: usize = 4096;
 
-/// The rounds kept in memory, and the opening records of more.
+/// The rounds kept in memory, the opening records of more, and the request ids whose appends are
+/// in flight (a retry decided meanwhile waits for the first's record instead of being refused by
+/// a round that already took the command).
 pub(super) struct KeptRounds {
     rounds: Mutex<crate::lru::Lru<String, Round>>,
     openings: Mutex<crate::lru::Lru<String, RoundOpened>>,
+    in_flight: Mutex<HashMap<String, (Fingerprint, watch::Receiver<()>)>>,
 }
 
 impl Default for KeptRounds {
@@ -56,11 +69,70 @@ impl Default for KeptRounds {
         KeptRounds {
             rounds: Mutex::new(crate::lru::bounded(KEPT)),
             openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
+            in_flight: Mutex::new(HashMap::new()),
         }
     }
 }
 
+/// A request id's append in flight, registered until it is dropped (answered, failed or its
+/// handler cancelled); dropping it wakes whoever waits for it.
+struct InFlight<'a> {
+    kept: &'a KeptRounds,
+    id: String,
+    _done: watch::Sender<()>,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.kept
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+/// Whether a request id is in flight, and for what.
+enum Flying {
+    /// Not in flight.
+    No,
+    /// In flight with this request: wait for it.
+    Same(watch::Receiver<()>),
+    /// In flight with another request.
+    Other,
+}
+
 impl KeptRounds {
+    /// Registers the request `key` as in flight (at most one per id: the calls of an id are
+    /// decided under their round's lock and a retry waits for the first).
+    fn fly(&self, key: &RequestKey) -> InFlight<'_> {
+        let (done, waiting) = watch::channel(());
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.id.clone(), (key.fingerprint, waiting));
+        InFlight {
+            kept: self,
+            id: key.id.clone(),
+            _done: done,
+        }
+    }
+
+    fn flying(&self, key: &RequestKey) -> Flying {
+        match self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key.id)
+        {
+            None => Flying::No,
+            Some((fingerprint, waiting)) if *fingerprint == key.fingerprint => {
+                Flying::Same(waiting.clone())
+            }
+            Some(_) => Flying::Other,
+        }
+    }
+
     fn take(&self, id: &str) -> Option<Round> {
         self.rounds
             .lock()
@@ -116,16 +188,18 @@ pub struct OpenRoundRequest {
     pub open: OpenRound,
     /// Who opens it: the authenticated principal.
     pub actor: String,
+    /// The request's id: a retry answers with the round first opened.
+    pub request_id: Option<String>,
 }
 
 impl Floor {
     /// Opens a round: its seed drawn and kept secret, its opening recorded. Answers with its id and
-    /// `answer` of the round.
+    /// `answer` of the round (with a request id used before, of the round first opened).
     pub async fn open_round<T>(
         &self,
         request: OpenRoundRequest,
-        answer: impl FnOnce(&Round) -> T,
-    ) -> Result<(String, T), FloorError> {
+        answer: impl Fn(&Round) -> T,
+    ) -> Result<RoundAnswer<T>, FloorError> {
         actor_given(&request.actor)?;
         let mut names = vec![
             ("table", &request.open.table),
@@ -138,6 +212,17 @@ impl Floor {
             super::name_within(field, value)?;
         }
         let (config_id, config) = self.opening_under(request.game, request.config_id)?;
+        let key = request
+            .request_id
+            .as_deref()
+            .map(|id| requests::open_round(id, &request));
+        if let Some(key) = &key {
+            if let Some(first) =
+                self.answered_round(key, &Target::NewRound, |round, _| answer(round))?
+            {
+                return Ok(first);
+            }
+        }
         self.opens_under(config_id, &config)?;
         let (id, seed) = super::hands::fresh_hand()?;
         let at = self.now();
@@ -145,25 +230,43 @@ impl Floor {
         let mut open = request.open.clone();
         open.at = Timestamp(at);
         let events = round.step(&RoundCommand::Open(open))?;
-        self.ledger
-            .append(append_of(&id, 0, &events, Some(seed), at, &request.actor))
+        let appended = self
+            .ledger
+            .append(append_of(
+                &id,
+                0,
+                &events,
+                Some(seed),
+                at,
+                &request.actor,
+                key,
+            ))
             .await?;
+        if appended.duplicate {
+            // The same request, in flight when this one looked, opened its round first.
+            return self.round_answer_of(&appended, |round, _| answer(round));
+        }
         let answered = answer(&round);
         self.rounds.keep(&id, round);
-        Ok((id, answered))
+        Ok(RoundAnswer {
+            id,
+            answer: answered,
+            duplicate: false,
+        })
     }
 
     /// Applies a command to a round, made from the time of the floor's clock (never before the
     /// round's last event), records its events and answers with `answer` of the round after it and
-    /// the events it recorded (the round is never copied: it may hold thousands of places).
+    /// the events it recorded (the round is never copied: it may hold thousands of places). With
+    /// a request id used before, answers with the first call's round and events.
     pub async fn round_command<T>(
         &self,
         id: &str,
         command: impl Fn(Timestamp) -> RoundCommand,
-        actor: &str,
-        answer: impl FnOnce(&Round, &[RoundEvent]) -> T,
-    ) -> Result<T, FloorError> {
-        self.round_commands(id, |at| vec![command(at)], actor, answer)
+        call: &RoundCall<'_>,
+        answer: impl Fn(&Round, &[RoundEvent]) -> T,
+    ) -> Result<RoundAnswer<T>, FloorError> {
+        self.round_commands(id, |at| vec![command(at)], call, answer)
             .await
             .map_err(|e| match e {
                 FloorError::RoundBatch { source, .. } => FloorError::Round(source),
@@ -179,21 +282,49 @@ impl Floor {
         &self,
         id: &str,
         commands: impl Fn(Timestamp) -> Vec<RoundCommand>,
-        actor: &str,
-        answer: impl FnOnce(&Round, &[RoundEvent]) -> T,
-    ) -> Result<T, FloorError> {
+        call: &RoundCall<'_>,
+        answer: impl Fn(&Round, &[RoundEvent]) -> T,
+    ) -> Result<RoundAnswer<T>, FloorError> {
         if !is_hand_id(id) {
             return Err(FloorError::NotFound {
                 what: "round",
                 id: id.to_string(),
             });
         }
+        let actor = call.actor;
         actor_given(actor)?;
         let stream = round_stream(id);
+        // The request's key, of its commands without their times.
+        let key = call
+            .request_id
+            .map(|request| requests::round_commands(request, id, &commands(Timestamp(0)), actor));
+        let target = Target::Stream(stream.clone());
+        let done = |answered: T| RoundAnswer {
+            id: id.to_string(),
+            answer: answered,
+            duplicate: false,
+        };
         let place = self.hand_lock(&stream);
         let shared = self.ledger.shared();
-        let (pending, answered) = {
+        let in_flight = {
             let _guard = place.mutex.lock().await;
+            if let Some(key) = &key {
+                if let Some(first) = self.answered_round(key, &target, &answer)? {
+                    return Ok(first);
+                }
+                match self.rounds.flying(key) {
+                    Flying::No => {}
+                    Flying::Other => return Err(FloorError::RequestReused { id: key.id.clone() }),
+                    Flying::Same(mut waiting) => {
+                        // The first call's append is in flight: its end (durable, failed or
+                        // abandoned) is awaited, then its record answers, if there is one.
+                        let _ = waiting.changed().await;
+                        if let Some(first) = self.answered_round(key, &target, &answer)? {
+                            return Ok(first);
+                        }
+                    }
+                }
+            }
             // On a log other servers write too, the kept round is used only when the log holds
             // exactly what it was built from; on this server's own log it may be ahead of what
             // is durable by the appends in flight, which reach the writer in order.
@@ -224,27 +355,39 @@ impl Floor {
                 }
             }
             // Handed to the writer under the round's lock: the next command's append follows it.
+            let flying = key.as_ref().map(|key| self.rounds.fly(key));
             let pending = self
                 .ledger
-                .submit(append_of(id, before, &events, None, at.0, actor))
+                .submit(append_of(id, before, &events, None, at.0, actor, key))
                 .await?;
             let answered = answer(&round, &events);
             let in_play = matches!(round.phase(), Phase::Playing | Phase::Betting);
             if shared {
                 // Another server may append next: this one's append is durable first.
-                pending.wait().await?;
+                let appended = pending.wait().await?;
+                if appended.duplicate {
+                    return self.round_answer_of(&appended, &answer);
+                }
                 if in_play {
                     self.rounds.keep(id, round);
                 }
-                return Ok(answered);
+                return Ok(done(answered));
             }
             if in_play {
                 self.rounds.keep(id, round);
             }
-            (pending, answered)
+            (pending, answered, flying)
         };
+        let (pending, answered, _flying) = in_flight;
         match pending.wait().await {
-            Ok(_) => Ok(answered),
+            Ok(appended) if appended.duplicate => {
+                // The same request was in flight when this one looked: the writer answered with
+                // its record. The kept round took the commands twice: it is dropped (the appends
+                // decided on it after this one fail on their version), and the answer is the log's.
+                self.rounds.take(id);
+                self.round_answer_of(&appended, &answer)
+            }
+            Ok(_) => Ok(done(answered)),
             Err(error) => {
                 // The kept round moved on and the log did not: it is dropped, and the next
                 // command replays the round from the log (the appends submitted after this one
@@ -297,6 +440,16 @@ impl Floor {
 
     /// A round as its stream records it, replayed from its seed.
     pub fn load_round(&self, id: &str) -> Result<Round, FloorError> {
+        self.replayed_round(id, None).map(|(round, _)| round)
+    }
+
+    /// A round as its stream records it up to `version` (all of it: `None`), replayed from its
+    /// seed, and the events it was replayed from.
+    pub(super) fn replayed_round(
+        &self,
+        id: &str,
+        version: Option<u64>,
+    ) -> Result<(Round, Vec<RoundEvent>), FloorError> {
         let not_found = || FloorError::NotFound {
             what: "round",
             id: id.to_string(),
@@ -304,7 +457,10 @@ impl Floor {
         if !is_hand_id(id) {
             return Err(not_found());
         }
-        let entries = self.ledger.read_stream(&round_stream(id), 0)?;
+        let mut entries = self.ledger.read_stream(&round_stream(id), 0)?;
+        if let Some(version) = version {
+            entries.truncate(usize::try_from(version).unwrap_or(usize::MAX));
+        }
         if entries.is_empty() {
             return Err(not_found());
         }
@@ -324,7 +480,28 @@ impl Floor {
             .kept(&opened.config_id)
             .ok_or_else(|| corrupt(format!("unknown configuration {}", opened.config_id)))?;
         let seed = self.seed_of(id)?;
-        Round::replay(seed, config.identified.clone(), &events).map_err(|e| corrupt(e.to_string()))
+        let round = Round::replay(seed, config.identified.clone(), &events)
+            .map_err(|e| corrupt(e.to_string()))?;
+        Ok((round, events))
+    }
+}
+
+/// Who asks a command of a round, and the request's id.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundCall<'a> {
+    /// The authenticated principal.
+    pub actor: &'a str,
+    /// The request's id: a retry answers with the first call's round.
+    pub request_id: Option<&'a str>,
+}
+
+impl<'a> RoundCall<'a> {
+    /// A call without a request id.
+    pub fn by(actor: &'a str) -> RoundCall<'a> {
+        RoundCall {
+            actor,
+            request_id: None,
+        }
     }
 }
 
@@ -337,6 +514,7 @@ fn append_of(
     seed: Option<Seed>,
     at: u64,
     actor: &str,
+    request: Option<RequestKey>,
 ) -> AppendRequest {
     AppendRequest {
         stream: round_stream(id),
@@ -345,7 +523,7 @@ fn append_of(
             .iter()
             .map(|e| codec::round_event_to_payload(e).encode_to_vec())
             .collect(),
-        request: None,
+        request,
         indexes: Vec::new(),
         secrets: seed
             .map(|s| vec![(id.as_bytes().to_vec(), s.as_bytes().to_vec())])
@@ -381,6 +559,7 @@ mod tests {
                 at: Timestamp(0),
             },
             actor: "table-T9".into(),
+            request_id: None,
         }
     }
 
@@ -392,25 +571,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = MemoryLog::new();
         let (floor, _) = floor_on(&log, dir.path()).await;
-        let (id, ()) = floor.open_round(open(3), |_| ()).await.unwrap();
+        let id = floor.open_round(open(3), |_| ()).await.unwrap().id;
         for seat in 1..=3u8 {
             floor
-                .round_command(
-                    &id,
-                    |at| {
-                        RoundCommand::Bet(PlaceBet {
-                            player: format!("p{seat}"),
-                            seat: Some(seat),
-                            wagers: vec![Wager {
-                                bet: BetId::Ante,
-                                amount: Money(500),
-                            }],
-                            at,
-                        })
-                    },
-                    "table-T9",
-                    |_, _| (),
-                )
+                .round_command(&id, bet(seat), &RoundCall::by("table-T9"), |_, _| ())
                 .await
                 .unwrap();
         }
@@ -429,7 +593,7 @@ mod tests {
                         at,
                     })
                 },
-                "table-T9",
+                &RoundCall::by("table-T9"),
                 |_, _| (),
             )
             .await
@@ -443,7 +607,7 @@ mod tests {
             .round_command(
                 &id,
                 |at| RoundCommand::CloseBetting { at, shaker: None },
-                "table-T9",
+                &RoundCall::by("table-T9"),
                 |_, _| (),
             )
             .await
@@ -466,7 +630,7 @@ mod tests {
                                 at,
                             })
                         },
-                        "table-T9",
+                        &RoundCall::by("table-T9"),
                         |round, _| {
                             let settled: Vec<Option<pitboss_engine::settlement::Settlement>> =
                                 round
@@ -481,7 +645,7 @@ mod tests {
                     .unwrap(),
             );
         }
-        let (phase, version, settled) = last.unwrap();
+        let (phase, version, settled) = last.unwrap().answer;
         assert_eq!(phase, Phase::Ended);
         // Another floor on the same log: the round from its stream alone.
         let (other, _) = floor_on(&log, dir.path()).await;
@@ -504,7 +668,7 @@ mod tests {
             .round_command(
                 &id,
                 |at| RoundCommand::CloseBetting { at, shaker: None },
-                "table-T9",
+                &RoundCall::by("table-T9"),
                 |_, _| (),
             )
             .await
@@ -513,6 +677,114 @@ mod tests {
             matches!(ended, FloorError::Round(RoundError::Ended(Phase::Ended))),
             "{ended}"
         );
+    }
+
+    fn bet(seat: u8) -> impl Fn(Timestamp) -> RoundCommand {
+        move |at| {
+            RoundCommand::Bet(PlaceBet {
+                player: format!("p{seat}"),
+                seat: Some(seat),
+                wagers: vec![Wager {
+                    bet: BetId::Ante,
+                    amount: Money(500),
+                }],
+                at,
+            })
+        }
+    }
+
+    /// Request ids on rounds: a retried opening answers with the round first opened, a retried
+    /// command with the round as it first left it, each writing nothing; the same id for other
+    /// content is refused naming it; two identical calls at once (the second decided while the
+    /// first's append may be in flight) record one append, and the round plays on.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_retried_round_call_is_answered_from_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let with_id = |id: &str| OpenRoundRequest {
+            request_id: Some(id.into()),
+            ..open(3)
+        };
+        let first = floor
+            .open_round(with_id("open-1"), |r| r.version())
+            .await
+            .unwrap();
+        assert!(!first.duplicate);
+        let size = log_size(&floor);
+        let again = floor
+            .open_round(with_id("open-1"), |r| r.version())
+            .await
+            .unwrap();
+        assert_eq!(
+            (again.id.as_str(), again.answer, again.duplicate),
+            (first.id.as_str(), 1, true)
+        );
+        assert_eq!(log_size(&floor), size);
+        let other = floor
+            .open_round(
+                OpenRoundRequest {
+                    open: OpenRound {
+                        dealer: "dealer-4".into(),
+                        ..open(3).open
+                    },
+                    ..with_id("open-1")
+                },
+                |_| (),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&other, FloorError::RequestReused { id } if id == "open-1"),
+            "{other}"
+        );
+
+        let id = first.id;
+        let call = RoundCall {
+            actor: "table-T9",
+            request_id: Some("bet-1"),
+        };
+        let answer = |round: &Round, events: &[RoundEvent]| (round.version(), events.len());
+        let placed = floor
+            .round_command(&id, bet(1), &call, answer)
+            .await
+            .unwrap();
+        let size = log_size(&floor);
+        let retried = floor
+            .round_command(&id, bet(1), &call, answer)
+            .await
+            .unwrap();
+        assert_eq!((retried.answer, retried.duplicate), (placed.answer, true));
+        assert_eq!(log_size(&floor), size, "a retry writes nothing");
+        let reused = floor
+            .round_command(&id, bet(2), &call, answer)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&reused, FloorError::RequestReused { id } if id == "bet-1"),
+            "{reused}"
+        );
+        assert_eq!(log_size(&floor), size);
+
+        // Two identical calls at once: one append, the same answer twice.
+        let call = RoundCall {
+            actor: "table-T9",
+            request_id: Some("bet-2"),
+        };
+        let (a, b) = tokio::join!(
+            floor.round_command(&id, bet(2), &call, answer),
+            floor.round_command(&id, bet(2), &call, answer)
+        );
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.answer, b.answer);
+        assert!(a.duplicate != b.duplicate, "exactly one is the first");
+        assert_eq!(log_size(&floor), size + 1);
+        // The round plays on from what the log holds.
+        let third = floor
+            .round_command(&id, bet(3), &RoundCall::by("table-T9"), answer)
+            .await
+            .unwrap();
+        assert_eq!(third.answer.0, a.answer.0 + 1);
+        assert_eq!(floor.load_round(&id).unwrap().places().len(), 3);
     }
 
     #[tokio::test]

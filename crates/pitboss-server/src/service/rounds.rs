@@ -12,7 +12,7 @@ use super::scope;
 use super::status::{invalid_argument, status};
 use crate::access::Principal;
 use crate::codec;
-use crate::floor::{Floor, OpenRoundRequest};
+use crate::floor::{Floor, OpenRoundRequest, RoundAnswer, RoundCall};
 use crate::proto;
 use pitboss_engine::games::{Timestamp, VoidKind, VoidOrder};
 use pitboss_engine::round::{
@@ -65,20 +65,20 @@ pub(super) async fn open_round(
         decision_window_ms: r.decision_window_ms,
         at: Timestamp(0),
     };
-    let (id, mut view) = floor
+    let answered = floor
         .open_round(
             OpenRoundRequest {
                 game,
                 config_id,
                 open,
                 actor: caller.id.clone(),
+                request_id: optional(&r.request_id),
             },
             |round| view_of(round, None, 0, DEFAULT_PAGE),
         )
         .await
         .map_err(status)?;
-    view.round_id = id;
-    Ok(proto::RoundResponse { round: Some(view) })
+    Ok(respond(answered))
 }
 
 /// `Play.RoundCommand`: a bet, closing betting, a decision, closing the decision window, or a
@@ -150,14 +150,16 @@ pub(super) async fn round_command(
             (made, None)
         }
     };
-    let id = r.round_id;
     let places: Vec<String> = made.iter().map(|(place, _)| place.clone()).collect();
     let makes: Vec<MakeCommand> = made.into_iter().map(|(_, make)| make).collect();
-    let view = floor
+    let answered = floor
         .round_commands(
-            &id,
+            &r.round_id,
             |at| makes.iter().map(|make| make(at)).collect(),
-            &caller.id,
+            &RoundCall {
+                actor: &caller.id,
+                request_id: optional_ref(&r.request_id),
+            },
             |round, _| view_of(round, reader.as_deref(), 0, DEFAULT_PAGE),
         )
         .await
@@ -167,7 +169,12 @@ pub(super) async fn round_command(
             }
             other => status(other),
         })?;
-    Ok(respond(id, view))
+    Ok(respond(answered))
+}
+
+/// An optional text of a request: empty is none.
+fn optional_ref(text: &str) -> Option<&str> {
+    Some(text).filter(|t| !t.is_empty())
 }
 
 /// A refusal of one command, named under its place in the request.
@@ -241,7 +248,11 @@ pub(super) fn get_round(
             view_of(round, reader.as_deref(), r.from_place, page)
         })
         .map_err(status)?;
-    Ok(respond(r.round_id, view))
+    Ok(respond(RoundAnswer {
+        id: r.round_id,
+        answer: view,
+        duplicate: false,
+    }))
 }
 
 /// `Operations.VoidRound`: a malfunction of the whole round, or one place's conduct forfeit.
@@ -276,10 +287,9 @@ pub(super) async fn void_round(
             "a malfunction voids the whole round: no place is named",
         ));
     }
-    let id = r.round_id;
-    let view = floor
+    let answered = floor
         .round_command(
-            &id,
+            &r.round_id,
             move |at| {
                 let order = VoidOrder {
                     kind,
@@ -298,12 +308,15 @@ pub(super) async fn void_round(
                     RoundCommand::VoidRound(order)
                 }
             },
-            &caller.id,
+            &RoundCall {
+                actor: &caller.id,
+                request_id: optional_ref(&r.request_id),
+            },
             |round, _| view_of(round, None, 0, DEFAULT_PAGE),
         )
         .await
         .map_err(status)?;
-    Ok(respond(id, view))
+    Ok(respond(answered))
 }
 
 /// A scoped caller reaches only its tables' rounds (an unscoped one reaches every round).
@@ -315,9 +328,13 @@ fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status
     scope::reach(caller, "round_id", &opened.table, Some(opened.game))
 }
 
-fn respond(id: String, mut view: proto::RoundView) -> proto::RoundResponse {
-    view.round_id = id;
-    proto::RoundResponse { round: Some(view) }
+fn respond(answered: RoundAnswer<proto::RoundView>) -> proto::RoundResponse {
+    let mut view = answered.answer;
+    view.round_id = answered.id;
+    proto::RoundResponse {
+        round: Some(view),
+        duplicate: answered.duplicate,
+    }
 }
 
 /// The protobuf view of a round as `reader` may see it (its id filled by the caller).

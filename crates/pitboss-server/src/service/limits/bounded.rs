@@ -169,6 +169,7 @@ impl Bounded for proto::ListConfigsRequest {
 
 impl Bounded for proto::OpenRoundRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
+        REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;
         CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
         NAME.check(&at(place, "table"), &self.table)?;
         NAME.check(&at(place, "dealer"), &self.dealer)?;
@@ -188,6 +189,7 @@ impl Bounded for proto::OpenRoundRequest {
 impl Bounded for proto::RoundCommandRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         use proto::round_command_request::Command;
+        REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;
         ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
         present(&at(place, "command"), self.command.as_ref())?;
         match &self.command {
@@ -260,6 +262,7 @@ impl Bounded for proto::GetRoundRequest {
 
 impl Bounded for proto::VoidRoundRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
+        REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;
         ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
         ID.check(&at(place, "kind"), &self.kind)?;
         REASON.check(&at(place, "reason"), self.reason.trim())?;
