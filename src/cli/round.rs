@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::client::{block_on, money, refused, ServerArgs};
 use pitboss::proto;
+use pitboss::proto::audit_client::AuditClient;
 use pitboss::proto::operations_client::OperationsClient;
 use pitboss::proto::play_client::PlayClient;
 use pitboss::proto::round_command_request::Command;
@@ -129,6 +130,20 @@ enum What {
         #[command(flatten)]
         on: On,
     },
+    /// Replay the round from its recorded events and print its proof report: one shuffle, every
+    /// event re-derived, every place's settlement line by line (`--player`: the others masked).
+    /// Exits 1 when the round is not consistent.
+    Replay {
+        round: String,
+        #[arg(long, default_value = "")]
+        player: String,
+        #[arg(long, default_value_t = 0)]
+        from: u32,
+        #[arg(long, default_value_t = 100)]
+        page: u32,
+        #[command(flatten)]
+        on: On,
+    },
 }
 
 /// A call's answer, whichever call it is.
@@ -186,7 +201,8 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         | What::Decide { on, .. }
         | What::Window { on, .. }
         | What::Void { on, .. }
-        | What::Show { on, .. } => (on.json, on.request_id.clone(), on.server.clone()),
+        | What::Show { on, .. }
+        | What::Replay { on, .. } => (on.json, on.request_id.clone(), on.server.clone()),
     };
     let (json, request_id, server) = on;
     block_on(async {
@@ -270,6 +286,27 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                 from_place: from,
                 page_size: page,
             })),
+            What::Replay {
+                round,
+                player,
+                from,
+                page,
+                ..
+            } => {
+                let mut audit = AuditClient::new(channel);
+                let proof = audit
+                    .replay_round(proto::ReplayRoundRequest {
+                        round_id: round,
+                        player,
+                        from_place: from,
+                        page_size: page,
+                        from_event: 0,
+                    })
+                    .await
+                    .map_err(refused)?
+                    .into_inner();
+                return print_proof(&proof, json);
+            }
             What::Void {
                 round,
                 reason,
@@ -302,6 +339,47 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         let answer = call.await.map_err(refused)?.into_inner();
         print(answer.round.unwrap_or_default(), json)
     })
+}
+
+/// A round's proof report: its words, then each place's; exits 1 when it is not consistent.
+fn print_proof(proof: &proto::ReplayRoundResponse, json: bool) -> anyhow::Result<()> {
+    if json {
+        let places: Vec<serde_json::Value> = proof
+            .places
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "place": p.place, "seat": p.seat, "player": p.player, "yours": p.yours,
+                    "status": p.status, "report": p.report,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "round_id": proof.round_id, "phase": proof.phase, "consistent": proof.consistent,
+            "one_shuffle": proof.one_shuffle, "commitment_ok": proof.commitment_ok,
+            "seed_revealed": proof.seed_revealed, "place_count": proof.place_count,
+            "event_count": proof.event_count, "next_place": proof.next_place,
+            "report": proof.report, "places": places,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for line in &proof.report {
+            println!("{line}");
+        }
+        for place in &proof.places {
+            for line in &place.report {
+                println!("  {line}");
+            }
+        }
+        if proof.next_place != 0 {
+            println!("(more places: --from {})", proof.next_place);
+        }
+    }
+    if proof.consistent {
+        Ok(())
+    } else {
+        std::process::exit(1)
+    }
 }
 
 fn print(view: proto::RoundView, json: bool) -> anyhow::Result<()> {

@@ -265,6 +265,63 @@ async fn a_seven_seat_caribbean_round_is_dealt_from_one_shuffle_and_every_seat_s
     }
     // The log verifies, with the round's entries in it.
     head(&mut c).await;
+    // The round's proof: one shuffle, every event re-derived, every place's settlement the view's.
+    let proof = c
+        .audit
+        .replay_round(proto::ReplayRoundRequest {
+            round_id: id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        proof.consistent && proof.one_shuffle && proof.commitment_ok,
+        "{:#?}",
+        proof.report
+    );
+    assert_eq!((proof.phase.as_str(), proof.place_count), ("ended", 7));
+    assert!(proof
+        .events
+        .iter()
+        .all(|e| e.rederived && e.chain_ok && e.signature_ok));
+    assert_eq!(proof.event_count, proof.events.len() as u64);
+    for (place, proved) in table.places.iter().zip(&proof.places) {
+        assert_eq!((proved.seat, &proved.player), (place.seat, &place.player));
+        assert_eq!(proved.settlement, place.settlement, "seat {}", place.seat);
+        assert!(
+            proved.report.iter().any(|line| line.contains("staked")),
+            "{:?}",
+            proved.report
+        );
+    }
+    // One player's report: their place named, every other masked; paged.
+    let mine = c
+        .audit
+        .replay_round(proto::ReplayRoundRequest {
+            round_id: id.clone(),
+            player: "player-3".into(),
+            from_place: 2,
+            page_size: 3,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let named: Vec<(u32, &str, bool)> = mine
+        .places
+        .iter()
+        .map(|p| (p.seat, p.player.as_str(), p.yours))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (3, "player-3", true),
+            (4, "(another player)", false),
+            (5, "(another player)", false)
+        ]
+    );
+    assert_eq!(mine.next_place, 5);
     // An ended round takes no more commands, and its void needs a second person.
     let more = command(&mut c, &id, close()).await.unwrap_err();
     assert_eq!(more.code(), Code::FailedPrecondition);

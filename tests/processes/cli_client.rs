@@ -455,4 +455,13 @@ fn a_round_is_played_from_the_command_line() {
     assert_eq!(places.len(), 2);
     assert!(places.iter().all(|p| p["total_paid"].is_u64()), "{view}");
     assert_eq!(places[1]["total_paid"], 0, "bob folded");
+    // The round's proof from the command line: consistent, bob's name masked in ann's report.
+    let (ok, out, err) = pitboss(&server, &["round", "replay", &id, "--player", "ann"]);
+    assert!(ok, "{err}{out}");
+    assert!(
+        out.contains("ALL CONSISTENT") && out.contains("one shuffle"),
+        "{out}"
+    );
+    assert!(out.contains("ann") && !out.contains("bob"), "{out}");
+    assert!(out.contains("(another player)"), "{out}");
 }

@@ -77,6 +77,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
     (play::GET_ROUND, &[GameClient, Lab, Supervisor, Regulator]),
     (audit::DERIVE_DEAL, &[Lab, Regulator]),
     (audit::REPLAY_HAND, &[Supervisor, Regulator]),
+    (audit::REPLAY_ROUND, &[Supervisor, Regulator]),
     (audit::VERIFY_LOG, &[Regulator]),
     (audit::GET_HAND_EVENTS, &[Supervisor, Regulator]),
     (audit::LIST_HANDS, &[GameClient, Supervisor, Regulator]),

@@ -198,8 +198,15 @@ pub fn replay(floor: &Floor, hand_id: &str) -> Result<ProofReport, ReplayError> 
     if entries.is_empty() {
         return Err(ReplayError::NotFound(hand_id.to_string()));
     }
-    // Chain and signature of every entry.
-    let statuses = entries
+    let statuses = entry_statuses(floor, &entries);
+    Ok(replay_entries(hand_id, &entries, statuses, |id| {
+        floor.config(id)
+    }))
+}
+
+/// The chain link and signature of every entry, checked against the live log.
+pub(super) fn entry_statuses(floor: &Floor, entries: &[Entry]) -> Vec<EntryStatus> {
+    entries
         .iter()
         .map(|entry| {
             let seq = entry.envelope.sequence;
@@ -214,10 +221,7 @@ pub fn replay(floor: &Floor, hand_id: &str) -> Result<ProofReport, ReplayError> 
                 },
             }
         })
-        .collect();
-    Ok(replay_entries(hand_id, &entries, statuses, |id| {
-        floor.config(id)
-    }))
+        .collect()
 }
 
 /// Replays a hand from its entries, whose storage was checked by the caller (`statuses`, one per
@@ -315,8 +319,13 @@ pub fn replay_entries(
     let m = |amount: Money| amount.display(hand.config().currency.minor_digits);
 
     completion_words(&mut report);
-    settlement_words(&mut report, &hand, &m);
-    void_words(&mut report, &m);
+    if let Some(settlement) = &report.settlement {
+        let digits = hand.config().currency.minor_digits;
+        settlement_words(&mut report.report, settlement, digits, &m);
+    }
+    if let Some(void) = &report.void {
+        report.refunds_equal_stakes = void_words(&mut report.report, void, &m);
+    }
     verdict(&mut report);
     report
 }
@@ -464,10 +473,12 @@ fn completion_words(report: &mut ProofReport) {
 }
 
 /// The settlement in words: every line with its rule, pay, cap and payout, the game's cap, totals.
-fn settlement_words(report: &mut ProofReport, hand: &Hand, m: &impl Fn(Money) -> String) {
-    let Some(s) = report.settlement.clone() else {
-        return;
-    };
+pub(super) fn settlement_words(
+    out: &mut Vec<String>,
+    s: &Settlement,
+    minor_digits: u8,
+    m: &impl Fn(Money) -> String,
+) {
     for line in &s.lines {
         let cap = match line.cap {
             Some(cap) if line.cut > Money::ZERO => {
@@ -476,40 +487,37 @@ fn settlement_words(report: &mut ProofReport, hand: &Hand, m: &impl Fn(Money) ->
             Some(cap) => format!("; cap {} not reached", m(cap)),
             None => String::new(),
         };
-        report.report.push(format!(
+        out.push(format!(
             "{} {}: {} -> {} ({}): uncapped {}, paid {}{cap}",
             line.bet,
             m(line.stake),
             line.judged_on,
             line.rule,
-            pays(line.pay, hand.config().currency.minor_digits),
+            pays(line.pay, minor_digits),
             m(line.uncapped),
             m(line.payout)
         ));
     }
     if let Some(g) = &s.game_cap {
-        report.report.push(game_cap_words(g, &m));
+        out.push(game_cap_words(g, &m));
     }
-    report.report.push(format!(
+    out.push(format!(
         "staked {}, paid {}",
         m(s.total_staked),
         m(s.total_paid)
     ));
 }
 
-/// A void in words, and whether its refunds equal the stakes (a malfunction or an incomplete game
-/// refunds every stake).
-fn void_words(report: &mut ProofReport, m: &impl Fn(Money) -> String) {
-    let Some(v) = report.void.clone() else {
-        return;
-    };
-    report.refunds_equal_stakes = match v.order.kind {
+/// A void in words; answers whether its refunds equal the stakes (a malfunction or an incomplete
+/// game refunds every stake).
+pub(super) fn void_words(out: &mut Vec<String>, v: &Void, m: &impl Fn(Money) -> String) -> bool {
+    let refunds_equal_stakes = match v.order.kind {
         VoidKind::Malfunction | VoidKind::Incomplete => {
             v.lines.iter().all(|l| l.paid_now == l.stake)
         }
         VoidKind::ConductForfeit => true,
     };
-    report.report.push(format!(
+    out.push(format!(
         "VOID ({}) recorded by {}{} at {} ms: {}. Allowed because: {}. Paid before {}, paid now {}; refunds equal stakes: {}",
         codec::id_of(&v.order.kind),
         v.order.recorded_by,
@@ -523,10 +531,10 @@ fn void_words(report: &mut ProofReport, m: &impl Fn(Money) -> String) {
         v.allowed_because,
         m(v.paid_before),
         m(v.paid_now),
-        if report.refunds_equal_stakes { "yes" } else { "NO" }
+        if refunds_equal_stakes { "yes" } else { "NO" }
     ));
     for line in &v.lines {
-        report.report.push(format!(
+        out.push(format!(
             "  void {} {}: paid before {}, paid now {}",
             line.bet,
             m(line.stake),
@@ -535,10 +543,9 @@ fn void_words(report: &mut ProofReport, m: &impl Fn(Money) -> String) {
         ));
     }
     if let Some(g) = &v.game_cap {
-        report
-            .report
-            .push(format!("  void repeats the {}", game_cap_words(g, &m)));
+        out.push(format!("  void repeats the {}", game_cap_words(g, &m)));
     }
+    refunds_equal_stakes
 }
 
 /// The verdict: every link and signature, every event re-derived, no mismatch, the commitment

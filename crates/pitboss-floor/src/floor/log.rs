@@ -47,6 +47,11 @@ impl Floor {
         self.ledger.read_stream(&hand_stream(hand_id), 0)
     }
 
+    /// Every entry of a round's stream, in order.
+    pub fn round_stream_entries(&self, round_id: &str) -> Result<Vec<Entry>, LedgerError> {
+        self.ledger.read_stream(&super::round_stream(round_id), 0)
+    }
+
     /// Rotates the signing key, recorded as done by `actor`: the old key's id, the new key's id and
     /// its public key. `expected`, when given, must be the key in use (else nothing changes).
     pub async fn rotate_key(

@@ -22,6 +22,7 @@ use super::status::{invalid_argument, out_of_range, status};
 use super::work::{Pool, Shutdown};
 use crate::audit;
 use crate::audit::bundle::Source;
+use crate::audit::round_replay::Reader;
 use crate::codec;
 use crate::floor::{Floor, HandFilter, Page};
 use crate::proto;
@@ -118,6 +119,39 @@ impl AuditService {
                 limits::EVENT_STREAMS
             ))
         })
+    }
+}
+
+/// A replay's failure to start, for a hand or a round (`what`).
+fn replay_status(what: &'static str, error: audit::ReplayError) -> Status {
+    match error {
+        audit::ReplayError::NotFound(id) => status(crate::floor::FloorError::NotFound { what, id }),
+        audit::ReplayError::Ledger(e) => Status::internal(e),
+    }
+}
+
+/// One event as a replay checked it.
+pub(super) fn event_check_to(e: audit::EventCheck) -> proto::EventCheck {
+    proto::EventCheck {
+        sequence: e.sequence,
+        stream_position: e.stream_position,
+        kind: e.kind,
+        chain_ok: e.chain_ok,
+        signature_ok: e.signature_ok,
+        rederived: e.rederived,
+        note: e.note,
+        actor: e.actor,
+    }
+}
+
+/// Where a replay found the record and the rules disagree.
+pub(super) fn mismatch_to(m: audit::Mismatch) -> proto::Mismatch {
+    proto::Mismatch {
+        sequence: m.sequence,
+        event: m.event,
+        field: m.field,
+        recorded: m.recorded,
+        rederived: m.rederived,
     }
 }
 
@@ -606,14 +640,7 @@ impl Audit for AuditService {
         let id = r.hand_id;
         let floor = self.floor.clone();
         let report = self
-            .blocking(move || {
-                audit::replay(&floor, &id).map_err(|e| match e {
-                    audit::ReplayError::NotFound(id) => {
-                        status(crate::floor::FloorError::NotFound { what: "hand", id })
-                    }
-                    audit::ReplayError::Ledger(e) => Status::internal(e),
-                })
-            })
+            .blocking(move || audit::replay(&floor, &id).map_err(|e| replay_status("hand", e)))
             .await?;
         Ok(Response::new(proto::ReplayHandResponse {
             hand_id: report.hand_id,
@@ -622,37 +649,35 @@ impl Audit for AuditService {
             status: codec::id_of(&report.status),
             commitment_ok: report.commitment_ok,
             seed_revealed: report.seed_revealed,
-            events: report
-                .events
-                .into_iter()
-                .map(|e| proto::EventCheck {
-                    sequence: e.sequence,
-                    stream_position: e.stream_position,
-                    kind: e.kind,
-                    chain_ok: e.chain_ok,
-                    signature_ok: e.signature_ok,
-                    rederived: e.rederived,
-                    note: e.note,
-                    actor: e.actor,
-                })
-                .collect(),
-            mismatches: report
-                .mismatches
-                .into_iter()
-                .map(|m| proto::Mismatch {
-                    sequence: m.sequence,
-                    event: m.event,
-                    field: m.field,
-                    recorded: m.recorded,
-                    rederived: m.rederived,
-                })
-                .collect(),
+            events: report.events.into_iter().map(event_check_to).collect(),
+            mismatches: report.mismatches.into_iter().map(mismatch_to).collect(),
             settlement: report.settlement.as_ref().map(codec::settlement_to),
             void: report.void.as_ref().map(codec::void_to),
             refunds_equal_stakes: report.refunds_equal_stakes,
             consistent: report.consistent,
             report: report.report,
         }))
+    }
+
+    async fn replay_round(
+        &self,
+        request: Request<proto::ReplayRoundRequest>,
+    ) -> Result<Response<proto::ReplayRoundResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        super::rounds::reach_round(&self.floor, &caller, &r.round_id)?;
+        let floor = self.floor.clone();
+        self.blocking(move || {
+            let reader = match r.player.as_str() {
+                "" => Reader::Table,
+                player => Reader::Player(player),
+            };
+            let report = audit::round_replay::replay_round(&floor, &r.round_id, reader)
+                .map_err(|e| replay_status("round", e))?;
+            Ok(Response::new(super::rounds::replay_round_to(report, &r)))
+        })
+        .await
     }
 
     async fn verify_log(

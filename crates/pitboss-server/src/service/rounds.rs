@@ -11,6 +11,7 @@ use super::limits::Bounded;
 use super::scope;
 use super::status::{invalid_argument, status};
 use crate::access::Principal;
+use crate::audit::round_replay::RoundProofReport;
 use crate::codec;
 use crate::floor::{Floor, OpenRoundRequest, RoundAnswer, RoundCall};
 use crate::proto;
@@ -320,12 +321,97 @@ pub(super) async fn void_round(
 }
 
 /// A scoped caller reaches only its tables' rounds (an unscoped one reaches every round).
-fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status> {
+pub(super) fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status> {
     if caller.unscoped() {
         return Ok(());
     }
     let opened = floor.round_opened(id).map_err(status)?;
     scope::reach(caller, "round_id", &opened.table, Some(opened.game))
+}
+
+/// The most events a page of `Audit.ReplayRound` lists.
+const EVENTS_PAGE: u64 = 1000;
+
+/// A round's proof report as `Audit.ReplayRound` answers it: the request's page of places and of
+/// events (the round's words and mismatches whole).
+pub(super) fn replay_round_to(
+    report: RoundProofReport,
+    r: &proto::ReplayRoundRequest,
+) -> proto::ReplayRoundResponse {
+    let page = if r.page_size == 0 {
+        DEFAULT_PAGE
+    } else {
+        r.page_size
+    };
+    let place_count = u32::try_from(report.places.len()).unwrap_or(u32::MAX);
+    let event_count = report.events.len() as u64;
+    let next_place = r
+        .from_place
+        .checked_add(page)
+        .filter(|&next| next < place_count)
+        .unwrap_or(0);
+    let next_event = r
+        .from_event
+        .checked_add(EVENTS_PAGE)
+        .filter(|&next| next < event_count)
+        .unwrap_or(0);
+    let skip = |from: u64| usize::try_from(from).unwrap_or(usize::MAX);
+    proto::ReplayRoundResponse {
+        round_id: report.round_id,
+        game: report.game.map_or(0, convert::game_to_proto),
+        config_id: report.config_id.map(|c| c.to_string()).unwrap_or_default(),
+        phase: report.phase.map(phase_name).unwrap_or_default().to_string(),
+        table: report.table,
+        dealer: report.dealer,
+        commitment_ok: report.commitment_ok,
+        seed_revealed: report.seed_revealed,
+        one_shuffle: report.one_shuffle,
+        events: report
+            .events
+            .into_iter()
+            .skip(skip(r.from_event))
+            .take(skip(EVENTS_PAGE))
+            .map(super::audit::event_check_to)
+            .collect(),
+        mismatches: report
+            .mismatches
+            .into_iter()
+            .map(super::audit::mismatch_to)
+            .collect(),
+        places: report
+            .places
+            .into_iter()
+            .skip(skip(u64::from(r.from_place)))
+            .take(skip(u64::from(page)))
+            .map(|p| proto::RoundPlaceProof {
+                place: p.place,
+                seat: p.seat.map_or(0, u32::from),
+                player: p.player,
+                yours: p.yours,
+                status: codec::id_of(&p.status),
+                settlement: p.settlement.as_ref().map(codec::settlement_to),
+                void: p.void.as_ref().map(codec::void_to),
+                report: p.report,
+            })
+            .collect(),
+        consistent: report.consistent,
+        report: report.report,
+        place_count,
+        event_count,
+        next_place,
+        next_event,
+    }
+}
+
+/// A phase's name, as views and reports write it.
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Pending => "pending",
+        Phase::Betting => "betting",
+        Phase::Playing => "playing",
+        Phase::Ended => "ended",
+        Phase::Voided => "voided",
+    }
 }
 
 fn respond(answered: RoundAnswer<proto::RoundView>) -> proto::RoundResponse {
@@ -344,14 +430,7 @@ fn view_of(round: &Round, reader: Option<&str>, from: u32, page: u32) -> proto::
     proto::RoundView {
         round_id: String::new(),
         game: convert::game_to_proto(round.game()),
-        phase: match view.phase {
-            Phase::Pending => "pending",
-            Phase::Betting => "betting",
-            Phase::Playing => "playing",
-            Phase::Ended => "ended",
-            Phase::Voided => "voided",
-        }
-        .to_string(),
+        phase: phase_name(view.phase).to_string(),
         version: view.version,
         config_id: opened.map(|o| o.config_id.to_string()).unwrap_or_default(),
         table: opened.map(|o| o.table.clone()).unwrap_or_default(),

@@ -260,6 +260,15 @@ impl Bounded for proto::GetRoundRequest {
     }
 }
 
+impl Bounded for proto::ReplayRoundRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
+        OPTIONAL_NAME.check(&at(place, "player"), &self.player)?;
+        ROUND_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        Ok(())
+    }
+}
+
 impl Bounded for proto::VoidRoundRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;
