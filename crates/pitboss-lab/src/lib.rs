@@ -5,8 +5,8 @@
 //! Exact PAR sheets: the Nutz boxes (a Markov chain over the hold rule), the Fortune bonus (all
 //! C(53,7) hands), Mississippi Stud's and Caribbean Stud's optimal strategies and bonuses; the Pai
 //! Gow main bet under the house way by simulation with its confidence interval. Simulation of
-//! whole hands through the engine's own commands (`simulate`), and vendor transcripts checked
-//! against the engine's rules (`transcript`).
+//! whole hands through the engine's own commands (`simulate`), and vendor transcripts of hands and
+//! of whole rounds checked against the engine's rules (`transcript`, `round_transcript`).
 
 pub mod advice;
 pub mod analysable;
@@ -25,6 +25,7 @@ pub mod pai_gow;
 pub mod par;
 pub mod rng_battery;
 pub mod rng_output;
+pub mod round_transcript;
 pub mod simulate;
 pub mod strategy;
 pub mod table;

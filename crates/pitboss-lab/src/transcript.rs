@@ -219,7 +219,7 @@ pub enum UnreadableDecision {
     Unknown,
 }
 
-fn parse_action(text: &str) -> Result<Action, UnreadableDecision> {
+pub(crate) fn parse_action(text: &str) -> Result<Action, UnreadableDecision> {
     let words: Vec<&str> = text.split_whitespace().collect();
     Ok(match words.as_slice() {
         ["bet", multiple] => Action::Bet {
@@ -241,13 +241,51 @@ fn parse_action(text: &str) -> Result<Action, UnreadableDecision> {
 }
 
 /// A decision in the transcript grammar (the inverse of `parse_action`).
-fn action_text(action: &Action) -> String {
+pub(crate) fn action_text(action: &Action) -> String {
     match action {
         Action::Bet { multiple } => format!("bet {multiple}"),
         Action::SetHand { low } => format!("set_hand {} {}", low[0], low[1]),
         Action::Shake { by: Shaker::Dealer } => "shake dealer".into(),
         other => other.name().into(),
     }
+}
+
+/// Why one given card cannot be dealt (the seat is named by the caller).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BadCard {
+    /// It does not read.
+    Unreadable(CardParseError),
+    /// The joker, in a game played without it.
+    Joker,
+}
+
+/// Reads one given card of a game dealt from `kind`.
+pub(crate) fn read_card(text: &str, kind: Deck) -> Result<Card, BadCard> {
+    let card: Card = text.parse().map_err(BadCard::Unreadable)?;
+    if card.is_joker() && kind == Deck::Standard52 {
+        return Err(BadCard::Joker);
+    }
+    Ok(card)
+}
+
+/// A one-player hand's deck of `kind` with `placed` (deck position, card; no card twice) and the
+/// cards no seat received filling the other positions in the canonical order.
+pub(crate) fn fill_deck(kind: Deck, placed: &[(usize, Card)]) -> Vec<Card> {
+    let mut deck: Vec<Option<Card>> = vec![None; kind.len()];
+    let mut used = std::collections::HashSet::new();
+    for &(position, card) in placed {
+        if let Some(slot) = deck.get_mut(position) {
+            *slot = Some(card);
+            used.insert(card);
+        }
+    }
+    let mut rest = (0..kind.len() as u8)
+        .filter_map(Card::from_index)
+        .filter(|c| !used.contains(c));
+    deck.into_iter()
+        .map(|slot| slot.or_else(|| rest.next()))
+        .collect::<Option<Vec<Card>>>()
+        .unwrap_or_default()
 }
 
 /// The deck positions of the given cards: each seat of the game's layout must be given in full.
@@ -265,8 +303,7 @@ fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Ca
             });
         }
     }
-    let size = kind.len();
-    let mut deck: Vec<Option<Card>> = vec![None; size];
+    let mut placed = Vec::new();
     let mut used = std::collections::HashSet::new();
     for l in layout {
         let seat = l.seat.id();
@@ -280,52 +317,59 @@ fn deck_of(game: GameId, seats: &BTreeMap<String, Vec<String>>) -> Result<Vec<Ca
             });
         }
         for (position, text) in l.positions.clone().zip(given) {
-            let card: Card = text
-                .parse()
-                .map_err(|problem| Refusal::Card { seat, problem })?;
-            if card.is_joker() && kind == Deck::Standard52 {
-                return Err(Refusal::Joker { seat, game });
-            }
+            let card = read_card(text, kind).map_err(|bad| match bad {
+                BadCard::Unreadable(problem) => Refusal::Card { seat, problem },
+                BadCard::Joker => Refusal::Joker { seat, game },
+            })?;
             if !used.insert(card) {
                 return Err(Refusal::DealtTwice { seat, card });
             }
-            deck[position] = Some(card);
+            placed.push((position, card));
         }
     }
-    // The cards no seat received fill the other positions in the canonical order.
-    let mut rest = (0..size as u8)
-        .filter_map(Card::from_index)
-        .filter(|c| !used.contains(c));
-    Ok(deck
-        .into_iter()
-        .map(|slot| slot.or_else(|| rest.next()))
-        .collect::<Option<Vec<Card>>>()
-        .unwrap_or_default())
+    Ok(fill_deck(kind, &placed))
 }
 
-/// Runs a transcript through the engine.
-pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
-    let config = match &t.config {
+/// The configuration a transcript names (the game's default when absent), checked and of its game.
+pub(crate) fn configured(game: GameId, config: Option<&Value>) -> Result<Arc<GameConfig>, Refusal> {
+    let config = match config {
         Some(value) => {
             let config = GameConfig::from_json(value.to_string().as_bytes())?;
             config.check_limits()?;
             config
         }
-        None => GameConfig::default_for(t.game),
+        None => GameConfig::default_for(game),
     };
-    if config.game != t.game {
+    if config.game != game {
         return Err(Refusal::ConfigOfGame {
             config: config.game,
-            game: t.game,
+            game,
         });
     }
-    let config = Arc::new(config);
-    let dice_game = matches!(t.game.material(), Material::Dice { .. });
-    let mut hand = match (&t.seed, &t.cards, &t.dice) {
-        (Some(hex), None, None) => Hand::new(Seed::from_hex(hex)?, config),
-        (None, Some(cards), None) if !dice_game => {
-            Hand::with_material(config, deck_of(t.game, cards)?, Vec::new())
-        }
+    Ok(Arc::new(config))
+}
+
+/// Where a transcript's cards or dice come from.
+pub(crate) enum Source<'a> {
+    /// Dealt by our derivation.
+    Seed(Seed),
+    /// The cards as the other system dealt them, by seat.
+    Cards(&'a BTreeMap<String, Vec<String>>),
+    /// The dice as the other system rolled them, by shake (every face a die's).
+    Dice(&'a [Vec<u8>]),
+}
+
+/// Exactly one of a seed, cards (card games) or dice (Nutz).
+pub(crate) fn source<'a>(
+    game: GameId,
+    seed: Option<&str>,
+    cards: Option<&'a BTreeMap<String, Vec<String>>>,
+    dice: Option<&'a [Vec<u8>]>,
+) -> Result<Source<'a>, Refusal> {
+    let dice_game = matches!(game.material(), Material::Dice { .. });
+    match (seed, cards, dice) {
+        (Some(hex), None, None) => Ok(Source::Seed(Seed::from_hex(hex)?)),
+        (None, Some(cards), None) if !dice_game => Ok(Source::Cards(cards)),
         (None, None, Some(shakes)) if dice_game => {
             for (k, shake) in shakes.iter().enumerate() {
                 if let Some(face) = shake.iter().find(|f| !(1..=6).contains(*f)) {
@@ -335,22 +379,64 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
                     });
                 }
             }
-            Hand::with_material(config, Vec::new(), shakes.concat())
+            Ok(Source::Dice(shakes))
         }
-        _ => {
-            return Err(Refusal::SeedOrMaterial {
-                material: if dice_game { "dice" } else { "cards" },
-            })
-        }
-    };
-    let mut wagers = Vec::new();
-    for (bet, &amount) in &t.wagers {
-        let bet: BetId = bet.parse::<BetId>()?;
-        wagers.push(Wager {
-            bet,
-            amount: Money(amount),
-        });
+        _ => Err(Refusal::SeedOrMaterial {
+            material: if dice_game { "dice" } else { "cards" },
+        }),
     }
+}
+
+/// The wagers of a transcript, by bet id.
+pub(crate) fn wagers_of(wagers: &BTreeMap<String, u64>) -> Result<Vec<Wager>, Refusal> {
+    wagers
+        .iter()
+        .map(|(bet, &amount)| {
+            Ok(Wager {
+                bet: bet.parse::<BetId>()?,
+                amount: Money(amount),
+            })
+        })
+        .collect()
+}
+
+/// The decision a transcript's `index`-th decision (from 1) reads as, or its refusal.
+pub(crate) fn decision(index: usize, text: &str) -> Result<Action, Refusal> {
+    parse_action(text).map_err(|e| Refusal::Decision {
+        index,
+        text: text.to_string(),
+        why: e.into(),
+    })
+}
+
+/// The refusal of the hand's legal decisions running out before its end.
+pub(crate) fn unfinished(hand: &Hand) -> Refusal {
+    let legal: Vec<String> = hand
+        .legal_actions()
+        .iter()
+        .filter(|a| !matches!(a, Action::SetHand { .. }))
+        .map(action_text)
+        .collect();
+    Refusal::Unfinished { legal }
+}
+
+/// A hand played to its end: the hand, every event, the settlement.
+pub(crate) struct Played {
+    pub(crate) hand: Hand,
+    pub(crate) events: Vec<Event>,
+    pub(crate) settlement: Settlement,
+}
+
+/// Plays `hand` (not yet opened): opened by `player` with `wagers`, then each of `decisions`; it
+/// must end settled, and given `dice` must each be used as given.
+pub(crate) fn play(
+    hand: Hand,
+    player: &str,
+    wagers: &BTreeMap<String, u64>,
+    decisions: &[String],
+    dice: Option<&[Vec<u8>]>,
+) -> Result<Played, Refusal> {
+    let wagers = wagers_of(wagers)?;
     let mut events = Vec::new();
     let mut apply = |hand: Hand, command: &Command| -> Result<Hand, RuleError> {
         let mut hand = hand;
@@ -360,24 +446,19 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
         }
         Ok(hand)
     };
-    hand = apply(
+    let mut hand = apply(
         hand,
         &Command::Open(OpenHand {
             table: "transcript".into(),
-            player: "transcript".into(),
+            player: player.into(),
             wagers,
             at: Timestamp(0),
             rebet_of: None,
         }),
     )
     .map_err(Refusal::Open)?;
-    for (index, text) in t.decisions.iter().enumerate() {
-        let refuse = |why: DecisionRefused| Refusal::Decision {
-            index: index + 1,
-            text: text.clone(),
-            why,
-        };
-        let action = parse_action(text).map_err(|e| refuse(e.into()))?;
+    for (index, text) in decisions.iter().enumerate() {
+        let action = decision(index + 1, text)?;
         hand = apply(
             hand,
             &Command::Act {
@@ -385,21 +466,51 @@ pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
                 at: Timestamp(0),
             },
         )
-        .map_err(|e| refuse(e.into()))?;
+        .map_err(|e| Refusal::Decision {
+            index: index + 1,
+            text: text.clone(),
+            why: e.into(),
+        })?;
     }
     if hand.status() != Status::Settled {
-        let legal: Vec<String> = hand
-            .legal_actions()
-            .iter()
-            .filter(|a| !matches!(a, Action::SetHand { .. }))
-            .map(action_text)
-            .collect();
-        return Err(Refusal::Unfinished { legal });
+        return Err(unfinished(&hand));
     }
-    if let Some(shakes) = &t.dice {
+    if let Some(shakes) = dice {
         check_dice(&hand, &events, shakes)?;
     }
     let settlement = hand.settlement().cloned().ok_or(Refusal::NoSettlement)?;
+    Ok(Played {
+        hand,
+        events,
+        settlement,
+    })
+}
+
+/// Runs a transcript through the engine.
+pub fn check(t: &Transcript) -> Result<Checked, Refusal> {
+    let config = configured(t.game, t.config.as_ref())?;
+    let source = source(
+        t.game,
+        t.seed.as_deref(),
+        t.cards.as_ref(),
+        t.dice.as_deref(),
+    )?;
+    let (hand, dice) = match source {
+        Source::Seed(seed) => (Hand::new(seed, config), None),
+        Source::Cards(cards) => (
+            Hand::with_material(config, deck_of(t.game, cards)?, Vec::new()),
+            None,
+        ),
+        Source::Dice(shakes) => (
+            Hand::with_material(config, Vec::new(), shakes.concat()),
+            Some(shakes),
+        ),
+    };
+    let Played {
+        hand,
+        events,
+        settlement,
+    } = play(hand, "transcript", &t.wagers, &t.decisions, dice)?;
     let differences = t
         .claimed
         .as_ref()
@@ -443,7 +554,7 @@ fn check_dice(hand: &Hand, events: &[Event], shakes: &[Vec<u8>]) -> Result<(), R
     Ok(())
 }
 
-fn differences(claimed: &Claimed, settlement: &Settlement) -> Vec<Difference> {
+pub(crate) fn differences(claimed: &Claimed, settlement: &Settlement) -> Vec<Difference> {
     let mut out = Vec::new();
     for (bet, &amount) in &claimed.payouts {
         let ours = settlement
@@ -492,69 +603,82 @@ impl Checked {
                     .layout()
                     .iter()
                     .map(|l| {
-                        let cards: Vec<String> = self
-                            .hand
-                            .seat_cards(l.seat)
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect();
-                        (l.seat.id().to_string(), json!(cards))
+                        (
+                            l.seat.id().to_string(),
+                            cards_json(self.hand.seat_cards(l.seat)),
+                        )
                     })
                     .collect();
                 json!({ "cards": seats })
             }
-            Material::Dice { .. } => {
-                let shakes: Vec<Value> = self
-                    .events
-                    .iter()
-                    .filter_map(|e| match e {
-                        Event::DiceShaken {
-                            shake,
-                            rolled,
-                            faces,
-                            held,
-                            ..
-                        } => Some(json!({
-                            "shake": shake, "rolled_positions": rolled, "faces": faces, "held_after": held,
-                        })),
-                        _ => None,
-                    })
-                    .collect();
-                json!({ "shakes": shakes })
-            }
+            Material::Dice { .. } => json!({ "shakes": shakes_json(&self.events) }),
         };
-        let s = &self.settlement;
         json!({
             "id": self.id,
             "game": self.hand.game().to_string(),
             "config_id": self.hand.config().id().to_string(),
             "deal": deal,
-            "settlement": {
-                "lines": s.lines.iter().map(|l| json!({
-                    "bet": l.bet.id(),
-                    "stake": l.stake.0,
-                    "judged_on": l.judged_on,
-                    "rule": l.rule,
-                    "outcome": pitboss_engine::id_of(&l.outcome),
-                    "uncapped": l.uncapped.0,
-                    "cap": l.cap.map(|c| c.0),
-                    "cut": l.cut.0,
-                    "payout": l.payout.0,
-                })).collect::<Vec<_>>(),
-                "game_cap": s.game_cap.map(|c| json!({
-                    "total_before": c.total_before.0, "cap": c.cap.0, "cut": c.cut.0,
-                })),
-                "total_staked": s.total_staked.0,
-                "total_paid": s.total_paid.0,
-                "net": i64::try_from(s.net()).map_or_else(|_| json!(s.net().to_string()), |n| json!(n)),
-            },
+            "settlement": settlement_json(&self.settlement),
             "claimed": self.claimed,
-            "differences": self.differences.iter().map(|d| json!({
-                "what": d.what, "claimed": d.claimed, "ours": d.ours,
-            })).collect::<Vec<_>>(),
+            "differences": differences_json(&self.differences),
             "agrees": self.differences.is_empty(),
         })
     }
+}
+
+/// Cards as their names.
+pub(crate) fn cards_json(cards: &[Card]) -> Value {
+    json!(cards.iter().map(ToString::to_string).collect::<Vec<_>>())
+}
+
+/// The shakes a hand's events record: the positions rolled, the faces and the dice held after.
+pub(crate) fn shakes_json(events: &[Event]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::DiceShaken {
+                shake,
+                rolled,
+                faces,
+                held,
+                ..
+            } => Some(json!({
+                "shake": shake, "rolled_positions": rolled, "faces": faces, "held_after": held,
+            })),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A settlement line by line, its cap line and totals. Money in integer minor units.
+pub(crate) fn settlement_json(s: &Settlement) -> Value {
+    json!({
+        "lines": s.lines.iter().map(|l| json!({
+            "bet": l.bet.id(),
+            "stake": l.stake.0,
+            "judged_on": l.judged_on,
+            "rule": l.rule,
+            "outcome": pitboss_engine::id_of(&l.outcome),
+            "uncapped": l.uncapped.0,
+            "cap": l.cap.map(|c| c.0),
+            "cut": l.cut.0,
+            "payout": l.payout.0,
+        })).collect::<Vec<_>>(),
+        "game_cap": s.game_cap.map(|c| json!({
+            "total_before": c.total_before.0, "cap": c.cap.0, "cut": c.cut.0,
+        })),
+        "total_staked": s.total_staked.0,
+        "total_paid": s.total_paid.0,
+        "net": i64::try_from(s.net()).map_or_else(|_| json!(s.net().to_string()), |n| json!(n)),
+    })
+}
+
+/// Differences from a claim.
+pub(crate) fn differences_json(differences: &[Difference]) -> Vec<Value> {
+    differences
+        .iter()
+        .map(|d| json!({ "what": d.what, "claimed": d.claimed, "ours": d.ours }))
+        .collect()
 }
 
 #[cfg(test)]
