@@ -1,4 +1,5 @@
-//! `pitboss bundle HAND --out FILE` takes one hand's evidence away from a running server;
+//! `pitboss bundle HAND --out FILE` takes one hand's evidence away from a running server
+//! (`--round`: one table round's);
 //! `pitboss verify-bundle FILE --key HEX [--policy FILE]` checks it with no server: the
 //! checkpoint's signature with the pinned key, with a policy the witnesses' cosignatures of the same
 //! tree against its quorum, every entry's hash, signature and inclusion, then the replay's proof
@@ -16,8 +17,11 @@ use pitboss::proto::audit_client::AuditClient;
 
 #[derive(Debug, Args)]
 pub struct BundleArgs {
-    /// The hand id.
+    /// The hand id (with `--round`, the round id).
     hand: String,
+    /// The id is a table round's (`docs/rounds.md`).
+    #[arg(long)]
+    round: bool,
     /// Where to write the bundle (JSON).
     #[arg(long)]
     out: PathBuf,
@@ -41,17 +45,28 @@ pub struct VerifyBundleArgs {
 pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
     block_on(async {
         let mut audit = AuditClient::new(args.server.connect().await?);
-        let json = audit
-            .get_hand_bundle(proto::GetHandBundleRequest {
-                hand_id: args.hand.clone(),
-            })
-            .await
-            .map_err(refused)?
-            .into_inner()
-            .bundle_json;
+        let answer = if args.round {
+            audit
+                .get_round_bundle(proto::GetRoundBundleRequest {
+                    round_id: args.hand.clone(),
+                })
+                .await
+        } else {
+            audit
+                .get_hand_bundle(proto::GetHandBundleRequest {
+                    hand_id: args.hand.clone(),
+                })
+                .await
+        };
+        let json = answer.map_err(refused)?.into_inner().bundle_json;
         std::fs::write(&args.out, json)
             .with_context(|| format!("cannot write {}", args.out.display()))?;
-        eprintln!("hand {} bundled in {}", args.hand, args.out.display());
+        eprintln!(
+            "{} {} bundled in {}",
+            if args.round { "round" } else { "hand" },
+            args.hand,
+            args.out.display()
+        );
         Ok(())
     })
 }
@@ -89,29 +104,46 @@ pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCo
     for problem in &verified.problems {
         println!("PROBLEM: {problem}");
     }
-    if let Some(report) = &verified.report {
-        for line in &report.report {
-            println!("{line}");
-        }
-        for e in &report.events {
-            println!(
-                "  entry {:>8}  {:<14} by {:<16} in checkpoint {}  signature {}  re-derived {}{}",
-                e.sequence,
-                e.kind,
-                if e.actor.is_empty() { "-" } else { &e.actor },
-                if e.chain_ok { "ok" } else { "FAIL" },
-                if e.signature_ok { "ok" } else { "FAIL" },
-                if e.rederived { "ok" } else { "FAIL" },
-                if e.note.is_empty() {
-                    String::new()
-                } else {
-                    format!("  ({})", e.note)
-                }
-            );
-        }
+    let nothing = (Vec::new(), Vec::new());
+    let (lines, events, places) = match (&verified.report, &verified.round) {
+        (Some(report), _) => (&report.report, &report.events, Vec::new()),
+        (None, Some(round)) => (
+            &round.report,
+            &round.events,
+            round.places.iter().flat_map(|p| p.report.clone()).collect(),
+        ),
+        (None, None) => (&nothing.0, &nothing.1, Vec::new()),
+    };
+    for line in lines {
+        println!("{line}");
+    }
+    for line in &places {
+        println!("  {line}");
+    }
+    for e in events {
+        println!(
+            "  entry {:>8}  {:<14} by {:<16} in checkpoint {}  signature {}  re-derived {}{}",
+            e.sequence,
+            e.kind,
+            if e.actor.is_empty() { "-" } else { &e.actor },
+            if e.chain_ok { "ok" } else { "FAIL" },
+            if e.signature_ok { "ok" } else { "FAIL" },
+            if e.rederived { "ok" } else { "FAIL" },
+            if e.note.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", e.note)
+            }
+        );
     }
     Ok(if verified.ok() {
-        println!("bundle verified: the hand is in the signed log and settles by the rules");
+        let what = if verified.round.is_some() {
+            "the round is in the signed log, dealt from one shuffle, and every place settles by \
+             the rules"
+        } else {
+            "the hand is in the signed log and settles by the rules"
+        };
+        println!("bundle verified: {what}");
         std::process::ExitCode::SUCCESS
     } else {
         std::process::ExitCode::FAILURE

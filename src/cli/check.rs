@@ -1,4 +1,5 @@
-//! `pitboss check FILE.json`: a hand played by another system, run through our engine's rules; the
+//! `pitboss check FILE.json`: a hand or a whole round (`places`: several players on one shuffle or
+//! one shake) played by another system, run through our engine's rules; the
 //! deal and settlement as JSON on standard output, the differences from the claimed payouts listed
 //! on standard error. `--jsonl`: one transcript per line, one JSON result per line. Exit status 0
 //! only if every transcript was accepted and agrees; 1 if any differs; 2 if any was refused.
@@ -12,7 +13,7 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use pitboss_lab::transcript::{self, Checked};
+use pitboss_lab::round_transcript::{self, AnyChecked};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -37,10 +38,10 @@ enum Verdict {
     Refused,
 }
 
-fn check_one(text: &str) -> (serde_json::Value, Verdict, Option<Checked>) {
-    match transcript::parse(text).and_then(|t| transcript::check(&t)) {
+fn check_one(text: &str) -> (serde_json::Value, Verdict, Option<AnyChecked>) {
+    match round_transcript::parse_any(text).and_then(|t| t.check()) {
         Ok(checked) => {
-            let verdict = if checked.differences.is_empty() {
+            let verdict = if checked.agrees() {
                 Verdict::Agrees
             } else {
                 Verdict::Differs
@@ -55,12 +56,20 @@ fn check_one(text: &str) -> (serde_json::Value, Verdict, Option<Checked>) {
     }
 }
 
-fn describe(checked: &Checked) -> Vec<String> {
+/// Whether the transcript claimed any payout (a round's: any place).
+fn claimed(checked: &AnyChecked) -> bool {
+    match checked {
+        AnyChecked::Hand(c) => c.claimed,
+        AnyChecked::Round(c) => c.places.iter().any(|p| p.claimed),
+    }
+}
+
+fn describe(checked: &AnyChecked) -> Vec<String> {
     let money = |m: Option<u64>| m.map_or("nothing".to_string(), |m| m.to_string());
     checked
-        .differences
+        .named_differences()
         .iter()
-        .map(|d| {
+        .map(|(d, _)| {
             format!(
                 "{}: claimed {}, our rules pay {}",
                 d.what,
@@ -114,14 +123,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         let (value, verdict, checked) = check_one(&text);
         println!("{}", serde_json::to_string_pretty(&value)?);
         match (verdict, checked) {
-            (Verdict::Agrees, Some(c)) if c.claimed => {
+            (Verdict::Agrees, Some(c)) if claimed(&c) => {
                 eprintln!("no differences: the claimed payouts are what our rules pay");
             }
             (Verdict::Agrees, _) => eprintln!("no payouts claimed: nothing to compare"),
             (Verdict::Differs, Some(c)) => {
                 differ += 1;
-                eprintln!("{} difference(s):", c.differences.len());
-                for line in describe(&c) {
+                let lines = describe(&c);
+                eprintln!("{} difference(s):", lines.len());
+                for line in lines {
                     eprintln!("  {line}");
                 }
             }

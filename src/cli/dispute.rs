@@ -1,6 +1,8 @@
 //! `pitboss dispute HAND --out DIR`: a hand's dispute packet from a running server — the page a
 //! person reads (`hand-<id>.html`, self-contained, printable) and the offline bundle it describes
-//! (`hand-<id>.bundle.json`) side by side in `DIR`. Refuses to overwrite either.
+//! (`hand-<id>.bundle.json`) side by side in `DIR`. Refuses to overwrite either. `--round`: a
+//! table round's (`round-<id>.html`, `round-<id>.bundle.json`), `--player`'s places named and
+//! every other player's name masked on the page.
 
 use std::path::PathBuf;
 
@@ -13,8 +15,14 @@ use pitboss::proto::audit_client::AuditClient;
 
 #[derive(Debug, Args)]
 pub struct DisputeArgs {
-    /// The hand id.
+    /// The hand id (with `--round`, the round id).
     hand: String,
+    /// The id is a table round's.
+    #[arg(long)]
+    round: bool,
+    /// With `--round`: the player the dispute is about (the others' names masked on the page).
+    #[arg(long, requires = "round", default_value = "")]
+    player: String,
     /// The directory to write the page and the bundle in (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -39,13 +47,21 @@ fn plain(name: &str) -> anyhow::Result<&str> {
 pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
     block_on(async {
         let mut audit = AuditClient::new(args.server.connect().await?);
-        let packet = audit
-            .get_dispute_packet(proto::GetDisputePacketRequest {
-                hand_id: args.hand.clone(),
-            })
-            .await
-            .map_err(refused)?
-            .into_inner();
+        let answer = if args.round {
+            audit
+                .get_round_dispute_packet(proto::GetRoundDisputePacketRequest {
+                    round_id: args.hand.clone(),
+                    player: args.player.clone(),
+                })
+                .await
+        } else {
+            audit
+                .get_dispute_packet(proto::GetDisputePacketRequest {
+                    hand_id: args.hand.clone(),
+                })
+                .await
+        };
+        let packet = answer.map_err(refused)?.into_inner();
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot make {}", args.out.display()))?;
         let html = args.out.join(plain(&packet.html_file)?);
@@ -65,7 +81,8 @@ pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
         println!("{}", html.display());
         println!("{}", bundle.display());
         eprintln!(
-            "hand {}: {}",
+            "{} {}: {}",
+            if args.round { "round" } else { "hand" },
             args.hand,
             if packet.verified {
                 "the bundle verifies; the page says how to check it again offline"

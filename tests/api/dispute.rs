@@ -310,3 +310,173 @@ async fn dispute_packets_render_in_chromium_with_their_figures() {
         .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound, "{missing:?}");
 }
+
+/// A table round's dispute packet for one player: a four-seat Caribbean Stud round played over
+/// gRPC, its packet asked for by one player's dispute. Chromium renders the page; its DOM carries
+/// every place's settlement as the round's replay states it, the player's own name, and every
+/// other player's name masked; the bundle beside it verifies offline with the command the page
+/// prints, and the same bundle with one entry's bytes changed does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rounds_dispute_packet_shows_the_whole_table_with_the_others_masked() {
+    use proto::round_command_request::Command as RoundCommand;
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let mut c = clients(&server).await;
+    let id = c
+        .play
+        .open_round(proto::OpenRoundRequest {
+            game: proto::Game::CaribbeanStud as i32,
+            table: "T-dispute".into(),
+            dealer: "dealer-7".into(),
+            shape: "seats".into(),
+            seats: 4,
+            max_players: 4,
+            decision_window_ms: 600_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .round
+        .unwrap()
+        .round_id;
+    let command = |command| proto::RoundCommandRequest {
+        round_id: id.clone(),
+        command: Some(command),
+        request_id: String::new(),
+    };
+    for seat in 1..=4u32 {
+        let bet = proto::RoundBetCommand {
+            player: format!("player-{seat}"),
+            seat,
+            wagers: vec![wager("ante", 500 * u64::from(seat)), wager("bonus", 100)],
+        };
+        c.play
+            .round_command(command(RoundCommand::Bet(bet)))
+            .await
+            .unwrap();
+    }
+    c.play
+        .round_command(command(RoundCommand::CloseBetting(Default::default())))
+        .await
+        .unwrap();
+    for seat in 1..=4u32 {
+        let decide = proto::RoundDecisionCommand {
+            player: format!("player-{seat}"),
+            seat,
+            action: Some(proto::Action {
+                kind: if seat == 3 { "fold" } else { "raise" }.into(),
+                ..Default::default()
+            }),
+        };
+        c.play
+            .round_command(command(RoundCommand::Decide(decide)))
+            .await
+            .unwrap();
+    }
+    let proof = c
+        .audit
+        .replay_round(proto::ReplayRoundRequest {
+            round_id: id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(proof.consistent, "{:?}", proof.report);
+    let packet = c
+        .audit
+        .get_round_dispute_packet(proto::GetRoundDisputePacketRequest {
+            round_id: id.clone(),
+            player: "player-2".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(packet.verified);
+    assert_eq!(packet.html_file, format!("round-{id}.html"));
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join(&packet.html_file);
+    std::fs::write(&page, &packet.html).unwrap();
+    std::fs::write(dir.path().join(&packet.bundle_file), &packet.bundle_json).unwrap();
+    let key_hex = hex::encode(
+        c.audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    );
+    assert!(packet.html.contains(&format!(
+        "pitboss verify-bundle {} --key {key_hex}",
+        packet.bundle_file
+    )));
+    let verify = |file: &str| {
+        Command::new(env!("CARGO_BIN_EXE_pitboss"))
+            .current_dir(dir.path())
+            .args(["verify-bundle", file, "--key", &key_hex])
+            .output()
+            .unwrap()
+    };
+    let verified = verify(&packet.bundle_file);
+    assert!(verified.status.success(), "{verified:?}");
+    let out = String::from_utf8_lossy(&verified.stdout);
+    assert!(
+        out.contains("one shuffle") && out.contains("ALL CONSISTENT"),
+        "{out}"
+    );
+    // One entry's bytes changed: the bundle no longer verifies.
+    let mut bundle: serde_json::Value = serde_json::from_str(&packet.bundle_json).unwrap();
+    let stored = bundle["entries"][3]["stored"].as_str().unwrap().to_string();
+    let mut bytes = base64_decode(&stored);
+    let last = bytes.len() - 40;
+    bytes[last] ^= 1;
+    bundle["entries"][3]["stored"] = base64_encode(&bytes).into();
+    std::fs::write(dir.path().join("tampered.json"), bundle.to_string()).unwrap();
+    assert!(!verify("tampered.json").status.success());
+
+    let profile = dir.path().join("chromium-profile");
+    let png = dir.path().join("round.png");
+    chromium(
+        &page,
+        &profile,
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1000,2600",
+        ],
+    );
+    let png_bytes = std::fs::read(&png).expect("a screenshot");
+    assert!(png_bytes.starts_with(b"\x89PNG\r\n\x1a\n") && png_bytes.len() > 20_000);
+    let dom = chromium(&page, &profile, &["--dump-dom"]);
+    assert!(dom.contains("data-verdict=\"ok\""));
+    for place in &proof.places {
+        let settlement = place.settlement.as_ref().unwrap();
+        let field = format!(
+            "data-field=\"places[{}].total_paid\" value=\"{}\"",
+            place.place, settlement.total_paid
+        );
+        assert!(dom.contains(&field), "{field} not on the page");
+    }
+    assert!(dom.contains("player-2") && dom.contains("THE DISPUTED PLACE"));
+    for other in ["player-1", "player-3", "player-4"] {
+        assert!(!dom.contains(other), "{other} is named on player-2's page");
+    }
+    assert!(dom.contains("(another player)"));
+    assert!(dom.contains("dealer-7") && dom.contains("T-dispute"));
+    if let Some(pictures) = std::env::var_os("PITBOSS_PACKET_PICTURES").map(PathBuf::from) {
+        std::fs::create_dir_all(&pictures).unwrap();
+        std::fs::copy(&png, pictures.join("caribbean-stud-round.png")).unwrap();
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}

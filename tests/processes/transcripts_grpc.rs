@@ -281,3 +281,108 @@ async fn a_vendors_transcripts_are_checked_in_bulk_with_planted_errors_named() {
     assert_eq!(verdicts.len(), 4);
     assert_eq!(verdicts[1]["line"], 2);
 }
+
+/// The round example of `docs/transcripts.md` (its `~~~json` block).
+fn documented_round() -> Value {
+    let doc = std::fs::read_to_string(pitboss_testkit::root().join("docs/transcripts.md")).unwrap();
+    let block = doc
+        .split("~~~json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n~~~").next())
+        .expect("the round example");
+    serde_json::from_str(block).unwrap()
+}
+
+/// A whole round's transcript over gRPC: its differences named by place (`places[2].raise`), its
+/// total the lab's own sum over the places; a round whose seats share a card refused, naming the
+/// card and both seats; and the same round checked by `pitboss check` on the command line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rounds_transcript_is_checked_place_by_place_and_a_shared_card_refused() {
+    use pitboss_lab::round_transcript;
+    let dirs = tempfile::tempdir().unwrap();
+    let server = Server::in_process(&dirs.path().join("log"));
+    let mut lab = LabClient::new(server.channel().await);
+    let round = documented_round();
+    let mut shared = round.clone();
+    shared["cards"]["seat3"][0] = Value::String("Ah".into());
+    let requests: Vec<proto::CheckTranscriptsRequest> = [&round, &shared]
+        .iter()
+        .map(|t| proto::CheckTranscriptsRequest {
+            transcript: Some(Transcript::Json(t.to_string())),
+            reference: String::new(),
+        })
+        .collect();
+    let mut stream = lab
+        .check_transcripts(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut verdicts = Vec::new();
+    while let Some(message) = stream.message().await.unwrap() {
+        if let Some(Kind::Verdict(v)) = message.kind {
+            verdicts.push(v);
+        }
+    }
+    assert_eq!(verdicts.len(), 2);
+    let lab_says =
+        round_transcript::check(&round_transcript::parse(&round.to_string()).unwrap()).unwrap();
+    let paid: u64 = lab_says
+        .places
+        .iter()
+        .map(|p| p.settlement.total_paid.0)
+        .sum();
+    let v = &verdicts[0];
+    assert_eq!(
+        (v.verdict.as_str(), v.total_paid),
+        ("differs", paid),
+        "{v:?}"
+    );
+    assert_eq!(v.id, "vendor-csp-table-0042");
+    let raise = v
+        .differences
+        .iter()
+        .find(|d| d.bet == "places[2].raise")
+        .unwrap_or_else(|| panic!("{v:?}"));
+    let ours = lab_says.places[2]
+        .settlement
+        .lines
+        .iter()
+        .find(|l| l.bet.id() == "raise")
+        .unwrap();
+    assert_eq!(
+        (raise.claimed, raise.rules_pay),
+        (Some(3000), Some(ours.payout.0))
+    );
+    assert_eq!(raise.rule, ours.rule);
+    assert!(
+        v.differences
+            .iter()
+            .all(|d| d.bet.starts_with("places[2].")),
+        "{v:?}"
+    );
+    let refused = &verdicts[1];
+    assert_eq!(refused.verdict, "refused");
+    assert!(
+        refused.refused.contains("Ah")
+            && refused.refused.contains("seat1")
+            && refused.refused.contains("seat3"),
+        "{refused:?}"
+    );
+
+    // The command line, in this process.
+    let file = dirs.path().join("round.json");
+    std::fs::write(&file, round.to_string()).unwrap();
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args(["check", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a round that differs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "places[2].raise: claimed 3000, our rules pay {}",
+            ours.payout.0
+        )),
+        "{err}"
+    );
+}

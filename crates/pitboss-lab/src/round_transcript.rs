@@ -484,6 +484,57 @@ impl AnyChecked {
             AnyChecked::Round(c) => c.json(),
         }
     }
+
+    /// The transcript's id.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            AnyChecked::Hand(c) => c.id.as_deref(),
+            AnyChecked::Round(c) => c.id.as_deref(),
+        }
+    }
+
+    /// What our settlements pay in all (a round's: every place's; `None` past `u64`).
+    pub fn total_paid(&self) -> Option<u64> {
+        match self {
+            AnyChecked::Hand(c) => Some(c.settlement.total_paid.0),
+            AnyChecked::Round(c) => c
+                .places
+                .iter()
+                .try_fold(0u64, |sum, p| sum.checked_add(p.settlement.total_paid.0)),
+        }
+    }
+
+    /// Every difference as one list names it — a hand's by its bet, a round's by its place
+    /// (`places[i].ante`) — with the rule our settlement applied to that bet (empty: none).
+    pub fn named_differences(&self) -> Vec<(Difference, String)> {
+        let named = |settlement: &Settlement, d: &Difference, prefix: &str| {
+            let rule = settlement
+                .lines
+                .iter()
+                .find(|l| l.bet.id() == d.what)
+                .map(|l| l.rule.clone())
+                .unwrap_or_default();
+            let what = format!("{prefix}{}", d.what);
+            (Difference { what, ..d.clone() }, rule)
+        };
+        match self {
+            AnyChecked::Hand(c) => c
+                .differences
+                .iter()
+                .map(|d| named(&c.settlement, d, ""))
+                .collect(),
+            AnyChecked::Round(c) => c
+                .places
+                .iter()
+                .enumerate()
+                .flat_map(|(i, p)| {
+                    p.differences
+                        .iter()
+                        .map(move |d| named(&p.settlement, d, &format!("places[{i}].")))
+                })
+                .collect(),
+        }
+    }
 }
 
 /// What every check of a round needs, once its transcript is found well-formed.

@@ -1,5 +1,6 @@
-//! The dispute packet: one self-contained HTML page for one hand, for an operator or a regulator
-//! who has never seen pitboss, when a player says "I was paid wrong".
+//! The dispute packet: one self-contained HTML page for one hand (or one table's round:
+//! [`render_round`]), for an operator or a regulator who has never seen pitboss, when a player
+//! says "I was paid wrong".
 //!
 //! The page holds, in order:
 //!
@@ -47,6 +48,8 @@ mod model;
 mod page;
 mod paytables;
 mod report;
+mod round_model;
+mod round_page;
 mod style;
 mod svg;
 mod time;
@@ -58,7 +61,10 @@ pub use certificate::{
 pub use model::{CheckpointFacts, Mismatch, Packet, PacketEvent, Verdict};
 pub use page::{render, CONTENT_SECURITY_POLICY};
 pub use report::{render_events, EventsReport, ReportEvent};
+pub use round_model::{RoundPacket, RoundPacketEvent, RoundPacketPlace, RoundVerdict};
+pub use round_page::render_round;
 pub use style::CHROMIUM_FLAGS;
 /// A recorded time as people read it (`YYYY-MM-DD HH:MM:SS.mmm UTC`), for every page and listing
 /// that shows one: the packet's, and the CLI's.
 pub use time::{ms_of_date, utc};
+pub use words::action_words;

@@ -26,7 +26,7 @@ use pitboss_engine::money::{Money, SignedMinor};
 use pitboss_engine::settlement::{BetLine, GameCapLine, Settlement};
 
 use crate::escape::Text;
-use crate::model::{Packet, PacketEvent};
+use crate::model::{CheckpointFacts, Packet, PacketEvent};
 use crate::paytables::{applies, caps, hand_title, paytables, table_title, PayTable, PayTableRow};
 use crate::style::STYLESHEET;
 use crate::svg;
@@ -109,7 +109,7 @@ fn footer(packet: &Packet) -> Markup {
 
 /// An amount in the element a test (or a reader's tool) finds it by: the figure as
 /// `Money::display` gives it, its minor units in `value`, the currency code after.
-fn amount(field: &str, value: Money, currency: &Currency) -> Markup {
+pub(crate) fn amount(field: &str, value: Money, currency: &Currency) -> Markup {
     html! {
         data data-field=(Text(field)) value=(value.0) { (value.display(currency.minor_digits)) }
         " " (Text(&currency.code))
@@ -127,17 +127,17 @@ fn signed_amount(field: &str, value: SignedMinor, currency: &Currency) -> Markup
 }
 
 /// A term and its description in a facts list, on a line of its own.
-fn fact(term: &str, description: impl Render) -> Markup {
+pub(crate) fn fact(term: &str, description: impl Render) -> Markup {
     html! { dt { (term) } dd { (description) } "\n" }
 }
 
 /// A hash or id, in the monospace that breaks anywhere.
-fn hash(text: &str) -> Markup {
+pub(crate) fn hash(text: &str) -> Markup {
     html! { code.hash { (Text(text)) } }
 }
 
 /// A section of the page: its heading, then `body`.
-fn section(id: &str, title: &str, body: Markup) -> Markup {
+pub(crate) fn section(id: &str, title: &str, body: Markup) -> Markup {
     html! {
         section id=(id) { "\n" h2 { (title) } "\n" (body) }
         "\n"
@@ -240,7 +240,7 @@ fn turned_after(packet: &Packet, sequence: u64) -> String {
 }
 
 /// A card's picture and its caption, on a line of its own.
-fn card_figure(picture: Markup, caption: impl Render) -> Markup {
+pub(crate) fn card_figure(picture: Markup, caption: impl Render) -> Markup {
     html! {
         figure.card-box { (picture) figcaption { (caption) } }
         "\n"
@@ -248,7 +248,7 @@ fn card_figure(picture: Markup, caption: impl Render) -> Markup {
 }
 
 /// A row of pictures under a heading and a note: a seat's cards, or the cards no seat placed.
-fn seat_row(seat: &str, title: &str, note: impl Render, figures: &[Markup]) -> Markup {
+pub(crate) fn seat_row(seat: &str, title: &str, note: impl Render, figures: &[Markup]) -> Markup {
     html! {
         div.seat data-seat=(seat) {
             "\n" h3 { (title) } "\n"
@@ -468,7 +468,7 @@ fn shake(entry: &PacketEvent) -> Option<Markup> {
 }
 
 /// The die at index `i` of a shake, drawn, with whether it was rolled or kept and held.
-fn die_figure(i: usize, face: u8, rolled: &[u8], held: &[u8]) -> Markup {
+pub(crate) fn die_figure(i: usize, face: u8, rolled: &[u8], held: &[u8]) -> Markup {
     let position = i as u8;
     let is_held = held.contains(&position);
     let how = if rolled.contains(&position) {
@@ -488,7 +488,7 @@ fn die_figure(i: usize, face: u8, rolled: &[u8], held: &[u8]) -> Markup {
     }
 }
 
-fn check(name: &str, ok: bool) -> Markup {
+pub(crate) fn check(name: &str, ok: bool) -> Markup {
     let (class, mark) = if ok {
         ("yes", "✓ yes")
     } else {
@@ -686,13 +686,20 @@ fn settlement_section(packet: &Packet) -> Markup {
             @if voided {
                 p.statement { "This settlement was reversed by the void below." } "\n"
             }
-            (settlement_table(settlement, currency))
+            (settlement_table("", settlement, currency))
         },
     };
     section("settlement", "Settlement", body)
 }
 
-fn settlement_table(settlement: &Settlement, currency: &Currency) -> Markup {
+/// A settlement's lines and totals, each figure's field named under `prefix` (a round's place:
+/// `places[3].`; a hand's: nothing).
+pub(crate) fn settlement_table(
+    prefix: &str,
+    settlement: &Settlement,
+    currency: &Currency,
+) -> Markup {
+    let field = |name: &str| format!("{prefix}{name}");
     html! {
         table.settlement {
             "\n"
@@ -705,27 +712,27 @@ fn settlement_table(settlement: &Settlement, currency: &Currency) -> Markup {
             tbody {
                 "\n"
                 @for (i, line) in settlement.lines.iter().enumerate() {
-                    (settlement_row(i, line, currency))
+                    (settlement_row(prefix, i, line, currency))
                 }
             }
             "\n"
         }
         "\n"
-        @if let Some(line) = &settlement.game_cap { (game_cap_line("", line, currency)) }
+        @if let Some(line) = &settlement.game_cap { (game_cap_line(prefix, line, currency)) }
         dl.facts.totals {
             "\n"
-            (fact("Total staked", amount("total_staked", settlement.total_staked, currency)))
-            (fact("Total paid", amount("total_paid", settlement.total_paid, currency)))
-            (fact("Net to the player", signed_amount("net", settlement.net(), currency)))
+            (fact("Total staked", amount(&field("total_staked"), settlement.total_staked, currency)))
+            (fact("Total paid", amount(&field("total_paid"), settlement.total_paid, currency)))
+            (fact("Net to the player", signed_amount(&field("net"), settlement.net(), currency)))
         }
         "\n"
     }
 }
 
 /// One bet's line of the settlement, flagged when its cap bound.
-fn settlement_row(i: usize, line: &BetLine, currency: &Currency) -> Markup {
+fn settlement_row(prefix: &str, i: usize, line: &BetLine, currency: &Currency) -> Markup {
     let bound = line.cut.0 > 0;
-    let field = |name: &str| format!("lines[{i}].{name}");
+    let field = |name: &str| format!("{prefix}lines[{i}].{name}");
     html! {
         tr data-bet=(line.bet.id()) class=[bound.then_some("cap-bound")] {
             td { (Text(&words::bet_name(line.bet))) }
@@ -913,7 +920,7 @@ fn failures(packet: &Packet) -> Vec<String> {
 
 /// Quotes `word` for a POSIX shell when it holds anything but plain file-name characters, so that
 /// a copied command does what it says.
-fn shell_word(word: &str) -> String {
+pub(crate) fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()
@@ -929,9 +936,9 @@ fn shell_word(word: &str) -> String {
 fn verdict_section(packet: &Packet) -> Markup {
     let body = html! {
         (verdict_box(packet))
-        (checkpoint_facts(packet))
+        (checkpoint_facts(&packet.verdict.checkpoint))
         (offline_commands(packet))
-        (proof_report(packet))
+        (proof_report(&packet.verdict.report))
     };
     section("verdict", "Verdict", body)
 }
@@ -988,8 +995,7 @@ fn verdict_box(packet: &Packet) -> Markup {
 }
 
 /// The signed checkpoint the entries were checked against, and its signed note verbatim.
-fn checkpoint_facts(packet: &Packet) -> Markup {
-    let checkpoint = &packet.verdict.checkpoint;
+pub(crate) fn checkpoint_facts(checkpoint: &CheckpointFacts) -> Markup {
     html! {
         h3 { "The signed checkpoint" } "\n"
         dl.facts {
@@ -1016,26 +1022,38 @@ fn offline_commands(packet: &Packet) -> Markup {
     } else {
         verdict.bundle_file.clone()
     };
-    let key = if verdict.checkpoint.public_key_hex.is_empty() {
+    bundle_commands("hand", &bundle, &verdict.checkpoint.public_key_hex, true)
+}
+
+/// The commands that check a bundle offline: `pitboss verify-bundle`, and (a hand's) the Python
+/// checker shipped in pitboss's repository.
+pub(crate) fn bundle_commands(what: &str, bundle: &str, key_hex: &str, python: bool) -> Markup {
+    let key = if key_hex.is_empty() {
         "PUBLIC_KEY_HEX"
     } else {
-        &verdict.checkpoint.public_key_hex
+        key_hex
     };
-    let (word, key) = (shell_word(&bundle), shell_word(key));
+    let (word, key) = (shell_word(bundle), shell_word(key));
     html! {
         h3 { "Check it yourself, offline" } "\n"
         p {
-            "The offline bundle " code { (Text(&bundle)) } " beside this page holds the hand's "
-            "signed entries, their inclusion proofs and the checkpoint. Either command checks it "
-            "without pitboss's server; the second needs only Python and the checker shipped in "
-            "pitboss's repository."
+            "The offline bundle " code { (Text(bundle)) } " beside this page holds the " (what)
+            "'s signed entries, their inclusion proofs and the checkpoint. "
+            @if python {
+                "Either command checks it without pitboss's server; the second needs only Python "
+                "and the checker shipped in pitboss's repository."
+            } @else {
+                "This command checks it without pitboss's server."
+            }
         }
         "\n"
         pre { code { "pitboss verify-bundle " (Text(&word)) " --key " (Text(&key)) } } "\n"
-        pre { code {
-            "python3 fixtures/reference/verify_bundle.py " (Text(&word)) " " (Text(&key))
-        } }
-        "\n"
+        @if python {
+            pre { code {
+                "python3 fixtures/reference/verify_bundle.py " (Text(&word)) " " (Text(&key))
+            } }
+            "\n"
+        }
         p.statement {
             "Pin the public key from a source you trust (the operator's published key, or the "
             "regulator's record of it), not from this page alone."
@@ -1045,8 +1063,7 @@ fn offline_commands(packet: &Packet) -> Markup {
 }
 
 /// The proof report, line by line.
-fn proof_report(packet: &Packet) -> Markup {
-    let report = &packet.verdict.report;
+pub(crate) fn proof_report(report: &[String]) -> Markup {
     html! {
         h3 { "The proof report" } "\n"
         @if report.is_empty() {

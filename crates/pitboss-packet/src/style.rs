@@ -57,6 +57,8 @@ tr.applied td { background: #fff3b0; font-weight: bold; }
 tr.cap-bound td { background: #fde2e2; }
 .flag { display: inline-block; white-space: nowrap; border: 1.5px solid #b00000; color: #b00000; font-weight: bold; font-size: 0.8em; padding: 0 0.25rem; margin-left: 0.3rem; }
 .seat, .setting, .shake { margin: 0.6rem 0 1rem; }
+.place { border-top: 1px solid #999; margin: 0.8rem 0; padding-top: 0.4rem; break-inside: avoid; }
+.place.yours { border: 2px solid #b00000; padding: 0.4rem; }
 .cards { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: flex-start; }
 figure { margin: 0; text-align: center; }
 figure.card-box { width: 27mm; }

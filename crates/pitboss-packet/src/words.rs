@@ -167,7 +167,8 @@ fn wagers_words(wagers: &[Wager], currency: &Currency) -> String {
 }
 
 /// What a player decision was, in words.
-pub(crate) fn action_words(action: &Action) -> String {
+/// A decision in words, as every page and listing of decisions says it.
+pub fn action_words(action: &Action) -> String {
     match action {
         Action::Bet { multiple } => format!("bet {multiple}× the ante"),
         Action::MaxBetAll => {

@@ -87,6 +87,8 @@ pub const METHODS: &[(&str, &[Role])] = &[
     (audit::GET_CONSISTENCY_PROOF, &[Regulator]),
     (audit::GET_HAND_BUNDLE, &[Supervisor, Regulator]),
     (audit::GET_DISPUTE_PACKET, &[Supervisor, Regulator]),
+    (audit::GET_ROUND_BUNDLE, &[Supervisor, Regulator]),
+    (audit::GET_ROUND_DISPUTE_PACKET, &[Supervisor, Regulator]),
     (audit::EXPORT_HANDS, &[Regulator]),
     (audit::GET_RETURNS, &[Supervisor, Regulator]),
     (audit::LIST_SIGNIFICANT_EVENTS, &[Supervisor, Regulator]),

@@ -1,4 +1,5 @@
-//! Offline bundles: one hand's evidence in one JSON file that a regulator or an operator can check
+//! Offline bundles: one hand's (or one table's round's) evidence in one JSON file that a regulator
+//! or an operator can check
 //! with no server and no database — the hand's stored entries exactly as stored, an inclusion proof
 //! for each against a signed checkpoint, the configuration the hand names, and the public keys that
 //! signed the entries.
@@ -16,6 +17,11 @@
 //! signature sealed in the log carries none, and rests on the checkpoint's); the configuration must hash to the
 //! id the hand names; then the hand is replayed by the same code as live replay, and the proof
 //! report says, line by line, whether the rules give what was recorded.
+//!
+//! A round's bundle ([`ROUND_FORMAT`], `round_id` in place of `hand_id`) is the same evidence for
+//! the round's stream `round/<id>`, replayed by the round's replay (`round_replay.rs`): every
+//! place of the table, every player named (the entries are signed as recorded; the dispute page
+//! masks the other players' names, the bundle cannot without breaking the signatures).
 
 use crate::codec::EntryPayload;
 use std::collections::BTreeMap;
@@ -27,9 +33,11 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
 use super::replay::{replay_entries, EntryStatus, ProofReport};
-use crate::floor::{hand_stream, Floor};
+use super::round_replay::{replay_round_entries, Reader, RoundProofReport};
+use crate::floor::{hand_stream, round_stream, Floor};
 use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::games::Event;
+use pitboss_engine::round::RoundEvent;
 use pitboss_ledger::checkpoint::Checkpoint;
 use pitboss_ledger::entry::{entry_hash, Entry};
 use pitboss_ledger::merkle::{leaf_hash, verify_inclusion};
@@ -43,9 +51,63 @@ pub const FORMAT: &str = "pitboss.bundle.v2";
 /// cannot show it is complete, so it never verifies (ask the server for a new one).
 pub const FORMAT_V1: &str = "pitboss.bundle.v1";
 
-/// The most entries a bundle may hold (a hand has a few dozen at most); a larger one is refused
-/// before any entry is decoded.
+/// The format name written in every round's bundle.
+pub const ROUND_FORMAT: &str = "pitboss.round-bundle.v1";
+
+/// The most entries a hand's bundle may hold (a hand has a few dozen at most); a larger one is
+/// refused before any entry is decoded.
 pub const MAX_ENTRIES: usize = 1024;
+
+/// The most entries a round's bundle may hold: a table of seats or a shake of hundreds of bettors
+/// (about three entries a place), within [`MAX_BYTES`]. A larger round is audited live
+/// (`Audit.ReplayRound`); its bundle is refused.
+pub const MAX_ROUND_ENTRIES: usize = 4096;
+
+/// What a bundle proves: one hand, or one table's round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject<'a> {
+    Hand(&'a str),
+    Round(&'a str),
+}
+
+impl Subject<'_> {
+    /// `hand` or `round`.
+    pub fn what(self) -> &'static str {
+        match self {
+            Subject::Hand(_) => "hand",
+            Subject::Round(_) => "round",
+        }
+    }
+
+    /// Its id.
+    pub fn id(self) -> String {
+        match self {
+            Subject::Hand(id) | Subject::Round(id) => id.to_string(),
+        }
+    }
+
+    /// Its stream.
+    pub fn stream(self) -> String {
+        match self {
+            Subject::Hand(id) => hand_stream(id),
+            Subject::Round(id) => round_stream(id),
+        }
+    }
+
+    fn format(self) -> &'static str {
+        match self {
+            Subject::Hand(_) => FORMAT,
+            Subject::Round(_) => ROUND_FORMAT,
+        }
+    }
+
+    fn max_entries(self) -> usize {
+        match self {
+            Subject::Hand(_) => MAX_ENTRIES,
+            Subject::Round(_) => MAX_ROUND_ENTRIES,
+        }
+    }
+}
 
 /// The longest inclusion path (a tree of 2^64 leaves has paths of 64 hashes).
 pub const MAX_PATH: usize = 64;
@@ -110,14 +172,18 @@ impl StreamEnd {
     }
 }
 
-/// One hand's evidence.
+/// One hand's (or round's) evidence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bundle {
-    /// Always [`FORMAT`].
+    /// [`FORMAT`] for a hand, [`ROUND_FORMAT`] for a round.
     pub format: String,
-    /// The hand.
+    /// The hand (a hand's bundle).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hand_id: String,
+    /// The round (a round's bundle).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub round_id: String,
     /// The signed checkpoint the entries are proven in (its note).
     pub checkpoint: String,
     /// Public keys (hex) by key id (hex), for the entries' signatures.
@@ -149,8 +215,15 @@ pub struct BundledEntry {
 /// Why a bundle cannot be made or read.
 #[derive(Debug, thiserror::Error)]
 pub enum BundleError {
-    #[error("hand `{0}` not found")]
-    NotFound(String),
+    #[error("{what} `{id}` not found")]
+    NotFound { what: &'static str, id: String },
+    /// A round beyond what a bundle may hold.
+    #[error("round `{id}` has {entries} entries, more than the {most} a bundle may hold: audit it live with ReplayRound")]
+    TooLarge {
+        id: String,
+        entries: usize,
+        most: usize,
+    },
     #[error(transparent)]
     Ledger(#[from] LedgerError),
     #[error("not a bundle: {0}")]
@@ -235,6 +308,15 @@ pub fn build_signed(
     hand_id: &str,
     source: Source<'_>,
 ) -> Result<(Bundle, VerifyingKey), BundleError> {
+    build_of(floor, Subject::Hand(hand_id), source)
+}
+
+/// The bundle of a hand or a round, with the log's key that signed the bundle's tree.
+pub fn build_of(
+    floor: &Floor,
+    subject: Subject<'_>,
+    source: Source<'_>,
+) -> Result<(Bundle, VerifyingKey), BundleError> {
     // The size first, then the stream: every entry of the stream below the size is then read, and
     // entries recorded meanwhile (at or past the size) are left out, so the statement holds.
     // A mirror's trees are read once: the follower may hold newer ones meanwhile.
@@ -252,29 +334,52 @@ pub fn build_signed(
             )
         }
     };
-    let stream = hand_stream(hand_id);
-    let mut entries = floor.hand_stream_entries(hand_id)?;
+    let stream = subject.stream();
+    let mut entries = match subject {
+        Subject::Hand(id) => floor.hand_stream_entries(id)?,
+        Subject::Round(id) => floor.round_stream_entries(id)?,
+    };
     entries.retain(|e| e.envelope.sequence < now);
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
-        return Err(BundleError::NotFound(hand_id.to_string()));
+        return Err(BundleError::NotFound {
+            what: subject.what(),
+            id: subject.id(),
+        });
     };
+    if entries.len() > subject.max_entries() {
+        return Err(BundleError::TooLarge {
+            id: subject.id(),
+            entries: entries.len(),
+            most: subject.max_entries(),
+        });
+    }
     // The cosigned tree holds every entry of the hand so far: prove them there.
     let cosigned = held.filter(|c| last.envelope.sequence < c.size && c.size <= now);
     let size = cosigned.as_ref().map_or(now, |c| c.size);
-    let opened = first
-        .payload()
-        .ok()
-        .and_then(|p| crate::codec::payload_to_event(&p).ok().flatten());
-    let Some(Event::Opened(opened)) = opened else {
+    let payload = first.payload().ok();
+    let config_id = match subject {
+        Subject::Hand(_) => payload
+            .and_then(|p| crate::codec::payload_to_event(&p).ok().flatten())
+            .and_then(|event| match event {
+                Event::Opened(opened) => Some(opened.config_id),
+                _ => None,
+            }),
+        Subject::Round(_) => payload
+            .and_then(|p| crate::codec::payload_to_round_event(&p).ok().flatten())
+            .and_then(|event| match event {
+                RoundEvent::Opened(opened) => Some(opened.config_id),
+                _ => None,
+            }),
+    };
+    let Some(config_id) = config_id else {
         return Err(BundleError::Malformed(format!(
-            "hand {hand_id}'s first entry is not its opening"
+            "{} {}'s first entry is not its opening",
+            subject.what(),
+            subject.id()
         )));
     };
-    let config = floor.config(&opened.config_id).ok_or_else(|| {
-        BundleError::Malformed(format!(
-            "configuration {} is not published",
-            opened.config_id
-        ))
+    let config = floor.config(&config_id).ok_or_else(|| {
+        BundleError::Malformed(format!("configuration {config_id} is not published"))
     })?;
     let end = StreamEnd {
         stream,
@@ -313,12 +418,17 @@ pub fn build_signed(
             inclusion: proof.hashes.iter().map(hex::encode).collect(),
         });
     }
+    let (hand_id, round_id) = match subject {
+        Subject::Hand(id) => (id.to_string(), String::new()),
+        Subject::Round(id) => (String::new(), id.to_string()),
+    };
     let bundle = Bundle {
-        format: FORMAT.into(),
-        hand_id: hand_id.to_string(),
+        format: subject.format().into(),
+        hand_id,
+        round_id,
         checkpoint,
         keys,
-        config_id: opened.config_id.to_string(),
+        config_id: config_id.to_string(),
         config_json: String::from_utf8_lossy(&config.canonical_bytes()).into_owned(),
         entries: bundled,
         cosigned_checkpoint: log_checkpoint,
@@ -335,6 +445,8 @@ pub struct Verified {
     pub problems: Vec<String>,
     /// The hand's proof report, entries checked against the checkpoint.
     pub report: Option<ProofReport>,
+    /// A round's proof report, likewise (a round's bundle).
+    pub round: Option<RoundProofReport>,
     /// The bundle's entries as decoded, in order (those that decode), for whoever shows them.
     pub entries: Vec<Entry>,
     /// The policy's witnesses whose cosignatures of the bundle's tree verify and meet its quorum
@@ -345,7 +457,9 @@ pub struct Verified {
 impl Verified {
     /// Everything checks: the checkpoint, every entry, and the replay.
     pub fn ok(&self) -> bool {
-        self.problems.is_empty() && self.report.as_ref().is_some_and(|r| r.consistent)
+        self.problems.is_empty()
+            && (self.report.as_ref().is_some_and(|r| r.consistent)
+                || self.round.as_ref().is_some_and(|r| r.consistent))
     }
 }
 
@@ -360,6 +474,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
         checkpoint_size: None,
         problems: Vec::new(),
         report: None,
+        round: None,
         entries: Vec::new(),
         cosigned_by: None,
     };
@@ -370,21 +485,20 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
         ));
         return out;
     }
-    if bundle.format != FORMAT {
-        out.problems
-            .push(format!("format {:?}, not {FORMAT}", bundle.format));
-        return out;
-    }
-    if bundle.entries.len() > MAX_ENTRIES {
+    let subject = match bundle.subject() {
+        Ok(subject) => subject,
+        Err(problem) => {
+            out.problems.push(problem);
+            return out;
+        }
+    };
+    if bundle.entries.len() > subject.max_entries() {
         out.problems.push(format!(
-            "{} entries, more than the {MAX_ENTRIES} a bundle may hold",
-            bundle.entries.len()
+            "{} entries, more than the {} a {}'s bundle may hold",
+            bundle.entries.len(),
+            subject.max_entries(),
+            subject.what()
         ));
-        return out;
-    }
-    if bundle.hand_id.is_empty() || !bundle.hand_id.bytes().all(|b| b.is_ascii_graphic()) {
-        out.problems
-            .push("the hand id is empty or not printable ASCII without spaces".into());
         return out;
     }
     let checkpoint = match stated_tree(bundle, log_key, policy) {
@@ -409,7 +523,7 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
         }
     };
     out.problems
-        .extend(stream_problems(bundle, &end, checkpoint.size));
+        .extend(stream_problems(bundle, subject, &end, checkpoint.size));
     // The configuration must be the one the hand names, in its canonical bytes: the text itself
     // hashes to the id (as the Python checker reads it), nothing ignored on the way.
     let config = GameConfig::from_json(bundle.config_json.as_bytes())
@@ -492,14 +606,44 @@ pub fn verify(bundle: &Bundle, log_key: &VerifyingKey, policy: Option<&Policy>) 
     }
     out.problems.extend(envelope_problems(&entries, &end));
     let wanted = bundle.config_id.clone();
-    out.report = Some(replay_entries(
-        &bundle.hand_id,
-        &entries,
-        statuses,
-        |id: &ConfigId| config.clone().filter(|_| id.to_string() == wanted),
-    ));
+    let configs = |id: &ConfigId| config.clone().filter(|_| id.to_string() == wanted);
+    match subject {
+        Subject::Hand(id) => out.report = Some(replay_entries(id, &entries, statuses, configs)),
+        Subject::Round(id) => {
+            out.round = Some(replay_round_entries(
+                id,
+                &entries,
+                statuses,
+                configs,
+                Reader::Table,
+            ));
+        }
+    }
     out.entries = entries;
     out
+}
+
+impl Bundle {
+    /// What the bundle proves, by its format and id: a hand's (`hand_id`) or a round's
+    /// (`round_id`), the id printable ASCII without spaces; or why it is neither.
+    pub fn subject(&self) -> Result<Subject<'_>, String> {
+        let subject = match self.format.as_str() {
+            FORMAT if self.round_id.is_empty() => Subject::Hand(&self.hand_id),
+            ROUND_FORMAT if self.hand_id.is_empty() => Subject::Round(&self.round_id),
+            FORMAT | ROUND_FORMAT => {
+                return Err("a bundle names a hand or a round, not both".into());
+            }
+            other => return Err(format!("format {other:?}, not {FORMAT} or {ROUND_FORMAT}")),
+        };
+        let id = subject.id();
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "the {} id is empty or not printable ASCII without spaces",
+                subject.what()
+            ));
+        }
+        Ok(subject)
+    }
 }
 
 /// The bundle's checkpoint with the hand's stream end among its extension lines: signed by the
@@ -600,9 +744,15 @@ fn cosigned_problem(
 
 /// What the bundle's list says against the signed statement: the hand, the count, the last
 /// sequence, and sequences rising.
-fn stream_problems(bundle: &Bundle, end: &StreamEnd, size: u64) -> Vec<String> {
+fn stream_problems(
+    bundle: &Bundle,
+    subject: Subject<'_>,
+    end: &StreamEnd,
+    size: u64,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    let named = hand_stream(&bundle.hand_id);
+    let what = subject.what();
+    let named = subject.stream();
     if end.stream != named {
         problems.push(format!(
             "the checkpoint states the end of stream {}, but the bundle is for {named}",
@@ -618,7 +768,7 @@ fn stream_problems(bundle: &Bundle, end: &StreamEnd, size: u64) -> Vec<String> {
     let held = bundle.entries.len() as u64;
     if held != end.count {
         problems.push(format!(
-            "the bundle holds {held} entries but the hand's stream has {} at the checkpoint \
+            "the bundle holds {held} entries but the {what}'s stream has {} at the checkpoint \
              (entries were {})",
             end.count,
             if held < end.count { "cut out" } else { "added" }
@@ -627,7 +777,7 @@ fn stream_problems(bundle: &Bundle, end: &StreamEnd, size: u64) -> Vec<String> {
     if let Some(last) = bundle.entries.last() {
         if last.sequence != end.last {
             problems.push(format!(
-                "the bundle's last entry is {}, but the hand's stream ends at {} at the checkpoint",
+                "the bundle's last entry is {}, but the {what}'s stream ends at {} at the checkpoint",
                 last.sequence, end.last
             ));
         }

@@ -5,6 +5,7 @@
 pub mod bundle;
 pub mod dispute;
 pub mod replay;
+pub mod round_dispute;
 pub mod round_replay;
 pub mod significant;
 

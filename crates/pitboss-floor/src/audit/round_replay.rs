@@ -19,7 +19,7 @@ use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Status, Void};
 use pitboss_engine::money::Money;
-use pitboss_engine::round::{Phase, Round, RoundError, RoundEvent};
+use pitboss_engine::round::{Phase, Round, RoundError, RoundEvent, PAGE_MAX};
 use pitboss_engine::settlement::Settlement;
 use pitboss_ledger::Entry;
 
@@ -50,6 +50,9 @@ pub struct PlaceProof {
     pub yours: bool,
     /// In progress, settled or voided.
     pub status: Status,
+    /// Its own cards as the table saw them (a seat's; a shared hand's are the table's), by round
+    /// deck position.
+    pub cards: Vec<(u8, Card)>,
     /// Its settlement, line by line.
     pub settlement: Option<Settlement>,
     /// Its void (the round's, a forfeit, or the incomplete-game rule's refund).
@@ -76,6 +79,11 @@ pub struct RoundProofReport {
     pub mismatches: Vec<Mismatch>,
     /// Every place, once the round is re-derived.
     pub places: Vec<PlaceProof>,
+    /// The cards turned for the whole table (a dealer's, community cards, a shared hand), by
+    /// round deck position.
+    pub table_cards: Vec<(u8, Card)>,
+    /// Nutz: the dice after the last shake.
+    pub dice: Option<[u8; 5]>,
     /// Every link and signature checks, every event is re-derived, the commitment opens, one
     /// shuffle.
     pub consistent: bool,
@@ -127,6 +135,8 @@ pub fn replay_round_entries(
         events: Vec::new(),
         mismatches: Vec::new(),
         places: Vec::new(),
+        table_cards: Vec::new(),
+        dice: None,
         consistent: false,
         report: Vec::new(),
     };
@@ -329,42 +339,67 @@ fn one_shuffle(events: &[RoundEvent], words: &mut Vec<String>) -> bool {
     }
 }
 
-/// Every place of the re-derived round, in words, as `reader` may see it.
+/// Every place of the re-derived round, in words, as `reader` may see it, with the cards the
+/// table saw (the table's view of the round, page by page).
 fn places(round: &Round, reader: Reader<'_>, report: &mut RoundProofReport) {
     let digits = round.config().currency.minor_digits;
     let m = |amount: Money| amount.display(digits);
-    for (number, place) in round.places().iter().enumerate() {
-        let yours = matches!(reader, Reader::Player(p) if p == place.player());
-        let player = match reader {
-            Reader::Table => place.player().to_string(),
-            Reader::Player(_) if yours => place.player().to_string(),
-            Reader::Player(_) => MASKED.to_string(),
-        };
-        let hand = place.hand();
-        let mut words = vec![format!(
-            "place {number}{}: {player}, {}",
-            place
-                .seat()
-                .map(|s| format!(" (seat {s})"))
-                .unwrap_or_default(),
-            codec::id_of(&hand.status())
-        )];
-        if let Some(settlement) = hand.settlement() {
-            replay::settlement_words(&mut words, settlement, digits, &m);
+    let mut from = 0;
+    loop {
+        let view = round.view(None, from, PAGE_MAX);
+        if from == 0 {
+            report.table_cards = view.table_cards.clone();
+            report.dice = view.dice.as_ref().map(|d| d.faces);
         }
-        if let Some(void) = hand.void() {
-            replay::void_words(&mut words, void, &m);
+        for seen in &view.places {
+            let Some(place) = usize::try_from(seen.place)
+                .ok()
+                .and_then(|i| round.places().get(i))
+            else {
+                continue;
+            };
+            let yours = matches!(reader, Reader::Player(p) if p == place.player());
+            let player = match reader {
+                Reader::Table => place.player().to_string(),
+                Reader::Player(_) if yours => place.player().to_string(),
+                Reader::Player(_) => MASKED.to_string(),
+            };
+            let hand = place.hand();
+            let mut words = vec![format!(
+                "place {}{}: {player}, {}",
+                seen.place,
+                place
+                    .seat()
+                    .map(|s| format!(" (seat {s})"))
+                    .unwrap_or_default(),
+                codec::id_of(&hand.status())
+            )];
+            if let Some(settlement) = hand.settlement() {
+                replay::settlement_words(&mut words, settlement, digits, &m);
+            }
+            if let Some(void) = hand.void() {
+                replay::void_words(&mut words, void, &m);
+            }
+            report.places.push(PlaceProof {
+                place: seen.place,
+                seat: place.seat(),
+                player,
+                yours,
+                status: hand.status(),
+                cards: seen
+                    .cards
+                    .iter()
+                    .filter_map(|&(position, card)| card.map(|c| (position, c)))
+                    .collect(),
+                settlement: hand.settlement().cloned(),
+                void: hand.void().cloned(),
+                report: words,
+            });
         }
-        report.places.push(PlaceProof {
-            place: u32::try_from(number).unwrap_or(u32::MAX),
-            seat: place.seat(),
-            player,
-            yours,
-            status: hand.status(),
-            settlement: hand.settlement().cloned(),
-            void: hand.void().cloned(),
-            report: words,
-        });
+        match view.next_place {
+            Some(next) if next > from => from = next,
+            _ => break,
+        }
     }
 }
 

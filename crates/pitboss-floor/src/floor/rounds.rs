@@ -33,7 +33,7 @@ use pitboss_ledger::{AppendRequest, Expected};
 
 use super::requests::{self, Target};
 use super::{actor_given, is_hand_id, Floor, FloorError, RoundAnswer};
-use pitboss_ledger::{Fingerprint, RequestKey};
+use pitboss_ledger::{Appended, Fingerprint, RequestKey};
 
 /// The most rounds kept in memory at once.
 pub const KEPT: usize = 64;
@@ -62,6 +62,8 @@ pub(super) struct KeptRounds {
     rounds: Mutex<crate::lru::Lru<String, Round>>,
     openings: Mutex<crate::lru::Lru<String, RoundOpened>>,
     in_flight: Mutex<HashMap<String, (Fingerprint, watch::Receiver<()>)>>,
+    /// Each round's last append in flight: ends (its sender dropped) once the append is answered.
+    landing: Mutex<HashMap<String, watch::Receiver<()>>>,
 }
 
 impl Default for KeptRounds {
@@ -70,6 +72,7 @@ impl Default for KeptRounds {
             rounds: Mutex::new(crate::lru::bounded(KEPT)),
             openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
             in_flight: Mutex::new(HashMap::new()),
+            landing: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -115,6 +118,41 @@ impl KeptRounds {
             kept: self,
             id: key.id.clone(),
             _done: done,
+        }
+    }
+
+    /// Registers round `id`'s newest append as in flight until the returned sender is dropped.
+    fn launch(&self, id: &str) -> watch::Sender<()> {
+        let (landed, landing) = watch::channel(());
+        self.landing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string(), landing);
+        landed
+    }
+
+    /// Once round `id`'s appends in flight (if any) are answered: every append before the newest
+    /// is answered before it (the writer answers in order).
+    async fn landed(&self, id: &str) {
+        let landing = self
+            .landing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned();
+        if let Some(mut landing) = landing {
+            let _ = landing.changed().await;
+        }
+    }
+
+    /// Forgets round `id`'s append `landed` once it is answered, unless a newer one replaced it.
+    fn forget_landing(&self, id: &str, landed: &watch::Sender<()>) {
+        let mut landing = self.landing.lock().unwrap_or_else(PoisonError::into_inner);
+        if landing
+            .get(id)
+            .is_some_and(|r| r.same_channel(&landed.subscribe()))
+        {
+            landing.remove(id);
         }
     }
 
@@ -337,7 +375,12 @@ impl Floor {
             });
             let mut round = match kept {
                 Some(round) => round,
-                None => self.load_round(id)?,
+                None => {
+                    // Not kept (pushed out of memory, or dropped): its appends in flight land
+                    // first, so the log holds all of it.
+                    self.rounds.landed(id).await;
+                    self.load_round(id)?
+                }
             };
             let before = round.version();
             let at = Timestamp(self.now().max(round.last_at().0));
@@ -360,6 +403,8 @@ impl Floor {
                 .ledger
                 .submit(append_of(id, before, &events, None, at.0, actor, key))
                 .await?;
+            // Registered under the round's lock: whoever takes the lock next sees it.
+            let landed = (!shared).then(|| self.rounds.launch(id));
             let answered = answer(&round, &events);
             let in_play = matches!(round.phase(), Phase::Playing | Phase::Betting);
             if shared {
@@ -376,25 +421,34 @@ impl Floor {
             if in_play {
                 self.rounds.keep(id, round);
             }
-            (pending, answered, flying)
+            (pending, answered, flying, landed)
         };
-        let (pending, answered, _flying) = in_flight;
-        match pending.wait().await {
+        let (pending, answered, _flying, landed) = in_flight;
+        let appended = pending.wait().await;
+        if !matches!(
+            appended,
+            Ok(Appended {
+                duplicate: false,
+                ..
+            })
+        ) {
+            // The kept round moved on and the log did not (a failure), or took the commands
+            // twice (a duplicate): it is dropped before anyone waiting for this append goes on.
+            self.rounds.take(id);
+        }
+        if let Some(landed) = landed {
+            self.rounds.forget_landing(id, &landed);
+        }
+        match appended {
             Ok(appended) if appended.duplicate => {
                 // The same request was in flight when this one looked: the writer answered with
-                // its record. The kept round took the commands twice: it is dropped (the appends
-                // decided on it after this one fail on their version), and the answer is the log's.
-                self.rounds.take(id);
+                // its record (the appends decided on the round after this one fail on their
+                // version), and the answer is the log's.
                 self.round_answer_of(&appended, &answer)
             }
             Ok(_) => Ok(done(answered)),
-            Err(error) => {
-                // The kept round moved on and the log did not: it is dropped, and the next
-                // command replays the round from the log (the appends submitted after this one
-                // fail on its version, as they must).
-                self.rounds.take(id);
-                Err(error.into())
-            }
+            // The next command replays the round from the log.
+            Err(error) => Err(error.into()),
         }
     }
 
@@ -785,6 +839,26 @@ mod tests {
             .unwrap();
         assert_eq!(third.answer.0, a.answer.0 + 1);
         assert_eq!(floor.load_round(&id).unwrap().places().len(), 3);
+    }
+
+    /// A round pushed out of memory while its append is in flight: the next command waits for
+    /// that append to land, reads the round from the log with it, and is decided on it.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_round_pushed_out_with_an_append_in_flight_plays_on_from_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let id = floor.open_round(open(3), |_| ()).await.unwrap().id;
+        let call = RoundCall::by("table-T9");
+        let version = |round: &Round, _: &[RoundEvent]| round.version();
+        let (first, second) =
+            tokio::join!(floor.round_command(&id, bet(1), &call, version), async {
+                // As the memory's bound would: the round is dropped while the bet is in flight.
+                floor.rounds.take(&id);
+                floor.round_command(&id, bet(2), &call, version).await
+            });
+        let (first, second) = (first.unwrap(), second.unwrap());
+        assert_eq!(second.answer, first.answer + 1);
+        assert_eq!(floor.load_round(&id).unwrap().places().len(), 2);
     }
 
     #[tokio::test]

@@ -59,15 +59,12 @@ impl AuditService {
         scope::reach_hand(caller, "hand_id", &hand)
     }
 
-    /// A hand's evidence (its bundle, its dispute packet) made by `make` in the audit pool, once
-    /// the caller is found to reach the hand.
+    /// A hand's or a round's evidence (its bundle, its dispute packet) made by `make` in the audit
+    /// pool (the caller's reach checked before).
     async fn evidence<T: Send + 'static>(
         &self,
-        caller: &crate::access::Principal,
-        hand_id: String,
-        make: fn(&Floor, &str, Source<'_>) -> Result<T, audit::bundle::BundleError>,
+        make: impl FnOnce(&Floor, Source<'_>) -> Result<T, audit::bundle::BundleError> + Send + 'static,
     ) -> Result<T, Status> {
-        self.reach(caller, &hand_id)?;
         let floor = self.floor.clone();
         // The newest cosigned checkpoint, if the server has a witness policy: the evidence is
         // proven in it when the whole hand is within it. A mirror proves it in the log's own.
@@ -78,7 +75,7 @@ impl AuditService {
                 Some(mirror) => Source::Mirror(mirror.as_ref()),
                 None => Source::Log(cosigned.as_ref()),
             };
-            make(&floor, &hand_id, source).map_err(bundle_status)
+            make(&floor, source).map_err(bundle_status)
         })
         .await
     }
@@ -119,6 +116,17 @@ impl AuditService {
                 limits::EVENT_STREAMS
             ))
         })
+    }
+}
+
+/// A dispute packet as the API answers it.
+fn dispute_to(dispute: audit::dispute::Dispute) -> proto::GetDisputePacketResponse {
+    proto::GetDisputePacketResponse {
+        html: dispute.html,
+        bundle_json: dispute.bundle_json,
+        html_file: dispute.html_file,
+        bundle_file: dispute.bundle_file,
+        verified: dispute.verified,
     }
 }
 
@@ -300,11 +308,11 @@ fn mirror_checkpoint(
     })
 }
 
-/// Why a hand's bundle (or packet) cannot be made, as a status.
+/// Why a hand's or a round's bundle (or packet) cannot be made, as a status.
 fn bundle_status(e: audit::bundle::BundleError) -> Status {
     match e {
-        audit::bundle::BundleError::NotFound(id) => {
-            status(crate::floor::FloorError::NotFound { what: "hand", id })
+        audit::bundle::BundleError::NotFound { what, id } => {
+            status(crate::floor::FloorError::NotFound { what, id })
         }
         audit::bundle::BundleError::Ledger(e) => status(crate::floor::FloorError::Ledger(e)),
         other => Status::failed_precondition(other.to_string()),
@@ -475,8 +483,10 @@ impl Audit for AuditService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        self.reach(&caller, &r.hand_id)?;
+        let id = r.hand_id;
         let bundle = self
-            .evidence(&caller, r.hand_id, audit::bundle::build)
+            .evidence(move |floor, source| audit::bundle::build(floor, &id, source))
             .await?;
         Ok(Response::new(proto::GetHandBundleResponse {
             bundle_json: serde_json::to_string_pretty(&bundle)
@@ -491,16 +501,49 @@ impl Audit for AuditService {
         let caller = scope::caller(&request)?;
         let r = request.into_inner();
         r.check()?;
+        self.reach(&caller, &r.hand_id)?;
+        let id = r.hand_id;
         let dispute = self
-            .evidence(&caller, r.hand_id, audit::dispute::build)
+            .evidence(move |floor, source| audit::dispute::build(floor, &id, source))
             .await?;
-        Ok(Response::new(proto::GetDisputePacketResponse {
-            html: dispute.html,
-            bundle_json: dispute.bundle_json,
-            html_file: dispute.html_file,
-            bundle_file: dispute.bundle_file,
-            verified: dispute.verified,
+        Ok(Response::new(dispute_to(dispute)))
+    }
+
+    async fn get_round_bundle(
+        &self,
+        request: Request<proto::GetRoundBundleRequest>,
+    ) -> Result<Response<proto::GetHandBundleResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        super::rounds::reach_round(&self.floor, &caller, &r.round_id)?;
+        let id = r.round_id;
+        let (bundle, _) = self
+            .evidence(move |floor, source| {
+                audit::bundle::build_of(floor, audit::bundle::Subject::Round(&id), source)
+            })
+            .await?;
+        Ok(Response::new(proto::GetHandBundleResponse {
+            bundle_json: serde_json::to_string_pretty(&bundle)
+                .map_err(|e| Status::internal(e.to_string()))?,
         }))
+    }
+
+    async fn get_round_dispute_packet(
+        &self,
+        request: Request<proto::GetRoundDisputePacketRequest>,
+    ) -> Result<Response<proto::GetDisputePacketResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        super::rounds::reach_round(&self.floor, &caller, &r.round_id)?;
+        let dispute = self
+            .evidence(move |floor, source| {
+                let player = Some(r.player.as_str()).filter(|p| !p.is_empty());
+                audit::round_dispute::build_round(floor, &r.round_id, player, source)
+            })
+            .await?;
+        Ok(Response::new(dispute_to(dispute)))
     }
 
     type ExportHandsStream =

@@ -10,7 +10,7 @@ use tonic::{Status, Streaming};
 use super::limits::{self, Bounded};
 use super::status::invalid_argument;
 use crate::proto;
-use pitboss_lab::transcript;
+use pitboss_lab::round_transcript;
 
 /// The largest transcript or configuration, as JSON.
 pub const MAX_JSON: usize = limits::TRANSCRIPT_JSON;
@@ -163,34 +163,23 @@ fn verdict(index: u64, request: &proto::CheckTranscriptsRequest) -> proto::Trans
         None => Err("no transcript".into()),
     };
     let checked = text.and_then(|text| {
-        transcript::parse(&text)
-            .and_then(|t| transcript::check(&t))
+        round_transcript::parse_any(&text)
+            .and_then(|t| t.check())
             .map_err(|e| e.to_string())
     });
     match checked {
         Ok(c) => {
-            v.id = c.id.clone().unwrap_or_default();
-            v.total_paid = c.settlement.total_paid.0;
-            v.verdict = if c.differences.is_empty() {
-                "agrees"
-            } else {
-                "differs"
-            }
-            .into();
+            v.id = c.id().unwrap_or_default().to_string();
+            v.total_paid = c.total_paid().unwrap_or(u64::MAX);
+            v.verdict = if c.agrees() { "agrees" } else { "differs" }.into();
             v.differences = c
-                .differences
-                .iter()
-                .map(|d| proto::TranscriptDifference {
-                    bet: d.what.clone(),
+                .named_differences()
+                .into_iter()
+                .map(|(d, rule)| proto::TranscriptDifference {
+                    bet: d.what,
                     claimed: d.claimed,
                     rules_pay: d.ours,
-                    rule: c
-                        .settlement
-                        .lines
-                        .iter()
-                        .find(|l| l.bet.id() == d.what)
-                        .map(|l| l.rule.clone())
-                        .unwrap_or_default(),
+                    rule,
                 })
                 .collect();
         }

@@ -260,6 +260,19 @@ impl Bounded for proto::GetRoundRequest {
     }
 }
 
+impl Bounded for proto::GetRoundBundleRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)
+    }
+}
+
+impl Bounded for proto::GetRoundDisputePacketRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
+        OPTIONAL_NAME.check(&at(place, "player"), &self.player)
+    }
+}
+
 impl Bounded for proto::ReplayRoundRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         ROUND_ID.check(&at(place, "round_id"), &self.round_id)?;
