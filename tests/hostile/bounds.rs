@@ -280,7 +280,7 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
 
     let m = "Play/RoundCommand";
     let ante = |amount| vec![wager("ante", amount)];
-    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: long(100_000), ..round_bet(round, "p", 1, ante(500)) }))));
+    cases.push(refused(m, INVALID, "request_id", "at most 128 characters", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: long(129), ..round_bet(round, "p", 1, ante(500)) }))));
     cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, play.round_command(round_bet(&long(60_000), "p", 1, ante(500))))));
     cases.push(refused(m, INVALID, "command", "required", rpc!(c, play.round_command(proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: None }))));
     cases.push(refused(m, INVALID, "bet.player", "1 to 200 characters", rpc!(c, play.round_command(round_bet(round, &long(201), 1, ante(500))))));
@@ -412,6 +412,21 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     let m = "Audit/GetDisputePacket";
     cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: long(60_000) }))));
     cases.push(served(m, rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: live.into() }))));
+
+    let m = "Audit/ReplayRound";
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), player: long(201), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_size", "out of range: 0 to 500", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), page_size: 501, ..Default::default() }))));
+    cases.push(served(m, rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), from_place: u32::MAX, from_event: u64::MAX, ..Default::default() }))));
+
+    let m = "Audit/GetRoundBundle";
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_round_bundle(proto::GetRoundBundleRequest { round_id: long(60_000) }))));
+    cases.push(served(m, rpc!(c, audit.get_round_bundle(proto::GetRoundBundleRequest { round_id: round.into() }))));
+
+    let m = "Audit/GetRoundDisputePacket";
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_round_dispute_packet(proto::GetRoundDisputePacketRequest { round_id: long(60_000), player: String::new() }))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.get_round_dispute_packet(proto::GetRoundDisputePacketRequest { round_id: round.into(), player: long(201) }))));
+    cases.push(served(m, rpc!(c, audit.get_round_dispute_packet(proto::GetRoundDisputePacketRequest { round_id: round.into(), player: "p".into() }))));
 
     let m = "Audit/ExportHands";
     cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { table: long(60_000), ..Default::default() }))));

@@ -138,31 +138,6 @@ fn replay_status(what: &'static str, error: audit::ReplayError) -> Status {
     }
 }
 
-/// One event as a replay checked it.
-pub(super) fn event_check_to(e: audit::EventCheck) -> proto::EventCheck {
-    proto::EventCheck {
-        sequence: e.sequence,
-        stream_position: e.stream_position,
-        kind: e.kind,
-        chain_ok: e.chain_ok,
-        signature_ok: e.signature_ok,
-        rederived: e.rederived,
-        note: e.note,
-        actor: e.actor,
-    }
-}
-
-/// Where a replay found the record and the rules disagree.
-pub(super) fn mismatch_to(m: audit::Mismatch) -> proto::Mismatch {
-    proto::Mismatch {
-        sequence: m.sequence,
-        event: m.event,
-        field: m.field,
-        recorded: m.recorded,
-        rederived: m.rederived,
-    }
-}
-
 fn logged(entry: pitboss_ledger::Entry) -> Result<proto::LoggedEvent, Status> {
     let payload = Floor::payload(&entry).map_err(status)?;
     Ok(proto::LoggedEvent {
@@ -692,8 +667,16 @@ impl Audit for AuditService {
             status: codec::id_of(&report.status),
             commitment_ok: report.commitment_ok,
             seed_revealed: report.seed_revealed,
-            events: report.events.into_iter().map(event_check_to).collect(),
-            mismatches: report.mismatches.into_iter().map(mismatch_to).collect(),
+            events: report
+                .events
+                .into_iter()
+                .map(convert::event_check_to)
+                .collect(),
+            mismatches: report
+                .mismatches
+                .into_iter()
+                .map(convert::mismatch_to)
+                .collect(),
             settlement: report.settlement.as_ref().map(codec::settlement_to),
             void: report.void.as_ref().map(codec::void_to),
             refunds_equal_stakes: report.refunds_equal_stakes,

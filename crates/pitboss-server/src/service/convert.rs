@@ -170,6 +170,31 @@ pub fn hand_view(id: &str, hand: &pitboss_engine::games::Hand) -> proto::HandVie
     }
 }
 
+/// One event as a replay checked it.
+pub fn event_check_to(e: crate::audit::EventCheck) -> proto::EventCheck {
+    proto::EventCheck {
+        sequence: e.sequence,
+        stream_position: e.stream_position,
+        kind: e.kind,
+        chain_ok: e.chain_ok,
+        signature_ok: e.signature_ok,
+        rederived: e.rederived,
+        note: e.note,
+        actor: e.actor,
+    }
+}
+
+/// Where a replay found the record and the rules disagree.
+pub fn mismatch_to(m: crate::audit::Mismatch) -> proto::Mismatch {
+    proto::Mismatch {
+        sequence: m.sequence,
+        event: m.event,
+        field: m.field,
+        recorded: m.recorded,
+        rederived: m.rederived,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

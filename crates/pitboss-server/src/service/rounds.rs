@@ -371,12 +371,12 @@ pub(super) fn replay_round_to(
             .into_iter()
             .skip(skip(r.from_event))
             .take(skip(EVENTS_PAGE))
-            .map(super::audit::event_check_to)
+            .map(convert::event_check_to)
             .collect(),
         mismatches: report
             .mismatches
             .into_iter()
-            .map(super::audit::mismatch_to)
+            .map(convert::mismatch_to)
             .collect(),
         places: report
             .places
