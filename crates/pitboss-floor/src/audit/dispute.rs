@@ -111,16 +111,7 @@ fn packet(
         "settled" | "voided" => events.last().map(|e| e.recorded_at_ms),
         _ => None,
     };
-    // The log's signed checkpoint: the bundle's own, or — in a mirror's bundle, whose checkpoint
-    // is the mirror's statement of the hand's stream end — the log's checkpoint of that tree.
-    let note = match (
-        Checkpoint::parse(&bundle.checkpoint),
-        &bundle.cosigned_checkpoint,
-    ) {
-        (Err(_), Some(log)) => log,
-        _ => &bundle.checkpoint,
-    };
-    let checkpoint = Checkpoint::parse(note).map_err(|e| malformed(format!("checkpoint: {e}")))?;
+    let checkpoint = checkpoint_facts(bundle, key)?;
     Ok(Packet {
         hand_id: bundle.hand_id.clone(),
         game: config.game,
@@ -138,33 +129,55 @@ fn packet(
             seed_revealed: report.is_some_and(|r| r.seed_revealed),
             refunds_equal_stakes: report.is_some_and(|r| r.refunds_equal_stakes),
             mismatches: report
-                .map(|r| {
-                    r.mismatches
-                        .iter()
-                        .map(|m| Mismatch {
-                            sequence: m.sequence,
-                            event: m.event.clone(),
-                            field: m.field.clone(),
-                            recorded: m.recorded.clone(),
-                            rederived: m.rederived.clone(),
-                        })
-                        .collect()
-                })
+                .map(|r| mismatches(&r.mismatches))
                 .unwrap_or_default(),
             report: report.map(|r| r.report.clone()).unwrap_or_default(),
             problems: verified.problems.clone(),
             settlement: report.and_then(|r| r.settlement.clone()),
             void: report.and_then(|r| r.void.clone()),
             completion: report.and_then(|r| r.completion.clone()),
-            checkpoint: CheckpointFacts {
-                origin: checkpoint.origin.clone(),
-                tree_size: checkpoint.size,
-                root_hex: hex::encode(checkpoint.root),
-                note: note.clone(),
-                key_id: pitboss_ledger::KeyId::of(key).to_string(),
-                public_key_hex: hex::encode(key.as_bytes()),
-            },
+            checkpoint,
             bundle_file: bundle_file.to_string(),
         },
     })
+}
+
+/// The log's signed checkpoint the bundle's entries are proven in, as the page states it: the
+/// bundle's own, or — in a mirror's bundle, whose checkpoint is the mirror's statement of the
+/// stream's end — the log's checkpoint of that tree.
+pub(super) fn checkpoint_facts(
+    bundle: &Bundle,
+    key: &VerifyingKey,
+) -> Result<CheckpointFacts, BundleError> {
+    let note = match (
+        Checkpoint::parse(&bundle.checkpoint),
+        &bundle.cosigned_checkpoint,
+    ) {
+        (Err(_), Some(log)) => log,
+        _ => &bundle.checkpoint,
+    };
+    let checkpoint =
+        Checkpoint::parse(note).map_err(|e| BundleError::Malformed(format!("checkpoint: {e}")))?;
+    Ok(CheckpointFacts {
+        origin: checkpoint.origin.clone(),
+        tree_size: checkpoint.size,
+        root_hex: hex::encode(checkpoint.root),
+        note: note.clone(),
+        key_id: pitboss_ledger::KeyId::of(key).to_string(),
+        public_key_hex: hex::encode(key.as_bytes()),
+    })
+}
+
+/// A replay's mismatches as the page lists them.
+pub(super) fn mismatches(found: &[super::replay::Mismatch]) -> Vec<Mismatch> {
+    found
+        .iter()
+        .map(|m| Mismatch {
+            sequence: m.sequence,
+            event: m.event.clone(),
+            field: m.field.clone(),
+            recorded: m.recorded.clone(),
+            rederived: m.rederived.clone(),
+        })
+        .collect()
 }

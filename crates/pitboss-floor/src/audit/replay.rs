@@ -555,9 +555,25 @@ fn verdict(report: &mut ProofReport) {
     let rederived = report.events.iter().all(|e| e.rederived);
     report.consistent =
         chained && rederived && report.mismatches.is_empty() && report.commitment_ok;
-    report.report.push(format!(
-        "{} events: {}; {}; {}",
-        report.events.len(),
+    let counted = format!("{} events", report.events.len());
+    verdict_words(
+        &mut report.report,
+        &counted,
+        (chained, rederived, report.consistent),
+        &report.mismatches,
+    );
+}
+
+/// A replay's verdict in words — `counted` (what was checked), then whether every link and
+/// signature checks, every event was re-derived and the whole is consistent — and each mismatch.
+pub(super) fn verdict_words(
+    out: &mut Vec<String>,
+    counted: &str,
+    (chained, rederived, consistent): (bool, bool, bool),
+    mismatches: &[Mismatch],
+) {
+    out.push(format!(
+        "{counted}: {}; {}; {}",
         if chained {
             "every link, hash and signature checks"
         } else {
@@ -568,14 +584,14 @@ fn verdict(report: &mut ProofReport) {
         } else {
             "NOT every event re-derived"
         },
-        if report.consistent {
+        if consistent {
             "ALL CONSISTENT"
         } else {
             "INCONSISTENT"
         }
     ));
-    for m in &report.mismatches {
-        report.report.push(format!(
+    for m in mismatches {
+        out.push(format!(
             "MISMATCH at entry {} ({}), field {}: recorded {} / re-derived {}",
             m.sequence, m.event, m.field, m.recorded, m.rederived
         ));

@@ -10,10 +10,7 @@ use ed25519_dalek::VerifyingKey;
 use pitboss_engine::card::Card;
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::round::RoundEvent;
-use pitboss_ledger::checkpoint::Checkpoint;
-use pitboss_packet::{
-    CheckpointFacts, Mismatch, RoundPacket, RoundPacketEvent, RoundPacketPlace, RoundVerdict,
-};
+use pitboss_packet::{RoundPacket, RoundPacketEvent, RoundPacketPlace, RoundVerdict};
 
 use super::bundle::{self, Bundle, BundleError, Subject, Verified};
 use super::dispute::Dispute;
@@ -143,14 +140,7 @@ fn packet(
             bundle.round_id
         )));
     };
-    let note = match (
-        Checkpoint::parse(&bundle.checkpoint),
-        &bundle.cosigned_checkpoint,
-    ) {
-        (Err(_), Some(log)) => log,
-        _ => &bundle.checkpoint,
-    };
-    let checkpoint = Checkpoint::parse(note).map_err(|e| malformed(format!("checkpoint: {e}")))?;
+    let checkpoint = super::dispute::checkpoint_facts(bundle, key)?;
     let places = report
         .as_ref()
         .map(|r| {
@@ -201,29 +191,11 @@ fn packet(
             seed_revealed: table_report.is_some_and(|r| r.seed_revealed),
             one_shuffle: table_report.is_some_and(|r| r.one_shuffle),
             mismatches: table_report
-                .map(|r| {
-                    r.mismatches
-                        .iter()
-                        .map(|m| Mismatch {
-                            sequence: m.sequence,
-                            event: m.event.clone(),
-                            field: m.field.clone(),
-                            recorded: m.recorded.clone(),
-                            rederived: m.rederived.clone(),
-                        })
-                        .collect()
-                })
+                .map(|r| super::dispute::mismatches(&r.mismatches))
                 .unwrap_or_default(),
             report: report.map(|r| r.report).unwrap_or_default(),
             problems: verified.problems.clone(),
-            checkpoint: CheckpointFacts {
-                origin: checkpoint.origin.clone(),
-                tree_size: checkpoint.size,
-                root_hex: hex::encode(checkpoint.root),
-                note: note.clone(),
-                key_id: pitboss_ledger::KeyId::of(key).to_string(),
-                public_key_hex: hex::encode(key.as_bytes()),
-            },
+            checkpoint,
             bundle_file: bundle_file.to_string(),
         },
         config,

@@ -411,32 +411,17 @@ fn verdict(report: &mut RoundProofReport, chained: bool) {
         && report.mismatches.is_empty()
         && report.commitment_ok
         && report.one_shuffle;
-    report.report.push(format!(
-        "{} events, {} places: {}; {}; {}",
+    let counted = format!(
+        "{} events, {} places",
         report.events.len(),
-        report.places.len(),
-        if chained {
-            "every link, hash and signature checks"
-        } else {
-            "CHAIN OR SIGNATURE FAILURES (see events)"
-        },
-        if rederived {
-            "every event re-derived from the seed and the rules"
-        } else {
-            "NOT every event re-derived"
-        },
-        if report.consistent {
-            "ALL CONSISTENT"
-        } else {
-            "INCONSISTENT"
-        }
-    ));
-    for m in &report.mismatches {
-        report.report.push(format!(
-            "MISMATCH at entry {} ({}): {}",
-            m.sequence, m.event, m.rederived
-        ));
-    }
+        report.places.len()
+    );
+    replay::verdict_words(
+        &mut report.report,
+        &counted,
+        (chained, rederived, report.consistent),
+        &report.mismatches,
+    );
 }
 
 #[cfg(test)]

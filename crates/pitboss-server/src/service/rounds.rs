@@ -238,11 +238,7 @@ pub(super) fn get_round(
 ) -> Result<proto::RoundResponse, Status> {
     r.check()?;
     reach_round(floor, caller, &r.round_id)?;
-    let page = if r.page_size == 0 {
-        DEFAULT_PAGE
-    } else {
-        r.page_size
-    };
+    let page = page_of(r.page_size);
     let reader = optional(&r.player);
     let view = floor
         .with_round(&r.round_id, |round| {
@@ -338,11 +334,7 @@ pub(super) fn replay_round_to(
     report: RoundProofReport,
     r: &proto::ReplayRoundRequest,
 ) -> proto::ReplayRoundResponse {
-    let page = if r.page_size == 0 {
-        DEFAULT_PAGE
-    } else {
-        r.page_size
-    };
+    let page = page_of(r.page_size);
     let place_count = u32::try_from(report.places.len()).unwrap_or(u32::MAX);
     let event_count = report.events.len() as u64;
     let next_place = r
@@ -400,6 +392,15 @@ pub(super) fn replay_round_to(
         event_count,
         next_place,
         next_event,
+    }
+}
+
+/// A page's size as a request asks it: 0 is the default.
+fn page_of(size: u32) -> u32 {
+    if size == 0 {
+        DEFAULT_PAGE
+    } else {
+        size
     }
 }
 
