@@ -104,7 +104,8 @@ impl Floor {
 }
 
 /// The index entries the floor writes with `entry`, derived from the entry alone: what a mirror's
-/// copy (`Floor::mirror`) writes so that its recall answers as the log's own server does. The
+/// copy (`Floor::mirror`) writes so that its recall answers as the log's own server does (a round's
+/// are those `rounds.rs` writes with the same events). The
 /// index of open hands is left out: it serves only the sweep, which a read-only server never runs.
 fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
     use crate::codec::EntryPayload;
@@ -125,6 +126,16 @@ fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
         Some(Kind::ConfigPublished(published)) => {
             vec![(index::CONFIG.to_string(), published.config_id)]
         }
+        Some(Kind::RoundOpened(opened)) => match super::round_of_stream(&entry.envelope.stream) {
+            Some(round_id) if entry.envelope.stream_position == 0 => {
+                index::for_opened_round(round_id, &opened.table, &opened.dealer, opened.at_ms)
+            }
+            _ => Vec::new(),
+        },
+        Some(Kind::RoundBet(bet)) => match super::round_of_stream(&entry.envelope.stream) {
+            Some(round_id) => vec![index::for_round_bet(round_id, &bet.player, bet.at_ms)],
+            None => Vec::new(),
+        },
         Some(Kind::ProposalRecorded(recorded)) => {
             vec![proposals::index_entry(
                 &recorded.proposal_id,
