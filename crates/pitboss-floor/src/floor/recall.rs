@@ -4,8 +4,8 @@
 //!
 //! Read-only: must not write to the ledger. A listing's work is bounded by the floor, not by the
 //! request: at most `index::MAX_EXAMINED` index entries and, for rounds, at most
-//! `ROUND_ENTRIES_READ` round entries read per call (the first round of a page is always read:
-//! a round is bounded by its own bounds).
+//! `ROUND_ENTRIES_READ` round entries read per call (the first round a call reads is always
+//! read: a round is bounded by its own bounds).
 
 use std::sync::Arc;
 
@@ -56,6 +56,16 @@ impl Floor {
         &self,
         filter: &RoundFilter,
         page: &Page,
+    ) -> Result<(Vec<RoundRecord>, Option<String>), FloorError> {
+        self.list_rounds_reading(filter, page, ROUND_ENTRIES_READ)
+    }
+
+    /// [`Floor::list_rounds`], reading at most `budget` round entries (the first round always).
+    fn list_rounds_reading(
+        &self,
+        filter: &RoundFilter,
+        page: &Page,
+        budget: u64,
     ) -> Result<(Vec<RoundRecord>, Option<String>), FloorError> {
         let given = |name: &Option<String>| name.clone().filter(|n| !n.is_empty());
         let (name, owner) = match (
@@ -113,8 +123,10 @@ impl Floor {
                     last_examined.clone_from(key);
                     continue;
                 }
+                // Rounds read, listed or not, count: a call that read one already ends here
+                // rather than pass its budget (each call reads at least one: it goes on).
                 let entries = self.round_version(&id)?;
-                if !out.is_empty() && read.saturating_add(entries) > ROUND_ENTRIES_READ {
+                if read > 0 && read.saturating_add(entries) > budget {
                     return Ok((out, Some(hex::encode(&last_examined))));
                 }
                 examined += 1;
@@ -167,8 +179,191 @@ fn keeps(filter: &RoundFilter, round: &RoundRecord) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{floor_in, mississippi};
+    use super::super::{OpenRoundRequest, RoundCall};
     use super::*;
+    use pitboss_engine::money::Money;
+    use pitboss_engine::round::{OpenRound, PlaceBet, RoundCommand, Shape};
+    use pitboss_engine::settlement::{BetId, Wager};
     use std::sync::atomic::Ordering;
+
+    /// Opens a Caribbean Stud round at `table` dealt by `dealer` with a bet of each player, at
+    /// the clock's time: its id.
+    async fn round(floor: &Floor, table: &str, dealer: &str, players: &[&str]) -> String {
+        let id = floor
+            .open_round(
+                OpenRoundRequest {
+                    game: GameId::CaribbeanStud,
+                    config_id: None,
+                    open: OpenRound {
+                        table: table.into(),
+                        dealer: dealer.into(),
+                        shoe: None,
+                        shape: Shape::Seats { seats: 7 },
+                        max_players: 7,
+                        seats_per_player: 1,
+                        decision_window_ms: 60_000,
+                        at: pitboss_engine::games::Timestamp(0),
+                    },
+                    actor: "table".into(),
+                    request_id: None,
+                },
+                |_| (),
+            )
+            .await
+            .unwrap()
+            .id;
+        for (seat, player) in players.iter().enumerate() {
+            floor
+                .round_command(
+                    &id,
+                    |at| {
+                        RoundCommand::Bet(PlaceBet {
+                            player: player.to_string(),
+                            seat: Some(seat as u8 + 1),
+                            wagers: vec![Wager {
+                                bet: BetId::Ante,
+                                amount: Money(100 * (seat as u64 + 1)),
+                            }],
+                            at,
+                        })
+                    },
+                    &RoundCall::by("table"),
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+        }
+        id
+    }
+
+    /// Every page of a listing: the rounds' ids, and how many calls it took.
+    fn pages(floor: &Floor, filter: &RoundFilter, size: u32, budget: u64) -> (Vec<String>, usize) {
+        let mut page = Page {
+            size,
+            token: String::new(),
+        };
+        let (mut ids, mut calls) = (Vec::new(), 0);
+        loop {
+            calls += 1;
+            let (rounds, next) = floor.list_rounds_reading(filter, &page, budget).unwrap();
+            assert!(rounds.len() <= size as usize);
+            ids.extend(rounds.into_iter().map(|r| r.id));
+            match next {
+                Some(token) => page.token = token,
+                None => return (ids, calls),
+            }
+        }
+    }
+
+    /// Rounds by dealer across tables, by table and by player, newest first, with their places;
+    /// the same listing under a budget of round entries that lets one round be read per call takes
+    /// a call per round and lists the same rounds once each, in order; a token of another listing
+    /// is refused.
+    #[tokio::test]
+    async fn rounds_are_listed_by_dealer_table_and_player_within_the_entries_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, clock) = floor_in(dir.path()).await;
+        let mut opened = Vec::new();
+        for (table, dealer, players) in [
+            ("T1", "ann", &["p1", "p2"][..]),
+            ("T2", "ann", &["p2"][..]),
+            ("T1", "bob", &["p1", "p3", "p4"][..]),
+            ("T2", "ann", &["p4"][..]),
+        ] {
+            clock.fetch_add(1_000, Ordering::SeqCst);
+            opened.push((
+                round(&floor, table, dealer, players).await,
+                table,
+                dealer,
+                players,
+            ));
+        }
+        let newest = |keep: &dyn Fn(&str, &str, &[&str]) -> bool| -> Vec<String> {
+            opened
+                .iter()
+                .rev()
+                .filter(|(_, t, d, p)| keep(t, d, p))
+                .map(|(id, ..)| id.clone())
+                .collect()
+        };
+        let by_dealer = RoundFilter {
+            dealer: Some("ann".into()),
+            ..Default::default()
+        };
+        let ann = newest(&|_, d, _| d == "ann");
+        assert_eq!(ann.len(), 3);
+        assert_eq!(
+            pages(&floor, &by_dealer, 10, ROUND_ENTRIES_READ),
+            (ann.clone(), 1)
+        );
+        assert_eq!(pages(&floor, &by_dealer, 2, ROUND_ENTRIES_READ).0, ann);
+        // One round's entries at most: a round a call, the same rounds (the last call finds none).
+        let (one_by_one, calls) = pages(&floor, &by_dealer, 10, 1);
+        assert_eq!(one_by_one, ann);
+        assert_eq!(calls, 3);
+        let by_table = RoundFilter {
+            table: Some("T1".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            pages(&floor, &by_table, 10, 1).0,
+            newest(&|t, _, _| t == "T1")
+        );
+        let by_player = RoundFilter {
+            player: Some("p1".into()),
+            ..Default::default()
+        };
+        let p1 = pages(&floor, &by_player, 10, ROUND_ENTRIES_READ).0;
+        assert_eq!(p1, newest(&|_, _, p| p.contains(&"p1")));
+        // A round's record: its places, their stakes.
+        let (rounds, _) = floor
+            .list_rounds(
+                &RoundFilter {
+                    dealer: Some("bob".into()),
+                    ..Default::default()
+                },
+                &Page::default(),
+            )
+            .unwrap();
+        assert_eq!(rounds.len(), 1);
+        let bob = &rounds[0];
+        assert_eq!(
+            bob.places
+                .iter()
+                .map(|p| (p.player.as_str(), p.seat, p.staked))
+                .collect::<Vec<_>>(),
+            [
+                ("p1", Some(1), 100),
+                ("p3", Some(2), 200),
+                ("p4", Some(3), 300)
+            ]
+        );
+        assert_eq!(bob.staked().unwrap(), 600);
+        assert_eq!(bob.phase, pitboss_engine::round::Phase::Betting);
+        // A token of the dealer's listing given to a table's is refused.
+        let (_, token) = floor
+            .list_rounds(
+                &by_dealer,
+                &Page {
+                    size: 1,
+                    token: String::new(),
+                },
+            )
+            .unwrap();
+        let refused = floor
+            .list_rounds(
+                &by_table,
+                &Page {
+                    size: 1,
+                    token: token.unwrap(),
+                },
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&refused, FloorError::Invalid { field, .. } if field == "page_token"),
+            "{refused}"
+        );
+    }
 
     /// Recall by table lists that table's hands, newest first, and pages through them.
     #[tokio::test(flavor = "multi_thread")]
