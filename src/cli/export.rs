@@ -1,6 +1,7 @@
-//! `pitboss export --from T1 --to T2 [--table T] [--game G] --format parquet|csv|jsonl --out DIR`:
-//! the analysts' export from a running server (`Audit.ExportHands`), written by `pitboss-export`
-//! as three files — `hands`, `bets`, `events` — in `DIR` (`docs/export.md` has the schema). A bar
+//! `pitboss export --from T1 --to T2 [--table T] [--game G] [--player P] [--dealer D]
+//! [--round R] --format parquet|csv|jsonl --out DIR`: the analysts' export from a running server
+//! (`Audit.ExportHands`), written by `pitboss-export` as four files — `hands`, `bets`, `events`,
+//! `places` — in `DIR` (`docs/export.md` has the schema). A bar
 //! on a terminal shows how far the server's walk has come. The files appear under their names only
 //! once complete; an interrupted export leaves none that looks complete.
 
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use pitboss_export::{BetRow, EventRow, ExportWriter, Format, HandRow};
+use pitboss_export::{BetRow, EventRow, ExportWriter, Format, HandRow, PlaceRow};
 use tokio_stream::StreamExt;
 
 use super::client::{block_on, refused, ServerArgs};
@@ -28,16 +29,26 @@ pub struct ExportArgs {
     /// that day (UTC). Default: no bound.
     #[arg(long)]
     to: Option<String>,
-    /// Only this table's hands.
+    /// Only this table's hands and rounds.
     #[arg(long)]
     table: Option<String>,
-    /// Only this game's hands (`mississippi_stud`, `fortune_pai_gow`, `nutz`, `caribbean_stud`).
+    /// Only this game's hands and rounds (`mississippi_stud`, `fortune_pai_gow`, `nutz`,
+    /// `caribbean_stud`).
     #[arg(long)]
     game: Option<String>,
+    /// Only this player's hands and places (by the time of the player's bets on rounds).
+    #[arg(long)]
+    player: Option<String>,
+    /// Only this dealer's rounds (no hands: they have no dealer).
+    #[arg(long)]
+    dealer: Option<String>,
+    /// Only this round (32 hexadecimal digits; no hands).
+    #[arg(long)]
+    round: Option<String>,
     /// `parquet`, `csv` or `jsonl`.
     #[arg(long)]
     format: String,
-    /// The directory of the three files (created if missing; existing files are never replaced).
+    /// The directory of the four files (created if missing; existing files are never replaced).
     #[arg(long)]
     out: PathBuf,
     #[command(flatten)]
@@ -46,9 +57,7 @@ pub struct ExportArgs {
 
 fn hand_row(h: proto::ExportHand) -> anyhow::Result<HandRow> {
     Ok(HandRow {
-        game: proto::Game::try_from(h.game)
-            .map(|g| g.as_str_name().trim_start_matches("GAME_").to_lowercase())
-            .unwrap_or_else(|_| h.game.to_string()),
+        game: game_name(h.game),
         hand_id: h.hand_id,
         table: h.table,
         player: h.player,
@@ -99,7 +108,45 @@ fn event_row(e: proto::ExportEvent) -> EventRow {
         hash: e.hash,
         signature: e.signature,
         key_id: e.key_id,
+        round_id: (!e.round_id.is_empty()).then_some(e.round_id),
     }
+}
+
+fn place_row(p: proto::ExportPlace) -> anyhow::Result<PlaceRow> {
+    Ok(PlaceRow {
+        game: game_name(p.game),
+        round_id: p.round_id,
+        place: p.place,
+        seat: p
+            .seat
+            .map(|s| u8::try_from(s).context("a seat beyond 255"))
+            .transpose()?,
+        player: p.player,
+        table: p.table,
+        dealer: p.dealer,
+        shape: p.shape,
+        config_id: p.config_id,
+        config_name: p.config_name,
+        config_version: p.config_version,
+        currency: p.currency,
+        minor_digits: u8::try_from(p.minor_digits).context("minor digits beyond 255")?,
+        opened_at_ms: p.opened_at_ms,
+        ended_at_ms: p.ended_at_ms,
+        bet_at_ms: p.bet_at_ms,
+        round_phase: p.round_phase,
+        status: p.status,
+        staked: p.staked,
+        paid: p.paid,
+        net: p.net,
+        void_kind: (!p.void_kind.is_empty()).then_some(p.void_kind),
+    })
+}
+
+/// A game's id, as the export writes it (`mississippi_stud`, …).
+fn game_name(game: i32) -> String {
+    proto::Game::try_from(game)
+        .map(|g| g.as_str_name().trim_start_matches("GAME_").to_lowercase())
+        .unwrap_or_else(|_| game.to_string())
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
@@ -123,11 +170,17 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         to_ms,
         table: args.table.clone().unwrap_or_default(),
         game: game as i32,
+        player: args.player.clone().unwrap_or_default(),
+        dealer: args.dealer.clone().unwrap_or_default(),
+        round_id: args.round.clone().unwrap_or_default(),
     };
     let mut writer = ExportWriter::create(&args.out, format)?;
     let (scanned, total) = (AtomicU64::new(0), AtomicU64::new(0));
-    let unit = if args.table.is_some() {
-        "hands"
+    let indexed = [&args.table, &args.player, &args.dealer, &args.round]
+        .iter()
+        .any(|a| a.is_some());
+    let unit = if indexed {
+        "hands and rounds"
     } else {
         "entries"
     };
@@ -144,6 +197,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
                     Some(Row::Hand(h)) => writer.hand(&hand_row(h)?)?,
                     Some(Row::Bet(b)) => writer.bet(&bet_row(b))?,
                     Some(Row::Event(e)) => writer.event(&event_row(e))?,
+                    Some(Row::Place(p)) => writer.place(&place_row(p)?)?,
                     Some(Row::Progress(p)) => {
                         scanned.store(p.scanned, Ordering::Relaxed);
                         total.store(p.total, Ordering::Relaxed);

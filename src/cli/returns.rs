@@ -1,6 +1,6 @@
 //! `pitboss returns` (the floor's returns against the theoretical, from a server: one line per
-//! game, table, configuration, bet group and window, then the alerts; `--json` for the whole
-//! answer) and `pitboss investigate ALERT --outcome O --reason R` (a supervisor closes an alert).
+//! game, table (or dealer, `--by dealer`), configuration, bet group and window, then the alerts;
+//! `--json` for the whole answer) and `pitboss investigate ALERT --outcome O --reason R` (a supervisor closes an alert).
 
 use clap::Args;
 
@@ -17,6 +17,13 @@ pub struct ReturnsArgs {
     /// Only this table.
     #[arg(long)]
     table: Option<String>,
+    /// Only this dealer's rounds.
+    #[arg(long)]
+    dealer: Option<String>,
+    /// A row per `table` (every dealer's rounds and the hands) or per `dealer` (every table's
+    /// rounds of the dealer; hands have no dealer).
+    #[arg(long, default_value = "table", value_parser = ["table", "dealer"])]
+    by: String,
     /// Only this configuration (64 hexadecimal digits).
     #[arg(long)]
     config_id: Option<String>,
@@ -52,6 +59,12 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
                     windows: args.window.clone(),
                     page_size: 1000,
                     page_token: token.clone(),
+                    dealer: args.dealer.clone().unwrap_or_default(),
+                    by: if args.by == "dealer" {
+                        proto::ReturnsBy::Dealer as i32
+                    } else {
+                        proto::ReturnsBy::Table as i32
+                    },
                 })
                 .await
                 .map_err(refused)?
@@ -75,9 +88,10 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
                         }
                     );
                     println!(
-                        "{:<16} {:<12} {:<16} {:<14} {:>6} {:>9} {:>12} {:>12} {:>8}  band (99 %)",
+                        "{:<16} {:<12} {:<12} {:<16} {:<14} {:>6} {:>9} {:>12} {:>12} {:>8}  band (99 %)",
                         "game",
                         "table",
+                        "dealer",
                         "config",
                         "bet",
                         "window",
@@ -90,10 +104,18 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
                 for row in &r.rows {
                     let Some(t) = &row.totals else { continue };
                     let config = hex::encode(&t.config_id);
+                    let all = |name: &str| {
+                        if name.is_empty() {
+                            "*".to_string()
+                        } else {
+                            name.to_string()
+                        }
+                    };
                     println!(
-                        "{:<16} {:<12} {:<16} {:<14} {:>6} {:>9} {:>12} {:>12} {:>8}  {}{}{}",
+                        "{:<16} {:<12} {:<12} {:<16} {:<14} {:>6} {:>9} {:>12} {:>12} {:>8}  {}{}{}",
                         t.game,
-                        t.table,
+                        all(&t.table),
+                        all(&t.dealer),
                         &config[..config.len().min(16)],
                         t.bet,
                         if row.window_days == 0 {
@@ -131,11 +153,12 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
                         None => "OPEN".to_string(),
                     };
                     println!(
-                        "alert {} at entry {}: {} {} {} window {} d, actual {} against {}, z {:+.2}: {state}",
+                        "alert {} at entry {}: {} {}{} {} window {} d, actual {} against {}, z {:+.2}: {state}",
                         alert.alert_id,
                         a.sequence,
                         t.game,
                         t.table,
+                        if t.dealer.is_empty() { String::new() } else { format!("dealer {}", t.dealer) },
                         t.bet,
                         alert.window_days,
                         percent(Some(alert.actual)),
@@ -155,7 +178,7 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
 
 fn totals_json(t: &proto::ReturnsTotals) -> serde_json::Value {
     serde_json::json!({
-        "game": t.game, "table": t.table, "config_id": hex::encode(&t.config_id), "bet": t.bet,
+        "game": t.game, "table": t.table, "dealer": t.dealer, "config_id": hex::encode(&t.config_id), "bet": t.bet,
         "hands": t.hands, "staked": t.staked, "paid": t.paid, "initial": t.initial,
         "initial_squares": t.initial_squares, "voided_hands": t.voided_hands,
         "voided_staked": t.voided_staked, "voided_paid": t.voided_paid,

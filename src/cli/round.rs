@@ -1,7 +1,8 @@
 //! `pitboss round …`: a table's round against a running server (`docs/rounds.md`) — open it, take
 //! bets, close betting, relay decisions, close the decision window, void it or forfeit a place,
-//! and show it as the table or as one player sees it. Each subcommand is one call; each prints the
-//! round as the server answers it (`--json` for the protobuf view as JSON).
+//! and show it as the table or as one player sees it; list a table's, a dealer's or a player's
+//! rounds (`list`). Each subcommand is one call; each prints the round as the server answers it
+//! (`--json` for the protobuf view as JSON).
 
 use clap::{Args, Subcommand};
 
@@ -130,6 +131,26 @@ enum What {
         #[command(flatten)]
         on: On,
     },
+    /// List rounds (`Audit.ListRounds`), newest first: a table's, a dealer's or a player's (one is
+    /// required; the others filter), a line each with its totals; `--token` continues a listing.
+    List {
+        #[arg(long, default_value = "")]
+        table: String,
+        #[arg(long, default_value = "")]
+        dealer: String,
+        #[arg(long, default_value = "")]
+        player: String,
+        /// betting, playing, ended or voided.
+        #[arg(long, default_value = "")]
+        phase: String,
+        #[arg(long, default_value_t = 10)]
+        page: u32,
+        /// The token a listing printed to go on.
+        #[arg(long, default_value = "")]
+        token: String,
+        #[command(flatten)]
+        on: On,
+    },
     /// Replay the round from its recorded events and print its proof report: one shuffle, every
     /// event re-derived, every place's settlement line by line (`--player`: the others masked).
     /// Exits 1 when the round is not consistent.
@@ -202,6 +223,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         | What::Window { on, .. }
         | What::Void { on, .. }
         | What::Show { on, .. }
+        | What::List { on, .. }
         | What::Replay { on, .. } => (on.json, on.request_id.clone(), on.server.clone()),
     };
     let (json, request_id, server) = on;
@@ -307,6 +329,31 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                     .into_inner();
                 return print_proof(&proof, json);
             }
+            What::List {
+                table,
+                dealer,
+                player,
+                phase,
+                page,
+                token,
+                ..
+            } => {
+                let mut audit = AuditClient::new(channel);
+                let listed = audit
+                    .list_rounds(proto::ListRoundsRequest {
+                        table,
+                        dealer,
+                        player,
+                        phase,
+                        page_size: page,
+                        page_token: token,
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(refused)?
+                    .into_inner();
+                return print_list(&listed, json);
+            }
             What::Void {
                 round,
                 reason,
@@ -339,6 +386,62 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         let answer = call.await.map_err(refused)?.into_inner();
         print(answer.round.unwrap_or_default(), json)
     })
+}
+
+/// A listing of rounds: a line each (a player's places under it), then the token to go on.
+fn print_list(listed: &proto::ListRoundsResponse, json: bool) -> anyhow::Result<()> {
+    if json {
+        let rounds: Vec<serde_json::Value> = listed
+            .rounds
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "round_id": r.round_id, "game": r.game, "config_id": r.config_id,
+                    "table": r.table, "dealer": r.dealer, "shape": r.shape, "phase": r.phase,
+                    "opened_at_ms": r.opened_at_ms, "ended_at_ms": r.ended_at_ms,
+                    "place_count": r.place_count, "total_staked": r.total_staked,
+                    "total_paid": r.total_paid,
+                    "places": r.places.iter().map(|p| serde_json::json!({
+                        "place": p.place, "seat": p.seat, "player": p.player,
+                        "status": p.status, "staked": p.staked, "paid": p.paid,
+                        "void_kind": p.void_kind, "bet_at_ms": p.bet_at_ms,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let out = serde_json::json!({"rounds": rounds, "next_page_token": listed.next_page_token});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    for r in &listed.rounds {
+        let currency = r.currency.as_ref();
+        println!(
+            "{}  {}  table {}  dealer {}  {}  {} place(s)  staked {}  paid {}",
+            r.round_id,
+            r.phase,
+            r.table,
+            r.dealer,
+            r.opened_at_ms,
+            r.place_count,
+            money(r.total_staked, currency),
+            money(r.total_paid, currency)
+        );
+        for p in &r.places {
+            println!(
+                "    place {} seat {} {}: {} staked {} paid {}",
+                p.place,
+                p.seat,
+                p.player,
+                p.status,
+                money(p.staked, currency),
+                money(p.paid, currency)
+            );
+        }
+    }
+    if !listed.next_page_token.is_empty() {
+        println!("more: --token {}", listed.next_page_token);
+    }
+    Ok(())
 }
 
 /// A round's proof report: its words, then each place's; exits 1 when it is not consistent.

@@ -193,7 +193,7 @@ async fn exports_read_back_by_pyarrow_and_duckdb_equal_the_servers_totals() {
             ],
         );
         assert!(ok, "{format}: {stderr}");
-        assert_eq!(stdout.lines().count(), 3, "a line per table: {stdout}");
+        assert_eq!(stdout.lines().count(), 4, "a line per table: {stdout}");
         assert_eq!(read_back(&dir, format), expected, "{format}");
     }
 

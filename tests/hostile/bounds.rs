@@ -376,6 +376,35 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
         cases.push(served(m, rpc!(c, audit.list_hands(proto::ListHandsRequest { from_ms: n, to_ms: 0, ..list("P") }))));
     }
 
+    let m = "Audit/ReplayRound";
+    let replay = |round_id: &str| proto::ReplayRoundRequest { round_id: round_id.into(), ..Default::default() };
+    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.replay_round(replay(&long(60_000))))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { player: long(201), ..replay(round) }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 500", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { page_size: u32::MAX, ..replay(round) }))));
+    cases.push(served(m, rpc!(c, audit.replay_round(proto::ReplayRoundRequest { from_place: u32::MAX, page_size: 500, from_event: u64::MAX, ..replay(round) }))));
+
+    let m = "Audit/ListRounds";
+    let rounds = |dealer: &str| proto::ListRoundsRequest { dealer: dealer.into(), ..Default::default() };
+    cases.push(refused(m, INVALID, "table", "a table, a dealer or a player is required", rpc!(c, audit.list_rounds(proto::ListRoundsRequest::default()))));
+    cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { table: long(60_000), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "dealer", "at most 200 characters", rpc!(c, audit.list_rounds(rounds(&long(201))))));
+    cases.push(refused(m, INVALID, "dealer", "no control characters", rpc!(c, audit.list_rounds(rounds("a\u{1}b")))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { player: long(201), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "phase", "at most 32 characters", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { phase: long(33), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "phase", "betting, playing, ended, voided", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { phase: "settled".into(), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "game", "", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { game: 99, ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 100", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { page_size: u32::MAX, ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "page_size", "0 to 100", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { page_size: 101, ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "page_token", "hexadecimal", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { page_token: "xyz".into(), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "page_token", "at most", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { page_token: "ab".repeat(5000), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "page_token", "not a token of this listing", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { page_token: "ab".repeat(20), ..rounds("D") }))));
+    cases.push(refused(m, INVALID, "to_ms", "at least from_ms", rpc!(c, audit.list_rounds(proto::ListRoundsRequest { from_ms: u64::MAX, to_ms: 1, ..rounds("D") }))));
+    for n in EXTREMES {
+        cases.push(served(m, rpc!(c, audit.list_rounds(proto::ListRoundsRequest { from_ms: n, to_ms: 0, ..rounds("D") }))));
+        cases.push(served(m, rpc!(c, audit.list_rounds(proto::ListRoundsRequest { table: "T".into(), from_ms: 0, to_ms: n.max(1), page_size: 100, ..Default::default() }))));
+    }
+    cases.push(served(m, rpc!(c, audit.list_rounds(proto::ListRoundsRequest { player: long(200), dealer: long(200), table: long(200), phase: "ended".into(), ..Default::default() }))));
+
     let m = "Audit/StreamEvents";
     for n in [u64::from(u32::MAX), u64::MAX] {
         cases.push(refused(m, OUT, "from_sequence", "beyond the log", rpc!(c, audit.stream_events(proto::StreamEventsRequest {
@@ -413,12 +442,6 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "hand_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: long(60_000) }))));
     cases.push(served(m, rpc!(c, audit.get_dispute_packet(proto::GetDisputePacketRequest { hand_id: live.into() }))));
 
-    let m = "Audit/ReplayRound";
-    cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: long(60_000), ..Default::default() }))));
-    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), player: long(201), ..Default::default() }))));
-    cases.push(refused(m, INVALID, "page_size", "out of range: 0 to 500", rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), page_size: 501, ..Default::default() }))));
-    cases.push(served(m, rpc!(c, audit.replay_round(proto::ReplayRoundRequest { round_id: round.into(), from_place: u32::MAX, from_event: u64::MAX, ..Default::default() }))));
-
     let m = "Audit/GetRoundBundle";
     cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, audit.get_round_bundle(proto::GetRoundBundleRequest { round_id: long(60_000) }))));
     cases.push(served(m, rpc!(c, audit.get_round_bundle(proto::GetRoundBundleRequest { round_id: round.into() }))));
@@ -432,6 +455,12 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "table", "at most 200 characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { table: long(60_000), ..Default::default() }))));
     cases.push(refused(m, INVALID, "to_ms", "at least from_ms", rpc!(c, audit.export_hands(proto::ExportHandsRequest { from_ms: u64::MAX, to_ms: 1, ..Default::default() }))));
     cases.push(refused(m, INVALID, "game", "", rpc!(c, audit.export_hands(proto::ExportHandsRequest { game: 99, ..Default::default() }))));
+    cases.push(refused(m, INVALID, "player", "at most 200 characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { player: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "dealer", "at most 200 characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { dealer: long(201), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "dealer", "no control characters", rpc!(c, audit.export_hands(proto::ExportHandsRequest { dealer: "d\n".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "round_id", "empty or exactly 32 hexadecimal digits", rpc!(c, audit.export_hands(proto::ExportHandsRequest { round_id: long(60_000), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "round_id", "empty or exactly 32 hexadecimal digits", rpc!(c, audit.export_hands(proto::ExportHandsRequest { round_id: "g".repeat(32), ..Default::default() }))));
+    cases.push(served(m, rpc!(c, audit.export_hands(proto::ExportHandsRequest { round_id: round.into(), player: long(200), dealer: long(200), ..Default::default() }))));
     for n in EXTREMES {
         cases.push(served(m, rpc!(c, audit.export_hands(proto::ExportHandsRequest { from_ms: n, to_ms: 0, ..Default::default() }))));
     }
@@ -510,6 +539,11 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "windows[1]", "each window at most once", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![7, 7], ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: u32::MAX, ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "dealer", "at most 200 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { dealer: long(60_000), ..Default::default() }))));
+    for by in [2, -1, i32::MAX, i32::MIN] {
+        cases.push(refused(m, INVALID, "by", "0 to 1", rpc!(c, audit.get_returns(proto::GetReturnsRequest { by, ..Default::default() }))));
+    }
+    cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { by: proto::ReturnsBy::Dealer as i32, dealer: long(200), ..Default::default() }))));
     cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, page_token: "9999999999".into(), windows: vec![0, 1, 7, 30], ..Default::default() }))));
 
     let m = "Audit/ListSignificantEvents";

@@ -464,4 +464,34 @@ fn a_round_is_played_from_the_command_line() {
     );
     assert!(out.contains("ann") && !out.contains("bob"), "{out}");
     assert!(out.contains("(another player)"), "{out}");
+    // Recall: the dealer's rounds, and ann's with her place only.
+    let (ok, out, err) = pitboss(
+        &server,
+        &["round", "list", "--dealer", "dealer-2", "--json"],
+    );
+    assert!(ok, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let rounds = listed["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 1, "{listed}");
+    assert_eq!(rounds[0]["round_id"], id.as_str());
+    assert_eq!(rounds[0]["place_count"], 2);
+    assert_eq!(
+        rounds[0]["total_staked"],
+        places
+            .iter()
+            .map(|p| p["stakes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["amount"].as_u64().unwrap())
+                .sum::<u64>())
+            .sum::<u64>()
+    );
+    let (ok, out, err) = pitboss(&server, &["round", "list", "--player", "ann"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(&id) && out.contains("place 0 seat 1 ann: settled"),
+        "{out}"
+    );
+    assert!(!out.contains("bob"), "{out}");
 }

@@ -96,6 +96,7 @@ mod tests {
             Value::Str("00ff"),
             Value::Str("ab"),
             Value::Str("k"),
+            Value::Str("r"),
         ];
         write_object(&mut out, Table::Events.columns(), &values).expect("writes to a Vec");
         let text = String::from_utf8(out).expect("UTF-8");
@@ -103,7 +104,7 @@ mod tests {
             text,
             "{\"sequence\":18446744073709551615,\"stream\":\"line\\n\\\"two\\\"\\t€\",\"stream_position\":0,\
              \"kind\":\"\",\"hand_id\":null,\"recorded_at_ms\":1,\"actor\":\"a\",\"hash\":\"00ff\",\
-             \"signature\":\"ab\",\"key_id\":\"k\"}\n"
+             \"signature\":\"ab\",\"key_id\":\"k\",\"round_id\":\"r\"}\n"
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The analysts' export of a pitboss log: three tables written to a directory as Parquet, CSV or
+//! The analysts' export of a pitboss log: four tables written to a directory as Parquet, CSV or
 //! JSON Lines.
 //!
 //! - `hands` ([`HandRow`]): one row per hand — game, table, player, configuration, currency,
@@ -7,6 +7,8 @@
 //!   pay, any cap, and the payout.
 //! - `events` ([`EventRow`]): one row per log entry — its place in the log and its stream, who
 //!   recorded it, its hash and signature.
+//! - `places` ([`PlaceRow`]): one row per place of a table's round — its player and seat, the
+//!   round's table, dealer and configuration, and what the place staked, paid and netted.
 //!
 //! Money is integer minor units, times are milliseconds since the Unix epoch (UTC); there are no
 //! floats. The columns are described once ([`schema_markdown`] renders them; the crate's
@@ -17,7 +19,7 @@
 //!
 //! # Never a file that looks complete and is not
 //!
-//! [`ExportWriter::create`] refuses when any of the three files is already in the directory: an
+//! [`ExportWriter::create`] refuses when any of the four files is already in the directory: an
 //! export never overwrites an analyst's file. Each file is written as `<table>.<ext>.partial` and
 //! only [`ExportWriter::finish`] — after flushing it, closing the Parquet footer and syncing it to
 //! disk — gives it its final name (`hands.parquet`, …), then syncs the directory. An export that is
@@ -35,6 +37,6 @@ mod writer;
 
 pub use error::ExportError;
 pub use format::Format;
-pub use rows::{BetRow, EventRow, HandRow};
+pub use rows::{BetRow, EventRow, HandRow, PlaceRow};
 pub use schema::{schema_markdown, Table};
 pub use writer::{ExportWriter, TableWritten, Written};

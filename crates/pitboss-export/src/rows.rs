@@ -1,4 +1,4 @@
-//! The rows the server fills, one struct per table, and their values in column order.
+//! The rows the server fills, one struct per table (hands, bets, events, places), and their values in column order.
 //!
 //! This module owns the row types and the one mapping from a row to its values in the order of
 //! [`crate::schema`]'s columns. It must not format or encode anything: each writer turns the values
@@ -107,6 +107,58 @@ pub struct EventRow {
     pub signature: String,
     /// The id of the key that signed the entry.
     pub key_id: String,
+    /// The round the entry concerns; `None` when it concerns none.
+    pub round_id: Option<String>,
+}
+
+/// One place of a table's round: a row of the `places` table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceRow {
+    /// The round's id, as the log names it.
+    pub round_id: String,
+    /// The place's number in its round, from 0.
+    pub place: u32,
+    /// The place's seat, in a round of seats.
+    pub seat: Option<u8>,
+    /// The player who holds the place.
+    pub player: String,
+    /// The table the round was played at.
+    pub table: String,
+    /// The round's dealer.
+    pub dealer: String,
+    /// The game played.
+    pub game: String,
+    /// The round's shape (`seats`, `shared_hand`, `one_shake`).
+    pub shape: String,
+    /// The id of the configuration the round is played under.
+    pub config_id: String,
+    /// That configuration's name.
+    pub config_name: String,
+    /// That configuration's version.
+    pub config_version: u32,
+    /// The currency of every amount of the round.
+    pub currency: String,
+    /// How many minor digits the currency has.
+    pub minor_digits: u8,
+    /// When the round was opened: milliseconds since the Unix epoch, UTC.
+    pub opened_at_ms: u64,
+    /// When the round ended; `None` while it is in play.
+    pub ended_at_ms: Option<u64>,
+    /// When the place's bet was placed.
+    pub bet_at_ms: u64,
+    /// The round's phase when the log was exported.
+    pub round_phase: String,
+    /// The place's status when the log was exported.
+    pub status: String,
+    /// The total staked on the place, in minor units.
+    pub staked: u64,
+    /// The total paid for the place (stakes returned included), in minor units.
+    pub paid: u64,
+    /// `paid` minus `staked`, in minor units.
+    pub net: i64,
+    /// The rule that voided the place; `None` when it was not voided.
+    pub void_kind: Option<String>,
 }
 
 /// One cell of a row, borrowed from it.
@@ -205,6 +257,37 @@ impl Row for EventRow {
             Value::Str(&self.hash),
             Value::Str(&self.signature),
             Value::Str(&self.key_id),
+            self.round_id.as_deref().map_or(Value::Null, Value::Str),
+        ]
+    }
+}
+
+impl Row for PlaceRow {
+    const TABLE: Table = Table::Places;
+    fn values(&self) -> Vec<Value<'_>> {
+        vec![
+            Value::Str(&self.round_id),
+            Value::U32(self.place),
+            self.seat.map_or(Value::Null, Value::U8),
+            Value::Str(&self.player),
+            Value::Str(&self.table),
+            Value::Str(&self.dealer),
+            Value::Str(&self.game),
+            Value::Str(&self.shape),
+            Value::Str(&self.config_id),
+            Value::Str(&self.config_name),
+            Value::U32(self.config_version),
+            Value::Str(&self.currency),
+            Value::U8(self.minor_digits),
+            Value::U64(self.opened_at_ms),
+            opt_u64(self.ended_at_ms),
+            Value::U64(self.bet_at_ms),
+            Value::Str(&self.round_phase),
+            Value::Str(&self.status),
+            Value::U64(self.staked),
+            Value::U64(self.paid),
+            Value::I64(self.net),
+            self.void_kind.as_deref().map_or(Value::Null, Value::Str),
         ]
     }
 }
@@ -297,7 +380,33 @@ mod tests {
                 currency: "c".into(),
             });
         }
-        for hand_id in [Some("h".to_owned()), None] {
+        for (seat, ended, void) in [(Some(19), Some(20), Some("v")), (None, None, None)] {
+            assert_matches_schema(&PlaceRow {
+                round_id: "r".into(),
+                place: 21,
+                seat,
+                player: "p".into(),
+                table: "t".into(),
+                dealer: "d".into(),
+                game: "g".into(),
+                shape: "sh".into(),
+                config_id: "ci".into(),
+                config_name: "cn".into(),
+                config_version: 22,
+                currency: "EUR".into(),
+                minor_digits: 23,
+                opened_at_ms: 24,
+                ended_at_ms: ended,
+                bet_at_ms: 25,
+                round_phase: "ph".into(),
+                status: "s".into(),
+                staked: 26,
+                paid: 27,
+                net: -28,
+                void_kind: void.map(str::to_owned),
+            });
+        }
+        for (hand_id, round_id) in [(Some("h".to_owned()), None), (None, Some("r".to_owned()))] {
             assert_matches_schema(&EventRow {
                 sequence: 16,
                 stream: "s".into(),
@@ -309,6 +418,7 @@ mod tests {
                 hash: "ab".into(),
                 signature: "cd".into(),
                 key_id: "key".into(),
+                round_id,
             });
         }
     }

@@ -15,11 +15,12 @@ use arrow_schema::{DataType, Field, Schema};
 /// The key of the Parquet file metadata entry naming this export's schema version.
 pub(crate) const SCHEMA_KEY: &str = "pitboss.schema";
 /// The value of [`SCHEMA_KEY`]: bumped whenever a column is added, removed, renamed or retyped.
-pub(crate) const SCHEMA_VERSION: &str = "pitboss-export/1";
-/// The key of the Parquet file metadata entry naming the file's table (`hands`, `bets`, `events`).
+pub(crate) const SCHEMA_VERSION: &str = "pitboss-export/2";
+/// The key of the Parquet file metadata entry naming the file's table (`hands`, `bets`, `events`,
+/// `places`).
 pub(crate) const TABLE_KEY: &str = "pitboss.table";
 
-/// One of the export's three tables.
+/// One of the export's four tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
     /// One row per hand.
@@ -28,11 +29,13 @@ pub enum Table {
     Bets,
     /// One row per log entry.
     Events,
+    /// One row per place of a table's round.
+    Places,
 }
 
 impl Table {
-    /// The three tables, in the order the export writes and documents them.
-    pub const ALL: [Table; 3] = [Table::Hands, Table::Bets, Table::Events];
+    /// The four tables, in the order the export writes and documents them.
+    pub const ALL: [Table; 4] = [Table::Hands, Table::Bets, Table::Events, Table::Places];
 
     /// The table's name: its file's stem and the `pitboss.table` metadata value.
     pub fn name(self) -> &'static str {
@@ -40,6 +43,7 @@ impl Table {
             Table::Hands => "hands",
             Table::Bets => "bets",
             Table::Events => "events",
+            Table::Places => "places",
         }
     }
 
@@ -48,7 +52,8 @@ impl Table {
         match self {
             Table::Hands => "One row per hand: who played it where, under which configuration, and what it staked and paid.",
             Table::Bets => "One row per bet line settled or voided: the rule that judged it, the pay, any cap, and the payout.",
-            Table::Events => "One row per log entry: its place in the log and in its stream, who recorded it, and its hash and signature.",
+            Table::Events => "One row per log entry of the exported hands and rounds: its place in the log and in its stream, who recorded it, and its hash and signature.",
+            Table::Places => "One row per place of a table's round (docs/rounds.md): its player and seat, the round's table, dealer and configuration, and what the place staked and paid.",
         }
     }
 
@@ -58,6 +63,7 @@ impl Table {
             Table::Hands => HANDS,
             Table::Bets => BETS,
             Table::Events => EVENTS,
+            Table::Places => PLACES,
         }
     }
 
@@ -276,7 +282,7 @@ const EVENTS: &[Column] = &[
     col(
         "stream",
         Utf8,
-        "The stream the entry belongs to (`hand/<id>`).",
+        "The stream the entry belongs to (`hand/<id>`, `round/<id>`).",
     ),
     col(
         "stream_position",
@@ -286,12 +292,12 @@ const EVENTS: &[Column] = &[
     col(
         "kind",
         Utf8,
-        "The event: `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`.",
+        "The event: a hand's `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`; a round's `opened`, `bet_placed`, `betting_closed`, `dealt`, `revealed`, `decided`, `shaken`, `window_closed`, `dealer_set`, `settled`, `round_voided`, `place_voided` or `seed_revealed`.",
     ),
     opt(
         "hand_id",
         Utf8,
-        "The hand the entry concerns; null when it concerns none.",
+        "The hand the entry concerns; null when it concerns none (a round's entry).",
     ),
     col(
         "recorded_at_ms",
@@ -302,6 +308,92 @@ const EVENTS: &[Column] = &[
     col("hash", Utf8, "The entry's hash, lowercase hex."),
     col("signature", Utf8, "The entry's signature, lowercase hex; empty when the next signed entry seals it (the log signs each group of entries once, by its last)."),
     col("key_id", Utf8, "The id of the key that signed the entry (hex)."),
+    opt(
+        "round_id",
+        Utf8,
+        "The round the entry concerns; null when it concerns none (a hand's entry).",
+    ),
+];
+
+const PLACES: &[Column] = &[
+    col("round_id", Utf8, "The round's id, as the log names it."),
+    col(
+        "place",
+        UInt32,
+        "The place's number in its round, from 0 in the order bets were placed.",
+    ),
+    opt(
+        "seat",
+        UInt8,
+        "The place's seat, in a round of seats; null in a shared hand or a shake.",
+    ),
+    col("player", Utf8, "The player who holds the place."),
+    col("table", Utf8, "The table the round was played at."),
+    col("dealer", Utf8, "The round's dealer."),
+    col("game", Utf8, "The game: `mississippi_stud`, `fortune_pai_gow`, `nutz` or `caribbean_stud`."),
+    col("shape", Utf8, "The round's shape: `seats`, `shared_hand` or `one_shake`."),
+    col(
+        "config_id",
+        Utf8,
+        "The id of the game configuration every place of the round is played under.",
+    ),
+    col("config_name", Utf8, "That configuration's name."),
+    col("config_version", UInt32, "That configuration's version."),
+    col(
+        "currency",
+        Utf8,
+        "The currency of every amount of the round (ISO 4217 code or house code).",
+    ),
+    col(
+        "minor_digits",
+        UInt8,
+        "How many minor digits the currency has: an amount of 1234 with 2 digits is 12.34.",
+    ),
+    col(
+        "opened_at_ms",
+        UInt64,
+        "When the round was opened: milliseconds since the Unix epoch, UTC.",
+    ),
+    opt(
+        "ended_at_ms",
+        UInt64,
+        "When the round ended, at its showdown or its void (milliseconds since the Unix epoch, UTC); null while it is in play.",
+    ),
+    col(
+        "bet_at_ms",
+        UInt64,
+        "When the place's bet was placed: milliseconds since the Unix epoch, UTC.",
+    ),
+    col(
+        "round_phase",
+        Utf8,
+        "The round's phase when exported: `betting`, `playing`, `ended` or `voided`.",
+    ),
+    col(
+        "status",
+        Utf8,
+        "The place's status when exported: `in_progress` (until the showdown announces its settlement), `settled` or `voided`.",
+    ),
+    col(
+        "staked",
+        UInt64,
+        "The total staked on the place (its bet and its decisions), in minor units.",
+    ),
+    col(
+        "paid",
+        UInt64,
+        "What the place pays in all, after every cap (stakes returned included; a void's refunds), in minor units.",
+    ),
+    col(
+        "net",
+        Int64,
+        "`paid` minus `staked`, in minor units: positive when the player won.",
+    ),
+    opt(
+        "void_kind",
+        Utf8,
+        "The rule that voided the place (`malfunction`, `incomplete`, `conduct_forfeit`); null when it was not voided.",
+    ),
 ];
 
 /// The export's schema as Markdown: a section per table with a table of its columns (name, type,
@@ -408,7 +500,11 @@ mod tests {
                 "hands.closed_at_ms",
                 "bets.odds",
                 "bets.cap",
-                "events.hand_id"
+                "events.hand_id",
+                "events.round_id",
+                "places.seat",
+                "places.ended_at_ms",
+                "places.void_kind"
             ]
         );
     }

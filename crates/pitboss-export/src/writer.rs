@@ -1,4 +1,4 @@
-//! The export writer: the three files of an export, their temporary names, and making them durable.
+//! The export writer: the four files of an export, their temporary names, and making them durable.
 //!
 //! This module owns the life of an export's files: refusing to overwrite, writing each table under
 //! `<table>.<ext>.partial`, checking each row against its table's columns, and on
@@ -14,13 +14,13 @@ use crate::error::ExportError;
 use crate::format::Format;
 use crate::jsonl::JsonlSink;
 use crate::parquet::ParquetSink;
-use crate::rows::{BetRow, EventRow, HandRow, Row, Value};
+use crate::rows::{BetRow, EventRow, HandRow, PlaceRow, Row, Value};
 use crate::schema::Table;
 
 /// The suffix of a file still being written.
 pub(crate) const PARTIAL_SUFFIX: &str = ".partial";
 
-/// An export being written: the three tables' files, under their temporary names until
+/// An export being written: the four tables' files, under their temporary names until
 /// [`finish`](ExportWriter::finish).
 ///
 /// Dropping it without finishing removes the temporary files (a crash leaves them, under names that
@@ -31,6 +31,7 @@ pub struct ExportWriter {
     hands: TableFile,
     bets: TableFile,
     events: TableFile,
+    places: TableFile,
 }
 
 /// A finished export: its directory, format and each table's file and row count.
@@ -46,6 +47,8 @@ pub struct Written {
     pub bets: TableWritten,
     /// The `events` table.
     pub events: TableWritten,
+    /// The `places` table.
+    pub places: TableWritten,
 }
 
 /// One table of a finished export.
@@ -60,17 +63,17 @@ pub struct TableWritten {
 }
 
 impl Written {
-    /// The three tables, in the order `hands`, `bets`, `events`.
-    pub fn tables(&self) -> [&TableWritten; 3] {
-        [&self.hands, &self.bets, &self.events]
+    /// The four tables, in the order `hands`, `bets`, `events`, `places`.
+    pub fn tables(&self) -> [&TableWritten; 4] {
+        [&self.hands, &self.bets, &self.events, &self.places]
     }
 }
 
 impl ExportWriter {
-    /// Starts an export into `dir` (created if missing): the files `hands.<ext>`, `bets.<ext>` and
-    /// `events.<ext>`, written first as `<name>.partial`.
+    /// Starts an export into `dir` (created if missing): the files `hands.<ext>`, `bets.<ext>`,
+    /// `events.<ext>` and `places.<ext>`, written first as `<name>.partial`.
     ///
-    /// Refuses, creating nothing, if any of the three files is already there
+    /// Refuses, creating nothing, if any of the four files is already there
     /// ([`ExportError::Exists`]); refuses if a temporary file is there
     /// ([`ExportError::PartialExists`]: an interrupted export, or one running now).
     pub fn create(dir: &Path, format: Format) -> Result<ExportWriter, ExportError> {
@@ -89,12 +92,14 @@ impl ExportWriter {
         let hands = TableFile::open(dir, Table::Hands, format)?;
         let bets = TableFile::open(dir, Table::Bets, format)?;
         let events = TableFile::open(dir, Table::Events, format)?;
+        let places = TableFile::open(dir, Table::Places, format)?;
         Ok(ExportWriter {
             dir: dir.to_owned(),
             format,
             hands,
             bets,
             events,
+            places,
         })
     }
 
@@ -113,15 +118,30 @@ impl ExportWriter {
         self.events.row(row)
     }
 
+    /// Writes a row of the `places` table.
+    pub fn place(&mut self, row: &PlaceRow) -> Result<(), ExportError> {
+        self.places.row(row)
+    }
+
     /// Finishes the export: flushes each file (closing a Parquet file's footer), syncs it to disk,
     /// gives it its final name (never replacing a file that appeared meanwhile) and syncs the
     /// directory. On an error no file of this export is left under a final name.
     pub fn finish(mut self) -> Result<Written, ExportError> {
-        for file in [&mut self.hands, &mut self.bets, &mut self.events] {
+        for file in [
+            &mut self.hands,
+            &mut self.bets,
+            &mut self.events,
+            &mut self.places,
+        ] {
             file.close()?;
         }
         let mut published: Vec<PathBuf> = Vec::new();
-        for file in [&mut self.hands, &mut self.bets, &mut self.events] {
+        for file in [
+            &mut self.hands,
+            &mut self.bets,
+            &mut self.events,
+            &mut self.places,
+        ] {
             if let Err(e) = file.publish() {
                 if matches!(file.state, State::Published) {
                     // Linked under its final name, but the temporary name could not be removed.
@@ -148,6 +168,7 @@ impl ExportWriter {
             hands: self.hands.written(),
             bets: self.bets.written(),
             events: self.events.written(),
+            places: self.places.written(),
         })
     }
 }
@@ -160,6 +181,7 @@ impl std::fmt::Debug for ExportWriter {
             .field("hands", &self.hands.rows)
             .field("bets", &self.bets.rows)
             .field("events", &self.events.rows)
+            .field("places", &self.places.rows)
             .finish()
     }
 }

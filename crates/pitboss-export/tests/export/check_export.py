@@ -11,7 +11,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TABLES = ["hands", "bets", "events"]
+TABLES = ["hands", "bets", "events", "places"]
 # Arrow type -> DuckDB type, for reading CSV and JSON Lines with the Parquet file's schema.
 DUCK = {pa.string(): "VARCHAR", pa.uint64(): "UBIGINT", pa.int64(): "BIGINT",
         pa.uint32(): "UINTEGER", pa.uint8(): "UTINYINT"}
@@ -31,6 +31,7 @@ SPEC = {  # table -> (summed column, a nullable column, a string column)
     "hands": ("paid", "closed_at_ms", "player"),
     "bets": ("payout", "cap", "bet"),
     "events": ("recorded_at_ms", "hand_id", "stream"),
+    "places": ("paid", "seat", "dealer"),
 }
 
 

@@ -4,7 +4,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use pitboss_export::{BetRow, EventRow, ExportError, ExportWriter, Format, HandRow, Table};
+use pitboss_export::{
+    BetRow, EventRow, ExportError, ExportWriter, Format, HandRow, PlaceRow, Table,
+};
 
 use crate::read;
 use crate::support::{assert_same, columns, Rows};
@@ -50,6 +52,9 @@ fn files_are_partial_until_finish_then_take_their_final_names() {
         for e in &rows.events {
             writer.event(e).expect("event");
         }
+        for p in &rows.places {
+            writer.place(p).expect("place");
+        }
         assert_eq!(
             listing(&dir),
             names(format, ".partial"),
@@ -58,8 +63,13 @@ fn files_are_partial_until_finish_then_take_their_final_names() {
         let written = writer.finish().expect("finish");
         assert_eq!(listing(&dir), names(format, ""), "{format}: after finish");
         assert_eq!(
-            [written.hands.rows, written.bets.rows, written.events.rows],
-            [10, 20, 30],
+            [
+                written.hands.rows,
+                written.bets.rows,
+                written.events.rows,
+                written.places.rows
+            ],
+            [10, 20, 30, 10],
             "{format}: counts"
         );
         for t in written.tables() {
@@ -76,7 +86,7 @@ fn dropping_an_unfinished_export_leaves_no_file() {
         {
             let mut writer = ExportWriter::create(dir.path(), format).expect("create");
             writer.hand(&rows.hands[0]).expect("hand");
-            assert_eq!(listing(dir.path()).len(), 3);
+            assert_eq!(listing(dir.path()).len(), 4);
         }
         assert!(
             listing(dir.path()).is_empty(),
@@ -127,7 +137,7 @@ fn an_existing_file_is_never_overwritten() {
     );
     assert_eq!(fs::read(&first.hands.path).expect("read"), before);
     rows.export(dir.path(), Format::Jsonl);
-    assert_eq!(listing(dir.path()).len(), 6);
+    assert_eq!(listing(dir.path()).len(), 8);
 }
 
 #[test]
@@ -181,8 +191,13 @@ fn an_empty_export_still_has_its_schema_and_headers() {
     for format in Format::ALL {
         let written = rows.export(dir.path(), format);
         assert_eq!(
-            [written.hands.rows, written.bets.rows, written.events.rows],
-            [0, 0, 0]
+            [
+                written.hands.rows,
+                written.bets.rows,
+                written.events.rows,
+                written.places.rows
+            ],
+            [0, 0, 0, 0]
         );
     }
     for table in Table::ALL {
@@ -200,6 +215,10 @@ fn an_empty_export_still_has_its_schema_and_headers() {
             }
             Table::Events => {
                 let f = read::parquet::<EventRow>(&path);
+                (f.fields, f.rows.len())
+            }
+            Table::Places => {
+                let f = read::parquet::<PlaceRow>(&path);
                 (f.fields, f.rows.len())
             }
         };

@@ -71,6 +71,12 @@ fn expected(rows: &Rows, table: Table) -> Value {
             rows.events.iter().filter(|e| e.hand_id.is_none()).count(),
             rows.events.iter().filter(|e| e.stream.is_empty()).count(),
         ),
+        Table::Places => (
+            rows.places.len(),
+            rows.sum_place_paid(),
+            rows.places.iter().filter(|p| p.seat.is_none()).count(),
+            rows.places.iter().filter(|p| p.dealer.is_empty()).count(),
+        ),
     };
     json!({ "rows": count, "sum": sum.to_string(), "nulls": nulls, "empty": empty })
 }
@@ -139,7 +145,7 @@ fn pyarrow_and_duckdb_read_what_was_written() {
         );
         assert_eq!(
             report["metadata"][name],
-            json!({ "pitboss.schema": "pitboss-export/1", "pitboss.table": name }),
+            json!({ "pitboss.schema": "pitboss-export/2", "pitboss.table": name }),
             "{name}: metadata as pyarrow sees it"
         );
         assert_eq!(report["parquet"][name], want, "{name}: pyarrow");

@@ -2,7 +2,7 @@
 //! (not taken from the crate) so that the tests check the crate's schema rather than repeat it.
 
 use arrow_schema::DataType;
-use pitboss_export::{BetRow, EventRow, ExportWriter, Format, HandRow, Table, Written};
+use pitboss_export::{BetRow, EventRow, ExportWriter, Format, HandRow, PlaceRow, Table, Written};
 use std::path::Path;
 
 /// Strings a careless writer gets wrong.
@@ -82,6 +82,32 @@ pub const EVENTS: Columns = &[
     ("hash", DataType::Utf8, false),
     ("signature", DataType::Utf8, false),
     ("key_id", DataType::Utf8, false),
+    ("round_id", DataType::Utf8, true),
+];
+
+pub const PLACES: Columns = &[
+    ("round_id", DataType::Utf8, false),
+    ("place", DataType::UInt32, false),
+    ("seat", DataType::UInt8, true),
+    ("player", DataType::Utf8, false),
+    ("table", DataType::Utf8, false),
+    ("dealer", DataType::Utf8, false),
+    ("game", DataType::Utf8, false),
+    ("shape", DataType::Utf8, false),
+    ("config_id", DataType::Utf8, false),
+    ("config_name", DataType::Utf8, false),
+    ("config_version", DataType::UInt32, false),
+    ("currency", DataType::Utf8, false),
+    ("minor_digits", DataType::UInt8, false),
+    ("opened_at_ms", DataType::UInt64, false),
+    ("ended_at_ms", DataType::UInt64, true),
+    ("bet_at_ms", DataType::UInt64, false),
+    ("round_phase", DataType::Utf8, false),
+    ("status", DataType::Utf8, false),
+    ("staked", DataType::UInt64, false),
+    ("paid", DataType::UInt64, false),
+    ("net", DataType::Int64, false),
+    ("void_kind", DataType::Utf8, true),
 ];
 
 pub fn columns(table: Table) -> Columns {
@@ -89,6 +115,7 @@ pub fn columns(table: Table) -> Columns {
         Table::Hands => HANDS,
         Table::Bets => BETS,
         Table::Events => EVENTS,
+        Table::Places => PLACES,
     }
 }
 
@@ -205,6 +232,55 @@ pub fn event(i: usize) -> EventRow {
         hash: format!("{:064x}", i),
         signature: format!("{:0128x}", i * 31),
         key_id: s(i + 5),
+        round_id: match i % 4 {
+            0 => Some(s(i + 6)),
+            _ => None,
+        },
+    }
+}
+
+pub fn place(i: usize) -> PlaceRow {
+    PlaceRow {
+        round_id: format!("round-{}-{}", i / 7, s(i)),
+        place: match i % 5 {
+            0 => u32::MAX,
+            _ => u32::try_from(i % 7).expect("fits"),
+        },
+        seat: match i % 3 {
+            0 => None,
+            1 => Some(u8::MAX),
+            _ => Some(u8::try_from(i % 7).expect("fits")),
+        },
+        player: s(i + 1),
+        table: s(i + 2),
+        dealer: s(i + 3),
+        game: s(i + 4),
+        shape: s(i + 5),
+        config_id: s(i + 6),
+        config_name: s(i + 7),
+        config_version: u32::try_from(i).expect("fits"),
+        currency: s(i + 8),
+        minor_digits: u8::try_from(i % 256).expect("fits"),
+        opened_at_ms: 1_700_000_000_000 + small(i),
+        ended_at_ms: if i.is_multiple_of(4) {
+            None
+        } else {
+            Some(amount(i + 9))
+        },
+        bet_at_ms: amount(i + 10),
+        round_phase: s(i + 9),
+        status: s(i + 10),
+        staked: amount(i + 1),
+        paid: amount(i),
+        net: match i % 3 {
+            0 => i64::MIN,
+            1 => i64::MAX,
+            _ => -i64::try_from(i).expect("fits"),
+        },
+        void_kind: match i % 6 {
+            0 => None,
+            _ => Some(s(i + 11)),
+        },
     }
 }
 
@@ -213,15 +289,17 @@ pub struct Rows {
     pub hands: Vec<HandRow>,
     pub bets: Vec<BetRow>,
     pub events: Vec<EventRow>,
+    pub places: Vec<PlaceRow>,
 }
 
 impl Rows {
-    /// `hands` hands, `bets` bets, `events` events.
+    /// `hands` hands, `bets` bets, `events` events, and as many places as hands.
     pub fn new(hands: usize, bets: usize, events: usize) -> Rows {
         Rows {
             hands: (0..hands).map(hand).collect(),
             bets: (0..bets).map(bet).collect(),
             events: (0..events).map(event).collect(),
+            places: (0..hands).map(place).collect(),
         }
     }
 
@@ -239,12 +317,19 @@ impl Rows {
             if let Some(row) = self.bets.get(i) {
                 writer.bet(row).expect("bet");
             }
+            if let Some(row) = self.places.get(i) {
+                writer.place(row).expect("place");
+            }
         }
         writer.finish().expect("finish")
     }
 
     pub fn sum_paid(&self) -> u128 {
         self.hands.iter().map(|h| u128::from(h.paid)).sum()
+    }
+
+    pub fn sum_place_paid(&self) -> u128 {
+        self.places.iter().map(|p| u128::from(p.paid)).sum()
     }
 
     pub fn sum_payout(&self) -> u128 {

@@ -81,6 +81,7 @@ pub const METHODS: &[(&str, &[Role])] = &[
     (audit::VERIFY_LOG, &[Regulator]),
     (audit::GET_HAND_EVENTS, &[Supervisor, Regulator]),
     (audit::LIST_HANDS, &[GameClient, Supervisor, Regulator]),
+    (audit::LIST_ROUNDS, &[Supervisor, Regulator]),
     (audit::STREAM_EVENTS, &[Regulator]),
     (audit::GET_CHECKPOINT, &[Regulator]),
     (audit::GET_INCLUSION_PROOF, &[Regulator]),

@@ -6,6 +6,12 @@
 //! | `hand_by_table` | table, `0x00`, `u64::MAX − opened_at` (BE), hand id | a table's hands, newest first; table malfunctions by time range |
 //! | `open_hand_by_time` | opened_at (BE), hand id; removed in the batch that settles or voids the hand | the 30-day sweep: only hands still open |
 //! | `config` | configuration id (32 bytes) | published configurations |
+//! | `round_by_table` | table, `0x00`, `u64::MAX − opened_at` (BE), round id; written with the round's opening | a table's rounds, newest first |
+//! | `round_by_dealer` | dealer, `0x00`, `u64::MAX − opened_at` (BE), round id; written with the round's opening | a dealer's rounds, newest first |
+//! | `round_by_player` | player, `0x00`, `u64::MAX − bet_at` (BE), round id; written with each bet | a player's rounds, newest bet first |
+//!
+//! Every entry is derived from the one log entry it is written with (a hand's or a round's
+//! opening, a round's bet), so a mirror's copy writes the same ones (`log.rs`).
 
 use std::sync::Arc;
 
@@ -19,6 +25,9 @@ pub(super) const PLAYER: &str = "hand_by_player";
 pub(super) const TABLE: &str = "hand_by_table";
 pub(super) const OPEN: &str = "open_hand_by_time";
 pub(super) const CONFIG: &str = "config";
+pub(super) const ROUND_TABLE: &str = "round_by_table";
+pub(super) const ROUND_DEALER: &str = "round_by_dealer";
+pub(super) const ROUND_PLAYER: &str = "round_by_player";
 
 fn owner_key(owner: &str, at: u64, hand_id: &str) -> Vec<u8> {
     let mut key = owner.as_bytes().to_vec();
@@ -42,6 +51,24 @@ pub(super) fn for_opened_hand(
     ]
 }
 
+/// The index entries of a newly opened round: its table's and its dealer's.
+pub(super) fn for_opened_round(
+    round_id: &str,
+    table: &str,
+    dealer: &str,
+    at: u64,
+) -> Vec<(String, Vec<u8>)> {
+    vec![
+        (ROUND_TABLE.to_string(), owner_key(table, at, round_id)),
+        (ROUND_DEALER.to_string(), owner_key(dealer, at, round_id)),
+    ]
+}
+
+/// The index entry of a player's bet on a round, at the bet's time.
+pub(super) fn for_round_bet(round_id: &str, player: &str, at: u64) -> (String, Vec<u8>) {
+    (ROUND_PLAYER.to_string(), owner_key(player, at, round_id))
+}
+
 /// The entry of a hand in the index of open hands.
 pub(super) fn open_hand_entry(hand_id: &str, at: u64) -> (String, Vec<u8>) {
     let mut key = at.to_be_bytes().to_vec();
@@ -50,7 +77,7 @@ pub(super) fn open_hand_entry(hand_id: &str, at: u64) -> (String, Vec<u8>) {
 }
 
 /// (opened_at, hand id) of an owner-index key (without the owner prefix).
-fn parse_owned(rest: &[u8]) -> Option<(u64, String)> {
+pub(super) fn parse_owned(rest: &[u8]) -> Option<(u64, String)> {
     let inv = u64::from_be_bytes(rest.get(..8)?.try_into().ok()?);
     let id = std::str::from_utf8(rest.get(8..)?).ok()?.to_string();
     Some((u64::MAX - inv, id))
@@ -74,13 +101,27 @@ pub(super) fn table_hands_page(
     to: u64,
     after: Option<&[u8]>,
 ) -> Result<IdPage, LedgerError> {
-    let mut prefix = table.as_bytes().to_vec();
+    owner_page(ledger, TABLE, table, from, to, after)
+}
+
+/// The ids of an owner's index (`hand_by_table`, `round_by_player`, …) whose time is from `from`
+/// to `to` (inclusive), newest first: the page starting after `after` (the `next` of the page
+/// before; `None` for the first). At most [`PAGE`] index entries are read.
+pub(super) fn owner_page(
+    ledger: &Ledger,
+    index: &str,
+    owner: &str,
+    from: u64,
+    to: u64,
+    after: Option<&[u8]>,
+) -> Result<IdPage, LedgerError> {
+    let mut prefix = owner.as_bytes().to_vec();
     prefix.push(0);
     let start = match after {
         Some(key) => [key, &[0]].concat(),
         None => [&prefix[..], &(u64::MAX - to).to_be_bytes()].concat(),
     };
-    let page = ledger.index_page(TABLE, &prefix, &start, PAGE)?;
+    let page = ledger.index_page(index, &prefix, &start, PAGE)?;
     let mut ids = Vec::with_capacity(page.len());
     for (key, _) in &page {
         match parse_owned(&key[prefix.len()..]) {
@@ -176,6 +217,23 @@ pub struct HandSummary {
 /// short page (perhaps empty) and a token to continue, rather than scanning a whole history.
 pub const MAX_EXAMINED: usize = 2_000;
 
+/// A page's size: 0 for 10, at most [`MAX_PAGE`].
+pub(super) fn page_size(size: u32) -> Result<usize, FloorError> {
+    match size {
+        0 => Ok(10),
+        n if n > MAX_PAGE => Err(invalid(
+            "page_size",
+            format!("{n} is out of range: 0 to {MAX_PAGE}"),
+        )),
+        n => Ok(n as usize),
+    }
+}
+
+/// A page token this service did not issue.
+pub(super) fn invalid_page() -> FloorError {
+    invalid("page_token", "not a token this service issued")
+}
+
 pub(super) fn list(
     floor: &Floor,
     filter: &HandFilter,
@@ -186,16 +244,7 @@ pub(super) fn list(
         (_, Some(table)) if !table.is_empty() => (TABLE, table.clone()),
         _ => return Err(invalid("player", "a player or a table is required")),
     };
-    let size = match page.size {
-        0 => 10,
-        n if n > MAX_PAGE => {
-            return Err(invalid(
-                "page_size",
-                format!("{n} is out of range: 0 to {MAX_PAGE}"),
-            ))
-        }
-        n => n as usize,
-    };
+    let size = page_size(page.size)?;
     let mut prefix = owner.as_bytes().to_vec();
     prefix.push(0);
     let mut start = if page.token.is_empty() {
@@ -203,8 +252,7 @@ pub(super) fn list(
         s.extend_from_slice(&(u64::MAX - filter.to_ms.unwrap_or(u64::MAX)).to_be_bytes());
         s
     } else {
-        let mut s = hex::decode(&page.token)
-            .map_err(|_| invalid("page_token", "not a token this service issued"))?;
+        let mut s = hex::decode(&page.token).map_err(|_| invalid_page())?;
         if !s.starts_with(&prefix) {
             return Err(invalid("page_token", "not a token of this listing"));
         }

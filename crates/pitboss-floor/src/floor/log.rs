@@ -104,7 +104,8 @@ impl Floor {
 }
 
 /// The index entries the floor writes with `entry`, derived from the entry alone: what a mirror's
-/// copy (`Floor::mirror`) writes so that its recall answers as the log's own server does. The
+/// copy (`Floor::mirror`) writes so that its recall answers as the log's own server does (a round's
+/// are those `rounds.rs` writes with the same events). The
 /// index of open hands is left out: it serves only the sweep, which a read-only server never runs.
 fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
     use crate::codec::EntryPayload;
@@ -125,6 +126,16 @@ fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
         Some(Kind::ConfigPublished(published)) => {
             vec![(index::CONFIG.to_string(), published.config_id)]
         }
+        Some(Kind::RoundOpened(opened)) => match super::round_of_stream(&entry.envelope.stream) {
+            Some(round_id) if entry.envelope.stream_position == 0 => {
+                index::for_opened_round(round_id, &opened.table, &opened.dealer, opened.at_ms)
+            }
+            _ => Vec::new(),
+        },
+        Some(Kind::RoundBet(bet)) => match super::round_of_stream(&entry.envelope.stream) {
+            Some(round_id) => vec![index::for_round_bet(round_id, &bet.player, bet.at_ms)],
+            None => Vec::new(),
+        },
         Some(Kind::ProposalRecorded(recorded)) => {
             vec![proposals::index_entry(
                 &recorded.proposal_id,
@@ -132,5 +143,122 @@ fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
             )]
         }
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::super::testing::floor_in;
+    use super::super::{OpenRoundRequest, RoundCall};
+    use super::*;
+    use pitboss_engine::game::GameId;
+    use pitboss_engine::games::{Action, Timestamp};
+    use pitboss_engine::money::Money;
+    use pitboss_engine::round::{Decide, OpenRound, PlaceBet, RoundCommand, Shape};
+    use pitboss_engine::settlement::{BetId, Wager};
+
+    /// The recall index entries a mirror's copy derives from a round's entries alone are exactly
+    /// those the round's own appends wrote: the table's and the dealer's with the opening, a
+    /// player's with each bet (and nothing for the other events).
+    #[tokio::test]
+    async fn a_rounds_indexes_derived_from_its_entries_are_those_its_appends_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, clock) = floor_in(dir.path()).await;
+        let opened = floor
+            .open_round(
+                OpenRoundRequest {
+                    game: GameId::CaribbeanStud,
+                    config_id: None,
+                    open: OpenRound {
+                        table: "T7".into(),
+                        dealer: "dealer-9".into(),
+                        shoe: None,
+                        shape: Shape::Seats { seats: 3 },
+                        max_players: 3,
+                        seats_per_player: 1,
+                        decision_window_ms: 60_000,
+                        at: Timestamp(0),
+                    },
+                    actor: "table-T7".into(),
+                    request_id: None,
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        let id = opened.id;
+        let call = RoundCall::by("table-T7");
+        for (seat, player) in [(1u8, "ann"), (2, "bob")] {
+            clock.fetch_add(1_000, std::sync::atomic::Ordering::SeqCst);
+            floor
+                .round_command(
+                    &id,
+                    |at| {
+                        RoundCommand::Bet(PlaceBet {
+                            player: player.into(),
+                            seat: Some(seat),
+                            wagers: vec![Wager {
+                                bet: BetId::Ante,
+                                amount: Money(500),
+                            }],
+                            at,
+                        })
+                    },
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+        }
+        floor
+            .round_command(
+                &id,
+                |at| RoundCommand::CloseBetting { at, shaker: None },
+                &call,
+                |_, _| (),
+            )
+            .await
+            .unwrap();
+        for (seat, player) in [(1u8, "ann"), (2, "bob")] {
+            floor
+                .round_command(
+                    &id,
+                    |at| {
+                        RoundCommand::Decide(Decide {
+                            player: player.into(),
+                            seat: Some(seat),
+                            action: Action::Fold,
+                            at,
+                        })
+                    },
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+        }
+        let entries = floor.round_stream_entries(&id).unwrap();
+        assert!(entries.len() > 6, "the round's every event");
+        let derived: BTreeSet<(String, Vec<u8>)> = entries.iter().flat_map(indexes_of).collect();
+        let mut written = BTreeSet::new();
+        for (name, owner) in [
+            (index::ROUND_TABLE, "T7"),
+            (index::ROUND_DEALER, "dealer-9"),
+            (index::ROUND_PLAYER, "ann"),
+            (index::ROUND_PLAYER, "bob"),
+        ] {
+            let prefix = [owner.as_bytes(), &[0]].concat();
+            for (key, _) in floor
+                .ledger
+                .index_page(name, &prefix, &prefix, 100)
+                .unwrap()
+            {
+                written.insert((name.to_string(), key));
+            }
+        }
+        assert_eq!(written.len(), 4, "{written:?}");
+        assert_eq!(derived, written);
     }
 }

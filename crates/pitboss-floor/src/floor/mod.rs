@@ -24,10 +24,11 @@ mod records;
 mod requests;
 mod retries;
 mod returns;
+mod round_records;
 mod rounds;
 mod tally;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 use crate::codec::EntryPayload;
 use std::collections::{BTreeMap, HashMap};
@@ -43,16 +44,18 @@ pub use certifications::Certified;
 pub use configurations::{ConfigPage, Listed, LOOKED_AT_MOST};
 use error::invalid;
 pub use error::{FloorError, ProposalProblem};
-pub use export::{ExportCursor, HandsPage};
+pub use export::{ExportCursor, ExportSelection, Exported, HandsPage};
 pub use hands::{hand_of_stream, hand_stream, HandSnapshot, OpenRequest};
 pub use index::{HandFilter, HandSummary, Page, MAX_PAGE as MAX_HANDS_PAGE};
 use operations::operation_stream;
 pub use operations::{Attribution, OperationCounts, OperationResult, MAX_LISTED_HANDS};
 pub use pitboss_ledger::VerifyStopped;
 pub use proposals::{Done, Proposal, PROPOSAL_TTL_MS};
+pub use recall::{RoundFilter, ROUND_ENTRIES_READ};
 pub use records::ReloadError;
 pub use requests::Script;
 pub use retries::RoundAnswer;
+pub use round_records::{phase_name, phase_of_name, PlaceRecord, RoundRecord};
 pub use rounds::{round_of_stream, round_stream, OpenRoundRequest, RoundCall};
 pub use tally::{Happened, Tally};
 

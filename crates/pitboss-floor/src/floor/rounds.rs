@@ -560,7 +560,8 @@ impl<'a> RoundCall<'a> {
 }
 
 /// The append of a command's events to the round's stream, at the version they were decided on
-/// (with the seed, kept secret, at the opening).
+/// (with the seed, kept secret, at the opening), and the recall indexes its events write: the
+/// table's and the dealer's at the opening, the player's at each bet (`index.rs`).
 fn append_of(
     id: &str,
     version: u64,
@@ -578,13 +579,24 @@ fn append_of(
             .map(|e| codec::round_event_to_payload(e).encode_to_vec())
             .collect(),
         request,
-        indexes: Vec::new(),
+        indexes: events.iter().flat_map(|e| indexes_of(id, e)).collect(),
         secrets: seed
             .map(|s| vec![(id.as_bytes().to_vec(), s.as_bytes().to_vec())])
             .unwrap_or_default(),
         unindex: Vec::new(),
         recorded_at_ms: at,
         actor: actor.to_string(),
+    }
+}
+
+/// The recall index entries a round's event is written with.
+pub(super) fn indexes_of(id: &str, event: &RoundEvent) -> Vec<(String, Vec<u8>)> {
+    match event {
+        RoundEvent::Opened(opened) => {
+            super::index::for_opened_round(id, &opened.table, &opened.dealer, opened.at.0)
+        }
+        RoundEvent::BetPlaced(bet) => vec![super::index::for_round_bet(id, &bet.player, bet.at.0)],
+        _ => Vec::new(),
     }
 }
 

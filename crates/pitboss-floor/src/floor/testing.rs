@@ -14,15 +14,15 @@ use pitboss_ledger::Ledger;
 use super::{Floor, OpenRequest};
 
 /// When the tests' clock starts (2026-09-21).
-pub(super) const T0: u64 = 1_790_000_000_000;
+pub(crate) const T0: u64 = 1_790_000_000_000;
 
 /// A floor on a new log in memory, its key in `dir`, its clock at `T0` until the test moves it.
-pub(super) async fn floor_in(dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
+pub(crate) async fn floor_in(dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
     floor_on(&MemoryLog::new(), dir).await
 }
 
 /// A floor on the log `log` holds (new, or opened again), its key in `dir`, its clock at `T0`.
-pub(super) async fn floor_on(log: &MemoryLog, dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
+pub(crate) async fn floor_on(log: &MemoryLog, dir: &std::path::Path) -> (Floor, Arc<AtomicU64>) {
     let now = Arc::new(AtomicU64::new(T0));
     let clock = now.clone();
     let ledger = Arc::new(Ledger::open_memory(log, dir, T0, None).expect("a ledger in memory"));
@@ -33,7 +33,7 @@ pub(super) async fn floor_on(log: &MemoryLog, dir: &std::path::Path) -> (Floor, 
 }
 
 /// Opening a Mississippi Stud hand of 5.00 ante at table `table` for `player`.
-pub(super) fn mississippi(table: &str, player: &str, request_id: Option<&str>) -> OpenRequest {
+pub(crate) fn mississippi(table: &str, player: &str, request_id: Option<&str>) -> OpenRequest {
     OpenRequest {
         request_id: request_id.map(str::to_string),
         game: Some(GameId::MississippiStud),
@@ -49,7 +49,7 @@ pub(super) fn mississippi(table: &str, player: &str, request_id: Option<&str>) -
 }
 
 /// The number of entries in the log.
-pub(super) fn log_size(floor: &Floor) -> u64 {
+pub(crate) fn log_size(floor: &Floor) -> u64 {
     floor
         .log()
         .head()

@@ -1,10 +1,12 @@
 //! The floor's returns against the theoretical, live (`docs/returns.md`): the server reads its own
 //! log in order, from the start after a restart and then as it grows, and keeps per game, table,
-//! configuration and bet group the totals for the lifetime and for each of the last 30 UTC days
-//! (`tally.rs`, fed by `feed.rs`); the theoretical figures of each configuration met, computed
-//! beside serving on a thread of their own (`theory.rs`); alerts opened when a window leaves its
-//! 99 % band (an entry each, closed by a supervisor's investigation); and a signed statement of
-//! the totals every period (`statement.rs`), each checked again at every start.
+//! dealer, configuration and bet group the totals for the lifetime and for each of the last 30 UTC
+//! days (`tally.rs`, fed by `feed.rs`: hands, which have no dealer, and rounds' places); the rows
+//! asked for sum them per table (every dealer) or per dealer (every table, hands left out); the
+//! theoretical figures of each configuration met, computed beside serving on a thread of their own
+//! (`theory.rs`); alerts opened when a table's or a dealer's window leaves its 99 % band (an entry
+//! each, closed by a supervisor's investigation); and a signed statement of the totals every period
+//! (`statement.rs`), each checked again at every start.
 //!
 //! Runs beside the writer and never stands in the way of an acknowledgement: it reads entries
 //! already durable. MUST NOT hold more than [`MAX_KEYS`] keys (hands beyond are counted as
@@ -28,8 +30,8 @@ use statement::Period;
 use tally::{Key, Sums};
 use theory::Theory;
 
-/// The most keys (game, table, configuration, bet group) the server keeps totals for: with 30
-/// days each, a few megabytes.
+/// The most keys (game, table, dealer, configuration, bet group) the server keeps totals for: with
+/// 30 days each, a few megabytes.
 pub const MAX_KEYS: usize = 4096;
 
 /// The windows, in days (0: the lifetime).
@@ -346,7 +348,7 @@ impl Returns {
                     state.alerts.insert(
                         sequence,
                         AlertState {
-                            alert,
+                            alert: *alert,
                             sequence,
                             investigation: None,
                         },
@@ -430,7 +432,15 @@ impl Returns {
     fn alerts_due(&self) -> Vec<proto::ReturnsAlert> {
         let now = self.floor.now();
         let mut due = Vec::new();
-        for row in self.rows(&Filter::default()) {
+        let by_dealer = Filter {
+            by: By::Dealer,
+            ..Filter::default()
+        };
+        let rows = self
+            .rows(&Filter::default())
+            .into_iter()
+            .chain(self.rows(&by_dealer));
+        for row in rows {
             let Ok(theory) = row.theory else {
                 continue;
             };
@@ -497,15 +507,33 @@ impl Returns {
         Some(parts)
     }
 
-    /// The rows `filter` matches, in key order then window.
+    /// The rows `filter` asks for, in key order then window: the totals of the keys it matches,
+    /// summed per table (every dealer's, hands' too) or per dealer (every table's, hands left
+    /// out: they have no dealer). A row's key names the table, the dealer or both that were summed
+    /// apart: its `table` is empty when it sums every table, its `dealer` when it sums every
+    /// dealer.
     pub fn rows(&self, filter: &Filter) -> Vec<Row> {
         let today = self.floor.now() / DAY_MS;
         let state = self.lock();
-        let mut rows = Vec::new();
+        let mut summed: BTreeMap<Key, Vec<Result<Sums, tally::Overflow>>> = BTreeMap::new();
         for (key, tracked) in &state.keys {
-            if !filter.matches(key) {
+            if !filter.matches(key) || (filter.by == By::Dealer && key.dealer.is_empty()) {
                 continue;
             }
+            let row = filter.row_key(key);
+            let sums = summed
+                .entry(row)
+                .or_insert_with(|| vec![Ok(Sums::default()); filter.windows().len()]);
+            for (total, &days) in sums.iter_mut().zip(filter.windows()) {
+                if let Ok(sum) = total {
+                    if let Err(overflow) = sum.add(&tracked.window(days, today)) {
+                        *total = Err(overflow);
+                    }
+                }
+            }
+        }
+        let mut rows = Vec::new();
+        for (key, sums) in summed {
             let theory = match state.theories.get(&key.config_id) {
                 Some(Known::Ready(t)) => t
                     .get(&key.bet)
@@ -515,22 +543,36 @@ impl Returns {
                 Some(Known::Failed(e)) => Err(e.clone()),
                 None => Err("the configuration is not known to this server".into()),
             };
-            for &window_days in filter.windows() {
+            for (sums, &window_days) in sums.into_iter().zip(filter.windows()) {
                 let open_alert = state
                     .open
                     .get(&(key.clone(), window_days))
                     .and_then(|s| state.alerts.get(s))
                     .map(|a| a.alert.alert_id.clone());
+                let (sums, theory) = match sums {
+                    Ok(sums) => (sums, theory.clone()),
+                    Err(e) => (Sums::default(), Err(format!("{e} summing this row"))),
+                };
                 rows.push(Row {
                     key: key.clone(),
                     window_days,
-                    sums: tracked.window(window_days, today),
-                    theory: theory.clone(),
+                    sums,
+                    theory,
                     open_alert,
                 });
             }
         }
         rows
+    }
+
+    /// How many alerts are open (recorded and not investigated).
+    pub fn open_alerts(&self) -> usize {
+        let state = self.lock();
+        state
+            .open
+            .values()
+            .filter(|s| state.alerts.contains_key(s))
+            .count()
     }
 
     /// The alerts whose key `filter` matches, newest first, at most `limit`.
@@ -572,15 +614,29 @@ impl Returns {
     }
 }
 
+/// How the rows are summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum By {
+    /// A row per table (game, configuration, bet group): every dealer's rounds and the hands.
+    #[default]
+    Table,
+    /// A row per dealer: every table's rounds of that dealer (hands have no dealer).
+    Dealer,
+}
+
 /// What rows a caller asks for: each field empty for all.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     pub game: Option<pitboss_engine::game::GameId>,
     pub table: Option<String>,
+    /// Only this dealer's rounds.
+    pub dealer: Option<String>,
     pub config_id: Option<ConfigId>,
     pub bet: Option<String>,
     /// Windows in days (empty: all of [`WINDOWS`]).
     pub windows: Vec<u32>,
+    /// A row per table or per dealer.
+    pub by: By,
     /// The tables and games the caller reaches (`None`: all).
     pub tables: Option<std::collections::BTreeSet<String>>,
     pub games: Option<std::collections::BTreeSet<pitboss_engine::game::GameId>>,
@@ -590,10 +646,33 @@ impl Filter {
     fn matches(&self, key: &Key) -> bool {
         self.game.is_none_or(|g| g == key.game)
             && self.table.as_ref().is_none_or(|t| *t == key.table)
+            && self.dealer.as_ref().is_none_or(|d| *d == key.dealer)
             && self.config_id.is_none_or(|c| c == key.config_id)
             && self.bet.as_ref().is_none_or(|b| *b == key.bet)
             && self.tables.as_ref().is_none_or(|t| t.contains(&key.table))
             && self.games.as_ref().is_none_or(|g| g.contains(&key.game))
+    }
+
+    /// The row a key's totals are summed into: its table kept when the rows are per table or one
+    /// table is asked for, its dealer when the rows are per dealer or one dealer is asked for.
+    fn row_key(&self, key: &Key) -> Key {
+        let keep_table = self.by == By::Table || self.table.is_some();
+        let keep_dealer = self.by == By::Dealer || self.dealer.is_some();
+        Key {
+            game: key.game,
+            table: if keep_table {
+                key.table.clone()
+            } else {
+                String::new()
+            },
+            dealer: if keep_dealer {
+                key.dealer.clone()
+            } else {
+                String::new()
+            },
+            config_id: key.config_id,
+            bet: key.bet.clone(),
+        }
     }
 
     fn windows(&self) -> &[u32] {
@@ -602,5 +681,522 @@ impl Filter {
         } else {
             &self.windows
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::floor::testing::{floor_in, log_size};
+    use crate::floor::{OpenRequest, OpenRoundRequest, RoundCall};
+    use pitboss_engine::game::GameId;
+    use pitboss_engine::games::{Action, Shaker, Timestamp, VoidKind, VoidOrder};
+    use pitboss_engine::money::Money;
+    use pitboss_engine::round::{Decide, OpenRound, Phase, PlaceBet, RoundCommand, Shape};
+    use pitboss_engine::settlement::{BetId, Wager};
+
+    /// The bet group of a settlement line, written out as `docs/returns.md` states it (not taken
+    /// from the engine's facts).
+    fn group(bet: &str) -> String {
+        match bet {
+            "ante" | "raise" | "street_3" | "street_4" | "street_5" => "main".into(),
+            other => other.into(),
+        }
+    }
+
+    /// (hands, staked, paid) net of voids, by (table or dealer, game, group).
+    type Expected = BTreeMap<(String, GameId, String), (u64, u128, u128)>;
+
+    fn wager(bet: BetId, amount: u64) -> Wager {
+        Wager {
+            bet,
+            amount: Money(amount),
+        }
+    }
+
+    /// How a round ends.
+    #[derive(Clone, Copy, PartialEq)]
+    enum End {
+        Showdown,
+        /// The first place forfeited, the rest to the showdown.
+        Forfeit,
+        /// A malfunction before the deal: every bet refunded.
+        VoidBefore,
+        /// A malfunction after the showdown, approved by a second person: every settlement
+        /// reversed.
+        VoidAfter,
+    }
+
+    struct Played {
+        id: String,
+        game: GameId,
+        table: String,
+        dealer: String,
+    }
+
+    /// A round of `game` at `table` dealt by `dealer`: each (player, wagers, decision) a place
+    /// (a seat in the card games), played to `end`.
+    async fn play(
+        floor: &Floor,
+        game: GameId,
+        table: &str,
+        dealer: &str,
+        places: &[(&str, Vec<Wager>, Action)],
+        end: End,
+    ) -> Played {
+        let shape = match game {
+            GameId::Nutz => Shape::OneShake,
+            _ => Shape::Seats { seats: 7 },
+        };
+        let id = floor
+            .open_round(
+                OpenRoundRequest {
+                    game,
+                    config_id: None,
+                    open: OpenRound {
+                        table: table.into(),
+                        dealer: dealer.into(),
+                        shoe: None,
+                        shape,
+                        max_players: 7,
+                        seats_per_player: 1,
+                        decision_window_ms: 600_000,
+                        at: Timestamp(0),
+                    },
+                    actor: "table".into(),
+                    request_id: None,
+                },
+                |_| (),
+            )
+            .await
+            .unwrap()
+            .id;
+        let call = RoundCall::by("table");
+        let seat = |i: usize| (shape != Shape::OneShake).then_some(i as u8 + 1);
+        for (i, (player, wagers, _)) in places.iter().enumerate() {
+            let bet = PlaceBet {
+                player: player.to_string(),
+                seat: seat(i),
+                wagers: wagers.clone(),
+                at: Timestamp(0),
+            };
+            floor
+                .round_command(
+                    &id,
+                    |at| RoundCommand::Bet(PlaceBet { at, ..bet.clone() }),
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+        }
+        let order = |kind, approved_by: Option<&'static str>| {
+            move |at| VoidOrder {
+                kind,
+                reason: "test".into(),
+                recorded_by: "super-1".into(),
+                approved_by: approved_by.map(str::to_string),
+                at,
+            }
+        };
+        if end == End::VoidBefore {
+            let order = order(VoidKind::Malfunction, None);
+            floor
+                .round_command(
+                    &id,
+                    |at| RoundCommand::VoidRound(order(at)),
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+            return Played {
+                id,
+                game,
+                table: table.into(),
+                dealer: dealer.into(),
+            };
+        }
+        floor
+            .round_command(
+                &id,
+                |at| RoundCommand::CloseBetting { at, shaker: None },
+                &call,
+                |_, _| (),
+            )
+            .await
+            .unwrap();
+        let mut first = 0;
+        if end == End::Forfeit {
+            let order = order(VoidKind::ConductForfeit, None);
+            let player = places[0].0.to_string();
+            floor
+                .round_command(
+                    &id,
+                    |at| RoundCommand::Forfeit {
+                        player: player.clone(),
+                        seat: seat(0),
+                        order: order(at),
+                    },
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+            first = 1;
+        }
+        if game == GameId::Nutz {
+            // The cup offered to nobody: the dealer shakes until the shaking is done.
+            for _ in 0..16 {
+                let phase = floor
+                    .round_command(
+                        &id,
+                        |at| {
+                            RoundCommand::Decide(Decide {
+                                player: dealer.into(),
+                                seat: None,
+                                action: Action::Shake { by: Shaker::Dealer },
+                                at,
+                            })
+                        },
+                        &call,
+                        |round, _| round.phase(),
+                    )
+                    .await
+                    .unwrap()
+                    .answer;
+                if phase == Phase::Ended {
+                    break;
+                }
+            }
+        } else {
+            for (i, (player, _, action)) in places.iter().enumerate().skip(first) {
+                floor
+                    .round_command(
+                        &id,
+                        |at| {
+                            RoundCommand::Decide(Decide {
+                                player: player.to_string(),
+                                seat: seat(i),
+                                action: *action,
+                                at,
+                            })
+                        },
+                        &call,
+                        |_, _| (),
+                    )
+                    .await
+                    .unwrap();
+            }
+        }
+        assert_eq!(floor.load_round(&id).unwrap().phase(), Phase::Ended);
+        if end == End::VoidAfter {
+            let order = order(VoidKind::Malfunction, Some("super-2"));
+            floor
+                .round_command(
+                    &id,
+                    |at| RoundCommand::VoidRound(order(at)),
+                    &call,
+                    |_, _| (),
+                )
+                .await
+                .unwrap();
+        }
+        Played {
+            id,
+            game,
+            table: table.into(),
+            dealer: dealer.into(),
+        }
+    }
+
+    /// Adds one settlement's lines (bet, stake, payout) under `owner`, by group.
+    fn add(expected: &mut Expected, owner: &str, game: GameId, lines: &[(String, u64, u64)]) {
+        let mut groups: BTreeMap<String, (u128, u128)> = BTreeMap::new();
+        for (bet, stake, payout) in lines {
+            let g = groups.entry(group(bet)).or_default();
+            g.0 += u128::from(*stake);
+            g.1 += u128::from(*payout);
+        }
+        for (name, (staked, paid)) in groups {
+            let e = expected.entry((owner.to_string(), game, name)).or_default();
+            e.0 += 1;
+            e.1 += staked;
+            e.2 += paid;
+        }
+    }
+
+    /// Rounds of three dealers at two tables (Caribbean Stud, Mississippi Stud, Nutz), one with a
+    /// forfeit, one voided before its deal, one voided after its showdown, and a one-player hand,
+    /// all played through the floor: the feed's totals, summed per table and per dealer, and the
+    /// rows `Returns` answers by table and by dealer, equal what the test adds up from the places'
+    /// own settlements (the hand under its table only; a voided settlement reversed; a place voided
+    /// before it settled counted nowhere).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn rounds_count_per_table_and_per_dealer_as_their_places_settled() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _clock) = floor_in(dir.path()).await;
+        let cs = |ante, bonus| {
+            let mut w = vec![wager(BetId::Ante, ante)];
+            if bonus > 0 {
+                w.push(wager(BetId::Bonus, bonus));
+            }
+            w
+        };
+        let mut played = Vec::new();
+        let caribbean = GameId::CaribbeanStud;
+        played.push(
+            play(
+                &floor,
+                caribbean,
+                "T1",
+                "d1",
+                &[
+                    ("p1", cs(500, 100), Action::Raise),
+                    ("p2", cs(200, 0), Action::Fold),
+                    ("p3", cs(300, 100), Action::Raise),
+                ],
+                End::Showdown,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                caribbean,
+                "T1",
+                "d2",
+                &[
+                    ("p1", cs(400, 0), Action::Raise),
+                    ("p4", cs(600, 100), Action::Raise),
+                ],
+                End::Forfeit,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                caribbean,
+                "T2",
+                "d1",
+                &[
+                    ("p2", cs(1000, 100), Action::Raise),
+                    ("p5", cs(700, 0), Action::Fold),
+                ],
+                End::Showdown,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                GameId::MississippiStud,
+                "T2",
+                "d3",
+                &[
+                    ("p1", vec![wager(BetId::Ante, 500)], Action::MaxBetAll),
+                    ("p6", vec![wager(BetId::Ante, 300)], Action::Fold),
+                ],
+                End::Showdown,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                GameId::Nutz,
+                "T1",
+                "d3",
+                &[
+                    ("p7", vec![wager(BetId::BoxOnePair, 500)], Action::Fold),
+                    ("p8", vec![wager(BetId::BoxNutz, 100)], Action::Fold),
+                ],
+                End::Showdown,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                caribbean,
+                "T2",
+                "d2",
+                &[
+                    ("p1", cs(500, 100), Action::Raise),
+                    ("p3", cs(500, 0), Action::Raise),
+                ],
+                End::VoidAfter,
+            )
+            .await,
+        );
+        played.push(
+            play(
+                &floor,
+                caribbean,
+                "T1",
+                "d1",
+                &[("p9", cs(900, 0), Action::Raise)],
+                End::VoidBefore,
+            )
+            .await,
+        );
+        // A one-player hand at T1: it has no dealer.
+        let hand = floor
+            .open_hand(OpenRequest {
+                game: Some(caribbean),
+                table: "T1".into(),
+                player: "h1".into(),
+                wagers: cs(800, 100),
+                actor: "table".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let hand = floor
+            .act(&hand.id, Action::Fold, None, None, "table")
+            .await
+            .unwrap()
+            .hand;
+
+        // What the places' own settlements add up to.
+        let (mut by_table, mut by_dealer) = (Expected::new(), Expected::new());
+        let mut reversed = 0;
+        for p in &played {
+            let round = floor.load_round(&p.id).unwrap();
+            for place in round.places() {
+                let hand = place.hand();
+                let Some(settlement) = hand.settlement() else {
+                    continue;
+                };
+                if hand.void().is_some() {
+                    // Settled and voided after: reversed, net nothing; one reversal per group.
+                    let groups: std::collections::BTreeSet<String> =
+                        settlement.lines.iter().map(|l| group(l.bet.id())).collect();
+                    reversed += groups.len() as u64;
+                    continue;
+                }
+                let lines: Vec<(String, u64, u64)> = settlement
+                    .lines
+                    .iter()
+                    .map(|l| (l.bet.id().to_string(), l.stake.0, l.payout.0))
+                    .collect();
+                add(&mut by_table, &p.table, p.game, &lines);
+                add(&mut by_dealer, &p.dealer, p.game, &lines);
+            }
+        }
+        assert_eq!(
+            reversed, 3,
+            "the round voided after its showdown: p1's main and bonus, p3's main"
+        );
+        let settlement = hand.settlement().expect("the hand settled");
+        let lines: Vec<(String, u64, u64)> = settlement
+            .lines
+            .iter()
+            .map(|l| (l.bet.id().to_string(), l.stake.0, l.payout.0))
+            .collect();
+        add(&mut by_table, "T1", caribbean, &lines);
+        assert!(by_dealer
+            .keys()
+            .any(|(d, g, _)| d == "d3" && *g == GameId::Nutz));
+
+        // The feed, read in order as a statement's recomputation reads it.
+        let size = log_size(&floor);
+        let totals = statement::totals_of(&floor, 0, size).unwrap();
+        let summed = |owner: fn(&Key) -> &str, hands: bool| {
+            let mut out = Expected::new();
+            for (key, sums) in &totals {
+                if !hands && key.dealer.is_empty() {
+                    continue;
+                }
+                let (n, staked, paid, _, _) = sums.net();
+                if n == 0 {
+                    continue;
+                }
+                let e = out
+                    .entry((owner(key).to_string(), key.game, key.bet.clone()))
+                    .or_default();
+                e.0 += n;
+                e.1 += staked;
+                e.2 += paid;
+            }
+            out
+        };
+        assert_eq!(summed(|k| &k.table, true), by_table);
+        assert_eq!(summed(|k| &k.dealer, false), by_dealer);
+        let voided: u64 = totals.values().map(|s| s.voided_hands).sum();
+        assert_eq!(
+            voided, reversed,
+            "one reversal per place and group of the round voided after it settled"
+        );
+
+        // The returns as the server keeps them: rows per table and per dealer.
+        let floor = Arc::new(floor);
+        let configs = [caribbean, GameId::MississippiStud, GameId::Nutz]
+            .iter()
+            .filter_map(|g| floor.default_config(*g))
+            .collect();
+        let returns = Returns::start(floor.clone(), Settings::default(), configs);
+        for _ in 0..500 {
+            let (through, caught_up, ..) = returns.progress();
+            if caught_up && through >= size {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let rows = |by: By| {
+            let mut out = Expected::new();
+            for row in returns.rows(&Filter {
+                by,
+                windows: vec![0],
+                ..Filter::default()
+            }) {
+                let (n, staked, paid, _, _) = row.sums.net();
+                if n == 0 {
+                    continue;
+                }
+                let owner = match by {
+                    By::Table => {
+                        assert!(row.key.dealer.is_empty(), "{:?}", row.key);
+                        row.key.table.clone()
+                    }
+                    By::Dealer => {
+                        assert!(row.key.table.is_empty(), "{:?}", row.key);
+                        row.key.dealer.clone()
+                    }
+                };
+                assert!(
+                    out.insert(
+                        (owner, row.key.game, row.key.bet.clone()),
+                        (n, staked, paid)
+                    )
+                    .is_none(),
+                    "one row per owner and bet group of one game and configuration"
+                );
+            }
+            out
+        };
+        assert_eq!(rows(By::Table), by_table);
+        assert_eq!(rows(By::Dealer), by_dealer);
+        // One dealer at one table: d1's rounds at T1 only.
+        let d1_t1: Vec<Row> = returns.rows(&Filter {
+            by: By::Dealer,
+            dealer: Some("d1".into()),
+            table: Some("T1".into()),
+            windows: vec![0],
+            ..Filter::default()
+        });
+        let main = d1_t1
+            .iter()
+            .find(|r| r.key.bet == "main" && r.key.game == caribbean)
+            .unwrap();
+        assert_eq!(
+            (main.key.table.as_str(), main.key.dealer.as_str()),
+            ("T1", "d1")
+        );
+        assert_eq!(main.sums.net().0, 3, "the three places of d1's round at T1");
     }
 }

@@ -1,5 +1,5 @@
 //! Signed statements of the returns (`ReturnsStatement`): the totals of every entry in a range of
-//! sequences, per game, table, configuration and bet group, in parts of at most [`PER_PART`]
+//! sequences, per game, table, dealer (rounds'; none for hands), configuration and bet group, in parts of at most [`PER_PART`]
 //! totals. Owns their making and their check: the statements chain (each begins where the one
 //! before ended, the first at 0) and each states exactly what its range's hands add up to. The
 //! check runs wherever the log is read in order — `pitboss verify`, and the server's own start.
@@ -15,7 +15,7 @@ use crate::proto;
 pub const PER_PART: usize = 256;
 
 /// Bytes of totals per statement entry at most: an entry stays below the log's 65 535-byte bound
-/// whatever its tables' names (200 characters, up to 800 bytes each).
+/// whatever its tables' and dealers' names (200 characters, up to 800 bytes each).
 const PART_BYTES: usize = 48 * 1024;
 
 /// The keys a period states at most (the server's own bound on keys): a total of a key beyond is
@@ -204,9 +204,14 @@ impl Period {
             return Ok(differing.map(|k| Disagreement {
                 sequence,
                 problem: format!(
-                    "entries {from}..{to}: {} {} {} {}: stated {:?}, the hands add up to {:?}",
+                    "entries {from}..{to}: {} {} {} {} {}: stated {:?}, the hands add up to {:?}",
                     k.game,
                     k.table,
+                    if k.dealer.is_empty() {
+                        "(no dealer)"
+                    } else {
+                        &k.dealer
+                    },
                     k.config_id,
                     k.bet,
                     stated.get(&k),

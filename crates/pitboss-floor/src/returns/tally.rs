@@ -1,9 +1,10 @@
-//! The totals of returns, fed entry by entry from the log: per game, table, configuration and bet
-//! group (the PAR sheets' groups, `pitboss_lab::simulate::groups`), the hands settled with what
-//! they staked and paid back, and the settled hands voided afterwards with what their settlement
-//! had staked and paid. Owns the arithmetic (checked, integer minor units) and what one entry adds.
-//! MUST NOT read the log, a clock or a configuration: the caller hands it each entry and, for a
-//! hand's settlement or void, the hand's opening ([`Opened`]).
+//! The totals of returns, fed entry by entry from the log: per game, table, dealer, configuration
+//! and bet group (the PAR sheets' groups, `pitboss_lab::simulate::groups`), the hands and rounds'
+//! places settled with what they staked and paid back, and the settled ones voided afterwards with
+//! what their settlement had staked and paid. A hand has no dealer (its key's `dealer` is empty); a
+//! round's place counts under its round's dealer. Owns the arithmetic (checked, integer minor
+//! units) and what one entry adds. MUST NOT read the log, a clock or a configuration: the caller
+//! hands it each entry and, for a settlement or void, the hand's or place's opening ([`Opened`]).
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,8 @@ use crate::proto;
 pub struct Key {
     pub game: GameId,
     pub table: String,
+    /// The round's dealer; empty for a hand (which has none), and in a row summed over dealers.
+    pub dealer: String,
     pub config_id: ConfigId,
     /// The bet group: "main", "bonus", "fortune_bonus", or a Nutz box.
     pub bet: String,
@@ -88,6 +91,7 @@ impl Sums {
             table: key.table.clone(),
             config_id: key.config_id.0.to_vec(),
             bet: key.bet.clone(),
+            dealer: key.dealer.clone(),
             hands: self.hands,
             staked: n(self.staked)?,
             paid: n(self.paid)?,
@@ -107,6 +111,7 @@ impl Sums {
         let key = Key {
             game: crate::codec::from_id("game", &t.game).ok()?,
             table: t.table.clone(),
+            dealer: t.dealer.clone(),
             config_id: ConfigId(t.config_id.as_slice().try_into().ok()?),
             bet: t.bet.clone(),
         };
@@ -143,12 +148,15 @@ mod num_like {
     }
 }
 
-/// What the totals need of a hand's opening: whose key it counts under, its initial stakes, when
-/// it was opened (the day a window counts it in), and whether it was settled yet.
+/// What the totals need of a hand's opening (or of a round's place: its round's opening and its
+/// bet): whose key it counts under, its initial stakes, when it was opened (the day a window counts
+/// it in), and whether it was settled yet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opened {
     pub game: GameId,
     pub table: String,
+    /// The round's dealer; empty for a hand.
+    pub dealer: String,
     pub config_id: ConfigId,
     /// (bet id, amount) as the hand was opened.
     pub initial: Vec<(String, u64)>,
@@ -162,6 +170,7 @@ impl Opened {
         Some(Opened {
             game: crate::codec::from_id("game", &opened.game).ok()?,
             table: opened.table.clone(),
+            dealer: String::new(),
             config_id: ConfigId(opened.config_id.as_slice().try_into().ok()?),
             initial: opened
                 .wagers
@@ -177,6 +186,7 @@ impl Opened {
         Key {
             game: self.game,
             table: self.table.clone(),
+            dealer: self.dealer.clone(),
             config_id: self.config_id,
             bet: bet.to_string(),
         }
@@ -310,6 +320,7 @@ mod tests {
         Opened {
             game: GameId::CaribbeanStud,
             table: "T1".into(),
+            dealer: String::new(),
             config_id: ConfigId([1; 32]),
             initial: vec![("ante".into(), 500), ("bonus".into(), 100)],
             at_ms: 0,

@@ -24,7 +24,7 @@ use crate::audit;
 use crate::audit::bundle::Source;
 use crate::audit::round_replay::Reader;
 use crate::codec;
-use crate::floor::{Floor, HandFilter, Page};
+use crate::floor::{Floor, HandFilter, Page, RoundFilter, RoundRecord};
 use crate::proto;
 use crate::proto::audit_server::Audit;
 use pitboss_engine::deal;
@@ -536,11 +536,14 @@ impl Audit for AuditService {
             0 => None,
             value => Some(convert::game("game", value)?),
         };
-        let ask = super::export::ExportAsk {
+        let selection = crate::floor::ExportSelection {
             from_ms: r.from_ms,
             to_ms: if r.to_ms == 0 { u64::MAX } else { r.to_ms },
-            table: (!r.table.is_empty()).then_some(r.table),
+            table: convert::optional(&r.table),
             game,
+            player: convert::optional(&r.player),
+            dealer: convert::optional(&r.dealer),
+            round_id: convert::optional(&r.round_id),
         };
         let permit = self.stream_permit()?;
         let (tx, rx) = tokio::sync::mpsc::channel(256);
@@ -548,7 +551,7 @@ impl Audit for AuditService {
         let shutdown = self.shutdown.clone();
         tokio::spawn(async move {
             let _permit = permit;
-            let exported = super::export::export(floor, ask, tx.clone(), shutdown);
+            let exported = super::export::export(floor, selection, tx.clone(), shutdown);
             if let Err(panic) = guard::catch_panic(exported).await {
                 tracing::error!(method = "ExportHands", panic = %panic, "an export task panicked");
                 let _ = tx.send(Err(Status::internal(guard::PANIC_MESSAGE))).await;
@@ -836,4 +839,92 @@ impl Audit for AuditService {
             next_page_token: next.unwrap_or_default(),
         }))
     }
+
+    async fn list_rounds(
+        &self,
+        request: Request<proto::ListRoundsRequest>,
+    ) -> Result<Response<proto::ListRoundsResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        if !r.table.is_empty() {
+            scope::reach(&caller, "table", &r.table, None)?;
+        }
+        let game = match r.game {
+            0 => None,
+            value => Some(convert::game("game", value)?),
+        };
+        let phase = match r.phase.as_str() {
+            "" => None,
+            p => Some(crate::floor::phase_of_name(p).ok_or_else(|| {
+                invalid_argument("phase", "one of betting, playing, ended, voided")
+            })?),
+        };
+        let filter = RoundFilter {
+            player: convert::optional(&r.player),
+            dealer: convert::optional(&r.dealer),
+            table: convert::optional(&r.table),
+            game,
+            phase,
+            from_ms: r.from_ms,
+            to_ms: (r.to_ms != 0).then_some(r.to_ms),
+            within: (!caller.unscoped()).then_some(caller),
+        };
+        let page = Page {
+            size: r.page_size,
+            token: r.page_token,
+        };
+        let floor = self.floor.clone();
+        self.blocking(move || {
+            let (rounds, next) = floor.list_rounds(&filter, &page).map_err(status)?;
+            let rounds = rounds
+                .iter()
+                .map(|round| round_summary(round, filter.player.as_deref()))
+                .collect::<Result<Vec<_>, Status>>()?;
+            Ok(Response::new(proto::ListRoundsResponse {
+                rounds,
+                next_page_token: next.unwrap_or_default(),
+            }))
+        })
+        .await
+    }
+}
+
+/// A round as recall lists it; listed by `player`, with that player's places.
+fn round_summary(round: &RoundRecord, player: Option<&str>) -> Result<proto::RoundSummary, Status> {
+    let opened = &round.opened;
+    let places = match player.filter(|p| !p.is_empty()) {
+        None => Vec::new(),
+        Some(player) => round
+            .places
+            .iter()
+            .filter(|p| p.player == player)
+            .map(|p| proto::RoundPlaceSummary {
+                place: p.place,
+                seat: p.seat.map_or(0, u32::from),
+                player: p.player.clone(),
+                status: codec::id_of(&p.status),
+                staked: p.staked,
+                paid: p.paid,
+                void_kind: p.void_kind.map(|k| codec::id_of(&k)).unwrap_or_default(),
+                bet_at_ms: p.bet_at_ms,
+            })
+            .collect(),
+    };
+    Ok(proto::RoundSummary {
+        round_id: round.id.clone(),
+        game: convert::game_to_proto(opened.game),
+        config_id: opened.config_id.to_string(),
+        table: opened.table.clone(),
+        dealer: opened.dealer.clone(),
+        shape: opened.shape.name().to_string(),
+        phase: crate::floor::phase_name(round.phase).to_string(),
+        opened_at_ms: opened.at.0,
+        ended_at_ms: round.ended_at_ms,
+        place_count: u32::try_from(round.places.len()).unwrap_or(u32::MAX),
+        total_staked: round.staked().map_err(status)?,
+        total_paid: round.paid().map_err(status)?,
+        currency: Some(convert::currency_to_proto(&round.config.currency)),
+        places,
+    })
 }

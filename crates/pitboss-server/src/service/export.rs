@@ -1,7 +1,9 @@
-//! `Audit.ExportHands`: the floor's walk over the hands of a time range (`floor/export.rs`), each
-//! hand translated into rows of the three exported tables — the hand (the same totals `ListHands`
-//! gives), its settlement and void lines, its log entries — streamed with progress reports. The
-//! writer of files is the client's (`pitboss export`, with `pitboss-export`).
+//! `Audit.ExportHands`: the floor's walk over the hands and rounds of a selection
+//! (`floor/export.rs`), each hand translated into rows of the exported tables — the hand (the same
+//! totals `ListHands` gives), its settlement and void lines, its log entries — and each round into
+//! a row per place kept (its record, `floor/round_records.rs`) and its log entries, streamed with
+//! progress reports. The writer of files is the client's (`pitboss export`, with
+//! `pitboss-export`).
 //!
 //! Owns the translation to rows and the stream's pacing; decides nothing and writes nothing. A
 //! client that reads nothing for [`limits::STREAM_STALL`] has its stream ended; at most 256 rows
@@ -9,7 +11,6 @@
 
 use std::sync::Arc;
 
-use pitboss_engine::game::GameId;
 use pitboss_engine::games::Event;
 use pitboss_engine::paytable::Pay;
 use tonic::Status;
@@ -19,18 +20,9 @@ use super::limits;
 use super::status::status;
 use super::work::Shutdown;
 use crate::codec;
-use crate::floor::{ExportCursor, Floor};
+use crate::floor::{ExportSelection, Exported, Floor, RoundRecord};
 use crate::proto;
 use proto::export_row::Row;
-
-/// What one export asks for, checked.
-pub struct ExportAsk {
-    pub from_ms: u64,
-    /// Inclusive; `u64::MAX` for no bound.
-    pub to_ms: u64,
-    pub table: Option<String>,
-    pub game: Option<GameId>,
-}
 
 /// A pay in the export's words, and its odds when it has some.
 fn pay_words(pay: Option<Pay>) -> (String, Option<u32>) {
@@ -42,16 +34,16 @@ fn pay_words(pay: Option<Pay>) -> (String, Option<u32>) {
     }
 }
 
-/// The rows of one hand: itself, its bet lines, its entries. `None` when the game filter leaves
-/// it out.
-fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, Status> {
+/// The rows of one hand: itself, its bet lines, its entries. None when the selection leaves it
+/// out.
+fn hand_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Vec<Row>, Status> {
     let hand = floor.load(id, None).map_err(status)?;
-    if game.is_some_and(|g| g != hand.game()) {
-        return Ok(Vec::new());
-    }
     let Some(opened) = hand.opened() else {
         return Ok(Vec::new());
     };
+    if !selection.keeps_hand(hand.game(), &opened.table, &opened.player) {
+        return Ok(Vec::new());
+    }
     let entries = floor.hand_entries(id, 0).map_err(status)?;
     let config = hand.config();
     let currency = config.currency.code.clone();
@@ -155,16 +147,102 @@ fn hand_rows(floor: &Floor, id: &str, game: Option<GameId>) -> Result<Vec<Row>, 
             hash: hex::encode(entry.hash),
             signature: entry.signature.map(hex::encode).unwrap_or_default(),
             key_id: hex::encode(&envelope.key_id),
+            round_id: String::new(),
         }));
     }
     Ok(rows)
 }
 
-/// Streams the export of `ask` into `tx` until it ends, the client goes away or stops reading,
-/// or the server stops.
+/// The rows of one round: a row per place the selection keeps, then its entries. None when the
+/// selection leaves it out.
+fn round_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Vec<Row>, Status> {
+    let record = floor.round_record(id).map_err(status)?;
+    let Some(round) = selection.keep_round(record) else {
+        return Ok(Vec::new());
+    };
+    let mut rows = place_rows(&round)?;
+    for entry in floor.round_stream_entries(id).map_err(ledger_status)? {
+        let envelope = &entry.envelope;
+        let event = Floor::payload(&entry)
+            .ok()
+            .and_then(|p| codec::payload_to_round_event(&p).ok().flatten())
+            .ok_or_else(|| {
+                Status::data_loss(format!(
+                    "entry {} of round {id} is not an event of the round",
+                    envelope.sequence
+                ))
+            })?;
+        rows.push(Row::Event(proto::ExportEvent {
+            sequence: envelope.sequence,
+            stream: envelope.stream.clone(),
+            stream_position: envelope.stream_position,
+            kind: event.kind().to_string(),
+            hand_id: String::new(),
+            recorded_at_ms: envelope.recorded_at_ms,
+            actor: envelope.actor.clone(),
+            hash: hex::encode(entry.hash),
+            signature: entry.signature.map(hex::encode).unwrap_or_default(),
+            key_id: hex::encode(&envelope.key_id),
+            round_id: id.to_string(),
+        }));
+    }
+    Ok(rows)
+}
+
+/// A row per place of `round`.
+fn place_rows(round: &RoundRecord) -> Result<Vec<Row>, Status> {
+    let opened = &round.opened;
+    let config = &round.config;
+    round
+        .places
+        .iter()
+        .map(|place| {
+            let net = i64::try_from(place.net()).map_err(|_| {
+                Status::data_loss(format!(
+                    "round {} place {}: its net does not fit 64 bits",
+                    round.id, place.place
+                ))
+            })?;
+            Ok(Row::Place(proto::ExportPlace {
+                round_id: round.id.clone(),
+                place: place.place,
+                seat: place.seat.map(u32::from),
+                player: place.player.clone(),
+                table: opened.table.clone(),
+                dealer: opened.dealer.clone(),
+                game: convert::game_to_proto(opened.game),
+                shape: opened.shape.name().to_string(),
+                config_id: opened.config_id.to_string(),
+                config_name: config.name.clone(),
+                config_version: config.version,
+                currency: config.currency.code.clone(),
+                minor_digits: u32::from(config.currency.minor_digits),
+                opened_at_ms: opened.at.0,
+                ended_at_ms: round.ended_at_ms,
+                bet_at_ms: place.bet_at_ms,
+                round_phase: crate::floor::phase_name(round.phase).to_string(),
+                status: codec::id_of(&place.status),
+                staked: place.staked,
+                paid: place.paid,
+                net,
+                void_kind: place
+                    .void_kind
+                    .map(|k| codec::id_of(&k))
+                    .unwrap_or_default(),
+            }))
+        })
+        .collect()
+}
+
+fn ledger_status(e: pitboss_ledger::LedgerError) -> Status {
+    status(crate::floor::FloorError::from(e))
+}
+
+/// Streams the export of `selection` into `tx` until it ends, the client goes away or stops
+/// reading, or the server stops.
 pub async fn export(
     floor: Arc<Floor>,
-    ask: ExportAsk,
+    selection: ExportSelection,
     tx: tokio::sync::mpsc::Sender<Result<proto::ExportRow, Status>>,
     shutdown: Shutdown,
 ) {
@@ -175,31 +253,26 @@ pub async fn export(
             limits::send_within_stall(&tx, item, "export").await
         }
     };
-    let mut cursor = match ask.table {
-        Some(_) => ExportCursor::Table(None),
-        None => ExportCursor::Log(0),
-    };
+    let mut cursor = selection.start();
     let mut scanned = 0;
     loop {
         if shutdown.is_set() {
             let _ = tx.try_send(Err(Status::unavailable("the server is stopping")));
             return;
         }
-        let page = match floor.export_page(
-            ask.table.as_deref(),
-            ask.from_ms,
-            ask.to_ms,
-            &cursor,
-            scanned,
-        ) {
+        let page = match floor.export_page(&selection, &cursor, scanned) {
             Ok(page) => page,
             Err(e) => {
                 send(Err(status(e))).await;
                 return;
             }
         };
-        for id in &page.ids {
-            let rows = match hand_rows(&floor, id, ask.game) {
+        for found in &page.found {
+            let rows = match found {
+                Exported::Hand(id) => hand_rows(&floor, id, &selection),
+                Exported::Round(id) => round_rows(&floor, id, &selection),
+            };
+            let rows = match rows {
                 Ok(rows) => rows,
                 Err(e) => {
                     send(Err(e)).await;

@@ -547,10 +547,7 @@ fn returns_metrics(
         encoder,
         "pitboss_returns_open_alerts",
         "Returns alerts recorded and not yet investigated.",
-        [(
-            [("log", "main")],
-            rows.iter().filter(|r| r.open_alert.is_some()).count() as u64,
-        )],
+        [([("log", "main")], returns.open_alerts() as u64)],
     )?;
     let (through, _, untracked, _, stopped) = returns.progress();
     gauges(

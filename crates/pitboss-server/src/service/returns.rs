@@ -1,5 +1,5 @@
-//! `Audit.GetReturns` translated: the request's filters to a [`Filter`] (the caller's scopes
-//! narrowing it), the rows and alerts of [`Returns`] to their messages, a page at a time. Holds no
+//! `Audit.GetReturns` translated: the request's filters and grouping (per table or per dealer) to a
+//! [`Filter`] (the caller's scopes narrowing it), the rows and alerts of [`Returns`] to their messages, a page at a time. Holds no
 //! returns logic: the figures are `crate::returns`'.
 
 use tonic::Status;
@@ -7,7 +7,7 @@ use tonic::Status;
 use super::status::invalid_argument;
 use crate::access::Principal;
 use crate::proto;
-use crate::returns::{AlertState, Filter, Returns, Row};
+use crate::returns::{AlertState, By, Filter, Returns, Row};
 use pitboss_engine::config::ConfigId;
 
 /// The alerts one answer carries at most.
@@ -25,6 +25,7 @@ pub fn answer(
             .transpose()
             .map_err(|_| invalid_argument("game", format!("unknown game `{}`", r.game)))?,
         table: (!r.table.is_empty()).then(|| r.table.clone()),
+        dealer: (!r.dealer.is_empty()).then(|| r.dealer.clone()),
         config_id: (!r.config_id.is_empty())
             .then(|| {
                 hex::decode(&r.config_id)
@@ -35,6 +36,16 @@ pub fn answer(
             .flatten(),
         bet: (!r.bet.is_empty()).then(|| r.bet.clone()),
         windows: r.windows.clone(),
+        by: match proto::ReturnsBy::try_from(r.by) {
+            Ok(proto::ReturnsBy::Table) => By::Table,
+            Ok(proto::ReturnsBy::Dealer) => By::Dealer,
+            Err(_) => {
+                return Err(invalid_argument(
+                    "by",
+                    format!("{}: RETURNS_BY_TABLE (0) or RETURNS_BY_DEALER (1)", r.by),
+                ))
+            }
+        },
         tables: caller.tables.clone(),
         games: caller.games.clone(),
     };

@@ -102,7 +102,22 @@ hand_id_only!(
 impl Bounded for proto::ExportHandsRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         NAME_FILTER.check(&at(place, "table"), &self.table)?;
+        NAME_FILTER.check(&at(place, "player"), &self.player)?;
+        NAME_FILTER.check(&at(place, "dealer"), &self.dealer)?;
+        ROUND_ID_FILTER.check(&at(place, "round_id"), &self.round_id)?;
         open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")
+    }
+}
+
+impl Bounded for proto::ListRoundsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        NAME_FILTER.check(&at(place, "table"), &self.table)?;
+        NAME_FILTER.check(&at(place, "dealer"), &self.dealer)?;
+        NAME_FILTER.check(&at(place, "player"), &self.player)?;
+        OPTIONAL_ID.check(&at(place, "phase"), &self.phase)?;
+        open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")?;
+        ROUNDS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
+        ROUNDS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
     }
 }
 
@@ -362,6 +377,17 @@ impl Bounded for proto::GetReturnsRequest {
         NAME_FILTER.check(&at(place, "table"), &self.table)?;
         CONFIG_ID.check(&at(place, "config_id"), &self.config_id)?;
         OPTIONAL_ID.check(&at(place, "bet"), &self.bet)?;
+        NAME_FILTER.check(&at(place, "dealer"), &self.dealer)?;
+        // RETURNS_BY_TABLE or RETURNS_BY_DEALER; a negative value is out of range too.
+        match u64::try_from(self.by) {
+            Ok(by) => RETURNS_BY.check(&at(place, "by"), by).map(|_| ())?,
+            Err(_) => {
+                return Err(invalid_argument(
+                    &at(place, "by"),
+                    format!("{} is out of range: {}", self.by, RETURNS_BY.describe()),
+                ))
+            }
+        }
         RETURNS_WINDOWS.check(&at(place, "windows"), self.windows.len())?;
         for (i, w) in self.windows.iter().enumerate() {
             if self.windows[..i].contains(w) {

@@ -151,6 +151,18 @@ pub const ROUND_SEATS: Range = Range {
 /// A round's id: as a hand's (32 hexadecimal digits).
 pub const ROUND_ID: TextLimit = HAND_ID;
 
+/// A round to export (empty: every round).
+pub const ROUND_ID_FILTER: TextLimit = TextLimit::new(HAND_ID_LEN, false, Shape::Hex(HAND_ID_LEN));
+
+/// `ListRounds`' page size (0: 10).
+pub const ROUNDS_PAGE_SIZE: Range = HANDS_PAGE_SIZE;
+
+/// `ListRounds`' page token: the last index key of the page before (owner, time, round id), hex.
+pub const ROUNDS_PAGE_TOKEN: TextLimit = HANDS_PAGE_TOKEN;
+
+/// `GetReturns`' grouping: `ReturnsBy` (0: per table, 1: per dealer).
+pub const RETURNS_BY: Range = Range { min: 0, max: 1 };
+
 /// A round's shape (`seats`, `shared_hand`, `one_shake`).
 pub const ROUND_SHAPE: TextLimit = ID;
 
