@@ -23,9 +23,9 @@ const LOG_PAGE: u64 = 4_096;
 /// Hands have no dealer and no round: a selection by `dealer` or `round_id` takes rounds only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExportSelection {
-    /// Opened at or after (by player: bet at or after).
+    /// Opened at or after (a round walked by player: the player's bet at or after).
     pub from_ms: u64,
-    /// Opened at or before, inclusive; `u64::MAX` for no bound.
+    /// Opened (bet) at or before, inclusive; `u64::MAX` for no bound.
     pub to_ms: u64,
     /// Only this table's.
     pub table: Option<String>,

@@ -149,7 +149,7 @@ const HANDS_KEPT: usize = 65_536;
 /// all: a round is settled at its showdown, all its places in one append; one pushed out before is
 /// read back from its stream.
 const ROUNDS_KEPT: usize = 4_096;
-const PLACES_KEPT: usize = 262_144;
+const PLACES_KEPT: usize = 65_536;
 
 /// What the totals need of a round: its opening, and each place's bet and whether it settled.
 #[derive(Clone, Debug)]
