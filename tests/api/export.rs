@@ -6,48 +6,14 @@
 //! on the way.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::support::*;
 use pitboss::proto;
 use pitboss_testkit::server::Server;
 
-/// Runs `pitboss export` against `server` with `args`: (success, stdout, stderr).
-fn export(server: &Server, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-        .arg("export")
-        .args(args)
-        .args(["--server", &server.address])
-        .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
-        .output()
-        .expect("run pitboss export");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The totals the Python readers find in an export.
 fn read_back(dir: &Path, format: &str) -> serde_json::Value {
-    let python = pitboss_testkit::python();
-    let out = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/export_totals.py"
-        ))
-        .arg(dir)
-        .arg(format)
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "{} could not read the export (scripts/test installs pyarrow and duckdb in .venv; \
-         PITBOSS_PYTHON names that interpreter): {}",
-        python.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the totals as JSON")
+    python_reads("export_totals.py", dir, format)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,10 +8,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{clients, wager, Clients};
+use crate::support::{clients, export, python_reads, wager, Clients};
 use pitboss::proto;
 use pitboss::proto::round_command_request::Command as RoundCmd;
 use pitboss_testkit::server::{principal, write_access, Server};
@@ -731,39 +730,7 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
     }
 }
 
-/// Runs `pitboss export` against `server` with `args`: (success, stdout, stderr).
-fn export(server: &Server, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pitboss"))
-        .arg("export")
-        .args(args)
-        .args(["--server", &server.address])
-        .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
-        .output()
-        .expect("run pitboss export");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The places, hands and round entries DuckDB reads in an export (`tests/python/export_places.py`).
 fn read_places(dir: &Path, format: &str) -> serde_json::Value {
-    let python = pitboss_testkit::python();
-    let out = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/export_places.py"
-        ))
-        .arg(dir)
-        .arg(format)
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "{} could not read the export: {}",
-        python.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    python_reads("export_places.py", dir, format)
 }

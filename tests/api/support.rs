@@ -151,3 +151,42 @@ pub(crate) async fn void_for_malfunction(c: &mut Clients, hand: &str) {
         .await
         .expect("a void");
 }
+
+/// Runs `pitboss export` against `server` with `args`: (success, stdout, stderr).
+pub(crate) fn export(server: &Server, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .arg("export")
+        .args(args)
+        .args(["--server", &server.address])
+        .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
+        .output()
+        .expect("run pitboss export");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What the Python reader `tests/python/<script>` (pyarrow, DuckDB) prints, as JSON, of the export
+/// in `dir` written as `format`.
+pub(crate) fn python_reads(script: &str, dir: &std::path::Path, format: &str) -> serde_json::Value {
+    let python = pitboss_testkit::python();
+    let out = std::process::Command::new(&python)
+        .arg(format!(
+            "{}/tests/python/{script}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg(dir)
+        .arg(format)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "{} could not read the export (scripts/test installs pyarrow and duckdb in .venv; \
+         PITBOSS_PYTHON names that interpreter): {}",
+        python.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the reader's JSON")
+}

@@ -187,6 +187,24 @@ fn pays(pay: Option<Pay>, minor_digits: u8) -> String {
     }
 }
 
+/// Whether the revealed `seed` opens the `commitment` recorded at the opening, said in words.
+pub(super) fn commitment_opens(
+    commitment: &pitboss_engine::rng::Commitment,
+    seed: &Seed,
+    words: &mut Vec<String>,
+) -> bool {
+    let opens = commitment.opens_to(seed);
+    words.push(if opens {
+        format!(
+            "seed {} opens the commitment {commitment} recorded at the opening",
+            seed.to_hex()
+        )
+    } else {
+        format!("SEED MISMATCH: SHA-256 of the revealed seed is not the commitment {commitment}")
+    });
+    opens
+}
+
 /// How one entry's storage checked: (bytes and link or inclusion, signature, a note).
 pub type EntryStatus = (bool, bool, String);
 
@@ -286,19 +304,7 @@ pub fn replay_entries(
         return report;
     };
     report.seed_revealed = true;
-    report.commitment_ok = opened.commitment.opens_to(&seed);
-    report.report.push(if report.commitment_ok {
-        format!(
-            "seed {} opens the commitment {} recorded at the opening",
-            seed.to_hex(),
-            opened.commitment
-        )
-    } else {
-        format!(
-            "SEED MISMATCH: SHA-256 of the revealed seed is not the commitment {}",
-            opened.commitment
-        )
-    });
+    report.commitment_ok = commitment_opens(&opened.commitment, &seed, &mut report.report);
     let Some(config) = config else {
         report.report.push(format!(
             "configuration {} is not published in the log",

@@ -181,19 +181,7 @@ pub fn replay_round_entries(
         return report;
     };
     report.seed_revealed = true;
-    report.commitment_ok = opened.commitment.opens_to(&seed);
-    report.report.push(if report.commitment_ok {
-        format!(
-            "seed {} opens the commitment {} recorded at the opening",
-            seed.to_hex(),
-            opened.commitment
-        )
-    } else {
-        format!(
-            "SEED MISMATCH: SHA-256 of the revealed seed is not the commitment {}",
-            opened.commitment
-        )
-    });
+    report.commitment_ok = replay::commitment_opens(&opened.commitment, &seed, &mut report.report);
     let Some(config) = configs(&opened.config_id) else {
         report.report.push(format!(
             "configuration {} is not published in the log",
