@@ -19,6 +19,9 @@ fn describe(p: &proto::Proposal) -> String {
     use proto::proposed_action::Kind;
     let action = match p.action.as_ref().and_then(|a| a.kind.as_ref()) {
         Some(Kind::VoidHand(v)) => format!("void hand {} ({}): {}", v.hand_id, v.kind, v.reason),
+        Some(Kind::VoidRound(v)) => {
+            format!("void round {} (malfunction): {}", v.round_id, v.reason)
+        }
         Some(Kind::TableMalfunction(t)) => format!(
             "malfunction of table {} from {} to {} ms: {}",
             t.table, t.from_ms, t.to_ms, t.reason
@@ -88,10 +91,13 @@ pub fn run_approve(args: DecideArgs) -> anyhow::Result<()> {
         if let Some(v) = r.void_hand.and_then(|v| v.hand) {
             println!("voided hand {}", v.hand_id);
         }
+        if let Some(v) = r.void_round.and_then(|v| v.round) {
+            println!("voided round {}", v.round_id);
+        }
         if let Some(t) = r.table_malfunction {
             println!(
-                "voided {} hand(s); {} already voided",
-                t.voided_count, t.skipped_count
+                "voided {} hand(s) and {} round(s); {} hand(s) and {} round(s) already voided",
+                t.voided_count, t.voided_round_count, t.skipped_count, t.skipped_round_count
             );
         }
         if let Some(c) = r.publish_config {

@@ -380,6 +380,15 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                     .await
                     .map_err(refused)?
                     .into_inner();
+                // A settled round's void waits for a second principal: the proposal first (on
+                // the error stream with --json, which prints the round alone).
+                if let Some(p) = &answer.proposal {
+                    if json {
+                        eprintln!("proposed {}", p.proposal_id);
+                    } else {
+                        super::proposals::print_proposed(p);
+                    }
+                }
                 return print(answer.round.unwrap_or_default(), json);
             }
         };

@@ -4,7 +4,8 @@
 //! settlements as the table saw them; `ListRounds` by table, dealer and player lists the rounds
 //! with their places' totals, pages, filters by phase and time, and keeps a scoped principal to
 //! its tables; `pitboss export` by dealer, round and player writes the places, read back by
-//! DuckDB (Parquet, CSV, JSON Lines), equal to the rounds' places.
+//! DuckDB (Parquet, CSV, JSON Lines), equal to the rounds' places; a table malfunction voids
+//! the table's rounds in its range, once.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -733,4 +734,98 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
 /// The places, hands and round entries DuckDB reads in an export (`tests/python/export_places.py`).
 fn read_places(dir: &Path, format: &str) -> serde_json::Value {
     python_reads("export_places.py", dir, format)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_malfunction_voids_the_tables_rounds_in_its_range_once() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let mut c = clients(&server).await;
+    let folded = [("p1", 100, 0, "fold"), ("p2", 200, 100, "raise")];
+    let mut rounds = Vec::new();
+    for i in 0..5 {
+        let id = if i == 2 {
+            // Still in play: its players have not decided.
+            let bets = [("p1", vec![wager("ante", 300)])];
+            open_and_bet(&mut c, proto::Game::CaribbeanStud, "T-m", "d", &bets).await
+        } else {
+            caribbean(&mut c, "T-m", "d", &folded).await.id
+        };
+        rounds.push(table_view(&mut c, &id).await);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // Another table's round in the range is not touched.
+    let elsewhere = caribbean(&mut c, "T-n", "d", &folded).await.id;
+    let (from, to) = (rounds[1].opened_at_ms, rounds[3].opened_at_ms);
+    let malfunction = proto::RecordTableMalfunctionRequest {
+        table: "T-m".into(),
+        from_ms: from,
+        to_ms: to,
+        reason: "the shuffler dealt from a stale deck".into(),
+        ..Default::default()
+    };
+    let proposed = c
+        .ops
+        .record_table_malfunction(malfunction.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    let done = c
+        .approve(&proposed.proposal)
+        .await
+        .expect("approved")
+        .table_malfunction
+        .expect("the malfunction's result");
+    let mut voided = done.voided_round_ids.clone();
+    voided.sort();
+    let mut expected: Vec<String> = rounds[1..4].iter().map(|r| r.round_id.clone()).collect();
+    expected.sort();
+    assert_eq!(voided, expected);
+    assert_eq!((done.voided_round_count, done.skipped_round_count), (3, 0));
+    for (i, before) in rounds.iter().enumerate() {
+        let after = table_view(&mut c, &before.round_id).await;
+        if !(1..4).contains(&i) {
+            assert_eq!(
+                (after.phase.as_str(), after.version),
+                (before.phase.as_str(), before.version),
+                "round {i}"
+            );
+            continue;
+        }
+        assert_eq!(after.phase, "voided", "round {i}");
+        for place in &after.places {
+            let v = place.void.as_ref().expect("every place voided");
+            assert_eq!(v.kind, "malfunction");
+            assert_eq!(
+                v.paid_now, v.total_staked,
+                "round {i}: every stake refunded"
+            );
+            assert_eq!(
+                (v.recorded_by.as_str(), v.approved_by.as_str()),
+                ("admin", "second")
+            );
+        }
+    }
+    assert_eq!(table_view(&mut c, &elsewhere).await.phase, "ended");
+    // Again: the range's rounds are voided already.
+    let again = c
+        .ops
+        .record_table_malfunction(proto::RecordTableMalfunctionRequest {
+            reason: "again".into(),
+            ..malfunction
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let again = c
+        .approve(&again.proposal)
+        .await
+        .expect("approved")
+        .table_malfunction
+        .expect("the malfunction's result");
+    assert_eq!(
+        (again.voided_round_count, again.skipped_round_count),
+        (0, 3)
+    );
+    assert!(again.voided_round_ids.is_empty());
 }

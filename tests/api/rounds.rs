@@ -322,24 +322,111 @@ async fn a_seven_seat_caribbean_round_is_dealt_from_one_shuffle_and_every_seat_s
         ]
     );
     assert_eq!(mine.next_place, 5);
-    // An ended round takes no more commands, and its void needs a second person.
+    // An ended round takes no more commands, and its void is a proposal for a second person.
     let more = command(&mut c, &id, close()).await.unwrap_err();
     assert_eq!(more.code(), Code::FailedPrecondition);
-    let void = c
+    settled_round_void_by_two(&mut c, &id, &table).await;
+}
+
+/// A settled round's void: proposed by one supervisor (the round untouched, a retry the same
+/// proposal), refused to its proposer, done by the second — every settled place's settlement
+/// reversed and every stake refunded, attributed to both — once, and proved by the replay.
+async fn settled_round_void_by_two(c: &mut Clients, id: &str, settled: &proto::RoundView) {
+    let void = proto::VoidRoundRequest {
+        round_id: id.into(),
+        kind: "malfunction".into(),
+        reason: "the shuffler jammed".into(),
+        request_id: "void-settled-round".into(),
+        ..Default::default()
+    };
+    let proposed = c.ops.void_round(void.clone()).await.unwrap().into_inner();
+    let proposal = proposed.proposal.clone().expect("a proposal");
+    assert_eq!(proposal.state, "pending");
+    assert_eq!(proposal.proposed_by, "admin");
+    assert!(
+        matches!(
+            proposal.action.as_ref().and_then(|a| a.kind.as_ref()),
+            Some(proto::proposed_action::Kind::VoidRound(v)) if v.round_id == id
+        ),
+        "{proposal:?}"
+    );
+    let untouched = proposed.round.expect("the round");
+    assert_eq!(
+        (untouched.phase.as_str(), untouched.version),
+        ("ended", settled.version)
+    );
+    let again = c.ops.void_round(void).await.unwrap().into_inner();
+    assert_eq!(
+        again.proposal.as_ref(),
+        Some(&proposal),
+        "a retry is the same proposal"
+    );
+    let own = c
         .ops
-        .void_round(proto::VoidRoundRequest {
-            round_id: id.clone(),
-            kind: "malfunction".into(),
-            reason: "the shuffler jammed".into(),
-            ..Default::default()
+        .approve_proposal(proto::ApproveProposalRequest {
+            proposal_id: proposal.proposal_id.clone(),
         })
         .await
         .unwrap_err();
-    assert_eq!(void.code(), Code::FailedPrecondition, "{void:?}");
+    assert_eq!(own.code(), Code::PermissionDenied, "{own:?}");
+    let info = tonic_types::StatusExt::get_details_error_info(&own);
+    assert_eq!(info.unwrap().reason, "OWN_PROPOSAL");
+    assert_eq!(
+        view(c, id, "", 0, 0).await.version,
+        settled.version,
+        "nothing written"
+    );
+
+    let done = c.approve(&Some(proposal.clone())).await.expect("approved");
+    assert_eq!(done.proposal.as_ref().unwrap().state, "approved");
+    let answered = done.void_round.expect("the round's void");
+    assert!(!answered.duplicate);
+    let voided = answered.round.expect("the round");
+    assert_eq!(voided.phase, "voided");
+    assert_eq!(voided.places.len(), settled.places.len());
+    let mut reversed = 0;
+    for (before, after) in settled.places.iter().zip(&voided.places) {
+        let Some(settlement) = &before.settlement else {
+            continue;
+        };
+        let v = after.void.as_ref().expect("every settled place voided");
+        assert_eq!(after.status, "voided", "seat {}", after.seat);
+        assert_eq!(v.kind, "malfunction");
+        assert_eq!(
+            (v.paid_before, v.total_staked),
+            (settlement.total_paid, settlement.total_staked)
+        );
+        assert_eq!(
+            v.paid_now, v.total_staked,
+            "seat {}: every stake refunded",
+            after.seat
+        );
+        assert_eq!(
+            (v.recorded_by.as_str(), v.approved_by.as_str()),
+            ("admin", "second")
+        );
+        reversed += 1;
+    }
+    assert!(reversed > 0, "the round had settled places");
+    // Approved again: answered from the log, nothing more written.
+    let twice = c.approve(&Some(proposal)).await.expect("answered again");
+    let twice = twice.void_round.expect("the round's void");
+    assert!(twice.duplicate);
+    assert_eq!(twice.round.unwrap().version, voided.version);
+    let proof = c
+        .audit
+        .replay_round(proto::ReplayRoundRequest {
+            round_id: id.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(proof.phase, "voided");
     assert!(
-        void.message().contains("second person"),
-        "{}",
-        void.message()
+        proof.consistent && proof.mismatches.is_empty(),
+        "{:#?}",
+        proof.report
     );
 }
 

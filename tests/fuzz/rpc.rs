@@ -51,6 +51,8 @@ pub struct Target {
     configs: Vec<String>,
     /// Proposals made by earlier inputs (the newest few).
     proposals: Vec<String>,
+    /// Rounds opened by earlier inputs (the newest few), with their games.
+    rounds: Vec<(String, proto::Game)>,
     _dir: tempfile::TempDir,
 }
 
@@ -71,7 +73,7 @@ const GAMES: [(proto::Game, Wagers); 4] = [
 ];
 
 /// The RPCs, by name; an input's first choice.
-pub const RPCS: [&str; 36] = [
+pub const RPCS: [&str; 44] = [
     "OpenHand",
     "Act",
     "GetHand",
@@ -108,6 +110,14 @@ pub const RPCS: [&str; 36] = [
     "GetReturns",
     "RecordInvestigation",
     "ListSignificantEvents",
+    "OpenRound",
+    "RoundCommand",
+    "GetRound",
+    "VoidRound",
+    "ReplayRound",
+    "ListRounds",
+    "GetRoundBundle",
+    "GetRoundDisputePacket",
 ];
 
 /// What became of one call.
@@ -181,6 +191,7 @@ impl Target {
             floor,
             hands: Vec::new(),
             configs: Vec::new(),
+            rounds: Vec::new(),
             _dir: dir,
         }
     }
@@ -214,6 +225,97 @@ impl Target {
             hex::encode(gen.bytes(16))
         } else {
             gen.pick(&self.hands).clone()
+        }
+    }
+
+    /// A round id and its game: a live one mostly, sometimes one that does not exist.
+    fn round(&self, gen: &mut Gen) -> (String, proto::Game) {
+        if self.rounds.is_empty() || gen.chance(8) {
+            (hex::encode(gen.bytes(16)), gen.pick(&GAMES).0)
+        } else {
+            gen.pick(&self.rounds).clone()
+        }
+    }
+
+    /// A round's opening: any game, any shape (the wrong one for the game sometimes).
+    fn round_opening(&self, gen: &mut Gen) -> proto::OpenRoundRequest {
+        let game = gen.pick(&GAMES).0;
+        let shape = match (game, gen.chance(8)) {
+            (_, true) => *gen.pick(&["seats", "one_shake", "shared_hand", "x"]),
+            (proto::Game::Nutz, false) => "one_shake",
+            (_, false) => *gen.pick(&["seats", "shared_hand"]),
+        };
+        proto::OpenRoundRequest {
+            game: game as i32,
+            config_id: String::new(),
+            table: format!("T-{}", gen.below(4)),
+            dealer: format!("D-{}", gen.below(3)),
+            shoe: String::new(),
+            shape: shape.into(),
+            seats: if shape == "seats" {
+                1 + gen.below(7) as u32
+            } else {
+                0
+            },
+            max_players: 1 + gen.below(20) as u32,
+            seats_per_player: 0,
+            decision_window_ms: 60_000,
+            request_id: if gen.chance(4) {
+                format!("round-{}", gen.below(20))
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// A command for a round of `game`: a bet, a decision, betting or the window closed, or a
+    /// batch of bets and decisions.
+    fn round_command(gen: &mut Gen, game: proto::Game) -> proto::round_command_request::Command {
+        use proto::round_command_request::Command;
+        let wagers = GAMES
+            .iter()
+            .find(|(g, _)| *g == game)
+            .map_or(&[][..], |(_, w)| *w);
+        let bet = |gen: &mut Gen| proto::RoundBetCommand {
+            player: format!("P-{}", gen.below(8)),
+            seat: gen.below(8) as u32,
+            wagers: wagers
+                .iter()
+                .map(|(bet, amount)| proto::Wager {
+                    bet: bet.to_string(),
+                    amount: *amount,
+                })
+                .collect(),
+        };
+        let decide = |gen: &mut Gen| proto::RoundDecisionCommand {
+            player: format!("P-{}", gen.below(8)),
+            seat: gen.below(8) as u32,
+            action: Some(Self::action(gen)),
+        };
+        match gen.below(5) {
+            0 => Command::Bet(bet(gen)),
+            1 => Command::Decide(decide(gen)),
+            2 => Command::CloseBetting(proto::RoundCloseBettingCommand {
+                shaker: if gen.chance(2) {
+                    format!("P-{}", gen.below(8))
+                } else {
+                    String::new()
+                },
+            }),
+            3 => Command::CloseWindow(proto::RoundCloseWindowCommand {
+                reason: "fuzz".into(),
+            }),
+            _ => Command::Batch(proto::RoundBatchCommand {
+                commands: (0..1 + gen.below(6))
+                    .map(|_| proto::RoundBatchItem {
+                        command: Some(if gen.chance(2) {
+                            proto::round_batch_item::Command::Bet(bet(gen))
+                        } else {
+                            proto::round_batch_item::Command::Decide(decide(gen))
+                        }),
+                    })
+                    .collect(),
+            }),
         }
     }
 
@@ -505,6 +607,75 @@ impl Target {
                 },
             }
             .encode_to_vec(),
+            "OpenRound" => self.round_opening(gen).encode_to_vec(),
+            "RoundCommand" => {
+                let (round_id, game) = self.round(gen);
+                proto::RoundCommandRequest {
+                    round_id,
+                    command: Some(Self::round_command(gen, game)),
+                    request_id: String::new(),
+                }
+                .encode_to_vec()
+            }
+            "GetRound" => proto::GetRoundRequest {
+                round_id: self.round(gen).0,
+                player: format!("P-{}", gen.below(8)),
+                from_place: 0,
+                page_size: 5,
+            }
+            .encode_to_vec(),
+            "VoidRound" => {
+                let forfeit = gen.chance(3);
+                proto::VoidRoundRequest {
+                    round_id: self.round(gen).0,
+                    kind: if forfeit {
+                        "conduct_forfeit"
+                    } else {
+                        "malfunction"
+                    }
+                    .into(),
+                    reason: "fuzz".into(),
+                    player: if forfeit {
+                        format!("P-{}", gen.below(8))
+                    } else {
+                        String::new()
+                    },
+                    seat: if forfeit { gen.below(8) as u32 } else { 0 },
+                    request_id: String::new(),
+                }
+                .encode_to_vec()
+            }
+            "ReplayRound" => proto::ReplayRoundRequest {
+                round_id: self.round(gen).0,
+                player: String::new(),
+                from_place: 0,
+                page_size: 5,
+                from_event: 0,
+            }
+            .encode_to_vec(),
+            "ListRounds" => proto::ListRoundsRequest {
+                table: format!("T-{}", gen.below(4)),
+                dealer: if gen.chance(3) {
+                    format!("D-{}", gen.below(3))
+                } else {
+                    String::new()
+                },
+                phase: gen
+                    .pick(&["", "betting", "playing", "ended", "voided"])
+                    .to_string(),
+                page_size: 5,
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            "GetRoundBundle" => proto::GetRoundBundleRequest {
+                round_id: self.round(gen).0,
+            }
+            .encode_to_vec(),
+            "GetRoundDisputePacket" => proto::GetRoundDisputePacketRequest {
+                round_id: self.round(gen).0,
+                player: format!("P-{}", gen.below(8)),
+            }
+            .encode_to_vec(),
             other => unreachable!("no seed for {other}"),
         }
     }
@@ -540,6 +711,9 @@ impl Target {
                 | "RotateSigningKey"
                 | "AuthenticateSoftware"
                 | "RecordInvestigation"
+                | "OpenRound"
+                | "RoundCommand"
+                | "VoidRound"
         );
         match outcome {
             Outcome::Served => tally.accepted += 1,
@@ -811,6 +985,54 @@ impl Target {
             "ListSignificantEvents" => unary!(
                 self.audit
                     .list_significant_events(decoded!(proto::ListSignificantEventsRequest)),
+                READ
+            ),
+            "OpenRound" => {
+                let request = decoded!(proto::OpenRoundRequest);
+                match self.play.open_round(request).await {
+                    Ok(response) => {
+                        if let Some(round) = response.into_inner().round {
+                            let game = proto::Game::try_from(round.game)
+                                .unwrap_or(proto::Game::Unspecified);
+                            self.rounds.push((round.round_id, game));
+                            if self.rounds.len() > 32 {
+                                self.rounds.remove(0);
+                            }
+                        }
+                        Outcome::Served
+                    }
+                    Err(status) => Outcome::Refused(status.code()),
+                }
+            }
+            "RoundCommand" => unary!(
+                self.play
+                    .round_command(decoded!(proto::RoundCommandRequest)),
+                WRITE
+            ),
+            "GetRound" => unary!(self.play.get_round(decoded!(proto::GetRoundRequest)), READ),
+            "VoidRound" => match self.ops.void_round(decoded!(proto::VoidRoundRequest)).await {
+                Ok(response) => {
+                    self.remember(response.into_inner().proposal);
+                    Outcome::Served
+                }
+                Err(status) => Outcome::Refused(status.code()),
+            },
+            "ReplayRound" => unary!(
+                self.audit.replay_round(decoded!(proto::ReplayRoundRequest)),
+                READ
+            ),
+            "ListRounds" => unary!(
+                self.audit.list_rounds(decoded!(proto::ListRoundsRequest)),
+                READ
+            ),
+            "GetRoundBundle" => unary!(
+                self.audit
+                    .get_round_bundle(decoded!(proto::GetRoundBundleRequest)),
+                READ
+            ),
+            "GetRoundDisputePacket" => unary!(
+                self.audit
+                    .get_round_dispute_packet(decoded!(proto::GetRoundDisputePacketRequest)),
                 READ
             ),
             other => unreachable!("no call for {other}"),

@@ -160,6 +160,9 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
                 Some(Action::VoidHand(v)) => {
                     (format!("void hand {} ({})", v.hand_id, v.kind), v.reason)
                 }
+                Some(Action::VoidRound(v)) => {
+                    (format!("void round {} (malfunction)", v.round_id), v.reason)
+                }
                 Some(Action::TableMalfunction(t)) => (
                     format!(
                         "malfunction of table {} from {} to {}",

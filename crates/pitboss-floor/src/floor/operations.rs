@@ -1,6 +1,7 @@
 //! The operations room: what acts on many hands or after the fact, under a principal's name — a
-//! hand's void, a table malfunction over a time range, and the incomplete-game sweep — each run one
-//! at a time and recorded with its result under its request id (`operation/<id>`).
+//! hand's void, a table malfunction over a time range (its hands and its rounds), and the
+//! incomplete-game sweep — each run one at a time and recorded with its result under its request
+//! id (`operation/<id>`).
 //!
 //! Owns the attribution of operations and their recorded results; must not apply the two-person
 //! rule itself (`proposals.rs` does, before calling here).
@@ -11,7 +12,10 @@ use crate::proto;
 use pitboss_engine::games::{Command, Hand, Status, Timestamp, VoidKind, VoidOrder};
 use pitboss_ledger::{AppendRequest, Expected, RequestKey};
 
-use super::{index, invalid, requests, requests::Target, Floor, FloorError, HandSnapshot};
+use super::{
+    index, invalid, requests, requests::Target, Floor, FloorError, HandSnapshot, RoundCall,
+};
+use pitboss_engine::round::{Phase, RoundCommand, RoundError};
 
 /// Who records a void: the principal, and the second principal who approved it when one had to
 /// (the two-person rule). The entries are the approver's when there is one.
@@ -54,18 +58,24 @@ pub struct OperationResult {
     /// Hands the incomplete-game rule completed and settled (a sweep; rules version 2: Nutz and
     /// Caribbean Stud).
     pub completed: Vec<String>,
-    /// How many hands each list holds in all.
+    /// A table malfunction's rounds voided (the first [`MAX_LISTED_HANDS`]).
+    pub voided_rounds: Vec<String>,
+    /// A table malfunction's rounds in range already voided.
+    pub skipped_rounds: Vec<String>,
+    /// How many hands (and rounds) each list holds in all.
     pub counts: OperationCounts,
     /// True when this is the recorded result of an earlier request with the same id.
     pub duplicate: bool,
 }
 
-/// How many hands an operation voided, skipped and completed.
+/// How many hands (and rounds) an operation voided, skipped and completed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperationCounts {
     pub voided: u64,
     pub skipped: u64,
     pub completed: u64,
+    pub voided_rounds: u64,
+    pub skipped_rounds: u64,
 }
 
 /// Which list of an [`OperationResult`].
@@ -74,6 +84,8 @@ pub(super) enum Listed {
     Voided,
     Skipped,
     Completed,
+    VoidedRound,
+    SkippedRound,
 }
 
 impl OperationResult {
@@ -83,6 +95,8 @@ impl OperationResult {
             Listed::Voided => (&mut self.voided, &mut self.counts.voided),
             Listed::Skipped => (&mut self.skipped, &mut self.counts.skipped),
             Listed::Completed => (&mut self.completed, &mut self.counts.completed),
+            Listed::VoidedRound => (&mut self.voided_rounds, &mut self.counts.voided_rounds),
+            Listed::SkippedRound => (&mut self.skipped_rounds, &mut self.counts.skipped_rounds),
         };
         *count += 1;
         if ids.len() < MAX_LISTED_HANDS {
@@ -171,10 +185,14 @@ impl Floor {
                         voided: count(r.voided_count, &r.voided_hand_ids),
                         skipped: count(r.skipped_count, &r.skipped_hand_ids),
                         completed: count(r.completed_count, &r.completed_hand_ids),
+                        voided_rounds: count(r.voided_round_count, &r.voided_round_ids),
+                        skipped_rounds: count(r.skipped_round_count, &r.skipped_round_ids),
                     },
                     voided: r.voided_hand_ids,
                     skipped: r.skipped_hand_ids,
                     completed: r.completed_hand_ids,
+                    voided_rounds: r.voided_round_ids,
+                    skipped_rounds: r.skipped_round_ids,
                     duplicate: true,
                 }))
             }
@@ -209,6 +227,10 @@ impl Floor {
                     voided_count: result.counts.voided,
                     skipped_count: result.counts.skipped,
                     completed_count: result.counts.completed,
+                    voided_round_ids: result.voided_rounds.clone(),
+                    skipped_round_ids: result.skipped_rounds.clone(),
+                    voided_round_count: result.counts.voided_rounds,
+                    skipped_round_count: result.counts.skipped_rounds,
                 },
             )),
         };
@@ -227,8 +249,10 @@ impl Floor {
         Ok(())
     }
 
-    /// Voids, for a malfunction, every hand of `table` opened from `from_ms` to `to_ms` (inclusive)
-    /// that is not voided already. A retry with the same request id returns the first result.
+    /// Voids, for a malfunction, every hand and every round of `table` opened from `from_ms` to
+    /// `to_ms` (inclusive) that is not voided already (a round: every place, pays and plays; a
+    /// round settled at its showdown only with `who.approved_by`). A retry with the same request id
+    /// returns the first result.
     pub async fn void_table(
         &self,
         table: &str,
@@ -269,9 +293,63 @@ impl Floor {
                 None => break,
             }
         }
+        self.void_table_rounds(table, from_ms, to_ms, reason, who, &mut result)
+            .await?;
         self.record_operation("table_malfunction", key, &result, who.actor())
             .await?;
         Ok(result)
+    }
+
+    /// The rounds of a table malfunction: each of `table`'s rounds opened in the range voided for
+    /// the malfunction, or counted as skipped when voided already.
+    async fn void_table_rounds(
+        &self,
+        table: &str,
+        from_ms: u64,
+        to_ms: u64,
+        reason: &str,
+        who: Attribution<'_>,
+        result: &mut OperationResult,
+    ) -> Result<(), FloorError> {
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let page = index::owner_page(
+                &self.ledger,
+                index::ROUND_TABLE,
+                table,
+                from_ms,
+                to_ms,
+                after.as_deref(),
+            )?;
+            for id in page.ids {
+                let order = |at| VoidOrder {
+                    kind: VoidKind::Malfunction,
+                    reason: reason.to_string(),
+                    recorded_by: who.by.to_string(),
+                    approved_by: who.approved_by.map(str::to_string),
+                    at,
+                };
+                let voided = self
+                    .round_command(
+                        &id,
+                        |at| RoundCommand::VoidRound(order(at)),
+                        &RoundCall::by(who.actor()),
+                        |_, _| (),
+                    )
+                    .await;
+                match voided {
+                    Ok(_) => result.add(Listed::VoidedRound, id),
+                    Err(FloorError::Round(RoundError::Ended(Phase::Voided))) => {
+                        result.add(Listed::SkippedRound, id)
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(()),
+            }
+        }
     }
 
     /// Ends, by the incomplete-game rule as of `as_of_ms`, every hand still in progress that is

@@ -1,4 +1,4 @@
-//! The two-person rule: what moves money after the fact (a settled hand's void, a table
+//! The two-person rule: what moves money after the fact (a settled hand's or round's void, a table
 //! malfunction over a time range, a configuration's activation) is recorded as a proposal by one
 //! principal and done only when a second, different principal approves it.
 //!
@@ -14,10 +14,13 @@ use prost::Message;
 use sha2::{Digest, Sha256};
 
 use super::requests;
-use super::{Attribution, Floor, FloorError, HandSnapshot, OperationResult, ProposalProblem};
+use super::{
+    Attribution, Floor, FloorError, HandSnapshot, OperationResult, ProposalProblem, RoundCall,
+};
 use crate::proto;
 use pitboss_engine::config::{ConfigId, GameConfig};
-use pitboss_engine::games::VoidKind;
+use pitboss_engine::games::{Timestamp, VoidKind, VoidOrder};
+use pitboss_engine::round::RoundCommand;
 use pitboss_ledger::{AppendRequest, Expected, LedgerError};
 
 /// How long a proposal waits for its approval: a day.
@@ -66,8 +69,17 @@ impl Proposal {
 #[derive(Clone, Debug)]
 pub enum Done {
     Void(Box<HandSnapshot>),
+    /// The round voided (read it with [`Floor::with_round`]); `duplicate` when an earlier approval
+    /// had voided it already.
+    VoidRound {
+        round_id: String,
+        duplicate: bool,
+    },
     TableMalfunction(OperationResult),
-    Config { id: ConfigId, already: bool },
+    Config {
+        id: ConfigId,
+        already: bool,
+    },
 }
 
 fn stream(id: &str) -> String {
@@ -79,6 +91,17 @@ fn bad(id: &str, problem: ProposalProblem) -> FloorError {
         id: id.to_string(),
         problem,
     }
+}
+
+/// A settled round's void for a malfunction, by the proposal's two principals.
+fn round_void(v: &proto::ProposedRoundVoid, who: Attribution<'_>, at: Timestamp) -> RoundCommand {
+    RoundCommand::VoidRound(VoidOrder {
+        kind: VoidKind::Malfunction,
+        reason: v.reason.clone(),
+        recorded_by: who.by.to_string(),
+        approved_by: who.approved_by.map(str::to_string),
+        at,
+    })
 }
 
 /// The kind of a proposed void (recorded by this server, so an unknown one is damage).
@@ -325,8 +348,8 @@ impl Floor {
     }
 
     /// Whether the action can be done now, checked before an approval is recorded (so that an
-    /// approval refused writes nothing): the hand to void is not voided already, the configuration
-    /// still passes its checks.
+    /// approval refused writes nothing): the hand or round to void is not voided already, the
+    /// configuration still passes its checks.
     fn can_carry_out(&self, proposal: &Proposal) -> Result<(), FloorError> {
         use proto::proposed_action::Kind;
         match proposal.action() {
@@ -339,6 +362,16 @@ impl Floor {
                 };
                 let order = self.void_order(&hand, void_kind(proposal, v)?, &v.reason, who);
                 hand.decide(&pitboss_engine::games::Command::Void(order))?;
+                Ok(())
+            }
+            Some(Kind::VoidRound(v)) => {
+                // The void applied to a copy of the round, and not recorded.
+                let who = Attribution {
+                    by: &proposal.recorded.proposed_by,
+                    approved_by: Some("the approver"),
+                };
+                let mut round = self.with_round(&v.round_id, Clone::clone)?;
+                round.step(&round_void(v, who, Timestamp(self.now())))?;
                 Ok(())
             }
             Some(Kind::PublishConfig(c)) => {
@@ -377,6 +410,19 @@ impl Floor {
                     )
                     .await?;
                 Ok(Done::Void(Box::new(hand)))
+            }
+            Some(Kind::VoidRound(v)) => {
+                let call = RoundCall {
+                    actor: who.actor(),
+                    request_id: Some(&request_id),
+                };
+                let voided = self
+                    .round_command(&v.round_id, |at| round_void(v, who, at), &call, |_, _| ())
+                    .await?;
+                Ok(Done::VoidRound {
+                    round_id: voided.id,
+                    duplicate: voided.duplicate,
+                })
             }
             Some(Kind::TableMalfunction(t)) => {
                 let result = self

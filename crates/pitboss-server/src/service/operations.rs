@@ -97,6 +97,9 @@ impl OperationsService {
                 let hand = self.floor.load(&v.hand_id, None).map_err(status)?;
                 scope::reach_hand(caller, "proposal_id", &hand)
             }
+            Some(Kind::VoidRound(v)) => {
+                super::rounds::reach_round_as(&self.floor, caller, "proposal_id", &v.round_id)
+            }
             Some(Kind::TableMalfunction(t)) => {
                 scope::reach(caller, "proposal_id", &t.table, None)?;
                 scope::every_game(caller, "proposal_id")
@@ -208,11 +211,29 @@ impl Operations for OperationsService {
     async fn void_round(
         &self,
         request: Request<proto::VoidRoundRequest>,
-    ) -> Result<Response<proto::RoundResponse>, Status> {
+    ) -> Result<Response<proto::VoidRoundResponse>, Status> {
         let caller = scope::caller(&request)?;
-        super::rounds::void_round(&self.floor, &caller, request.into_inner())
-            .await
-            .map(Response::new)
+        let r = request.into_inner();
+        let (id, reason, request_id) = (r.round_id.clone(), r.reason.clone(), r.request_id.clone());
+        if let Some(done) = super::rounds::void_round(&self.floor, &caller, r).await? {
+            return Ok(Response::new(proto::VoidRoundResponse {
+                round: done.round,
+                duplicate: done.duplicate,
+                proposal: None,
+            }));
+        }
+        // Settled at its showdown: the void is proposed, for a second principal to approve (a
+        // retry with the same request id finds the same proposal).
+        let action = proto::proposed_action::Kind::VoidRound(proto::ProposedRoundVoid {
+            round_id: id.clone(),
+            reason: reason.trim().to_string(),
+        });
+        let proposal = self.propose(&caller, action, &request_id).await?;
+        Ok(Response::new(proto::VoidRoundResponse {
+            round: Some(super::rounds::table_view(&self.floor, &id)?),
+            duplicate: false,
+            proposal: Some(proposal),
+        }))
     }
 
     async fn void_hand(
@@ -338,6 +359,16 @@ impl Operations for OperationsService {
                     proposal: None,
                 })
             }
+            Done::VoidRound {
+                round_id,
+                duplicate,
+            } => {
+                answer.void_round = Some(proto::VoidRoundResponse {
+                    round: Some(super::rounds::table_view(&self.floor, &round_id)?),
+                    duplicate,
+                    proposal: None,
+                })
+            }
             Done::TableMalfunction(result) => {
                 answer.table_malfunction = Some(proto::RecordTableMalfunctionResponse {
                     voided_hand_ids: result.voided,
@@ -345,6 +376,10 @@ impl Operations for OperationsService {
                     voided_count: result.counts.voided,
                     skipped_count: result.counts.skipped,
                     proposal: None,
+                    voided_round_ids: result.voided_rounds,
+                    skipped_round_ids: result.skipped_rounds,
+                    voided_round_count: result.counts.voided_rounds,
+                    skipped_round_count: result.counts.skipped_rounds,
                 })
             }
             Done::Config { id, already } => {

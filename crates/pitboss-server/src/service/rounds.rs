@@ -13,11 +13,11 @@ use super::status::{invalid_argument, status};
 use crate::access::Principal;
 use crate::audit::round_replay::RoundProofReport;
 use crate::codec;
-use crate::floor::{Floor, OpenRoundRequest, RoundAnswer, RoundCall};
+use crate::floor::{Floor, FloorError, OpenRoundRequest, RoundAnswer, RoundCall};
 use crate::proto;
 use pitboss_engine::games::{Timestamp, VoidKind, VoidOrder};
 use pitboss_engine::round::{
-    Decide, OpenRound, Phase, PlaceBet, Round, RoundCommand, RoundView, Shape,
+    Decide, OpenRound, Phase, PlaceBet, Round, RoundCommand, RoundError, RoundView, Shape,
 };
 
 /// A command of a request, made once the floor knows its time.
@@ -253,11 +253,13 @@ pub(super) fn get_round(
 }
 
 /// `Operations.VoidRound`: a malfunction of the whole round, or one place's conduct forfeit.
+/// `None` when the round's showdown has announced its settlements: its void is then a proposal,
+/// for a second principal to approve (the caller proposes it; nothing is written here).
 pub(super) async fn void_round(
     floor: &Floor,
     caller: &Principal,
     r: proto::VoidRoundRequest,
-) -> Result<proto::RoundResponse, Status> {
+) -> Result<Option<proto::RoundResponse>, Status> {
     r.check()?;
     let kind = match codec::from_id::<VoidKind>("kind", &r.kind) {
         Ok(kind @ (VoidKind::Malfunction | VoidKind::ConductForfeit)) => kind,
@@ -283,6 +285,14 @@ pub(super) async fn void_round(
             if player.is_empty() { "seat" } else { "player" },
             "a malfunction voids the whole round: no place is named",
         ));
+    }
+    let settled = || {
+        floor
+            .with_round(&r.round_id, |round| round.phase() == Phase::Ended)
+            .map_err(status)
+    };
+    if !forfeit && settled()? {
+        return Ok(None);
     }
     let answered = floor
         .round_command(
@@ -311,18 +321,41 @@ pub(super) async fn void_round(
             },
             |round, _| view_of(round, None, 0, DEFAULT_PAGE),
         )
-        .await
+        .await;
+    match answered {
+        Ok(answered) => Ok(Some(respond(answered))),
+        // Settled meanwhile: proposed by the caller.
+        Err(FloorError::Round(RoundError::SecondPerson)) if !forfeit => Ok(None),
+        Err(e) => Err(status(e)),
+    }
+}
+
+/// The round as the table sees it (its first places), answered with a proposal to void it.
+pub(super) fn table_view(floor: &Floor, id: &str) -> Result<proto::RoundView, Status> {
+    let mut view = floor
+        .with_round(id, |round| view_of(round, None, 0, DEFAULT_PAGE))
         .map_err(status)?;
-    Ok(respond(answered))
+    view.round_id = id.to_string();
+    Ok(view)
 }
 
 /// A scoped caller reaches only its tables' rounds (an unscoped one reaches every round).
 pub(super) fn reach_round(floor: &Floor, caller: &Principal, id: &str) -> Result<(), Status> {
+    reach_round_as(floor, caller, "round_id", id)
+}
+
+/// [`reach_round`], a refusal naming `field`.
+pub(super) fn reach_round_as(
+    floor: &Floor,
+    caller: &Principal,
+    field: &str,
+    id: &str,
+) -> Result<(), Status> {
     if caller.unscoped() {
         return Ok(());
     }
     let opened = floor.round_opened(id).map_err(status)?;
-    scope::reach(caller, "round_id", &opened.table, Some(opened.game))
+    scope::reach(caller, field, &opened.table, Some(opened.game))
 }
 
 /// The most events a page of `Audit.ReplayRound` lists.
