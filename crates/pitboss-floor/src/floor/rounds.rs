@@ -7,6 +7,9 @@
 //! in place (a round of thousands of places is never copied); a round not kept, or kept behind a
 //! log other servers also write, is replayed from its stream first. A refused command leaves the
 //! kept round as it was; a command whose append fails drops it, so the next is decided on the log.
+//! Rounds that have ended are kept for reading (a studio's players all read their settlement at
+//! the showdown), at most [`ENDED_KEPT`] of them and [`ENDED_PLACES_KEPT`] places in all; every
+//! read, of a round in play or ended, uses a kept round only when the log holds all of it.
 //!
 //! A request id binds the call to its content (`requests.rs`): a retry is answered from the log
 //! with the round as the first call left it (`retries.rs`), even when the first call's append was
@@ -17,7 +20,7 @@
 //! methods.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::watch;
 
@@ -35,8 +38,29 @@ use super::requests::{self, Target};
 use super::{actor_given, is_hand_id, Floor, FloorError, RoundAnswer};
 use pitboss_ledger::{Appended, Fingerprint, RequestKey};
 
-/// The most rounds kept in memory at once.
+/// The most rounds in play kept in memory at once.
 pub const KEPT: usize = 64;
+
+/// The most ended rounds kept in memory for reading.
+pub const ENDED_KEPT: usize = 16;
+
+/// The most places the ended rounds kept for reading hold in all (about 2.7 KB each settled:
+/// about 160 MB at most; a round larger than this alone is read from the log each time).
+pub const ENDED_PLACES_KEPT: usize = 60_000;
+
+/// Ended rounds kept for reading, and how many places they hold.
+struct Ended {
+    rounds: crate::lru::Lru<String, Arc<Round>>,
+    places: usize,
+}
+
+impl Ended {
+    fn remove(&mut self, id: &str) {
+        if let Some(round) = self.rounds.pop(id) {
+            self.places -= round.places().len();
+        }
+    }
+}
 
 /// The prefix of every round's stream name.
 const ROUND_STREAM: &str = "round/";
@@ -60,6 +84,7 @@ pub const OPENINGS_KEPT: usize = 4096;
 /// a round that already took the command).
 pub(super) struct KeptRounds {
     rounds: Mutex<crate::lru::Lru<String, Round>>,
+    ended: Mutex<Ended>,
     openings: Mutex<crate::lru::Lru<String, RoundOpened>>,
     in_flight: Mutex<HashMap<String, (Fingerprint, watch::Receiver<()>)>>,
     /// Each round's last append in flight: ends (its sender dropped) once the append is answered.
@@ -70,6 +95,10 @@ impl Default for KeptRounds {
     fn default() -> KeptRounds {
         KeptRounds {
             rounds: Mutex::new(crate::lru::bounded(KEPT)),
+            ended: Mutex::new(Ended {
+                rounds: crate::lru::bounded(ENDED_KEPT),
+                places: 0,
+            }),
             openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
             in_flight: Mutex::new(HashMap::new()),
             landing: Mutex::new(HashMap::new()),
@@ -194,6 +223,45 @@ impl KeptRounds {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .put(id.to_string(), round);
+    }
+
+    /// Keeps an ended round for reading (the least recently read pushed out while the places
+    /// kept exceed their bound; a round alone above it is not kept).
+    fn keep_ended(&self, id: &str, round: Arc<Round>) {
+        self.remember(id, &round);
+        let size = round.places().len();
+        let mut ended = self.ended.lock().unwrap_or_else(PoisonError::into_inner);
+        ended.remove(id);
+        if size > ENDED_PLACES_KEPT {
+            return;
+        }
+        while ended.places + size > ENDED_PLACES_KEPT || ended.rounds.len() == ENDED_KEPT {
+            match ended.rounds.pop_lru() {
+                Some((_, out)) => ended.places -= out.places().len(),
+                None => break,
+            }
+        }
+        ended.places += size;
+        ended.rounds.put(id.to_string(), round);
+    }
+
+    /// The ended round `id`, if it is kept.
+    fn ended(&self, id: &str) -> Option<Arc<Round>> {
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .rounds
+            .get(id)
+            .cloned()
+    }
+
+    /// Drops round `id` from memory, in play or ended.
+    fn drop_round(&self, id: &str) {
+        self.take(id);
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
     }
 
     /// Keeps the round's opening record, if it has one.
@@ -415,11 +483,16 @@ impl Floor {
                 }
                 if in_play {
                     self.rounds.keep(id, round);
+                } else {
+                    self.rounds.keep_ended(id, Arc::new(round));
                 }
                 return Ok(done(answered));
             }
             if in_play {
                 self.rounds.keep(id, round);
+            } else {
+                // Read once its append is durable (a read checks the log's version first).
+                self.rounds.keep_ended(id, Arc::new(round));
             }
             (pending, answered, flying, landed)
         };
@@ -434,7 +507,7 @@ impl Floor {
         ) {
             // The kept round moved on and the log did not (a failure), or took the commands
             // twice (a duplicate): it is dropped before anyone waiting for this append goes on.
-            self.rounds.take(id);
+            self.rounds.drop_round(id);
         }
         if let Some(landed) = landed {
             self.rounds.forget_landing(id, &landed);
@@ -468,9 +541,17 @@ impl Floor {
         }) {
             return Ok(answer);
         }
-        let round = self.load_round(id)?;
-        self.rounds.remember(id, &round);
         let f = f.ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "read twice".into()))?;
+        if let Some(round) = self.rounds.ended(id).filter(|r| r.version() == durable) {
+            return Ok(f(&round));
+        }
+        let round = self.load_round(id)?;
+        if matches!(round.phase(), Phase::Ended | Phase::Voided) {
+            let round = Arc::new(round);
+            self.rounds.keep_ended(id, round.clone());
+            return Ok(f(&round));
+        }
+        self.rounds.remember(id, &round);
         Ok(f(&round))
     }
 
@@ -742,6 +823,45 @@ mod tests {
         assert!(
             matches!(ended, FloorError::Round(RoundError::Ended(Phase::Ended))),
             "{ended}"
+        );
+        // The ended round is kept for reading, and read from memory while the log holds all of it.
+        let kept = floor.rounds.ended(&id).expect("kept for reading");
+        assert_eq!(kept.version(), version);
+        assert_eq!(floor.with_round(&id, Round::version).unwrap(), version);
+        // Voided after its showdown (by two people): reads follow the log, even when a round
+        // kept for reading is behind it.
+        floor
+            .round_command(
+                &id,
+                |at| {
+                    RoundCommand::VoidRound(pitboss_engine::games::VoidOrder {
+                        kind: pitboss_engine::games::VoidKind::Malfunction,
+                        reason: "misdeal".into(),
+                        recorded_by: "a".into(),
+                        approved_by: Some("b".into()),
+                        at,
+                    })
+                },
+                &RoundCall::by("b"),
+                |_, _| (),
+            )
+            .await
+            .unwrap();
+        floor.rounds.keep_ended(&id, kept.clone());
+        assert_eq!(floor.with_round(&id, Round::phase).unwrap(), Phase::Voided);
+        assert_eq!(floor.rounds.ended(&id).unwrap().phase(), Phase::Voided);
+        // Bounded by rounds and by places.
+        for i in 0..ENDED_KEPT + 3 {
+            floor.rounds.keep_ended(&format!("{i:032x}"), kept.clone());
+        }
+        let ended = floor.rounds.ended.lock().unwrap();
+        assert_eq!(ended.rounds.len(), ENDED_KEPT);
+        assert_eq!(ended.places, ENDED_KEPT * kept.places().len());
+        drop(ended);
+        floor.rounds.drop_round("00000000000000000000000000000010");
+        assert_eq!(
+            floor.rounds.ended.lock().unwrap().places,
+            (ENDED_KEPT - 1) * kept.places().len()
         );
     }
 
