@@ -91,7 +91,10 @@ fn an_independent_python_implementation_derives_the_same_vectors() {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("checked 3 seeds: all match"), "{stdout}");
+    assert!(
+        stdout.contains("checked 3 seeds and 5 deal seeds: all match"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -246,4 +249,36 @@ fn deal_prints_a_rounds_seats_from_one_shuffle() {
         assert!(output.stdout.is_empty(), "{game} {seats}: printed a deal");
         assert!(stderr.contains(named), "{game} {seats}: {stderr}");
     }
+}
+
+/// The reference re-derives every mixed deal seed from its recorded inputs (docs/rng.md §1a): one
+/// player's seed altered, it names that input and the deal seed and deck that no longer follow.
+#[test]
+fn the_python_reference_refuses_a_deal_seed_with_an_altered_input() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/rng-vectors.json")).expect("vectors");
+    let mut vectors: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let both = vectors["deal_seeds"]
+        .as_array_mut()
+        .and_then(|cases| cases.iter_mut().find(|c| c["name"] == "both"))
+        .expect("the case mixing both sources");
+    both["player_seeds"][1]["seed"] = "00".into();
+    let dir = tempfile::tempdir().expect("a directory");
+    let altered = dir.path().join("altered.json");
+    std::fs::write(&altered, vectors.to_string()).expect("written");
+    let output = Command::new("python3")
+        .arg(root.join("fixtures/reference/rng_reference.py"))
+        .arg(&altered)
+        .output()
+        .expect("python3");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "{stdout}");
+    for named in [
+        "deal seed both place 3 digest",
+        "deal seed both: reference",
+        "deal seed both mixed deck",
+    ] {
+        assert!(stdout.contains(named), "{named}: {stdout}");
+    }
+    assert!(!stdout.contains("deal seed players"), "{stdout}");
 }

@@ -16,6 +16,7 @@ pub mod games;
 pub mod hand;
 pub mod house_way;
 pub mod ids;
+pub mod mix;
 pub mod money;
 pub mod paytable;
 pub mod rng;
