@@ -3,6 +3,7 @@
 //! module per concern.
 //! Each module's own documentation says what it checks.
 
+mod beacon;
 mod lab;
 mod nist;
 mod properties;

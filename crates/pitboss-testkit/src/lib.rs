@@ -68,8 +68,8 @@ pub fn binary() -> PathBuf {
     binary
 }
 
-/// The Python interpreter with grpcio, pyarrow, duckdb and prometheus_client: `PITBOSS_PYTHON`,
-/// else the venv `scripts/test` makes.
+/// The Python interpreter with grpcio, pyarrow, duckdb, prometheus_client, nistrng and py_ecc:
+/// `PITBOSS_PYTHON`, else the venv `scripts/test` makes.
 pub fn python() -> PathBuf {
     let path = std::env::var_os("PITBOSS_PYTHON")
         .map_or_else(|| root().join(".venv/bin/python3"), PathBuf::from);
