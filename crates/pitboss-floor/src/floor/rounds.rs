@@ -89,6 +89,8 @@ pub(super) struct KeptRounds {
     in_flight: Mutex<HashMap<String, (Fingerprint, watch::Receiver<()>)>>,
     /// Each round's last append in flight: ends (its sender dropped) once the append is answered.
     landing: Mutex<HashMap<String, watch::Receiver<()>>>,
+    /// Rounds replayed from the log to serve a command or a read, since the floor opened.
+    replayed: std::sync::atomic::AtomicU64,
 }
 
 impl Default for KeptRounds {
@@ -102,6 +104,7 @@ impl Default for KeptRounds {
             openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
             in_flight: Mutex::new(HashMap::new()),
             landing: Mutex::new(HashMap::new()),
+            replayed: std::sync::atomic::AtomicU64::new(0),
         }
     }
 }
@@ -573,9 +576,21 @@ impl Floor {
             .ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "not opened".into()))
     }
 
-    /// A round as its stream records it, replayed from its seed.
+    /// A round as its stream records it, replayed from its seed (counted: [`Floor::rounds_replayed`]).
     pub fn load_round(&self, id: &str) -> Result<Round, FloorError> {
-        self.replayed_round(id, None).map(|(round, _)| round)
+        let round = self.replayed_round(id, None).map(|(round, _)| round)?;
+        self.rounds
+            .replayed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(round)
+    }
+
+    /// How many times a round was replayed from the log to serve a command or a read since the
+    /// floor opened (a round kept in memory, in play or ended, is not): what the metrics show.
+    pub fn rounds_replayed(&self) -> u64 {
+        self.rounds
+            .replayed
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A round as its stream records it up to `version` (all of it: `None`), replayed from its
@@ -824,10 +839,21 @@ mod tests {
             matches!(ended, FloorError::Round(RoundError::Ended(Phase::Ended))),
             "{ended}"
         );
-        // The ended round is kept for reading, and read from memory while the log holds all of it.
+        // The ended round is kept for reading, and read from memory while the log holds all of it:
+        // a thousand reads replay nothing.
         let kept = floor.rounds.ended(&id).expect("kept for reading");
         assert_eq!(kept.version(), version);
-        assert_eq!(floor.with_round(&id, Round::version).unwrap(), version);
+        let replayed = floor.rounds_replayed();
+        for _ in 0..1000 {
+            assert_eq!(floor.with_round(&id, Round::version).unwrap(), version);
+        }
+        assert_eq!(floor.rounds_replayed(), replayed);
+        // Pushed out of memory: the next read replays it once, and keeps it for the reads after.
+        floor.rounds.drop_round(&id);
+        for _ in 0..10 {
+            assert_eq!(floor.with_round(&id, Round::phase).unwrap(), Phase::Ended);
+        }
+        assert_eq!(floor.rounds_replayed(), replayed + 1);
         // Voided after its showdown (by two people): reads follow the log, even when a round
         // kept for reading is behind it.
         floor

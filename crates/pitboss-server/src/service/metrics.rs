@@ -233,6 +233,13 @@ impl Collector for Scrape {
             "Hands by game and what happened to them, since the server started.",
             hands,
         )?;
+        counters(
+            &mut encoder,
+            "pitboss_rounds_replayed",
+            "Rounds replayed from the log to serve a command or a read (a round kept in memory, in \
+             play or ended, is not), since the server started.",
+            [([] as [(&str, &str); 0], self.floor.rounds_replayed())],
+        )?;
         // Copied out so the lock is not held while writing.
         let refused: Vec<((&str, String), u64)> = self
             .refused
