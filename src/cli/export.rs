@@ -77,7 +77,9 @@ fn hand_row(h: proto::ExportHand) -> anyhow::Result<HandRow> {
 
 fn bet_row(b: proto::ExportBet) -> BetRow {
     BetRow {
-        hand_id: b.hand_id,
+        hand_id: (!b.hand_id.is_empty()).then_some(b.hand_id),
+        round_id: (!b.round_id.is_empty()).then_some(b.round_id),
+        place: b.place,
         sequence: b.sequence,
         kind: b.kind,
         line: b.line,

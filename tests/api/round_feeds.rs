@@ -3,8 +3,8 @@
 //! gRPC; `GetReturns` per table and per dealer equals what the test adds up from the places'
 //! settlements as the table saw them; `ListRounds` by table, dealer and player lists the rounds
 //! with their places' totals, pages, filters by phase and time, and keeps a scoped principal to
-//! its tables; `pitboss export` by dealer, round and player writes the places, read back by
-//! DuckDB (Parquet, CSV, JSON Lines), equal to the rounds' places; a table malfunction voids
+//! its tables; `pitboss export` by dealer, round and player writes the places and their bet lines,
+//! read back by DuckDB (Parquet, CSV, JSON Lines), equal to the rounds' places; a table malfunction voids
 //! the table's rounds in its range, once.
 
 use std::collections::BTreeMap;
@@ -715,6 +715,36 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
             read["places"],
             serde_json::Value::from(expected.clone()),
             "{format}"
+        );
+        // Each place's bet lines: a settled place's settlement lines pay its `paid`, a voided
+        // place's void lines its `paid` now; a place in play has none, and the lines are those of
+        // the places exported only.
+        let lines = &read["place_lines"];
+        for place in &expected {
+            let key = format!("{}/{}", place["round_id"].as_str().unwrap(), place["place"]);
+            let kind = match place["status"].as_str().unwrap() {
+                "settled" => "settlement",
+                "voided" => "void",
+                _ => {
+                    assert!(
+                        lines.get(&key).is_none(),
+                        "{format}: {key} in play has lines"
+                    );
+                    continue;
+                }
+            };
+            assert_eq!(
+                lines[&key][kind], place["paid"],
+                "{format}: {key}'s {kind} lines"
+            );
+        }
+        assert_eq!(
+            lines.as_object().map_or(0, |l| l.len()),
+            expected
+                .iter()
+                .filter(|p| p["status"] != "in_progress")
+                .count(),
+            "{format}: lines of the exported places only"
         );
         let rounds: std::collections::BTreeSet<&str> = expected
             .iter()

@@ -1,7 +1,8 @@
 """The rounds' places of a pitboss export, read by DuckDB (Parquet, CSV, JSON Lines): prints one
 JSON object — the places (the columns the Rust test compares, sorted by round and place), the
-number of hands, and the number of events that are rounds' entries. The Rust test holds it to the
-rounds' places as the server showed them.
+number of hands, the number of events that are rounds' entries, and each place's bet lines from
+the `bets` table summed by kind ("<round>/<place>": {"settlement": payouts, "void": payouts,
+"lines": count}). The Rust test holds it to the rounds' places as the server showed them.
 
 Usage: export_places.py DIR FORMAT      (FORMAT: parquet, csv or jsonl)
 """
@@ -47,10 +48,19 @@ def main():
         places.append(place)
     places.sort(key=lambda p: (json.dumps(p["round_id"]), p["place"]))
     events = read(con, directory, "events", fmt)
+    lines = {}
+    for bet in read(con, directory, "bets", fmt):
+        if bet["round_id"] is None:
+            continue
+        key = f"{bet['round_id']}/{int(bet['place'])}"
+        sums = lines.setdefault(key, {"settlement": 0, "void": 0, "lines": 0})
+        sums[bet["kind"]] += int(bet["payout"])
+        sums["lines"] += 1
     print(json.dumps({
         "places": places,
         "hands": len(read(con, directory, "hands", fmt)),
         "round_events": sum(1 for e in events if e["round_id"] is not None),
+        "place_lines": lines,
     }, sort_keys=True))
 
 

@@ -21,7 +21,7 @@ def tables(directory, fmt):
         if fmt == "parquet":
             table = pq.read_table(path)
             meta = table.schema.metadata or {}
-            assert meta.get(b"pitboss.schema") == b"pitboss-export/2", meta
+            assert meta.get(b"pitboss.schema") == b"pitboss-export/3", meta
             out[name] = table.to_pylist()
         elif fmt == "csv":
             # An empty string stays an empty string (a null is an empty field).

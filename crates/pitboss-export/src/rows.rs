@@ -49,8 +49,8 @@ pub struct HandRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BetRow {
-    /// The hand the bet belongs to.
-    pub hand_id: String,
+    /// The hand the bet belongs to; `None` for a round's place (`round_id`, `place`).
+    pub hand_id: Option<String>,
     /// The log sequence number of the settlement or void that decided this line.
     pub sequence: u64,
     /// `"settlement"` or `"void"`.
@@ -81,6 +81,10 @@ pub struct BetRow {
     pub payout: u64,
     /// The currency of the line's amounts.
     pub currency: String,
+    /// The round whose place the bet belongs to; `None` for a hand's.
+    pub round_id: Option<String>,
+    /// The place, in its round; `None` for a hand's.
+    pub place: Option<u32>,
 }
 
 /// One log entry: a row of the `events` table.
@@ -223,7 +227,7 @@ impl Row for BetRow {
     const TABLE: Table = Table::Bets;
     fn values(&self) -> Vec<Value<'_>> {
         vec![
-            Value::Str(&self.hand_id),
+            self.hand_id.as_deref().map_or(Value::Null, Value::Str),
             Value::U64(self.sequence),
             Value::Str(&self.kind),
             Value::U32(self.line),
@@ -239,6 +243,8 @@ impl Row for BetRow {
             Value::U64(self.cut),
             Value::U64(self.payout),
             Value::Str(&self.currency),
+            self.round_id.as_deref().map_or(Value::Null, Value::Str),
+            self.place.map_or(Value::Null, Value::U32),
         ]
     }
 }
@@ -360,9 +366,12 @@ mod tests {
             paid: 6,
             net: -7,
         });
-        for (odds, cap) in [(Some(8), Some(9)), (None, None)] {
+        for (odds, cap, hand, round, place) in [
+            (Some(8), Some(9), Some("h"), None, None),
+            (None, None, None, Some("r"), Some(16)),
+        ] {
             assert_matches_schema(&BetRow {
-                hand_id: "h".into(),
+                hand_id: hand.map(str::to_owned),
                 sequence: 10,
                 kind: "settlement".into(),
                 line: 11,
@@ -378,6 +387,8 @@ mod tests {
                 cut: 14,
                 payout: 15,
                 currency: "c".into(),
+                round_id: round.map(str::to_owned),
+                place,
             });
         }
         for (seat, ended, void) in [(Some(19), Some(20), Some("v")), (None, None, None)] {

@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Schema};
 /// The key of the Parquet file metadata entry naming this export's schema version.
 pub(crate) const SCHEMA_KEY: &str = "pitboss.schema";
 /// The value of [`SCHEMA_KEY`]: bumped whenever a column is added, removed, renamed or retyped.
-pub(crate) const SCHEMA_VERSION: &str = "pitboss-export/2";
+pub(crate) const SCHEMA_VERSION: &str = "pitboss-export/3";
 /// The key of the Parquet file metadata entry naming the file's table (`hands`, `bets`, `events`,
 /// `places`).
 pub(crate) const TABLE_KEY: &str = "pitboss.table";
@@ -207,7 +207,11 @@ const HANDS: &[Column] = &[
 ];
 
 const BETS: &[Column] = &[
-    col("hand_id", Utf8, "The hand the bet belongs to."),
+    opt(
+        "hand_id",
+        Utf8,
+        "The hand the bet belongs to; null for a line of a round's place (`round_id`, `place`).",
+    ),
     col(
         "sequence",
         UInt64,
@@ -271,6 +275,16 @@ const BETS: &[Column] = &[
         "What the line pays after its own cap (stake returned included; for a void line, what it pays now), in minor units. The per-game cap is not spread over lines: a hand's `paid` is its total.",
     ),
     col("currency", Utf8, "The currency of the line's amounts."),
+    opt(
+        "round_id",
+        Utf8,
+        "The round whose place the line belongs to; null for a hand's line.",
+    ),
+    opt(
+        "place",
+        UInt32,
+        "The place, in its round (the `places` table's `place`); null for a hand's line.",
+    ),
 ];
 
 const EVENTS: &[Column] = &[

@@ -145,7 +145,7 @@ fn pyarrow_and_duckdb_read_what_was_written() {
         );
         assert_eq!(
             report["metadata"][name],
-            json!({ "pitboss.schema": "pitboss-export/2", "pitboss.table": name }),
+            json!({ "pitboss.schema": "pitboss-export/3", "pitboss.table": name }),
             "{name}: metadata as pyarrow sees it"
         );
         assert_eq!(report["parquet"][name], want, "{name}: pyarrow");

@@ -66,7 +66,7 @@ fn parquet_round_trip_keeps_every_value_the_schema_and_the_metadata() {
         };
         assert_eq!(
             get("pitboss.schema").as_deref(),
-            Some("pitboss-export/2"),
+            Some("pitboss-export/3"),
             "{table}"
         );
         assert_eq!(

@@ -53,7 +53,7 @@ pub const HANDS: Columns = &[
 ];
 
 pub const BETS: Columns = &[
-    ("hand_id", DataType::Utf8, false),
+    ("hand_id", DataType::Utf8, true),
     ("sequence", DataType::UInt64, false),
     ("kind", DataType::Utf8, false),
     ("line", DataType::UInt32, false),
@@ -69,6 +69,8 @@ pub const BETS: Columns = &[
     ("cut", DataType::UInt64, false),
     ("payout", DataType::UInt64, false),
     ("currency", DataType::Utf8, false),
+    ("round_id", DataType::Utf8, true),
+    ("place", DataType::UInt32, true),
 ];
 
 pub const EVENTS: Columns = &[
@@ -176,8 +178,12 @@ pub fn hand(i: usize) -> HandRow {
 }
 
 pub fn bet(i: usize) -> BetRow {
+    // Every fifth line a round's place's: no hand, a round and a place.
+    let of_round = i % 5 == 4;
     BetRow {
-        hand_id: format!("hand-{}", i / 3),
+        hand_id: (!of_round).then(|| format!("hand-{}", i / 3)),
+        round_id: of_round.then(|| format!("round-{}", i / 5)),
+        place: of_round.then(|| u32::try_from(i % 7).expect("fits")),
         sequence: if i.is_multiple_of(13) {
             u64::MAX
         } else {

@@ -1,8 +1,8 @@
 //! `Audit.ExportHands`: the floor's walk over the hands and rounds of a selection
 //! (`floor/export.rs`), each hand translated into rows of the exported tables — the hand (the same
 //! totals `ListHands` gives), its settlement and void lines, its log entries — and each round into
-//! a row per place kept (its record, `floor/round_records.rs`) and its log entries, streamed with
-//! progress reports. The writer of files is the client's (`pitboss export`, with
+//! a row per place kept (its record, `floor/round_records.rs`), those places' settlement and void
+//! lines, and its log entries, streamed with progress reports. The writer of files is the client's (`pitboss export`, with
 //! `pitboss-export`).
 //!
 //! Owns the translation to rows and the stream's pacing; decides nothing and writes nothing. A
@@ -11,8 +11,10 @@
 
 use std::sync::Arc;
 
-use pitboss_engine::games::Event;
+use pitboss_engine::games::{Event, Void};
 use pitboss_engine::paytable::Pay;
+use pitboss_engine::round::RoundEvent;
+use pitboss_engine::settlement::Settlement;
 use tonic::Status;
 
 use super::convert;
@@ -36,6 +38,92 @@ fn pay_words(pay: Option<Pay>) -> (String, Option<u32>) {
 
 /// The rows of one hand: itself, its bet lines, its entries. None when the selection leaves it
 /// out.
+/// Whose bet lines: a hand's, or a round's place's.
+enum Owner<'a> {
+    Hand(&'a str),
+    Place { round: &'a str, place: u32 },
+}
+
+impl Owner<'_> {
+    /// An empty line of this owner, filled by the caller.
+    fn line(&self) -> proto::ExportBet {
+        match self {
+            Owner::Hand(id) => proto::ExportBet {
+                hand_id: id.to_string(),
+                ..Default::default()
+            },
+            Owner::Place { round, place } => proto::ExportBet {
+                round_id: round.to_string(),
+                place: Some(*place),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+fn line_number(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// A settlement's lines as rows of `bets` (`kind = settlement`).
+fn settlement_rows<'a>(
+    owner: &'a Owner<'_>,
+    sequence: u64,
+    settlement: &'a Settlement,
+    currency: &'a str,
+) -> impl Iterator<Item = Row> + 'a {
+    settlement.lines.iter().enumerate().map(move |(i, line)| {
+        let (pay, odds) = pay_words(line.pay);
+        Row::Bet(proto::ExportBet {
+            sequence,
+            kind: "settlement".into(),
+            line: line_number(i),
+            bet: line.bet.id().to_string(),
+            stake: line.stake.0,
+            judged_on: line.judged_on.clone(),
+            rule: line.rule.clone(),
+            pay,
+            odds,
+            outcome: codec::id_of(&line.outcome),
+            uncapped: line.uncapped.0,
+            cap: line.cap.map(|c| c.0),
+            cut: line.cut.0,
+            payout: line.payout.0,
+            currency: currency.to_string(),
+            ..owner.line()
+        })
+    })
+}
+
+/// A void's lines as rows of `bets` (`kind = void`: the stake and what the line pays now).
+fn void_rows<'a>(
+    owner: &'a Owner<'_>,
+    sequence: u64,
+    void: &'a Void,
+    currency: &'a str,
+) -> impl Iterator<Item = Row> + 'a {
+    void.lines.iter().enumerate().map(move |(i, line)| {
+        Row::Bet(proto::ExportBet {
+            sequence,
+            kind: "void".into(),
+            line: line_number(i),
+            bet: line.bet.id().to_string(),
+            stake: line.stake.0,
+            judged_on: String::new(),
+            rule: codec::id_of(&void.order.kind),
+            pay: String::new(),
+            odds: None,
+            outcome: "void".into(),
+            uncapped: line.paid_now.0,
+            cap: None,
+            cut: 0,
+            payout: line.paid_now.0,
+            currency: currency.to_string(),
+            ..owner.line()
+        })
+    })
+}
+
 fn hand_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Vec<Row>, Status> {
     let hand = floor.load(id, None).map_err(status)?;
     let Some(opened) = hand.opened() else {
@@ -87,52 +175,22 @@ fn hand_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Vec
                     envelope.sequence
                 ))
             })?;
-        let line_number = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
         match &event {
             Event::Settled(settlement) => {
-                for (i, line) in settlement.lines.iter().enumerate() {
-                    let (pay, odds) = pay_words(line.pay);
-                    rows.push(Row::Bet(proto::ExportBet {
-                        hand_id: id.to_string(),
-                        sequence: envelope.sequence,
-                        kind: "settlement".into(),
-                        line: line_number(i),
-                        bet: line.bet.id().to_string(),
-                        stake: line.stake.0,
-                        judged_on: line.judged_on.clone(),
-                        rule: line.rule.clone(),
-                        pay,
-                        odds,
-                        outcome: codec::id_of(&line.outcome),
-                        uncapped: line.uncapped.0,
-                        cap: line.cap.map(|c| c.0),
-                        cut: line.cut.0,
-                        payout: line.payout.0,
-                        currency: currency.clone(),
-                    }));
-                }
+                rows.extend(settlement_rows(
+                    &Owner::Hand(id),
+                    envelope.sequence,
+                    settlement,
+                    &currency,
+                ));
             }
             Event::Voided(void) => {
-                for (i, line) in void.lines.iter().enumerate() {
-                    rows.push(Row::Bet(proto::ExportBet {
-                        hand_id: id.to_string(),
-                        sequence: envelope.sequence,
-                        kind: "void".into(),
-                        line: line_number(i),
-                        bet: line.bet.id().to_string(),
-                        stake: line.stake.0,
-                        judged_on: String::new(),
-                        rule: codec::id_of(&void.order.kind),
-                        pay: String::new(),
-                        odds: None,
-                        outcome: "void".into(),
-                        uncapped: line.paid_now.0,
-                        cap: None,
-                        cut: 0,
-                        payout: line.paid_now.0,
-                        currency: currency.clone(),
-                    }));
-                }
+                rows.extend(void_rows(
+                    &Owner::Hand(id),
+                    envelope.sequence,
+                    void,
+                    &currency,
+                ));
             }
             _ => {}
         }
@@ -161,6 +219,9 @@ fn round_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Ve
         return Ok(Vec::new());
     };
     let mut rows = place_rows(&round)?;
+    // A player's export keeps that player's places only: their lines only.
+    let kept: std::collections::BTreeSet<u32> = round.places.iter().map(|p| p.place).collect();
+    let currency = round.config.currency.code.clone();
     for entry in floor.round_stream_entries(id).map_err(ledger_status)? {
         let envelope = &entry.envelope;
         let event = Floor::payload(&entry)
@@ -172,6 +233,28 @@ fn round_rows(floor: &Floor, id: &str, selection: &ExportSelection) -> Result<Ve
                     envelope.sequence
                 ))
             })?;
+        match &event {
+            RoundEvent::Settled { place, settlement } if kept.contains(place) => {
+                let owner = Owner::Place {
+                    round: id,
+                    place: *place,
+                };
+                rows.extend(settlement_rows(
+                    &owner,
+                    envelope.sequence,
+                    settlement,
+                    &currency,
+                ));
+            }
+            RoundEvent::PlaceVoided { place, void } if kept.contains(place) => {
+                let owner = Owner::Place {
+                    round: id,
+                    place: *place,
+                };
+                rows.extend(void_rows(&owner, envelope.sequence, void, &currency));
+            }
+            _ => {}
+        }
         rows.push(Row::Event(proto::ExportEvent {
             sequence: envelope.sequence,
             stream: envelope.stream.clone(),
