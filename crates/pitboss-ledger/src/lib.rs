@@ -405,7 +405,7 @@ pub struct Ledger {
     /// Places in the writer's queue: an append waits (asynchronously) for one before it is queued
     /// and holds it until answered, so the queue never holds more than [`MAX_QUEUED`] appends
     /// however many callers there are.
-    queued: tokio::sync::Semaphore,
+    queued: Arc<tokio::sync::Semaphore>,
     /// The caller's check of every payload, for verification (`None`: the ledger's kinds only).
     payloads: Option<PayloadCheck>,
     /// What the writer measures (group sizes, sync times) and the appends' latency.
@@ -423,15 +423,17 @@ pub struct Ledger {
 /// all; the server's own limit on calls in flight is of the same size).
 pub const MAX_QUEUED: usize = 4096;
 
-/// An append handed to the writer ([`Ledger::submit`]), not yet answered.
-pub struct Pending<'a> {
-    _place: tokio::sync::SemaphorePermit<'a>,
+/// An append handed to the writer ([`Ledger::submit`]), not yet answered. It owns what it holds
+/// (its place in the writer's queue among them), so it may be awaited by a task of its own that
+/// outlives the call that submitted it.
+pub struct Pending {
+    _place: tokio::sync::OwnedSemaphorePermit,
     answer: oneshot::Receiver<Result<Appended, LedgerError>>,
     started: std::time::Instant,
-    stats: &'a stats::WriterStats,
+    stats: Arc<stats::WriterStats>,
 }
 
-impl Pending<'_> {
+impl Pending {
     /// The append's answer, once durable (or why it was not made).
     pub async fn wait(self) -> Result<Appended, LedgerError> {
         let answered = self.answer.await.map_err(|_| LedgerError::Stopped)?;
@@ -615,7 +617,7 @@ impl Ledger {
             key_id: Mutex::new(key_id),
             head,
             merkle: Mutex::new(merkle::MerkleCache::default()),
-            queued: tokio::sync::Semaphore::new(MAX_QUEUED),
+            queued: Arc::new(tokio::sync::Semaphore::new(MAX_QUEUED)),
             payloads: None,
             stats,
             mirror: false,
@@ -679,11 +681,12 @@ impl Ledger {
     /// appends in one group are checked against each other's versions, so a caller may submit the
     /// next append of a stream before the last is durable (each is answered only once it is). An
     /// append is acknowledged only by [`Pending::wait`].
-    pub async fn submit(&self, request: AppendRequest) -> Result<Pending<'_>, LedgerError> {
+    pub async fn submit(&self, request: AppendRequest) -> Result<Pending, LedgerError> {
         let started = std::time::Instant::now();
         let place = self
             .queued
-            .acquire()
+            .clone()
+            .acquire_owned()
             .await
             .map_err(|_| LedgerError::Stopped)?;
         let (reply, answer) = oneshot::channel();
@@ -692,7 +695,7 @@ impl Ledger {
             _place: place,
             answer,
             started,
-            stats: &self.stats,
+            stats: self.stats.clone(),
         })
     }
 

@@ -98,7 +98,7 @@ pub struct Floor {
     /// Hands in progress, bounded (`cache.rs`).
     cache: HandCache,
     /// Rounds in play, bounded (`rounds.rs`).
-    rounds: rounds::KeptRounds,
+    rounds: std::sync::Arc<rounds::KeptRounds>,
     /// Operations over many hands run one at a time (a retry then finds the first one's record).
     operations: tokio::sync::Mutex<()>,
     clock: Arc<dyn Fn() -> u64 + Send + Sync>,
@@ -129,7 +129,7 @@ impl Floor {
             defaults: HashMap::new(),
             locks: Mutex::new(HashMap::new()),
             cache: HandCache::new(cache::CAPACITY),
-            rounds: rounds::KeptRounds::default(),
+            rounds: std::sync::Arc::new(rounds::KeptRounds::default()),
             operations: tokio::sync::Mutex::new(()),
             clock,
             tally: Tally::default(),

@@ -36,7 +36,7 @@ use pitboss_ledger::{AppendRequest, Expected};
 
 use super::requests::{self, Target};
 use super::{actor_given, is_hand_id, Floor, FloorError, RoundAnswer};
-use pitboss_ledger::{Appended, Fingerprint, RequestKey};
+use pitboss_ledger::{Appended, Fingerprint, LedgerError, RequestKey};
 
 /// The most rounds in play kept in memory at once.
 pub const KEPT: usize = 64;
@@ -109,15 +109,15 @@ impl Default for KeptRounds {
     }
 }
 
-/// A request id's append in flight, registered until it is dropped (answered, failed or its
-/// handler cancelled); dropping it wakes whoever waits for it.
-struct InFlight<'a> {
-    kept: &'a KeptRounds,
+/// A request id's append in flight, registered until it is dropped (once the writer has answered
+/// the append, whether or not its caller is still there); dropping it wakes whoever waits for it.
+struct InFlight {
+    kept: Arc<KeptRounds>,
     id: String,
     _done: watch::Sender<()>,
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.kept
             .in_flight
@@ -140,14 +140,14 @@ enum Flying {
 impl KeptRounds {
     /// Registers the request `key` as in flight (at most one per id: the calls of an id are
     /// decided under their round's lock and a retry waits for the first).
-    fn fly(&self, key: &RequestKey) -> InFlight<'_> {
+    fn fly(self: &Arc<Self>, key: &RequestKey) -> InFlight {
         let (done, waiting) = watch::channel(());
         self.in_flight
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.id.clone(), (key.fingerprint, waiting));
         InFlight {
-            kept: self,
+            kept: self.clone(),
             id: key.id.clone(),
             _done: done,
         }
@@ -499,22 +499,37 @@ impl Floor {
             }
             (pending, answered, flying, landed)
         };
-        let (pending, answered, _flying, landed) = in_flight;
-        let appended = pending.wait().await;
-        if !matches!(
-            appended,
-            Ok(Appended {
-                duplicate: false,
-                ..
-            })
-        ) {
-            // The kept round moved on and the log did not (a failure), or took the commands
-            // twice (a duplicate): it is dropped before anyone waiting for this append goes on.
-            self.rounds.drop_round(id);
-        }
-        if let Some(landed) = landed {
-            self.rounds.forget_landing(id, &landed);
-        }
+        let (pending, answered, flying, landed) = in_flight;
+        // The append's end is awaited by a task of its own, so that a caller gone away (its
+        // handler dropped mid-call) ends nothing early: the round's landing and the request's
+        // registration last until the writer answers, and a failed append still drops the round.
+        let kept = self.rounds.clone();
+        let round_id = id.to_string();
+        let waiter = tokio::spawn(async move {
+            let appended = pending.wait().await;
+            if !matches!(
+                appended,
+                Ok(Appended {
+                    duplicate: false,
+                    ..
+                })
+            ) {
+                // The kept round moved on and the log did not (a failure), or took the commands
+                // twice (a duplicate): it is dropped before anyone waiting for this append goes on.
+                kept.drop_round(&round_id);
+            }
+            if let Some(landed) = landed {
+                kept.forget_landing(&round_id, &landed);
+            }
+            drop(flying);
+            appended
+        });
+        let appended = match waiter.await {
+            Ok(appended) => appended,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // The runtime is shutting down.
+            Err(_) => Err(LedgerError::Stopped),
+        };
         match appended {
             Ok(appended) if appended.duplicate => {
                 // The same request was in flight when this one looked: the writer answered with
@@ -1016,6 +1031,37 @@ mod tests {
             });
         let (first, second) = (first.unwrap(), second.unwrap());
         assert_eq!(second.answer, first.answer + 1);
+        assert_eq!(floor.load_round(&id).unwrap().places().len(), 2);
+    }
+
+    /// A caller gone away mid-append (its handler dropped while the writer syncs) leaves the
+    /// append in flight as it was: a round pushed out of memory meanwhile is read from the log only
+    /// once that append has landed, so the next command is decided on it.
+    #[tokio::test]
+    async fn a_call_dropped_with_its_append_in_flight_leaves_the_round_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (floor, _) = floor_in(dir.path()).await;
+        let id = floor.open_round(open(3), |_| ()).await.unwrap().id;
+        let call = RoundCall::by("table-T9");
+        let version = |round: &Round, _: &[RoundEvent]| round.version();
+        let before = floor.with_round(&id, Round::version).unwrap();
+        let mut first = Box::pin(floor.round_command(&id, bet(1), &call, version));
+        // Polled once: decided and handed to the writer, then waiting for it.
+        let polled = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(std::future::Future::poll(first.as_mut(), cx))
+        })
+        .await;
+        assert!(
+            polled.is_pending(),
+            "the append is in flight after one poll"
+        );
+        drop(first);
+        floor.rounds.take(&id);
+        let second = floor
+            .round_command(&id, bet(2), &call, version)
+            .await
+            .expect("decided on the round with the first bet");
+        assert_eq!(second.answer, before + 2);
         assert_eq!(floor.load_round(&id).unwrap().places().len(), 2);
     }
 
