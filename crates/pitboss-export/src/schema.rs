@@ -512,8 +512,11 @@ mod tests {
             nullable,
             [
                 "hands.closed_at_ms",
+                "bets.hand_id",
                 "bets.odds",
                 "bets.cap",
+                "bets.round_id",
+                "bets.place",
                 "events.hand_id",
                 "events.round_id",
                 "places.seat",

@@ -591,7 +591,8 @@ impl Floor {
             .ok_or_else(|| FloorError::Corrupt(format!("round {id}"), "not opened".into()))
     }
 
-    /// A round as its stream records it, replayed from its seed (counted: [`Floor::rounds_replayed`]).
+    /// A round as its stream records it, replayed from its seed (counted:
+    /// [`Floor::rounds_replayed`]).
     pub fn load_round(&self, id: &str) -> Result<Round, FloorError> {
         let round = self.replayed_round(id, None).map(|(round, _)| round)?;
         self.rounds

@@ -2,8 +2,8 @@
 //! (`floor/export.rs`), each hand translated into rows of the exported tables — the hand (the same
 //! totals `ListHands` gives), its settlement and void lines, its log entries — and each round into
 //! a row per place kept (its record, `floor/round_records.rs`), those places' settlement and void
-//! lines, and its log entries, streamed with progress reports. The writer of files is the client's (`pitboss export`, with
-//! `pitboss-export`).
+//! lines, and its log entries, streamed with progress reports. The writer of files is the
+//! client's (`pitboss export`, with `pitboss-export`).
 //!
 //! Owns the translation to rows and the stream's pacing; decides nothing and writes nothing. A
 //! client that reads nothing for [`limits::STREAM_STALL`] has its stream ended; at most 256 rows
