@@ -6,14 +6,12 @@
 
 use std::time::Instant;
 
+mod support;
+
+use support::{caribbean_hands as hands, seed};
+
 use pitboss_beacon::{Chain, Round};
-use pitboss_engine::config::GameConfig;
-use pitboss_engine::game::GameId;
-use pitboss_engine::games::{Action, Command, Hand, OpenHand, Timestamp};
 use pitboss_engine::mix::{self, BeaconValue, Sources};
-use pitboss_engine::money::Money;
-use pitboss_engine::rng::Seed;
-use pitboss_engine::settlement::{BetId, Wager};
 
 fn rounds() -> Vec<Round> {
     let fixture: serde_json::Value =
@@ -24,46 +22,6 @@ fn rounds() -> Vec<Round> {
         .iter()
         .map(|r| Round::from_public_json(r.to_string().as_bytes()).expect("a round"))
         .collect()
-}
-
-fn seed(n: u64) -> Seed {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&n.to_le_bytes());
-    Seed::from_bytes(bytes)
-}
-
-/// One-player Caribbean Stud hands played through the engine: hands/s.
-fn hands(n: u64) -> f64 {
-    let config = std::sync::Arc::new(GameConfig::default_for(GameId::CaribbeanStud));
-    let started = Instant::now();
-    for i in 0..n {
-        let mut hand = Hand::new(seed(i), config.clone());
-        for command in [
-            Command::Open(OpenHand {
-                table: "t".into(),
-                player: "p".into(),
-                wagers: vec![Wager {
-                    bet: BetId::Ante,
-                    amount: Money(500),
-                }],
-                at: Timestamp(2),
-                rebet_of: None,
-            }),
-            Command::Act {
-                action: if i % 3 == 0 {
-                    Action::Fold
-                } else {
-                    Action::Raise
-                },
-                at: Timestamp(4),
-            },
-        ] {
-            for event in hand.decide(&command).expect("decided") {
-                hand = hand.evolve(&event).expect("evolved");
-            }
-        }
-    }
-    n as f64 / started.elapsed().as_secs_f64()
 }
 
 fn main() {

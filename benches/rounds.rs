@@ -12,11 +12,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod support;
+
+use support::seed;
+
 use pitboss_engine::config::GameConfig;
 use pitboss_engine::game::GameId;
-use pitboss_engine::games::{Action, Command, Hand, OpenHand, Timestamp};
+use pitboss_engine::games::{Action, Timestamp};
 use pitboss_engine::money::Money;
-use pitboss_engine::rng::Seed;
 use pitboss_engine::round::{Decide, OpenRound, PlaceBet, Round, RoundCommand, Shape};
 use pitboss_engine::settlement::{BetId, Wager};
 
@@ -68,12 +71,6 @@ fn status_kb(field: &str) -> u64 {
                 .and_then(|v| v.parse().ok())
         })
         .unwrap_or(0)
-}
-
-fn seed(n: u64) -> Seed {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&n.to_le_bytes());
-    Seed::from_bytes(bytes)
 }
 
 fn open(shape: Shape, players: u32) -> RoundCommand {
@@ -226,32 +223,7 @@ fn table_against_hands(n: u64) {
         }
     }
     let rounds = n as f64 / started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    for i in 0..n * 7 {
-        let mut hand = Hand::new(seed(i), config.clone());
-        for command in [
-            Command::Open(OpenHand {
-                table: "t".into(),
-                player: "p".into(),
-                wagers: ante(500),
-                at: Timestamp(2),
-                rebet_of: None,
-            }),
-            Command::Act {
-                action: if i % 3 == 0 {
-                    Action::Fold
-                } else {
-                    Action::Raise
-                },
-                at: Timestamp(4),
-            },
-        ] {
-            for event in hand.decide(&command).unwrap() {
-                hand = hand.evolve(&event).unwrap();
-            }
-        }
-    }
-    let hands = (n * 7) as f64 / started.elapsed().as_secs_f64();
+    let hands = support::caribbean_hands(n * 7);
     println!(
         "caribbean_stud: 7-seat rounds {rounds:.0}/s ({:.0} seat-hands/s); one-player hands {hands:.0}/s; seat-hands at a table {:.2}x one-player hands",
         rounds * 7.0,
