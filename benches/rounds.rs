@@ -114,6 +114,7 @@ fn shared_hand(game: GameId, players: u32, n: u64) {
     for k in 0..players {
         events += round
             .step(&RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: format!("viewer-{k}"),
                 seat: None,
                 wagers: opening(game, 100 + u64::from(k % 40) * 100),
@@ -194,6 +195,7 @@ fn table_against_hands(n: u64) {
         for seat in 1..=7u8 {
             round
                 .step(&RoundCommand::Bet(PlaceBet {
+                    seed_digest: None,
                     player: format!("p{seat}"),
                     seat: Some(seat),
                     wagers: ante(500),

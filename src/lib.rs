@@ -18,4 +18,4 @@
 pub use pitboss_client as client;
 pub use pitboss_floor::{access, audit, certification, floor, returns, software};
 pub use pitboss_proto::{codec, proto};
-pub use pitboss_server::{mirroring, service, tiling, witnessing};
+pub use pitboss_server::{beacons, mirroring, service, tiling, witnessing};

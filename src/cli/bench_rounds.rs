@@ -146,6 +146,7 @@ fn player(k: u32) -> String {
 
 fn bet(k: u32) -> Command {
     Command::Bet(proto::RoundBetCommand {
+        player_seed: Vec::new(),
         player: player(k),
         seat: 0,
         wagers: vec![proto::Wager {

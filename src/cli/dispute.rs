@@ -66,7 +66,14 @@ pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot make {}", args.out.display()))?;
         let html = args.out.join(plain(&packet.html_file)?);
         let bundle = args.out.join(plain(&packet.bundle_file)?);
-        for (path, text) in [(&bundle, &packet.bundle_json), (&html, &packet.html)] {
+        let mut files = vec![
+            (bundle.clone(), &packet.bundle_json),
+            (html.clone(), &packet.html),
+        ];
+        if !packet.deal_file.is_empty() {
+            files.push((args.out.join(plain(&packet.deal_file)?), &packet.deal_json));
+        }
+        for (path, text) in &files {
             let mut file = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -78,8 +85,9 @@ pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
                 .and_then(|()| file.sync_all())
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        println!("{}", html.display());
-        println!("{}", bundle.display());
+        for (path, _) in &files {
+            println!("{}", path.display());
+        }
         eprintln!(
             "{} {}: {}",
             if args.round { "round" } else { "hand" },

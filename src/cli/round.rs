@@ -73,6 +73,10 @@ enum What {
         seat: u32,
         #[arg(long = "wager", value_parser = wager, required = true)]
         wagers: Vec<proto::Wager>,
+        /// The player's seed, mixed into the deal seed where the round's configuration takes
+        /// players' seeds (its UTF-8 bytes, 1 to 64; only its SHA-256 is recorded).
+        #[arg(long, default_value = "")]
+        player_seed: String,
         #[command(flatten)]
         on: On,
     },
@@ -265,10 +269,12 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                 player,
                 seat,
                 wagers,
+                player_seed,
                 ..
             } => boxed(play.round_command(command(
                 &round,
                 Command::Bet(proto::RoundBetCommand {
+                    player_seed: player_seed.into_bytes(),
                     player,
                     seat,
                     wagers,
@@ -514,6 +520,22 @@ fn print(view: proto::RoundView, json: bool) -> anyhow::Result<()> {
         }
     );
     println!("commitment {}", view.commitment);
+    if let Some(sources) = view.sources.as_ref().filter(|s| s.kind != "off") {
+        let beacon = sources.beacon.as_ref().map_or(String::new(), |b| {
+            let state = if !sources.beacon_signature.is_empty() {
+                format!("arrived, randomness {}", sources.beacon_randomness)
+            } else if !sources.beacon_late_rule.is_empty() {
+                format!(
+                    "late ({}): {}",
+                    sources.beacon_late_rule, sources.beacon_late_why
+                )
+            } else {
+                "awaited".to_string()
+            };
+            format!(", beacon round {} ({state})", b.round)
+        });
+        println!("deal seed sources: {}{beacon}", sources.kind);
+    }
     if !view.table_cards.is_empty() {
         let cards: Vec<String> = view
             .table_cards
@@ -610,9 +632,20 @@ fn view_json(v: &proto::RoundView) -> serde_json::Value {
             "waiting": p.waiting,
             "total_paid": p.settlement.as_ref().map(|s| s.total_paid),
             "void_paid_now": p.void.as_ref().map(|s| s.paid_now),
+            "seed_digest": p.seed_digest,
         })).collect::<Vec<_>>(),
         "place_count": v.place_count,
         "next_place": v.next_place,
         "seed": v.seed,
+        "sources": v.sources.as_ref().map(|s| json!({
+            "kind": s.kind,
+            "beacon_round": s.beacon.as_ref().map(|b| b.round),
+            "beacon_round_at_ms": s.beacon.as_ref().map(|b| b.round_at_ms),
+            "betting_closes_ms": s.beacon.as_ref().map(|b| b.betting_closes_ms),
+            "beacon_randomness": s.beacon_randomness,
+            "beacon_signature": s.beacon_signature,
+            "beacon_late_rule": s.beacon_late_rule,
+            "beacon_late_why": s.beacon_late_why,
+        })),
     })
 }

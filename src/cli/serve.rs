@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// (`docs/certification.md`, "The configurations in play").
     #[arg(long, value_name = "BOOL")]
     require_certification: Option<bool>,
+    /// Where the beacon rounds that mix rounds' deal seeds are fetched: drand's HTTP API or a
+    /// relay of it, `http://host:port[/prefix]` (`docs/rng.md` §1a). Without one, a round whose
+    /// configuration names a beacon meets its late rule.
+    #[arg(long)]
+    beacon_source: Option<String>,
     #[command(flatten)]
     witnessing: WitnessingArgs,
     /// Keep this directory current with the log as C2SP tlog-tiles (hash tiles, entry bundles,
@@ -147,6 +152,7 @@ fn settings(args: ServeArgs) -> anyhow::Result<Settings> {
         idle_timeout_ms: args.idle_timeout_ms,
         warm: args.warm,
         require_certification: args.require_certification,
+        beacon_source: args.beacon_source,
         witness_policy: args.witnessing.witness_policy,
         cosign_every_ms: args.witnessing.cosign_every_ms,
         cosign_warn_behind: args.witnessing.cosign_warn_behind,
@@ -478,6 +484,10 @@ pub fn run_with(args: Settings, mirror: Option<MirrorSetup>) -> anyhow::Result<(
             mirror: mirror.map(|(serving, _)| serving),
             returns: args.returns,
             software: Some(identity),
+            beacon_source: match &args.beacon_source {
+                Some(url) => Some(pitboss::beacons::HttpSource::new(url)?),
+                None => None,
+            },
             read_only_reason: unapproved.clone(),
         };
         let mut server = tokio::spawn(pitboss::service::serve(

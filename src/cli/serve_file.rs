@@ -56,6 +56,17 @@ pub struct File {
     pub returns: Option<ReturnsTable>,
     /// `[certification]`: `required`.
     pub certification: Option<CertificationTable>,
+    /// `[beacon]`: `source`.
+    pub beacon: Option<BeaconTable>,
+}
+
+/// The `[beacon]` table: where the beacon rounds that mix rounds' deal seeds are fetched
+/// (`docs/rng.md` §1a).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeaconTable {
+    /// drand's HTTP API, or a relay of it: `http://host:port[/prefix]`.
+    pub source: Option<String>,
 }
 
 /// The `[certification]` table: the lab's reports the floor holds configurations to
@@ -211,6 +222,8 @@ pub struct Flags {
     pub cosign_timeout_ms: Option<u64>,
     pub tiles: Option<PathBuf>,
     pub tiles_listen: Option<SocketAddr>,
+    /// `--beacon-source URL`.
+    pub beacon_source: Option<String>,
 }
 
 /// The settings `serve` runs with: flag, else file, else default.
@@ -255,6 +268,8 @@ pub struct Settings {
     pub returns: Option<pitboss::returns::Settings>,
     /// New hands open only under configurations whose latest certification report holds.
     pub require_certification: bool,
+    /// Where beacon rounds are fetched (`http://host:port[/prefix]`), if anywhere.
+    pub beacon_source: Option<String>,
 }
 
 /// Why the settings file cannot be used.
@@ -509,7 +524,15 @@ pub fn merge(flags: Flags, file: File) -> Result<Settings, FileError> {
     } else {
         None
     };
+    let beacon_source = flags.beacon_source.or(file.beacon.and_then(|b| b.source));
+    if let Some(url) = &beacon_source {
+        pitboss::beacons::HttpSource::new(url).map_err(|_| FileError::Incomplete {
+            field: "beacon.source",
+            problem: "an http://host:port[/prefix] URL (drand's HTTP API, or a relay of it)",
+        })?;
+    }
     Ok(Settings {
+        beacon_source,
         require_certification: flags
             .require_certification
             .or(file.certification.and_then(|c| c.required))

@@ -347,6 +347,7 @@ async fn a_rounds_dispute_packet_shows_the_whole_table_with_the_others_masked() 
     };
     for seat in 1..=4u32 {
         let bet = proto::RoundBetCommand {
+            player_seed: Vec::new(),
             player: format!("player-{seat}"),
             seat,
             wagers: vec![wager("ante", 500 * u64::from(seat)), wager("bonus", 100)],

@@ -15,6 +15,8 @@
 //! - `dispute.rs`: dispute packets of recorded hands rendered by headless Chromium;
 //! - `metrics.rs`: the metrics endpoint scraped after a few hands;
 //! - `rounds.rs`: a table's rounds — seats from one shuffle, one shake, a shared hand, voids;
+//! - `round_beacon.rs`: rounds whose deal seed the players' seeds and a beacon round mix, the
+//!   beacon fetched from a local source, a bad one meeting the late rule;
 //! - `round_feeds.rs`: rounds in the returns (per table and per dealer), in recall (`ListRounds`)
 //!   and in the export (the `places` table);
 //! - `lab.rs`: the Lab service — PAR sheets, simulations, RNG words and shuffles, bad requests;
@@ -32,5 +34,6 @@ mod metrics;
 mod operations;
 mod play;
 mod refusals;
+mod round_beacon;
 mod round_feeds;
 mod rounds;

@@ -90,6 +90,7 @@ async fn open_and_bet(
             c,
             &id,
             RoundCmd::Bet(proto::RoundBetCommand {
+                player_seed: Vec::new(),
                 player: player.to_string(),
                 seat,
                 wagers: wagers.clone(),

@@ -54,6 +54,7 @@ async fn command(
 
 fn bet(player: &str, seat: u32, wagers: Vec<proto::Wager>) -> Command {
     Command::Bet(proto::RoundBetCommand {
+        player_seed: Vec::new(),
         player: player.into(),
         seat,
         wagers,
@@ -559,6 +560,7 @@ async fn fifty_bettors_play_one_nutz_shake_and_a_studio_pages_its_players() {
     let item = |k: u64, amount: u64| proto::RoundBatchItem {
         command: Some(proto::round_batch_item::Command::Bet(
             proto::RoundBetCommand {
+                player_seed: Vec::new(),
                 player: format!("viewer-{k}"),
                 seat: 0,
                 wagers: vec![wager("ante", amount)],

@@ -277,6 +277,7 @@ impl Target {
             .find(|(g, _)| *g == game)
             .map_or(&[][..], |(_, w)| *w);
         let bet = |gen: &mut Gen| proto::RoundBetCommand {
+            player_seed: Vec::new(),
             player: format!("P-{}", gen.below(8)),
             seat: gen.below(8) as u32,
             wagers: wagers

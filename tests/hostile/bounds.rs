@@ -149,6 +149,7 @@ fn round_bet(
         round_id: round.into(),
         command: Some(proto::round_command_request::Command::Bet(
             proto::RoundBetCommand {
+                player_seed: Vec::new(),
                 player: player.into(),
                 seat,
                 wagers,
@@ -309,14 +310,14 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     }
 
     let batch = |commands: Vec<proto::RoundBatchItem>| proto::RoundCommandRequest { request_id: String::new(), round_id: round.into(), command: Some(proto::round_command_request::Command::Batch(proto::RoundBatchCommand { commands })) };
-    let item_bet = |player: &str, seat: u32| proto::RoundBatchItem { command: Some(proto::round_batch_item::Command::Bet(proto::RoundBetCommand { player: player.into(), seat, wagers: ante(500) })) };
+    let item_bet = |player: &str, seat: u32| proto::RoundBatchItem { command: Some(proto::round_batch_item::Command::Bet(proto::RoundBetCommand { player: player.into(), seat, wagers: ante(500), player_seed: Vec::new() })) };
     cases.push(refused(m, INVALID, "batch.commands", "at most 1000 entries", rpc!(c, play.round_command(batch(vec![item_bet("p", 1); 1001])))));
     cases.push(refused(m, INVALID, "batch.commands", "1 to 1000 entries", rpc!(c, play.round_command(batch(vec![])))));
     cases.push(refused(m, INVALID, "batch.commands[0].command", "required", rpc!(c, play.round_command(batch(vec![proto::RoundBatchItem { command: None }])))));
     cases.push(refused(m, INVALID, "batch.commands[1].bet.player", "1 to 200 characters", rpc!(c, play.round_command(batch(vec![item_bet("p", 1), item_bet(&long(201), 2)])))));
     // The first bet is good, the second names a seat the round has not: neither is recorded.
     cases.push(refused(m, INVALID, "batch.commands[1].bet.seat", "not a seat of this round", rpc!(c, play.round_command(batch(vec![item_bet("p", 1), item_bet("q", 6)])))));
-    cases.push(refused(m, INVALID, "batch.commands[1].bet.wagers.ante", "", rpc!(c, play.round_command(batch(vec![item_bet("p", 1), proto::RoundBatchItem { command: Some(proto::round_batch_item::Command::Bet(proto::RoundBetCommand { player: "q".into(), seat: 2, wagers: ante(0) })) }])))));
+    cases.push(refused(m, INVALID, "batch.commands[1].bet.wagers.ante", "", rpc!(c, play.round_command(batch(vec![item_bet("p", 1), proto::RoundBatchItem { command: Some(proto::round_batch_item::Command::Bet(proto::RoundBetCommand { player: "q".into(), seat: 2, wagers: ante(0), player_seed: Vec::new() })) }])))));
 
     let m = "Play/GetRound";
     cases.push(refused(m, INVALID, "round_id", "exactly 32 hexadecimal digits", rpc!(c, play.get_round(proto::GetRoundRequest { round_id: long(60_000), ..Default::default() }))));

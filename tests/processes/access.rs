@@ -562,6 +562,7 @@ async fn a_token_for_table_a_is_refused_on_table_b() {
         round_id: round.into(),
         command: Some(proto::round_command_request::Command::Bet(
             proto::RoundBetCommand {
+                player_seed: Vec::new(),
                 player: "P".into(),
                 seat: 0,
                 wagers: vec![proto::Wager {

@@ -1,15 +1,19 @@
 //! Public randomness beacons (drand) as pitboss's deal seeds take them (`docs/rng.md` §1a): a
 //! chain as its `/info` document describes it, a round as its `/public/<round>` document gives
 //! it, the round's BLS signature verified against the chain's public key, and the round's
-//! randomness (`SHA-256(signature)`), with the round a time names.
+//! randomness (`SHA-256(signature)`). Which round a time names is the configuration's arithmetic
+//! (`pitboss_engine::config::BeaconRule`), not this crate's.
 //!
 //! Only the `bls-unchained-g1-rfc9380` scheme is taken (drand's quicknet: signatures on G1,
 //! the public key on G2, the message `SHA-256(round as u64 big-endian)`, hashed to G1 by RFC 9380
 //! with the DST `BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_`). The pairing check is
 //! `drand-verify`'s (pure Rust over `bls12_381`), never written here.
 //!
-//! Pure: no network, no clock (a time is handed in). What it reads is hostile until checked:
+//! Pure: no network, no clock. What it reads is hostile until checked:
 //! every document is bounded and every field checked, and a failure says which.
+
+#[cfg(feature = "signer")]
+pub mod signer;
 
 use drand_verify::{G2PubkeyRfc, Pubkey};
 use serde::Deserialize;
@@ -136,45 +140,33 @@ impl Chain {
         if info.scheme_id != SCHEME {
             return Err(BeaconError::Scheme(info.scheme_id));
         }
-        let public_key = fixed_hex::<96>("public_key", &info.public_key)?;
+        Chain::new(&info.hash, &info.public_key, info.period, info.genesis_time)
+    }
+
+    /// A chain of the one scheme taken from its hash and public key (hex), its period and its
+    /// genesis (seconds): the public key must be a G2 point.
+    pub fn new(
+        hash: &str,
+        public_key: &str,
+        period_s: u64,
+        genesis_s: u64,
+    ) -> Result<Chain, BeaconError> {
+        let public_key = fixed_hex::<96>("public_key", public_key)?;
         G2PubkeyRfc::from_fixed(public_key)
             .map_err(|e| document("public_key", format!("not a G2 point: {e}")))?;
-        if info.period == 0 || info.period > 3600 {
+        if period_s == 0 || period_s > 3600 {
             return Err(document("period", "1 to 3 600 seconds"));
         }
         // Round times are computed in milliseconds: keep them far from overflow.
-        if info.genesis_time > 1 << 40 {
+        if genesis_s > 1 << 40 {
             return Err(document("genesis_time", "too far in the future"));
         }
         Ok(Chain {
-            hash: fixed_hex::<32>("hash", &info.hash)?,
+            hash: fixed_hex::<32>("hash", hash)?,
             public_key,
-            period_s: info.period,
-            genesis_s: info.genesis_time,
+            period_s,
+            genesis_s,
         })
-    }
-
-    /// When round `round` is published, ms since the Unix epoch (round 1 at genesis).
-    pub fn time_of_ms(&self, round: u64) -> Result<u64, BeaconError> {
-        let steps = round
-            .checked_sub(1)
-            .ok_or(BeaconError::Round("drand's rounds start at 1"))?;
-        steps
-            .checked_mul(self.period_s)
-            .and_then(|s| s.checked_add(self.genesis_s))
-            .and_then(|s| s.checked_mul(1000))
-            .ok_or(BeaconError::Round("a round too far in the future"))
-    }
-
-    /// The first round published strictly after `at_ms` (ms since the Unix epoch): the earliest a
-    /// round can name that nobody could know at `at_ms`.
-    pub fn first_round_after(&self, at_ms: u64) -> u64 {
-        let genesis_ms = self.genesis_s * 1000;
-        if at_ms < genesis_ms {
-            return 1;
-        }
-        // Rounds published at or before at_ms: 1 + ⌊(at − genesis) / period⌋.
-        (at_ms - genesis_ms) / (self.period_s * 1000) + 2
     }
 
     /// Verifies `round`'s signature against the chain's public key; its randomness,
@@ -363,26 +355,5 @@ mod tests {
                 ..
             })
         ));
-    }
-
-    #[test]
-    fn a_round_is_named_by_the_time_it_is_published() {
-        let chain = Chain::quicknet();
-        let genesis_ms = chain.genesis_s * 1000;
-        assert_eq!(chain.time_of_ms(1), Ok(genesis_ms));
-        assert_eq!(chain.time_of_ms(123), Ok(genesis_ms + 122 * 3000));
-        assert_eq!(chain.first_round_after(0), 1);
-        assert_eq!(chain.first_round_after(genesis_ms - 1), 1);
-        assert_eq!(chain.first_round_after(genesis_ms), 2);
-        assert_eq!(chain.first_round_after(genesis_ms + 2999), 2);
-        assert_eq!(chain.first_round_after(genesis_ms + 3000), 3);
-        // Every time: the round named is published after it, the one before it not after.
-        for at in (genesis_ms..genesis_ms + 10_000).step_by(250) {
-            let r = chain.first_round_after(at);
-            assert!(chain.time_of_ms(r).unwrap() > at, "{at}");
-            assert!(chain.time_of_ms(r - 1).unwrap() <= at, "{at}");
-        }
-        assert!(chain.time_of_ms(0).is_err());
-        assert!(chain.time_of_ms(u64::MAX).is_err());
     }
 }

@@ -98,6 +98,7 @@ impl Table {
 
     fn bet(&mut self, player: &str, seat: Option<u8>, wagers: Vec<Wager>, at: u64) {
         self.ok(RoundCommand::Bet(PlaceBet {
+            seed_digest: None,
             player: player.into(),
             seat,
             wagers,
@@ -697,6 +698,7 @@ fn ten_thousand_players_play_one_shared_hand() {
     }
     // One more is refused: the round's bound.
     let full = t.refused(RoundCommand::Bet(PlaceBet {
+        seed_digest: None,
         player: "late".into(),
         seat: None,
         wagers: vec![wager(BetId::Ante, units(1))],
@@ -915,6 +917,7 @@ fn refusals_name_their_field_and_change_nothing() {
     let mut t = Table::open(GameId::CaribbeanStud, seed, Shape::Seats { seats: 4 }, 4);
     let bet = |player: &str, seat: Option<u8>, ante: u64| {
         RoundCommand::Bet(PlaceBet {
+            seed_digest: None,
             player: player.into(),
             seat,
             wagers: vec![wager(BetId::Ante, units(ante))],
@@ -1062,6 +1065,7 @@ fn refusals_name_their_field_and_change_nothing() {
     // The dealer does not bet; a time past the year 9999 is refused, naming it.
     let mut t = Table::open(GameId::Nutz, seed, Shape::OneShake, 3);
     let dealer = t.refused(RoundCommand::Bet(PlaceBet {
+        seed_digest: None,
         player: "dealer-7".into(),
         seat: None,
         wagers: vec![wager(BetId::BoxOnePair, units(1))],

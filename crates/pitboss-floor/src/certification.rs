@@ -19,6 +19,7 @@ pub fn page(certificate: &Certificate, config_file: Option<&str>) -> Certificate
         config_id: c.config.id().to_string(),
         config_text: c.config_text.clone(),
         strategy: c.config.game.facts().strategy.to_string(),
+        seed_sources: seed_sources(&c.config.seed_sources),
         sheets: c
             .sheets
             .iter()
@@ -203,6 +204,25 @@ pub fn verify(
         });
     }
     Ok(line)
+}
+
+/// A configuration's deal-seed sources in words, for its certificate.
+fn seed_sources(sources: &pitboss_engine::config::SeedSources) -> String {
+    let beacon = sources.beacon.as_ref().map(|b| {
+        format!(
+            "the beacon round of drand chain {} named at each round's opening (betting open at most {} ms, the beacon awaited {} ms past its time, late: {})",
+            b.chain_hash,
+            b.betting_ms,
+            b.wait_ms,
+            b.late.name()
+        )
+    });
+    match (sources.players, beacon) {
+        (false, None) => "the certified RNG's seed alone (seed sources: off)".to_string(),
+        (true, None) => "the certified RNG's seed mixed with the players' seeds (seed sources: players)".to_string(),
+        (false, Some(b)) => format!("the certified RNG's seed mixed with {b} (seed sources: beacon)"),
+        (true, Some(b)) => format!("the certified RNG's seed mixed with the players' seeds and {b} (seed sources: players+beacon)"),
+    }
 }
 
 #[cfg(test)]

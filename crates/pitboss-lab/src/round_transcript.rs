@@ -766,6 +766,7 @@ fn by_seed(plan: &Plan<'_>, seed: Seed) -> Result<(RoundDeal, Vec<Settlement>), 
         let wagers = wagers_of(&p.wagers).map_err(at_place(index))?;
         round
             .step(&RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: p.player.clone(),
                 seat: p.seat,
                 wagers,

@@ -138,6 +138,7 @@ fn round(
         step(
             &mut round,
             RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: format!("seat {seat}"),
                 seat: Some(seat),
                 wagers: wagers.to_vec(),

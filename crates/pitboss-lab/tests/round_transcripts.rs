@@ -87,6 +87,7 @@ fn engine_round(
         step(
             &mut round,
             RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: p.player.clone(),
                 seat: p.seat,
                 wagers: p.wagers.clone(),

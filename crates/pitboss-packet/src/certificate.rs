@@ -73,6 +73,9 @@ pub struct CertificatePage {
     pub config_id: String,
     pub config_text: String,
     pub strategy: String,
+    /// What the configuration's rounds mix their deal seed from besides the certified RNG's
+    /// seed, in words (`docs/rng.md` §1a).
+    pub seed_sources: String,
     pub sheets: Vec<SheetView>,
     pub hands: u64,
     pub simulation_seed: String,
@@ -118,6 +121,7 @@ pub fn render_certificate(c: &CertificatePage) -> String {
                         p { "Its id is the SHA-256 of this canonical text." } "\n"
                         pre { (Text(&c.config_text)) } "\n"
                         p { "Strategy assumed: " (Text(&c.strategy)) "." } "\n"
+                        p { "Deal seed: " (Text(&c.seed_sources)) "." } "\n"
                     }
                     "\n"
                     @for sheet in &c.sheets {

@@ -188,6 +188,7 @@ fn a_certificate_prints_every_cell() {
         game: "caribbean_stud".into(),
         config_id: id(7),
         config_text: format!("{{\"name\":\"{}\"}}", id(8)),
+        seed_sources: format!("the beacon round of drand chain {}", id(10)),
         strategy: "optimal".into(),
         sheets: vec![SheetView {
             title: format!("Bonus of {}", id(9)),

@@ -60,6 +60,7 @@ fn played(players: [&str; 3]) -> (Round, Vec<RoundPacketEvent>) {
         run(
             &mut round,
             RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: player.to_string(),
                 seat: Some(i as u8 + 1),
                 wagers: vec![Wager {

@@ -3,6 +3,8 @@
 //! - [`service`]: the gRPC services (authenticate, translate, delegate), their limits, the guard,
 //!   the listeners' connections, the side doors (metrics, tiles, a witness), the preparation
 //!   before serving.
+//! - [`beacons`]: the beacon rounds that mix rounds' deal seeds, fetched, verified and handed to
+//!   the rounds that await them.
 //! - [`witnessing`]: the log's side of C2SP witnessing; [`tiling`]: the log as C2SP tiles;
 //!   [`mirroring`]: a regulator's mirror following another server's log.
 //!
@@ -12,6 +14,7 @@
 use pitboss_floor::{access, audit, certification, floor, lru, priority, returns, software};
 use pitboss_proto::{codec, proto};
 
+pub mod beacons;
 pub mod mirroring;
 pub mod service;
 pub mod tiling;

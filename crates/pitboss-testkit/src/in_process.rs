@@ -41,6 +41,7 @@ impl InProcess {
 pub(crate) fn serve(
     open: impl FnOnce() -> pitboss_ledger::Ledger + Send + 'static,
     access: PathBuf,
+    beacon_source: Option<String>,
 ) -> (InProcess, SocketAddr) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (listening, address) = std::sync::mpsc::channel();
@@ -72,6 +73,9 @@ pub(crate) fn serve(
                 let serving = Serving {
                     ready: Some(ready),
                     returns: Some(pitboss::returns::Settings::default()),
+                    beacon_source: beacon_source.map(|url| {
+                        pitboss::beacons::HttpSource::new(&url).expect("the beacon source's URL")
+                    }),
                     ..Serving::new(Arc::new(access))
                 };
                 let served = tokio::spawn(pitboss::service::serve(

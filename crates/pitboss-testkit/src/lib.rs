@@ -13,6 +13,8 @@
 //! It must stay a dev-dependency: nothing here is part of the product, and nothing here may
 //! assert what a test should assert itself (helpers return values; the tests judge them).
 
+#[cfg(feature = "server")]
+pub mod beacon;
 pub mod currency;
 pub mod fixture_hands;
 pub mod reference;

@@ -262,6 +262,12 @@ impl Server {
     /// written if it has none), ready: for the tests of what the API answers, where the process is
     /// not the point.
     pub fn in_process(data: &Path) -> Server {
+        Server::in_process_beacon(data, None)
+    }
+
+    /// [`Server::in_process`] fetching beacon rounds from `beacon_source`
+    /// (`http://host:port[/prefix]`; `None`: no source).
+    pub fn in_process_beacon(data: &Path, beacon_source: Option<&str>) -> Server {
         if !data.join("access.toml").exists() {
             write_access(data, "");
         }
@@ -269,6 +275,7 @@ impl Server {
         let (serving, at) = super::in_process::serve(
             move || open_ledger(&dir, pitboss::floor::system_clock()),
             data.join("access.toml"),
+            beacon_source.map(str::to_string),
         );
         Server {
             running: Running::InProcess(serving),
@@ -348,11 +355,17 @@ impl Server {
     /// Publishes a Nutz configuration named `name` (otherwise the default) through this server,
     /// as the two-person rule asks: proposed by `admin`, approved by `second`. Its id.
     pub async fn publish_nutz(&self, name: &str) -> String {
-        use pitboss::proto;
-        use pitboss::proto::operations_client::OperationsClient;
         let mut config =
             pitboss_engine::config::GameConfig::default_for(pitboss_engine::game::GameId::Nutz);
         config.name = name.into();
+        self.publish(&config).await
+    }
+
+    /// Publishes `config` through this server as the two-person rule asks: proposed by `admin`,
+    /// approved by `second`. Its id.
+    pub async fn publish(&self, config: &pitboss_engine::config::GameConfig) -> String {
+        use pitboss::proto;
+        use pitboss::proto::operations_client::OperationsClient;
         let proposed = OperationsClient::new(self.channel().await)
             .publish_config(proto::PublishConfigRequest {
                 config_json: String::from_utf8(config.canonical_bytes()).expect("UTF-8"),

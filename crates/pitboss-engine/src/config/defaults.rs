@@ -2,7 +2,7 @@
 //! rules version) with the game's default rules from its module (`RulesModule::default_rules`),
 //! and the helpers those modules write the numbers of `spec/GAMES.md` with. Amounts are euro cents.
 
-use super::{Currency, GameConfig, Rules, RULES_VERSION};
+use super::{Currency, GameConfig, Rules, SeedSources, RULES_VERSION};
 use crate::game::GameId;
 use crate::money::Money;
 use crate::paytable::{Pay, PayRow};
@@ -33,6 +33,7 @@ impl GameConfig {
             },
             incomplete_void_days: 30,
             rules_version: RULES_VERSION,
+            seed_sources: SeedSources::default(),
             rules: Rules::default_for(game),
         }
     }

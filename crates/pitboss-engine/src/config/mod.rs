@@ -23,7 +23,10 @@ use super::house_way::Edition;
 use super::money::Money;
 
 mod defaults;
+mod sources;
 mod validate;
+
+pub use sources::{BeaconRule, LateBeacon, SeedSources};
 
 pub use validate::{MAX_ODDS, MAX_STAKE, MAX_TOTAL};
 
@@ -96,6 +99,10 @@ pub struct GameConfig {
         skip_serializing_if = "RulesVersion::is_first"
     )]
     pub rules_version: RulesVersion,
+    /// What a round's deal seed is mixed from besides the server's seed (`docs/rng.md` §1a);
+    /// absent when nothing is (every configuration published before mixing existed).
+    #[serde(default, skip_serializing_if = "SeedSources::is_off")]
+    pub seed_sources: SeedSources,
     /// The game's own numbers.
     pub rules: Rules,
 }

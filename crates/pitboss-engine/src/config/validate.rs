@@ -108,6 +108,7 @@ impl GameConfig {
                 ),
             ));
         }
+        self.seed_sources.check()?;
         self.rules.module().bounds(&mut Worst::new(self.game))
     }
 

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::games::{Action, Timestamp, VoidOrder};
+use crate::mix::BeaconValue;
 use crate::settlement::Wager;
 
 /// How a round deals: to seats from one deck, one hand to many players, or one shake to many
@@ -68,7 +69,24 @@ pub struct PlaceBet {
     pub seat: Option<u8>,
     /// The wagers, as a one-player hand of the game opens with them.
     pub wagers: Vec<Wager>,
+    /// The digest of the player's seed ([`super::player_seed`]), under a configuration
+    /// whose rounds take players' seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_digest: Option<[u8; 32]>,
     /// When.
+    pub at: Timestamp,
+}
+
+/// The beacon round a round named, as it arrived (its signature verified against the chain's
+/// public key by whoever fetched it: the engine checks only that it is the round named and that
+/// its randomness is its signature's digest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeaconArrival {
+    /// The chain, the round and its randomness.
+    pub value: BeaconValue,
+    /// The round's BLS signature.
+    pub signature: Vec<u8>,
+    /// When it arrived.
     pub at: Timestamp,
 }
 
@@ -107,6 +125,11 @@ pub enum RoundCommand {
     /// A malfunction, a misdeal or a dealer error: the whole round void, every place's pays and
     /// plays (a settled round's void needs a second person).
     VoidRound(VoidOrder),
+    /// The beacon round the round named has arrived, verified: mix it into the deal seed and deal.
+    Beacon(BeaconArrival),
+    /// The beacon round has not arrived, verified, by the end of its wait: the configuration's
+    /// rule for a late beacon (deal without it, or void the round and refund), `why` in words.
+    BeaconLate { at: Timestamp, why: String },
     /// A conduct forfeit of one player's place (Caribbean Stud): that place alone.
     Forfeit {
         player: String,
@@ -123,6 +146,8 @@ impl RoundCommand {
             RoundCommand::Bet(bet) => bet.at,
             RoundCommand::CloseBetting { at, .. } => *at,
             RoundCommand::Decide(decide) => decide.at,
+            RoundCommand::Beacon(arrival) => arrival.at,
+            RoundCommand::BeaconLate { at, .. } => *at,
             RoundCommand::CloseWindow(order)
             | RoundCommand::VoidRound(order)
             | RoundCommand::Forfeit { order, .. } => order.at,

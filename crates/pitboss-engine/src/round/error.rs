@@ -14,6 +14,8 @@ pub enum Phase {
     Pending,
     /// Open, taking bets.
     Betting,
+    /// Betting closed, the beacon round that mixes the deal seed awaited: nothing dealt yet.
+    AwaitingBeacon,
     /// Dealt, decisions awaited.
     Playing,
     /// Every place settled or voided at the showdown.
@@ -55,6 +57,29 @@ pub enum RoundError {
     /// A bet after betting closed.
     #[error("betting is closed")]
     BettingClosed,
+    /// A bet dated at or after the betting deadline of a round whose seed a beacon mixes.
+    #[error(
+        "at: betting closed at {closes} (before the beacon round exists); this bet is dated {at}"
+    )]
+    BettingDeadline { closes: u64, at: u64 },
+    /// A player's seed under a configuration that does not take players' seeds.
+    #[error(
+        "player_seed: this configuration's rounds take no player's seed (seed sources: {sources})"
+    )]
+    PlayerSeedNotTaken { sources: &'static str },
+    /// A decision, a window's close or a forfeit while the beacon round is awaited.
+    #[error("the beacon round is awaited: nothing is dealt yet")]
+    AwaitingBeacon,
+    /// A beacon, or its lateness, for a round that awaits none.
+    #[error("the round awaits no beacon")]
+    NoBeaconAwaited,
+    /// A beacon round other than the one the round named, or whose randomness is not its
+    /// signature's digest.
+    #[error("{field}: {why}")]
+    WrongBeacon { field: FieldPath, why: String },
+    /// A late beacon's rule applied before the wait is over.
+    #[error("at: the beacon round is awaited until {until}; this is dated {at}")]
+    BeaconNotLate { until: u64, at: u64 },
     /// A decision, a window's close or a forfeit before betting closed.
     #[error("betting is still open: nothing is dealt yet")]
     BettingOpen,
@@ -147,6 +172,7 @@ impl RoundError {
             | E::Shaker { .. }
             | E::Shake { .. }
             | E::DealerBets
+            | E::WrongBeacon { .. }
             | E::VoidKind { .. } => RefusalKind::InvalidArgument,
             E::NotOpened
             | E::AlreadyOpened
@@ -166,7 +192,12 @@ impl RoundError {
             | E::BeforeLastEvent { .. }
             | E::WindowClosed { .. }
             | E::WindowOpen { .. }
-            | E::SecondPerson => RefusalKind::FailedPrecondition,
+            | E::SecondPerson
+            | E::BettingDeadline { .. }
+            | E::PlayerSeedNotTaken { .. }
+            | E::AwaitingBeacon
+            | E::NoBeaconAwaited
+            | E::BeaconNotLate { .. } => RefusalKind::FailedPrecondition,
             E::Hand(error) => error.kind(),
             E::Replay { .. } => RefusalKind::Internal,
         }
@@ -197,6 +228,11 @@ impl RoundError {
             E::WindowClosed { .. } => "WINDOW_CLOSED",
             E::WindowOpen { .. } => "WINDOW_OPEN",
             E::SecondPerson => "SECOND_PERSON_REQUIRED",
+            E::BettingDeadline { .. } => "BETTING_DEADLINE",
+            E::PlayerSeedNotTaken { .. } => "PLAYER_SEED_NOT_TAKEN",
+            E::AwaitingBeacon => "AWAITING_BEACON",
+            E::NoBeaconAwaited => "NO_BEACON_AWAITED",
+            E::BeaconNotLate { .. } => "BEACON_NOT_LATE",
             E::Hand(error) => return error.precondition(),
             _ => return None,
         })
@@ -207,7 +243,11 @@ impl RoundError {
     pub fn field(&self) -> Option<FieldPath> {
         use RoundError as E;
         Some(match self {
-            E::Missing(field) | E::Outside { field, .. } => field.clone(),
+            E::Missing(field) | E::Outside { field, .. } | E::WrongBeacon { field, .. } => {
+                field.clone()
+            }
+            E::PlayerSeedNotTaken { .. } => FieldPath::new("player_seed"),
+            E::BettingDeadline { .. } | E::BeaconNotLate { .. } => FieldPath::new("at"),
             E::ShapeNotThisGame { .. } => FieldPath::new("shape"),
             E::Seats(_) => FieldPath::dotted("shape.seats"),
             E::Seat { .. }
@@ -236,6 +276,8 @@ impl RoundError {
             | E::NoBets
             | E::PlaceEnded
             | E::Waiting { .. }
+            | E::AwaitingBeacon
+            | E::NoBeaconAwaited
             | E::Replay { .. } => return None,
         })
     }

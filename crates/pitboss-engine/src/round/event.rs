@@ -10,10 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::command::Shape;
 use crate::card::Card;
-use crate::config::ConfigId;
+use crate::config::{ConfigId, LateBeacon};
 use crate::game::GameId;
 use crate::games::{Action, Shaker, Timestamp, Void, VoidOrder};
 use crate::house_way::{Rule, Setting};
+use crate::mix::BeaconValue;
 use crate::rng::{Commitment, Seed};
 use crate::settlement::{Settlement, Wager};
 
@@ -38,10 +39,31 @@ pub struct RoundOpened {
     pub seats_per_player: u8,
     /// The decision window, in milliseconds from the deal.
     pub decision_window_ms: u64,
-    /// `SHA-256(seed)`.
+    /// `SHA-256(seed)`: the server's seed, before any player's seed or the beacon exists.
     pub commitment: Commitment,
+    /// Whether the players' seeds mix the deal seed (`docs/rng.md` §1a).
+    pub player_seeds: bool,
+    /// The beacon round that mixes the deal seed, named now.
+    pub beacon: Option<NamedBeacon>,
     /// When.
     pub at: Timestamp,
+}
+
+/// The beacon round a round names when it opens, and the times around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedBeacon {
+    /// The chain's hash.
+    pub chain: [u8; 32],
+    /// The round: the first whose time is after betting closes.
+    pub round: u64,
+    /// The round's time, in milliseconds since the epoch.
+    pub round_at: Timestamp,
+    /// No bet is taken at or after this.
+    pub betting_closes: Timestamp,
+    /// The beacon is awaited until this; then the late rule applies.
+    pub awaited_until: Timestamp,
+    /// What a late beacon does.
+    pub late: LateBeacon,
 }
 
 /// A bet on a place: the place's number in the round (from 0, in the order bet), its player and
@@ -56,8 +78,33 @@ pub struct BetPlaced {
     pub seat: Option<u8>,
     /// The wagers.
     pub wagers: Vec<Wager>,
+    /// The digest of the player's seed, when they sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_digest: Option<[u8; 32]>,
     /// When.
     pub at: Timestamp,
+}
+
+/// The beacon round arrived, as the deal seed mixes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeaconArrived {
+    /// The chain, the round and its randomness.
+    pub value: BeaconValue,
+    /// The round's BLS signature (its digest is the randomness).
+    pub signature: Vec<u8>,
+    /// When it arrived.
+    pub at: Timestamp,
+}
+
+/// The beacon round did not arrive, verified, in time: the rule applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BeaconMissed {
+    /// When the rule was applied.
+    pub at: Timestamp,
+    /// What went wrong, in words (not served in time, a bad signature…).
+    pub why: String,
+    /// The rule: dealt without it, or the round void and every bet refunded.
+    pub rule: LateBeacon,
 }
 
 /// One seat's cards as dealt to it (seen by its player only until the showdown).
@@ -126,6 +173,10 @@ pub enum RoundEvent {
         at: Timestamp,
         shaker: Option<String>,
     },
+    /// The beacon round arrived; the deal follows.
+    BeaconArrived(BeaconArrived),
+    /// The beacon round was late: dealt without it (the deal follows) or every place voided.
+    BeaconLate(BeaconMissed),
     /// Each occupied seat's cards, dealt from the one shuffle in seat order (a round of seats).
     Dealt { seats: Vec<SeatDealt> },
     /// Cards turned face up for the whole table, with the round's deck positions.
@@ -163,6 +214,8 @@ impl RoundEvent {
             RoundEvent::Opened(_) => "opened",
             RoundEvent::BetPlaced(_) => "bet_placed",
             RoundEvent::BettingClosed { .. } => "betting_closed",
+            RoundEvent::BeaconArrived(_) => "beacon_arrived",
+            RoundEvent::BeaconLate(_) => "beacon_late",
             RoundEvent::Dealt { .. } => "dealt",
             RoundEvent::Revealed { .. } => "revealed",
             RoundEvent::Decided { .. } => "decided",

@@ -26,21 +26,25 @@ mod view;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use command::{Decide, OpenRound, PlaceBet, RoundCommand, Shape};
+pub use command::{BeaconArrival, Decide, OpenRound, PlaceBet, RoundCommand, Shape};
 pub use error::{Phase, RoundError};
-pub use event::{BetPlaced, RoundEvent, RoundOpened, RoundVoided, SeatDealt, Shake, WindowClosed};
+pub use event::{
+    BeaconArrived, BeaconMissed, BetPlaced, NamedBeacon, RoundEvent, RoundOpened, RoundVoided,
+    SeatDealt, Shake, WindowClosed,
+};
 pub use view::{PlaceView, RoundView, PAGE_MAX};
 
 use crate::card::Card;
-use crate::config::{self, RulesVersion};
+use crate::config::{self, LateBeacon, RulesVersion};
 use crate::field::FieldPath;
 use crate::game::{GameId, Seat};
 use crate::games::{
     dealer_way, Action, Command, Event, Hand, OpenHand, RuleError, Shaker, Status, Timestamp,
     VoidKind, VoidOrder, Window, DAY_MS,
 };
+use crate::mix::{self, BeaconValue, Sources};
 use crate::rng::{Seed, WordStream};
-use crate::settlement::{BetId, Settlement};
+use crate::settlement::{BetId, Settlement, Wager};
 use table::{projected, Layout, Sight};
 
 /// The most players one round takes (a configuration's bound may be lower): a live studio's
@@ -70,6 +74,12 @@ pub struct Place {
     hand: Hand,
     /// Table positions the place's hand has turned that the table has not seen yet.
     waiting: Vec<u8>,
+    /// The bet's wagers and time: the hand opened again over the deal seed's cards when sources
+    /// mix it.
+    wagers: Vec<Wager>,
+    bet_at: Timestamp,
+    /// The digest of the player's seed, when they sent one.
+    seed_digest: Option<[u8; 32]>,
 }
 
 impl Place {
@@ -93,6 +103,11 @@ impl Place {
     /// The round's deck position of the place's own deck position `position`.
     pub fn round_position(&self, position: u8) -> Option<u8> {
         self.map.get(usize::from(position)).copied()
+    }
+
+    /// The digest of the seed its player sent with the bet.
+    pub fn seed_digest(&self) -> Option<[u8; 32]> {
+        self.seed_digest
     }
 
     /// Whether the place is still in play: opened, not yet settled or voided.
@@ -130,6 +145,10 @@ pub struct Round {
     shaker: Option<String>,
     /// When the round dealt.
     dealt_at: Option<Timestamp>,
+    /// The beacon round that mixed the deal seed, once arrived (with its signature).
+    beacon: Option<BeaconArrived>,
+    /// The late-beacon rule, once applied.
+    beacon_late: Option<BeaconMissed>,
     last_at: Timestamp,
     seed_revealed: bool,
     /// The showdown has announced the settlements.
@@ -161,6 +180,8 @@ impl Round {
             seats: Vec::new(),
             shaker: None,
             dealt_at: None,
+            beacon: None,
+            beacon_late: None,
             last_at: Timestamp(0),
             seed_revealed: false,
             showdown_done: false,
@@ -247,6 +268,38 @@ impl Round {
         self.version
     }
 
+    /// The beacon round that mixed the deal seed, once it arrived.
+    pub fn beacon(&self) -> Option<&BeaconValue> {
+        self.beacon.as_ref().map(|b| &b.value)
+    }
+
+    /// The beacon round's arrival as recorded (its signature too), once it arrived.
+    pub fn beacon_arrived(&self) -> Option<&BeaconArrived> {
+        self.beacon.as_ref()
+    }
+
+    /// The late-beacon rule as applied, if it was.
+    pub fn beacon_late(&self) -> Option<&BeaconMissed> {
+        self.beacon_late.as_ref()
+    }
+
+    /// What the deal seed is mixed from besides the server's seed, as recorded so far: the
+    /// players' seeds' digests by place (when the round takes them) and the beacon round (once it
+    /// arrived).
+    pub fn sources(&self) -> Sources {
+        let players = self.opened.as_ref().filter(|o| o.player_seeds).map(|_| {
+            self.places
+                .iter()
+                .enumerate()
+                .filter_map(|(n, p)| p.seed_digest.map(|d| (n as u32, d)))
+                .collect()
+        });
+        Sources {
+            players,
+            beacon: self.beacon.as_ref().map(|b| b.value),
+        }
+    }
+
     /// The seed, only once the round has ended and it has been revealed.
     pub fn revealed_seed(&self) -> Option<Seed> {
         self.seed_revealed.then_some(self.seed)
@@ -315,6 +368,8 @@ impl Round {
                 self.close_betting(*at, shaker.as_deref(), &mut out)?
             }
             RoundCommand::Decide(decide) => self.decide(decide, &mut out)?,
+            RoundCommand::Beacon(arrival) => self.take_beacon(arrival, &mut out)?,
+            RoundCommand::BeaconLate { at, why } => self.late_rule(*at, why, &mut out)?,
             RoundCommand::CloseWindow(order) => self.close_window(order, &mut out)?,
             RoundCommand::VoidRound(order) => self.void_round(order, &mut out)?,
             RoundCommand::Forfeit {
@@ -369,6 +424,12 @@ impl Round {
             Shape::Seats { seats } => usize::from(seats),
             _ => 0,
         };
+        let sources = &self.config.config().seed_sources;
+        let beacon = match &sources.beacon {
+            Some(rule) => Some(named_beacon(rule, open.at)?),
+            None => None,
+        };
+        let player_seeds = sources.players;
         self.sight = Sight::new(layout.deck_len());
         self.layout = layout;
         self.seats = vec![None; seats];
@@ -383,6 +444,8 @@ impl Round {
             seats_per_player: open.seats_per_player,
             decision_window_ms: open.decision_window_ms,
             commitment: self.seed.commitment(),
+            player_seeds,
+            beacon,
             at: open.at,
         };
         self.opened = Some(opened.clone());
@@ -392,12 +455,21 @@ impl Round {
     }
 
     fn bet(&mut self, bet: &PlaceBet, out: &mut Vec<RoundEvent>) -> Result<(), RoundError> {
-        match self.phase {
-            Phase::Betting => {}
-            Phase::Playing => return Err(RoundError::BettingClosed),
-            phase => return Err(RoundError::Ended(phase)),
-        }
+        self.betting()?;
         let opened = self.opened.as_ref().ok_or(RoundError::NotOpened)?;
+        if let Some(beacon) = &opened.beacon {
+            if bet.at >= beacon.betting_closes {
+                return Err(RoundError::BettingDeadline {
+                    closes: beacon.betting_closes.0,
+                    at: bet.at.0,
+                });
+            }
+        }
+        if bet.seed_digest.is_some() && !opened.player_seeds {
+            return Err(RoundError::PlayerSeedNotTaken {
+                sources: self.config.config().seed_sources.name(),
+            });
+        }
         required(&bet.player, "player")?;
         if bet.player == opened.dealer {
             return Err(RoundError::DealerBets);
@@ -458,6 +530,9 @@ impl Round {
             map,
             hand: hand.clone(),
             waiting: Vec::new(),
+            wagers: bet.wagers.clone(),
+            bet_at: bet.at,
+            seed_digest: bet.seed_digest,
         });
         self.settle_sight(number as usize, hand, false);
         self.players
@@ -472,6 +547,7 @@ impl Round {
             player: bet.player.clone(),
             seat: bet.seat,
             wagers: bet.wagers.clone(),
+            seed_digest: bet.seed_digest,
             at: bet.at,
         }));
         Ok(())
@@ -483,11 +559,7 @@ impl Round {
         shaker: Option<&str>,
         out: &mut Vec<RoundEvent>,
     ) -> Result<(), RoundError> {
-        match self.phase {
-            Phase::Betting => {}
-            Phase::Playing => return Err(RoundError::BettingClosed),
-            phase => return Err(RoundError::Ended(phase)),
-        }
+        self.betting()?;
         let cup = self.shape() == Some(Shape::OneShake);
         if let Some(shaker) = shaker {
             if !cup || !self.players.contains_key(shaker) {
@@ -497,13 +569,164 @@ impl Round {
         if self.places.is_empty() {
             return Err(RoundError::NoBets);
         }
-        self.phase = Phase::Playing;
-        self.dealt_at = Some(at);
         self.shaker = shaker.map(str::to_string);
         out.push(RoundEvent::BettingClosed {
             at,
             shaker: self.shaker.clone(),
         });
+        if self.opened.as_ref().is_some_and(|o| o.beacon.is_some()) {
+            self.phase = Phase::AwaitingBeacon;
+            return Ok(());
+        }
+        self.deal(at, out)
+    }
+
+    /// The beacon round named has arrived (its signature verified by whoever fetched it): it
+    /// must be that round of that chain, its randomness its signature's digest.
+    fn take_beacon(
+        &mut self,
+        arrival: &BeaconArrival,
+        out: &mut Vec<RoundEvent>,
+    ) -> Result<(), RoundError> {
+        let named = self.awaited_beacon()?;
+        let wrong = |field: &'static str, why: String| RoundError::WrongBeacon {
+            field: FieldPath::dotted(field),
+            why,
+        };
+        let value = arrival.value;
+        if value.chain != named.chain {
+            return Err(wrong(
+                "beacon.chain",
+                format!(
+                    "the round names chain {}, not {}",
+                    hex::encode(named.chain),
+                    hex::encode(value.chain)
+                ),
+            ));
+        }
+        if value.round != named.round {
+            return Err(wrong(
+                "beacon.round",
+                format!(
+                    "the round names beacon round {}, not {}",
+                    named.round, value.round
+                ),
+            ));
+        }
+        if value.randomness
+            != <[u8; 32]>::from(<sha2::Sha256 as sha2::Digest>::digest(&arrival.signature))
+        {
+            return Err(wrong(
+                "beacon.randomness",
+                "is not SHA-256 of the round's signature".into(),
+            ));
+        }
+        let arrived = BeaconArrived {
+            value,
+            signature: arrival.signature.clone(),
+            at: arrival.at,
+        };
+        self.beacon = Some(arrived.clone());
+        out.push(RoundEvent::BeaconArrived(arrived));
+        self.deal(arrival.at, out)
+    }
+
+    /// The beacon round is late: the configuration's rule — deal without it, or void every
+    /// place and refund.
+    fn late_rule(
+        &mut self,
+        at: Timestamp,
+        why: &str,
+        out: &mut Vec<RoundEvent>,
+    ) -> Result<(), RoundError> {
+        let named = self.awaited_beacon()?;
+        required(why, "why")?;
+        if at < named.awaited_until {
+            return Err(RoundError::BeaconNotLate {
+                until: named.awaited_until.0,
+                at: at.0,
+            });
+        }
+        let missed = BeaconMissed {
+            at,
+            why: why.to_string(),
+            rule: named.late,
+        };
+        self.beacon_late = Some(missed.clone());
+        out.push(RoundEvent::BeaconLate(missed));
+        match named.late {
+            LateBeacon::DealWithout => self.deal(at, out),
+            LateBeacon::Void => {
+                let order = VoidOrder {
+                    kind: VoidKind::Malfunction,
+                    reason: format!(
+                        "beacon round {} was not received, verified, by {}: {why}",
+                        named.round, named.awaited_until.0
+                    ),
+                    recorded_by: BEACON_RULE_ACTOR.to_string(),
+                    approved_by: None,
+                    at,
+                };
+                let hands = self.each_live(|hand| hand.decide_void_unannounced(&order))?;
+                let voided = self.replace_all(hands);
+                out.extend(voided);
+                self.phase = Phase::Voided;
+                self.seed_revealed = true;
+                out.push(RoundEvent::SeedRevealed { seed: self.seed });
+                Ok(())
+            }
+        }
+    }
+
+    /// The beacon round the round awaits.
+    fn awaited_beacon(&self) -> Result<NamedBeacon, RoundError> {
+        match (self.phase, self.opened.as_ref().and_then(|o| o.beacon)) {
+            (Phase::AwaitingBeacon, Some(named)) => Ok(named),
+            (Phase::Ended | Phase::Voided, _) => Err(RoundError::Ended(self.phase)),
+            _ => Err(RoundError::NoBeaconAwaited),
+        }
+    }
+
+    /// Deals: the deal seed mixed from the server's seed and the sources (`docs/rng.md` §1a),
+    /// each place's hand opened again over its cards when it is not the server's seed; then each
+    /// seat's cards and what the table sees first.
+    fn deal(&mut self, at: Timestamp, out: &mut Vec<RoundEvent>) -> Result<(), RoundError> {
+        let deal_seed = mix::deal_seed(&self.seed, &self.sources());
+        if deal_seed != self.seed {
+            let mut stream = deal_seed.stream();
+            let deck = match self.game().material() {
+                crate::game::Material::Cards(deck) => stream.shuffle(deck),
+                crate::game::Material::Dice { .. } => Vec::new(),
+            };
+            let table = self
+                .opened
+                .as_ref()
+                .map_or(String::new(), |o| o.table.clone());
+            let mut hands = Vec::with_capacity(self.places.len());
+            for place in &self.places {
+                let hand = Hand::with_deck(
+                    self.seed,
+                    self.config.clone(),
+                    projected(&deck, &place.map),
+                    stream.clone(),
+                );
+                let events = hand.decide(&Command::Open(OpenHand {
+                    table: table.clone(),
+                    player: place.player.clone(),
+                    wagers: place.wagers.clone(),
+                    at: place.bet_at,
+                    rebet_of: None,
+                }))?;
+                hands.push(fold(&hand, events)?);
+            }
+            self.deck = deck;
+            self.stream = stream;
+            for (number, hand) in hands.into_iter().enumerate() {
+                self.settle_sight(number, hand, true);
+            }
+        }
+        self.phase = Phase::Playing;
+        self.dealt_at = Some(at);
         if let Some(Shape::Seats { seats }) = self.shape() {
             let dealt = (1..=seats)
                 .filter(|&seat| self.seats[usize::from(seat - 1)].is_some())
@@ -520,6 +743,16 @@ impl Round {
         }
         self.advance(out);
         Ok(())
+    }
+
+    /// Refuses a bet or betting's close once betting has closed.
+    fn betting(&self) -> Result<(), RoundError> {
+        match self.phase {
+            Phase::Betting => Ok(()),
+            Phase::Playing | Phase::AwaitingBeacon => Err(RoundError::BettingClosed),
+            Phase::Pending => Err(RoundError::NotOpened),
+            phase => Err(RoundError::Ended(phase)),
+        }
     }
 
     fn decide(&mut self, decide: &Decide, out: &mut Vec<RoundEvent>) -> Result<(), RoundError> {
@@ -682,6 +915,7 @@ impl Round {
         )?;
         let allowed_because = match phase {
             Phase::Betting => "malfunction voids all pays and plays: betting was open; every bet is refunded",
+            Phase::AwaitingBeacon => "malfunction voids all pays and plays: nothing was dealt (the beacon round was awaited); every bet is refunded",
             Phase::Playing => "malfunction voids all pays and plays: every place's stakes are refunded",
             _ => "malfunction voids all pays and plays: every place's settlement is reversed and every stake refunded",
         };
@@ -900,6 +1134,7 @@ impl Round {
         match self.phase {
             Phase::Playing => Ok(()),
             Phase::Betting => Err(RoundError::BettingOpen),
+            Phase::AwaitingBeacon => Err(RoundError::AwaitingBeacon),
             Phase::Pending => Err(RoundError::NotOpened),
             phase => Err(RoundError::Ended(phase)),
         }
@@ -940,6 +1175,7 @@ impl Round {
                 player: b.player.clone(),
                 seat: b.seat,
                 wagers: b.wagers.clone(),
+                seed_digest: b.seed_digest,
                 at: b.at,
             }),
             RoundEvent::BettingClosed { at, shaker } => RoundCommand::CloseBetting {
@@ -966,6 +1202,15 @@ impl Round {
                 action: Action::Shake { by: shake.by },
                 at: shake.at,
             }),
+            RoundEvent::BeaconArrived(arrived) => RoundCommand::Beacon(BeaconArrival {
+                value: arrived.value,
+                signature: arrived.signature.clone(),
+                at: arrived.at,
+            }),
+            RoundEvent::BeaconLate(missed) => RoundCommand::BeaconLate {
+                at: missed.at,
+                why: missed.why.clone(),
+            },
             RoundEvent::WindowClosed(closed) => RoundCommand::CloseWindow(closed.order.clone()),
             RoundEvent::RoundVoided(voided) => RoundCommand::VoidRound(voided.order.clone()),
             RoundEvent::PlaceVoided { place: n, void }
@@ -1031,6 +1276,47 @@ fn shakes_of(hands: &[(usize, Hand, Vec<Event>)], who: &str) -> Result<Vec<Shake
         )));
     }
     Ok(first)
+}
+
+/// A player's seed as sent with a bet (field `player_seed`): refused outside 1 to
+/// [`mix::PLAYER_SEED_MAX`] bytes, else its digest ([`mix::player_seed_digest`]), the only thing
+/// of it the round records.
+pub fn player_seed(bytes: &[u8]) -> Result<[u8; 32], RoundError> {
+    within(
+        "player_seed",
+        bytes.len() as u64,
+        1,
+        mix::PLAYER_SEED_MAX as u64,
+    )?;
+    Ok(mix::player_seed_digest(bytes))
+}
+
+/// Who records the void of a round whose beacon was late under the rule `void`: the
+/// configuration's rule, applied by the service.
+pub const BEACON_RULE_ACTOR: &str = "pitboss:late-beacon-rule";
+
+/// The beacon round a round opened at `at` names under `rule`: the first after betting closes.
+fn named_beacon(rule: &config::BeaconRule, at: Timestamp) -> Result<NamedBeacon, RoundError> {
+    let betting_closes = at.0.saturating_add(rule.betting_ms);
+    let round = rule.first_round_after(betting_closes);
+    let round_at = rule.time_of_ms(round);
+    let awaited_until = round_at.and_then(|t| t.checked_add(rule.wait_ms));
+    let (Some(round_at), Some(awaited_until)) = (round_at, awaited_until) else {
+        return Err(RoundError::Outside {
+            field: FieldPath::new("at"),
+            value: at.0,
+            min: 0,
+            max: TIME_MAX_MS,
+        });
+    };
+    Ok(NamedBeacon {
+        chain: rule.chain(),
+        round,
+        round_at: Timestamp(round_at),
+        betting_closes: Timestamp(betting_closes),
+        awaited_until: Timestamp(awaited_until),
+        late: rule.late,
+    })
 }
 
 /// Refuses an empty required field.

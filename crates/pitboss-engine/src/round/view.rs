@@ -3,7 +3,7 @@
 //! a card the table has not been shown (a place's own cards are its player's until the showdown),
 //! never a settlement before the showdown announces it, never the seed before the round has ended.
 
-use super::{Phase, Place, Round, RoundOpened, Shape};
+use super::{BeaconArrived, BeaconMissed, Phase, Place, Round, RoundOpened, Shape};
 use crate::card::Card;
 use crate::games::view::{player_view, DiceView};
 use crate::games::{Action, Status, Timestamp, Void};
@@ -39,6 +39,9 @@ pub struct PlaceView {
     pub settlement: Option<Settlement>,
     /// Its void, once recorded.
     pub void: Option<Void>,
+    /// The digest of the seed its player sent with the bet (every reader sees every digest: a
+    /// digest tells nothing of the seed, and each player needs all of them to re-derive the deal).
+    pub seed_digest: Option<[u8; 32]>,
 }
 
 /// A round as the reader may see it.
@@ -66,6 +69,10 @@ pub struct RoundView {
     pub next_place: Option<u32>,
     /// The seed, once the round has ended.
     pub seed: Option<Seed>,
+    /// The beacon round that mixed the deal seed, once it arrived.
+    pub beacon: Option<BeaconArrived>,
+    /// The late-beacon rule, once applied.
+    pub beacon_late: Option<BeaconMissed>,
 }
 
 impl Round {
@@ -108,6 +115,8 @@ impl Round {
             place_count: count,
             next_place: next,
             seed: self.revealed_seed(),
+            beacon: self.beacon.clone(),
+            beacon_late: self.beacon_late.clone(),
         }
     }
 
@@ -127,7 +136,9 @@ impl Round {
         let cards = place
             .seat
             .map(|seat| {
-                let visible = shown_all || (yours && self.dealt_at.is_some());
+                // Nothing is shown of a round that never dealt (voided while betting, or while its
+                // beacon was awaited): its shuffle was never the table's.
+                let visible = self.dealt_at.is_some() && (shown_all || yours);
                 self.layout
                     .seat_positions(seat)
                     .map(|p| {
@@ -164,6 +175,7 @@ impl Round {
             // reversed; one voided before it never announced any.
             settlement: hand.settlement().filter(|_| self.showdown_done).cloned(),
             void: hand.void().cloned(),
+            seed_digest: place.seed_digest,
         }
     }
 }

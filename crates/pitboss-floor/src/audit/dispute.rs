@@ -29,6 +29,11 @@ pub struct Dispute {
     pub html_file: String,
     /// The bundle's check came out clean (what the page's verdict says).
     pub verified: bool,
+    /// A round's deal inputs (`deal_inputs.rs`, JSON), to be kept beside the page under
+    /// `deal_file`; empty for a hand.
+    pub deal_json: String,
+    /// `round-<id>.deal.json`; empty for a hand.
+    pub deal_file: String,
 }
 
 /// Builds the dispute packet of `hand_id` from the log, proven in a checkpoint of the whole log.
@@ -55,6 +60,8 @@ pub fn build(
         bundle_json,
         bundle_file,
         html_file: format!("hand-{hand_id}.html"),
+        deal_json: String::new(),
+        deal_file: String::new(),
         verified: verified.ok(),
     })
 }

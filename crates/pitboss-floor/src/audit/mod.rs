@@ -3,6 +3,7 @@
 //! and never changes it. A table's round is replayed by `round_replay`.
 
 pub mod bundle;
+pub mod deal_inputs;
 pub mod dispute;
 pub mod replay;
 pub mod round_dispute;

@@ -40,12 +40,30 @@ pub fn build_round(
     let verified = bundle::verify(&bundle, &key, policy.as_ref());
     let reader = player.map_or(Reader::Table, Reader::Player);
     let packet = packet(&bundle, &key, &verified, &bundle_file, reader)?;
+    let config = GameConfig::from_json(bundle.config_json.as_bytes())
+        .map_err(|e| BundleError::Malformed(format!("the configuration does not read: {e}")))?;
+    let events: Vec<RoundEvent> = verified
+        .entries
+        .iter()
+        .filter_map(|e| {
+            e.payload()
+                .ok()
+                .and_then(|p| codec::payload_to_round_event(&p).ok().flatten())
+        })
+        .collect();
+    let deal_json = super::deal_inputs::deal_inputs(round_id, &config, &events)
+        .map(|inputs| serde_json::to_string_pretty(&inputs))
+        .transpose()
+        .map_err(|e| BundleError::Malformed(format!("the deal inputs do not serialize: {e}")))?
+        .unwrap_or_default();
     Ok(Dispute {
         html: pitboss_packet::render_round(&packet),
         bundle_json,
         bundle_file,
         html_file: format!("round-{round_id}.html"),
         verified: verified.ok(),
+        deal_file: format!("round-{round_id}.deal.json"),
+        deal_json,
     })
 }
 
@@ -230,7 +248,7 @@ fn words(
             o.commitment
         ),
         RoundEvent::BetPlaced(bet) => format!(
-            "place {}{}: {} bets {}",
+            "place {}{}: {} bets {}{}",
             bet.place,
             bet.seat.map(|s| format!(" (seat {s})")).unwrap_or_default(),
             name(&bet.player),
@@ -238,12 +256,28 @@ fn words(
                 .iter()
                 .map(|w| format!("{} {}", w.bet, m(w.amount)))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            bet.seed_digest
+                .map(|d| format!("; their seed's digest {}", hex::encode(d)))
+                .unwrap_or_default()
         ),
         RoundEvent::BettingClosed { shaker, .. } => match shaker {
             Some(shaker) => format!("betting closed; the cup offered to {}", name(shaker)),
             None => "betting closed".into(),
         },
+        RoundEvent::BeaconArrived(a) => format!(
+            "beacon round {} arrived, its signature verified: randomness {}",
+            a.value.round,
+            hex::encode(a.value.randomness)
+        ),
+        RoundEvent::BeaconLate(l) => format!(
+            "the beacon round was late ({}): {}",
+            match l.rule {
+                pitboss_engine::config::LateBeacon::DealWithout => "dealt without it",
+                pitboss_engine::config::LateBeacon::Void => "every bet voided and refunded",
+            },
+            l.why
+        ),
         RoundEvent::Dealt { seats } => {
             let shown: Vec<String> = seats
                 .iter()

@@ -20,7 +20,7 @@ pub const MAX_EXAMINED: u64 = 50_000;
 const BATCH: u64 = 512;
 
 /// Every kind an event may have, in the order `docs/significant-events.md` lists them.
-pub const KINDS: [&str; 21] = [
+pub const KINDS: [&str; 22] = [
     "config_published",
     "proposal_recorded",
     "proposal_decided",
@@ -42,6 +42,7 @@ pub const KINDS: [&str; 21] = [
     "round_voided",
     "round_place_voided",
     "round_window_closed",
+    "round_beacon_late",
 ];
 
 /// One page of events, and where the next begins (`None`: the range is done).
@@ -380,7 +381,19 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
             }
             "round_window_closed"
         }
+        Kind::RoundBeaconLate(l) => {
+            event.subject = format!("round {round}");
+            event.before = "awaiting the beacon round".into();
+            event.after = match l.rule.as_str() {
+                "void" => "void: every bet refunded".into(),
+                _ => "dealt without the beacon".into(),
+            };
+            event.reason = l.why;
+            event.detail = format!("late-beacon rule: {}", l.rule);
+            "round_beacon_late"
+        }
         Kind::RoundOpened(_)
+        | Kind::RoundBeaconArrived(_)
         | Kind::RoundBet(_)
         | Kind::RoundBettingClosed(_)
         | Kind::RoundDealt(_)

@@ -197,6 +197,7 @@ mod tests {
                     &id,
                     |at| {
                         RoundCommand::Bet(PlaceBet {
+                            seed_digest: None,
                             player: player.into(),
                             seat: Some(seat),
                             wagers: vec![Wager {

@@ -107,7 +107,12 @@ pub struct Floor {
     /// Hands open only under configurations whose latest certification report holds
     /// (`[certification] required`; [`Floor::require_certification`]).
     certification_required: bool,
+    /// Told the id of each round that awaits its beacon round ([`Floor::watch_beacons`]).
+    beacon_watch: std::sync::OnceLock<BeaconWatch>,
 }
+
+/// Told the id of a round that awaits its beacon round: whoever fetches beacons.
+pub type BeaconWatch = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Milliseconds since the Unix epoch from the system clock.
 pub fn system_clock() -> u64 {
@@ -134,6 +139,7 @@ impl Floor {
             clock,
             tally: Tally::default(),
             certification_required: false,
+            beacon_watch: std::sync::OnceLock::new(),
         };
         floor.load_configs()?;
         for game in GameId::ALL {
@@ -157,6 +163,21 @@ impl Floor {
     pub fn require_certification(mut self, required: bool) -> Floor {
         self.certification_required = required;
         self
+    }
+
+    /// Tells `watch` the id of every round that comes to await its beacon round (betting closed
+    /// under a configuration whose seed a beacon mixes), and of every such round read from the
+    /// log, so that it fetches the beacon and steps the round on (`pitboss_server::beacons`).
+    /// Set once; a later call changes nothing.
+    pub fn watch_beacons(&self, watch: BeaconWatch) {
+        let _ = self.beacon_watch.set(watch);
+    }
+
+    /// Tells the beacon watcher, if any, that round `id` awaits its beacon.
+    pub(crate) fn awaiting_beacon(&self, id: &str) {
+        if let Some(watch) = self.beacon_watch.get() {
+            watch(id);
+        }
     }
 
     /// What the floor recorded since it opened, by game.

@@ -218,6 +218,7 @@ mod tests {
                     &id,
                     |at| {
                         RoundCommand::Bet(PlaceBet {
+                            seed_digest: None,
                             player: player.to_string(),
                             seat: Some(seat as u8 + 1),
                             wagers: vec![Wager {

@@ -118,11 +118,23 @@ impl Canon {
     fn round_command(self, command: &RoundCommand) -> Canon {
         match command {
             RoundCommand::Open(open) => self.text("open").text(&open.table),
-            RoundCommand::Bet(bet) => self
-                .text("bet")
-                .text(&bet.player)
-                .seat(bet.seat)
-                .wagers(&bet.wagers),
+            RoundCommand::Bet(bet) => {
+                let canon = self
+                    .text("bet")
+                    .text(&bet.player)
+                    .seat(bet.seat)
+                    .wagers(&bet.wagers);
+                // Only when sent, so that a bet without a seed keeps the bytes it always had.
+                match bet.seed_digest {
+                    Some(digest) => canon.text("player_seed").bytes(&digest),
+                    None => canon,
+                }
+            }
+            RoundCommand::Beacon(arrival) => self
+                .text("beacon")
+                .number(arrival.value.round)
+                .bytes(&arrival.signature),
+            RoundCommand::BeaconLate { why, .. } => self.text("beacon_late").text(why),
             RoundCommand::CloseBetting { shaker, .. } => {
                 self.text("close_betting").optional(shaker.as_deref())
             }

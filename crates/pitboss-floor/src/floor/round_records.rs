@@ -98,6 +98,7 @@ pub fn phase_name(phase: Phase) -> &'static str {
     match phase {
         Phase::Pending => "pending",
         Phase::Betting => "betting",
+        Phase::AwaitingBeacon => "awaiting_beacon",
         Phase::Playing => "playing",
         Phase::Ended => "ended",
         Phase::Voided => "voided",
@@ -206,7 +207,20 @@ fn record_event(record: &mut RoundRecord, event: RoundEvent, at: u64) -> Result<
                 void_kind: None,
             });
         }
-        RoundEvent::BettingClosed { .. } => record.phase = Phase::Playing,
+        RoundEvent::BettingClosed { .. } => {
+            record.phase = if record.opened.beacon.is_some() {
+                Phase::AwaitingBeacon
+            } else {
+                Phase::Playing
+            }
+        }
+        RoundEvent::BeaconArrived(_) => record.phase = Phase::Playing,
+        RoundEvent::BeaconLate(late) => {
+            record.phase = match late.rule {
+                pitboss_engine::config::LateBeacon::DealWithout => Phase::Playing,
+                pitboss_engine::config::LateBeacon::Void => Phase::Voided,
+            }
+        }
         RoundEvent::Decided {
             place: n, stakes, ..
         } => {

@@ -477,7 +477,11 @@ impl Floor {
             // Registered under the round's lock: whoever takes the lock next sees it.
             let landed = (!shared).then(|| self.rounds.launch(id));
             let answered = answer(&round, &events);
-            let in_play = matches!(round.phase(), Phase::Playing | Phase::Betting);
+            let in_play = matches!(
+                round.phase(),
+                Phase::Playing | Phase::Betting | Phase::AwaitingBeacon
+            );
+            let awaiting = round.phase() == Phase::AwaitingBeacon;
             if shared {
                 // Another server may append next: this one's append is durable first.
                 let appended = pending.wait().await?;
@@ -489,6 +493,9 @@ impl Floor {
                 } else {
                     self.rounds.keep_ended(id, Arc::new(round));
                 }
+                if awaiting {
+                    self.awaiting_beacon(id);
+                }
                 return Ok(done(answered));
             }
             if in_play {
@@ -497,9 +504,9 @@ impl Floor {
                 // Read once its append is durable (a read checks the log's version first).
                 self.rounds.keep_ended(id, Arc::new(round));
             }
-            (pending, answered, flying, landed)
+            (pending, answered, flying, landed, awaiting)
         };
-        let (pending, answered, flying, landed) = in_flight;
+        let (pending, answered, flying, landed, awaiting) = in_flight;
         // The append's end is awaited by a task of its own, so that a caller gone away (its
         // handler dropped mid-call) ends nothing early: the round's landing and the request's
         // registration last until the writer answers, and a failed append still drops the round.
@@ -537,7 +544,12 @@ impl Floor {
                 // version), and the answer is the log's.
                 self.round_answer_of(&appended, &answer)
             }
-            Ok(_) => Ok(done(answered)),
+            Ok(_) => {
+                if awaiting {
+                    self.awaiting_beacon(id);
+                }
+                Ok(done(answered))
+            }
             // The next command replays the round from the log.
             Err(error) => Err(error.into()),
         }
@@ -598,6 +610,10 @@ impl Floor {
         self.rounds
             .replayed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if round.phase() == Phase::AwaitingBeacon {
+            // Read from the log (after a restart, say): whoever fetches beacons is told again.
+            self.awaiting_beacon(id);
+        }
         Ok(round)
     }
 
@@ -762,6 +778,7 @@ mod tests {
                 &id,
                 |at| {
                     RoundCommand::Bet(PlaceBet {
+                        seed_digest: None,
                         player: "p4".into(),
                         seat: Some(2),
                         wagers: vec![Wager {
@@ -910,6 +927,7 @@ mod tests {
     fn bet(seat: u8) -> impl Fn(Timestamp) -> RoundCommand {
         move |at| {
             RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
                 player: format!("p{seat}"),
                 seat: Some(seat),
                 wagers: vec![Wager {

@@ -778,6 +778,7 @@ mod tests {
         let seat = |i: usize| (shape != Shape::OneShake).then_some(i as u8 + 1);
         for (i, (player, wagers, _)) in places.iter().enumerate() {
             let bet = PlaceBet {
+                seed_digest: None,
                 player: player.to_string(),
                 seat: seat(i),
                 wagers: wagers.clone(),

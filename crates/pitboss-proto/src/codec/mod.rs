@@ -7,7 +7,7 @@
 
 mod round;
 
-pub use round::{payload_to_round_event, round_event_to_payload};
+pub use round::{named_beacon_to, payload_to_round_event, round_event_to_payload};
 
 use serde::de::DeserializeOwned;
 
@@ -544,7 +544,9 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::RoundSettled(_)
             | Kind::RoundVoided(_)
             | Kind::RoundPlaceVoided(_)
-            | Kind::RoundSeedRevealed(_) => return Ok(None),
+            | Kind::RoundSeedRevealed(_)
+            | Kind::RoundBeaconArrived(_)
+            | Kind::RoundBeaconLate(_) => return Ok(None),
         },
     ))
 }

@@ -8,13 +8,15 @@ use super::{
 };
 use crate::proto;
 use crate::proto::payload::Kind;
-use pitboss_engine::config::ConfigId;
+use pitboss_engine::config::{ConfigId, LateBeacon};
 use pitboss_engine::game::GameId;
 use pitboss_engine::games::{Timestamp, VoidOrder};
 use pitboss_engine::house_way::Setting;
+use pitboss_engine::mix::BeaconValue;
 use pitboss_engine::rng::{Commitment, Seed};
 use pitboss_engine::round::{
-    BetPlaced, RoundEvent, RoundOpened, RoundVoided, SeatDealt, Shake, Shape, WindowClosed,
+    BeaconArrived, BeaconMissed, BetPlaced, NamedBeacon, RoundEvent, RoundOpened, RoundVoided,
+    SeatDealt, Shake, Shape, WindowClosed,
 };
 
 fn positions_to(positions: &[u8]) -> Vec<u32> {
@@ -39,6 +41,17 @@ fn place_from(field: &str, value: u32) -> Result<u32, CodecError> {
     Ok(value)
 }
 
+fn late_from(field: &str, value: &str) -> Result<LateBeacon, CodecError> {
+    match value {
+        "deal_without" => Ok(LateBeacon::DealWithout),
+        "void" => Ok(LateBeacon::Void),
+        other => Err(bad(field, format!("unknown late-beacon rule `{other}`"))),
+    }
+}
+
+/// The most bytes a beacon round's signature has in a record (quicknet's are 48).
+const SIGNATURE_MAX: usize = 256;
+
 fn order_of(
     field: &str,
     kind: &str,
@@ -54,6 +67,18 @@ fn order_of(
         approved_by: (!approved_by.is_empty()).then(|| approved_by.to_string()),
         at: Timestamp(at_ms),
     })
+}
+
+/// A round's named beacon round as its opening record carries it.
+pub fn named_beacon_to(b: &NamedBeacon) -> proto::RoundNamedBeacon {
+    proto::RoundNamedBeacon {
+        chain: b.chain.to_vec(),
+        round: b.round,
+        round_at_ms: b.round_at.0,
+        betting_closes_ms: b.betting_closes.0,
+        awaited_until_ms: b.awaited_until.0,
+        late: b.late.name().to_string(),
+    }
 }
 
 /// The payload of a round's event.
@@ -75,6 +100,8 @@ pub fn round_event_to_payload(event: &RoundEvent) -> proto::Payload {
             decision_window_ms: o.decision_window_ms,
             commitment: o.commitment.as_bytes().to_vec(),
             at_ms: o.at.0,
+            player_seeds: o.player_seeds,
+            beacon: o.beacon.as_ref().map(named_beacon_to),
         }),
         RoundEvent::BetPlaced(b) => Kind::RoundBet(proto::RoundBet {
             place: b.place,
@@ -82,6 +109,19 @@ pub fn round_event_to_payload(event: &RoundEvent) -> proto::Payload {
             seat: b.seat.map(u32::from),
             wagers: wagers_to(&b.wagers),
             at_ms: b.at.0,
+            seed_digest: b.seed_digest.map(|d| d.to_vec()).unwrap_or_default(),
+        }),
+        RoundEvent::BeaconArrived(a) => Kind::RoundBeaconArrived(proto::RoundBeaconArrived {
+            chain: a.value.chain.to_vec(),
+            round: a.value.round,
+            randomness: a.value.randomness.to_vec(),
+            signature: a.signature.clone(),
+            at_ms: a.at.0,
+        }),
+        RoundEvent::BeaconLate(l) => Kind::RoundBeaconLate(proto::RoundBeaconLate {
+            at_ms: l.at.0,
+            why: l.why.clone(),
+            rule: l.rule.name().to_string(),
         }),
         RoundEvent::BettingClosed { at, shaker } => {
             Kind::RoundBettingClosed(proto::RoundBettingClosed {
@@ -202,6 +242,21 @@ pub fn payload_to_round_event(payload: &proto::Payload) -> Result<Option<RoundEv
                     "round_opened.commitment",
                     &o.commitment,
                 )?),
+                player_seeds: o.player_seeds,
+                beacon: o
+                    .beacon
+                    .as_ref()
+                    .map(|b| {
+                        Ok::<_, CodecError>(NamedBeacon {
+                            chain: bytes32("round_opened.beacon.chain", &b.chain)?,
+                            round: b.round,
+                            round_at: Timestamp(b.round_at_ms),
+                            betting_closes: Timestamp(b.betting_closes_ms),
+                            awaited_until: Timestamp(b.awaited_until_ms),
+                            late: late_from("round_opened.beacon.late", &b.late)?,
+                        })
+                    })
+                    .transpose()?,
                 at: Timestamp(o.at_ms),
             })
         }
@@ -210,7 +265,32 @@ pub fn payload_to_round_event(payload: &proto::Payload) -> Result<Option<RoundEv
             player: b.player.clone(),
             seat: b.seat.map(|s| small("round_bet.seat", s)).transpose()?,
             wagers: wagers_from("round_bet.wagers", &b.wagers)?,
+            seed_digest: (!b.seed_digest.is_empty())
+                .then(|| bytes32("round_bet.seed_digest", &b.seed_digest))
+                .transpose()?,
             at: Timestamp(b.at_ms),
+        }),
+        Kind::RoundBeaconArrived(a) => {
+            if a.signature.is_empty() || a.signature.len() > SIGNATURE_MAX {
+                return Err(bad(
+                    "round_beacon_arrived.signature",
+                    format!("1 to {SIGNATURE_MAX} bytes"),
+                ));
+            }
+            RoundEvent::BeaconArrived(BeaconArrived {
+                value: BeaconValue {
+                    chain: bytes32("round_beacon_arrived.chain", &a.chain)?,
+                    round: a.round,
+                    randomness: bytes32("round_beacon_arrived.randomness", &a.randomness)?,
+                },
+                signature: a.signature.clone(),
+                at: Timestamp(a.at_ms),
+            })
+        }
+        Kind::RoundBeaconLate(l) => RoundEvent::BeaconLate(BeaconMissed {
+            at: Timestamp(l.at_ms),
+            why: l.why.clone(),
+            rule: late_from("round_beacon_late.rule", &l.rule)?,
         }),
         Kind::RoundBettingClosed(c) => RoundEvent::BettingClosed {
             at: Timestamp(c.at_ms),
@@ -419,6 +499,7 @@ mod tests {
             step(
                 &mut round,
                 RoundCommand::Bet(PlaceBet {
+                    seed_digest: None,
                     player: format!("p{k}"),
                     seat: matches!(shape, Shape::Seats { .. }).then_some(k),
                     wagers: vec![Wager {

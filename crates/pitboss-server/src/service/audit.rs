@@ -126,6 +126,8 @@ fn dispute_to(dispute: audit::dispute::Dispute) -> proto::GetDisputePacketRespon
         bundle_json: dispute.bundle_json,
         html_file: dispute.html_file,
         bundle_file: dispute.bundle_file,
+        deal_json: dispute.deal_json,
+        deal_file: dispute.deal_file,
         verified: dispute.verified,
     }
 }

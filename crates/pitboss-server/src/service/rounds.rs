@@ -188,12 +188,19 @@ fn bet_command(place: &str, bet: proto::RoundBetCommand) -> Result<MakeCommand, 
     let wagers = codec::wagers_from(&format!("{place}.wagers"), &bet.wagers)
         .map_err(|e| invalid_argument(&e.field, e.problem))?;
     let seat = seat_of(&format!("{place}.seat"), bet.seat)?;
+    let seed_digest = match bet.player_seed.as_slice() {
+        [] => None,
+        bytes => {
+            Some(pitboss_engine::round::player_seed(bytes).map_err(|e| round_refusal(e, place))?)
+        }
+    };
     let player = bet.player;
     Ok(Box::new(move |at| {
         RoundCommand::Bet(PlaceBet {
             player: player.clone(),
             seat,
             wagers: wagers.clone(),
+            seed_digest,
             at,
         })
     }))
@@ -442,6 +449,7 @@ fn phase_name(phase: Phase) -> &'static str {
     match phase {
         Phase::Pending => "pending",
         Phase::Betting => "betting",
+        Phase::AwaitingBeacon => "awaiting_beacon",
         Phase::Playing => "playing",
         Phase::Ended => "ended",
         Phase::Voided => "voided",
@@ -461,6 +469,7 @@ fn respond(answered: RoundAnswer<proto::RoundView>) -> proto::RoundResponse {
 fn view_of(round: &Round, reader: Option<&str>, from: u32, page: u32) -> proto::RoundView {
     let view: RoundView = round.view(reader, from, page);
     let opened = view.opened.as_ref();
+    let sources = sources_of(round.config(), opened, &view);
     proto::RoundView {
         round_id: String::new(),
         game: convert::game_to_proto(round.game()),
@@ -515,11 +524,49 @@ fn view_of(round: &Round, reader: Option<&str>, from: u32, page: u32) -> proto::
                 waiting: p.waiting,
                 settlement: p.settlement.as_ref().map(codec::settlement_to),
                 void: p.void.as_ref().map(codec::void_to),
+                seed_digest: p.seed_digest.map(hex::encode).unwrap_or_default(),
             })
             .collect(),
         place_count: view.place_count,
         next_place: view.next_place.unwrap_or(0),
         seed: view.seed.map(|s| s.to_hex()).unwrap_or_default(),
         currency: Some(convert::currency_to_proto(&round.config().currency)),
+        sources: Some(sources),
+    }
+}
+
+/// The round's deal seed's sources as a view shows them.
+fn sources_of(
+    config: &pitboss_engine::config::GameConfig,
+    opened: Option<&pitboss_engine::round::RoundOpened>,
+    view: &RoundView,
+) -> proto::RoundSeedSources {
+    let named = opened
+        .and_then(|o| o.beacon.as_ref())
+        .map(codec::named_beacon_to);
+    proto::RoundSeedSources {
+        kind: config.seed_sources.name().to_string(),
+        beacon: named,
+        beacon_randomness: view
+            .beacon
+            .as_ref()
+            .map(|b| hex::encode(b.value.randomness))
+            .unwrap_or_default(),
+        beacon_signature: view
+            .beacon
+            .as_ref()
+            .map(|b| hex::encode(&b.signature))
+            .unwrap_or_default(),
+        beacon_arrived_at_ms: view.beacon.as_ref().map_or(0, |b| b.at.0),
+        beacon_late_rule: view
+            .beacon_late
+            .as_ref()
+            .map(|l| l.rule.name().to_string())
+            .unwrap_or_default(),
+        beacon_late_why: view
+            .beacon_late
+            .as_ref()
+            .map(|l| l.why.clone())
+            .unwrap_or_default(),
     }
 }

@@ -110,6 +110,9 @@ pub struct Serving {
     /// The executable that serves: a clean stop is recorded with it (`SoftwareAttested`, trigger
     /// `stop`), so the log tells a clean stop from a crash.
     pub software: Option<crate::software::Identity>,
+    /// Where beacon rounds are fetched from (`crate::beacons`); `None`: nowhere, and every round
+    /// whose seed a beacon mixes meets its configuration's late rule.
+    pub beacon_source: Option<crate::beacons::HttpSource>,
     /// Why a read-only server is (said to every call it refuses as a write); `None`: the
     /// ledger's own reason, when it is read-only at all.
     pub read_only_reason: Option<String>,
@@ -132,6 +135,7 @@ impl Serving {
             mirror: None,
             returns: None,
             software: None,
+            beacon_source: None,
             read_only_reason: None,
         }
     }
@@ -227,6 +231,9 @@ pub async fn serve(
         tracing::error!("the ledger's writer has stopped; reporting NOT_SERVING");
         told.set(None, Some(true)).await;
     });
+    // Rounds awaiting a beacon are driven to their deal (a read-only server writes nothing).
+    let _beacons = (!floor.log().read_only())
+        .then(|| crate::beacons::Beacons::start(floor.clone(), serving.beacon_source.take()));
     // `pitboss.witnessing` says whether the cosigned checkpoint keeps up with the log (the other
     // services' health does not depend on the witnesses).
     if let Some(witnessing) = &serving.witnessing {

@@ -249,6 +249,13 @@ impl Bounded for proto::RoundBetCommand {
         for (i, wager) in self.wagers.iter().enumerate() {
             wager.check_in(&format!("{place}wagers[{i}]."))?;
         }
+        let seed = self.player_seed.len();
+        if seed > PLAYER_SEED_BYTES {
+            return Err(invalid_argument(
+                &at(place, "player_seed"),
+                format!("{seed} bytes: at most {PLAYER_SEED_BYTES} (none: empty)"),
+            ));
+        }
         Ok(())
     }
 }

@@ -71,6 +71,9 @@ pub const EVENTS_REPORT_PAGE_TOKEN: TextLimit = TextLimit::new(20, false, Shape:
 /// `ListSignificantEvents`' kinds: each of `audit::significant::KINDS`.
 pub const EVENTS_REPORT_KINDS: CountLimit = CountLimit { max: 32 };
 
+/// A player's seed sent with a round's bet, in bytes (0: none; `docs/rng.md` §1a).
+pub const PLAYER_SEED_BYTES: usize = pitboss_engine::mix::PLAYER_SEED_MAX;
+
 /// Wagers of one opening: each bet at most once (the games have 15 bets in all).
 pub const WAGERS: CountLimit = CountLimit { max: 16 };
 /// Decisions of one `PlayHand`: more than any hand of any configuration takes (Nutz: at most
