@@ -196,6 +196,25 @@ async fn a_beacon_round_and_the_players_seeds_mix_the_deal_and_the_player_rederi
     let config_id = server.publish(&config).await;
     let chain = signer.chain(PERIOD_S, genesis_s);
 
+    // A one-player hand is dealt from the server's seed alone: refused under this configuration.
+    let hand = c
+        .play
+        .open_hand(proto::OpenHandRequest {
+            game: proto::Game::CaribbeanStud as i32,
+            config_id: config_id.clone(),
+            table: "T-beacon".into(),
+            player: "ann".into(),
+            wagers: vec![wager("ante", 500)],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(hand.code(), Code::FailedPrecondition, "{hand:?}");
+    assert!(
+        hand.message().contains("seed_sources"),
+        "{}",
+        hand.message()
+    );
     let round = open(&mut c, &config_id, "T-beacon").await;
     command(&mut c, &round, bet("ann", 1, b"ann's own seed"))
         .await

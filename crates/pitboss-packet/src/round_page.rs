@@ -286,6 +286,15 @@ fn verdict_section(packet: &RoundPacket) -> Markup {
             "page masks the names of players other than the one the dispute is about."
         }
         "\n"
+        p.statement {
+            "The deal's inputs — the seed's commitment, the seed, the players' seeds by their "
+            "digests, the beacon round with its signature (or the late rule applied) and every "
+            "card the table saw — are in " code { (Text(&verdict.bundle_file.replace(".bundle.json", ".deal.json"))) }
+            " beside it. A player re-derives every card from them outside pitboss: "
+            code { "python3 fixtures/reference/verify_deal.py " (Text(&verdict.bundle_file.replace(".bundle.json", ".deal.json"))) " --bundle " (Text(&verdict.bundle_file)) " --seed PLACE:HEX" }
+            " (the seed you sent, in hex)."
+        }
+        "\n"
         (proof_report(&verdict.report))
     };
     section("verdict", "Verdict", body)

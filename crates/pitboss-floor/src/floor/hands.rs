@@ -208,6 +208,17 @@ impl Floor {
             }
         }
         self.opens_under(config_id, &config)?;
+        // A one-player hand is dealt from the server's seed alone: a configuration whose deal seed
+        // is mixed (docs/rng.md §1a) is played as rounds only.
+        if !config.identified.config().seed_sources.is_off() {
+            return Err(FloorError::ConfigNotPlayable {
+                id: config_id,
+                problem: pitboss_engine::config::ConfigError::Field {
+                    field: "seed_sources".into(),
+                    problem: "its deal seed is mixed from players' seeds or a beacon, which a one-player hand does not take: play it as a round (Play.OpenRound)".into(),
+                },
+            });
+        }
         let wagers = self.wagers_of(&request, game)?;
         let (hand_id, seed) = fresh_hand()?;
         let at = self.now();
