@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::support::{clients, head, wager};
+use crate::support::{clients, head, round_command as command, round_decision as decide, wager};
 use pitboss::proto;
 use pitboss::proto::round_command_request::Command;
 use pitboss_engine::card::Card;
@@ -77,38 +77,12 @@ async fn open(c: &mut Clients, config_id: &str, table: &str) -> String {
         .round_id
 }
 
-async fn command(
-    c: &mut Clients,
-    round: &str,
-    command: Command,
-) -> Result<proto::RoundView, tonic::Status> {
-    c.play
-        .round_command(proto::RoundCommandRequest {
-            request_id: String::new(),
-            round_id: round.into(),
-            command: Some(command),
-        })
-        .await
-        .map(|r| r.into_inner().round.expect("a view"))
-}
-
 fn bet(player: &str, seat: u32, player_seed: &[u8]) -> Command {
     Command::Bet(proto::RoundBetCommand {
         player: player.into(),
         seat,
         wagers: vec![wager("ante", 500)],
         player_seed: player_seed.to_vec(),
-    })
-}
-
-fn decide(player: &str, seat: u32, kind: &str) -> Command {
-    Command::Decide(proto::RoundDecisionCommand {
-        player: player.into(),
-        seat,
-        action: Some(proto::Action {
-            kind: kind.into(),
-            ..Default::default()
-        }),
     })
 }
 

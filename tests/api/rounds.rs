@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::support::{clients, head, wager};
+use crate::support::{clients, head, round_command as command, round_decision as decide, wager};
 use pitboss::proto;
 use pitboss::proto::round_command_request::Command;
 use pitboss_engine::card::Card;
@@ -37,38 +37,12 @@ fn opening(
     }
 }
 
-async fn command(
-    c: &mut Clients,
-    round: &str,
-    command: Command,
-) -> Result<proto::RoundView, tonic::Status> {
-    c.play
-        .round_command(proto::RoundCommandRequest {
-            request_id: String::new(),
-            round_id: round.into(),
-            command: Some(command),
-        })
-        .await
-        .map(|r| r.into_inner().round.expect("a view"))
-}
-
 fn bet(player: &str, seat: u32, wagers: Vec<proto::Wager>) -> Command {
     Command::Bet(proto::RoundBetCommand {
         player_seed: Vec::new(),
         player: player.into(),
         seat,
         wagers,
-    })
-}
-
-fn decide(player: &str, seat: u32, kind: &str) -> Command {
-    Command::Decide(proto::RoundDecisionCommand {
-        player: player.into(),
-        seat,
-        action: Some(proto::Action {
-            kind: kind.into(),
-            ..Default::default()
-        }),
     })
 }
 

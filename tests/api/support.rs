@@ -7,6 +7,38 @@ use pitboss_testkit::server::Server;
 
 pub(crate) use pitboss_testkit::clients::Clients;
 
+/// A round's command (`Play.RoundCommand`, no request id): the view it answers, or the refusal.
+pub(crate) async fn round_command(
+    c: &mut Clients,
+    round: &str,
+    command: proto::round_command_request::Command,
+) -> Result<proto::RoundView, tonic::Status> {
+    c.play
+        .round_command(proto::RoundCommandRequest {
+            request_id: String::new(),
+            round_id: round.into(),
+            command: Some(command),
+        })
+        .await
+        .map(|r| r.into_inner().round.expect("a view"))
+}
+
+/// A round's decision of `kind` by `player` on `seat` (0: none).
+pub(crate) fn round_decision(
+    player: &str,
+    seat: u32,
+    kind: &str,
+) -> proto::round_command_request::Command {
+    proto::round_command_request::Command::Decide(proto::RoundDecisionCommand {
+        player: player.into(),
+        seat,
+        action: Some(proto::Action {
+            kind: kind.into(),
+            ..Default::default()
+        }),
+    })
+}
+
 /// The clients of `server`.
 pub(crate) async fn clients(server: &Server) -> Clients {
     Clients::of(server).await

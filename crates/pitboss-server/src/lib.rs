@@ -16,6 +16,7 @@ use pitboss_proto::{codec, proto};
 
 pub mod beacons;
 pub mod mirroring;
+mod plain_http;
 pub mod service;
 pub mod tiling;
 pub mod witnessing;

@@ -43,25 +43,12 @@ pub struct HttpSource {
 impl HttpSource {
     /// The source at `url` (`http://host:port[/prefix]`).
     pub fn new(url: &str) -> Result<HttpSource, FetchError> {
-        let bad = || FetchError::Url {
+        let target = crate::plain_http::target(url).ok_or_else(|| FetchError::Url {
             url: url.to_string(),
-        };
-        let uri: http::Uri = url.parse().map_err(|_| bad())?;
-        let authority = uri.authority().ok_or_else(bad)?;
-        if uri.scheme_str() != Some("http")
-            || uri.query().is_some()
-            || authority.as_str().contains('@')
-            || authority.host().is_empty()
-        {
-            return Err(bad());
-        }
+        })?;
         Ok(HttpSource {
-            host: format!(
-                "{}:{}",
-                authority.host(),
-                authority.port_u16().unwrap_or(80)
-            ),
-            prefix: uri.path().trim_end_matches('/').to_string(),
+            host: target.host,
+            prefix: target.prefix,
         })
     }
 

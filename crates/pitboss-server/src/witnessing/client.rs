@@ -48,22 +48,10 @@ impl Connection {
         let bad_url = || CallError::Url {
             url: url.to_string(),
         };
-        let uri: http::Uri = url.parse().map_err(|_| bad_url())?;
-        let authority = uri.authority().ok_or_else(bad_url)?;
-        if uri.scheme_str() != Some("http")
-            || uri.query().is_some()
-            || authority.as_str().contains('@')
-            || authority.host().is_empty()
-        {
-            return Err(bad_url());
-        }
+        let target = crate::plain_http::target(url).ok_or_else(bad_url)?;
         Ok(Connection {
-            host: format!(
-                "{}:{}",
-                authority.host(),
-                authority.port_u16().unwrap_or(80)
-            ),
-            path: format!("{}/add-checkpoint", uri.path().trim_end_matches('/')),
+            host: target.host,
+            path: format!("{}/add-checkpoint", target.prefix),
             sender: None,
         })
     }
