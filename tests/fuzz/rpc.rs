@@ -277,7 +277,11 @@ impl Target {
             .find(|(g, _)| *g == game)
             .map_or(&[][..], |(_, w)| *w);
         let bet = |gen: &mut Gen| proto::RoundBetCommand {
-            player_seed: Vec::new(),
+            // None, within the bound, or over it (under configurations that take none).
+            player_seed: {
+                let len = [0, 1, 64, 65][gen.below(4)];
+                gen.bytes(len)
+            },
             player: format!("P-{}", gen.below(8)),
             seat: gen.below(8) as u32,
             wagers: wagers
