@@ -5,6 +5,11 @@
 //! command that reproduces the run. The master seed is fresh from the operating system unless
 //! `--seed` gives it. Exit status 0 when the run holds (no more rows fail than chance explains),
 //! 1 otherwise.
+//!
+//! `--input FILE` (or `-`, standard input): the same battery over any generator's output instead —
+//! S sequences of N bits read in order, raw bytes (`--format raw`, the default) or NIST STS's
+//! ASCII `0`/`1` (`--format ascii`); only S × N bits are read; the table-game tests, which deal
+//! from pitboss's own seeds, are not run.
 
 use clap::Args;
 
@@ -20,8 +25,14 @@ pub struct RngTestArgs {
     #[arg(long, default_value_t = 1_000_000)]
     bits: u64,
     /// The master seed (64 hexadecimal digits); a fresh one from the operating system if absent.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "input")]
     seed: Option<String>,
+    /// Test another generator's output: a file, or `-` for standard input.
+    #[arg(long)]
+    input: Option<std::path::PathBuf>,
+    /// How `--input` is written: `raw` bytes (most significant bit first) or `ascii` 0/1.
+    #[arg(long, default_value = "raw", requires = "input", value_parser = ["raw", "ascii"])]
+    format: String,
 }
 
 pub fn run(args: RngTestArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -33,12 +44,45 @@ pub fn run(args: RngTestArgs) -> anyhow::Result<std::process::ExitCode> {
     };
     let plan = Plan::new(master, args.sequences, args.bits)
         .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
-    let report = rng_battery::run(&plan, &pitboss_lab::Run::default())?;
+    let (report, what, reproduce) = match &args.input {
+        None => (
+            rng_battery::run(&plan, &pitboss_lab::Run::default())?,
+            format!(
+                "the RNG's output (master seed {})",
+                hex::encode(plan.master)
+            ),
+            plan.command(),
+        ),
+        Some(path) => {
+            let format = match args.format.as_str() {
+                "ascii" => rng_battery::InputFormat::Ascii,
+                _ => rng_battery::InputFormat::Raw,
+            };
+            let mut input: Box<dyn std::io::Read + Send> = if path.as_os_str() == "-" {
+                Box::new(std::io::stdin())
+            } else {
+                Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(
+                    |e| anyhow::anyhow!("--input {}: {e}", path.display()),
+                )?))
+            };
+            let report =
+                rng_battery::run_input(&plan, &mut *input, format, &pitboss_lab::Run::default())?;
+            (
+                report,
+                format!("{} ({})", path.display(), args.format),
+                format!(
+                    "pitboss rng-test --input {} --format {} --sequences {} --bits {}",
+                    path.display(),
+                    args.format,
+                    plan.sequences,
+                    plan.bits
+                ),
+            )
+        }
+    };
     println!(
-        "NIST SP 800-22 over {} sequences of {} bits of the RNG's output (master seed {})",
-        plan.sequences,
-        plan.bits,
-        hex::encode(plan.master)
+        "NIST SP 800-22 over {} sequences of {} bits of {what}",
+        plan.sequences, plan.bits
     );
     println!(
         "{:<36} {:>11} {:>10} {:>11}  verdict",
@@ -70,7 +114,7 @@ pub fn run(args: RngTestArgs) -> anyhow::Result<std::process::ExitCode> {
         report.expected_failing,
         if report.holds() { "holds" } else { "FAILS" }
     );
-    println!("reproduce: {}", plan.command());
+    println!("reproduce: {reproduce}");
     Ok(if report.holds() {
         std::process::ExitCode::SUCCESS
     } else {

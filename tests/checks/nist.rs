@@ -341,3 +341,75 @@ async fn test_rng_over_grpc_is_the_command_lines_battery() {
         "{refused:?}"
     );
 }
+
+/// `pitboss rng-test --input`: another generator's output judged exactly as the RNG's — Python's
+/// `secrets` (the operating system's CSPRNG, nobody here wrote it) from a file holds; the same bytes
+/// with a biased bit, read from standard input, fail; a stream shorter than the plan asks is
+/// refused, saying how far it went.
+#[test]
+fn rng_test_judges_any_stream_from_a_file_or_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("secrets.bin");
+    let bytes = 60 * 65_536 / 8;
+    let made = std::process::Command::new(pitboss_testkit::python())
+        .args([
+            "-c",
+            &format!(
+                "import secrets, sys; open(sys.argv[1], 'wb').write(secrets.token_bytes({bytes}))"
+            ),
+        ])
+        .arg(&good)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = |input: &str, stdin: Option<Vec<u8>>| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(pitboss_testkit::binary())
+            .args([
+                "rng-test",
+                "--sequences",
+                "60",
+                "--bits",
+                "65536",
+                "--input",
+                input,
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        if let Some(bytes) = stdin {
+            pipe.write_all(&bytes).unwrap();
+        }
+        drop(pipe);
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let (code, said) = run(good.to_str().unwrap(), None);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("reproduce: pitboss rng-test --input "),
+        "{said}"
+    );
+    assert!(
+        !said.contains("cards_by_position"),
+        "no table-game tests: {said}"
+    );
+    let mut biased = std::fs::read(&good).unwrap();
+    biased.iter_mut().step_by(3).for_each(|b| *b |= 1);
+    let (code, said) = run("-", Some(biased.clone()));
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("FAILS"), "{said}");
+    let (code, said) = run("-", Some(biased[..bytes / 2].to_vec()));
+    assert_ne!(code, Some(0), "{said}");
+    assert!(said.contains("the stream ended"), "{said}");
+}

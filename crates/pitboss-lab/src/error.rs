@@ -13,6 +13,12 @@ use crate::strategy::{Strategy, UnknownStrategy};
 /// Why a lab computation (an exact sheet, a strategy's tables, a simulation) failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LabError {
+    /// A stream of bits to test that cannot be read as the plan asks.
+    #[error("input: {problem}")]
+    Input {
+        /// What went wrong, and how far the stream was read.
+        problem: String,
+    },
     /// The run was asked to stop ([`crate::Run::stop`]) before the end: nobody waits for the result.
     #[error("{}", crate::STOPPED)]
     Stopped,

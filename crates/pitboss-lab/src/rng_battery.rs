@@ -8,6 +8,10 @@
 //! SHA-256(master ‖ sequence ‖ test ‖ i) for the deals, so a run is reproduced exactly by its
 //! [`Plan::command`].
 //!
+//! Any other generator's bits are judged the same way ([`run_input`]): read in order from a stream
+//! (a file, standard input), raw bytes or the ASCII `0`/`1` NIST's STS reads, each sequence's N
+//! bits in turn — the SP 800-22 tests only, the table-game tests dealing from pitboss's own seeds.
+//!
 //! Owns the plan's bounds, the seeds' derivation and the judgement; `pitboss rng-test` and
 //! `Lab.TestRng` print or send what it returns. MUST NOT read anything but the plan; it stops
 //! between sequences when its [`Run`] is stopped.
@@ -246,14 +250,114 @@ fn allowed_by_chance(expected: f64) -> u32 {
 /// Runs `plan`; `run.done` counts the sequences tested. [`LabError::Stopped`] when `run` is
 /// stopped first.
 pub fn run(plan: &Plan, run: &Run) -> Result<Report, LabError> {
-    judge(plan, run, |sequence| plan.sequence_bits(sequence))
+    judge(plan, run, true, |sequence| plan.sequence_bits(sequence))
+}
+
+/// How a stream of bits is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Raw bytes, each byte's most significant bit first (NIST STS's "binary").
+    Raw,
+    /// The characters `0` and `1` (NIST STS's "ASCII"); whitespace between them is skipped.
+    Ascii,
+}
+
+/// The SP 800-22 battery over `plan.sequences` sequences of `plan.bits` bits read in order from
+/// `input` (any generator's output, judged exactly as the RNG's own; `plan.master` is unused). The
+/// stream is read one sequence at a time, never more than the plan's bits in all; one shorter
+/// than that, or with a character that is not a bit, is refused ([`LabError::Input`]) saying how
+/// far it went.
+pub fn run_input(
+    plan: &Plan,
+    input: &mut (dyn std::io::Read + Send),
+    format: InputFormat,
+    run: &Run,
+) -> Result<Report, LabError> {
+    let reader = std::sync::Mutex::new((input, 0u64, None::<String>));
+    let report = judge(plan, run, false, |_| {
+        let mut state = reader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (input, read, failed) = &mut *state;
+        if failed.is_some() {
+            return Vec::new();
+        }
+        match read_sequence(&mut **input, format, plan.bits) {
+            Ok(bits) => {
+                *read += plan.bits;
+                bits
+            }
+            Err(problem) => {
+                *failed = Some(format!("after {read} bits: {problem}"));
+                Vec::new()
+            }
+        }
+    });
+    let (_, _, failed) = reader
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match failed {
+        Some(problem) => Err(LabError::Input { problem }),
+        None => report,
+    }
+}
+
+/// One sequence of `bits` bits (one byte each, as [`nist::bits_of`] gives them) from `input`.
+fn read_sequence(
+    input: &mut dyn std::io::Read,
+    format: InputFormat,
+    bits: u64,
+) -> Result<Vec<u8>, String> {
+    let short = |got: u64| {
+        format!(
+            "the stream ended {got} bits into a sequence of {bits} (sequences × bits are needed)"
+        )
+    };
+    match format {
+        InputFormat::Raw => {
+            let mut bytes = vec![0u8; (bits / 8) as usize];
+            let mut filled = 0;
+            while filled < bytes.len() {
+                match input.read(&mut bytes[filled..]) {
+                    Ok(0) => return Err(short(filled as u64 * 8)),
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+            Ok(nist::bits_of(&bytes))
+        }
+        InputFormat::Ascii => {
+            let mut out = Vec::with_capacity(bits as usize);
+            let mut buffer = [0u8; 8192];
+            while (out.len() as u64) < bits {
+                let want = ((bits - out.len() as u64) as usize).min(buffer.len());
+                let n = match input.read(&mut buffer[..want]) {
+                    Ok(0) => return Err(short(out.len() as u64)),
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e.to_string()),
+                };
+                for &c in &buffer[..n] {
+                    match c {
+                        b'0' | b'1' => out.push(c - b'0'),
+                        c if c.is_ascii_whitespace() => {}
+                        c => {
+                            return Err(format!("byte 0x{c:02x} is not a bit (0, 1 or whitespace)"))
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
 }
 
 /// What one sequence gave: each P-value by its row, or why a test gave none.
 type SequenceOutcome = Vec<Result<(String, f64), (&'static str, String)>>;
 
-/// Every test on sequence `sequence`, its bits `bits`.
-fn sequence_outcome(plan: &Plan, sequence: u32, bits: &[u8]) -> SequenceOutcome {
+/// Every test on sequence `sequence`, its bits `bits`; the table-game tests with `deals`.
+fn sequence_outcome(plan: &Plan, sequence: u32, bits: &[u8], deals: bool) -> SequenceOutcome {
     let mut out = Vec::new();
     for outcome in nist::battery(bits) {
         match outcome.result {
@@ -268,7 +372,12 @@ fn sequence_outcome(plan: &Plan, sequence: u32, bits: &[u8]) -> SequenceOutcome 
             Err(e) => out.push(Err((outcome.test, reason(&e)))),
         }
     }
-    for (test, outcome) in plan.deal_outcomes(sequence) {
+    let dealt = if deals {
+        plan.deal_outcomes(sequence)
+    } else {
+        Vec::new()
+    };
+    for (test, outcome) in dealt {
         out.push(match outcome {
             Ok(p) => Ok((test.to_string(), p)),
             Err(reason) => Err((test, format!("not run: {reason}"))),
@@ -285,6 +394,7 @@ fn sequence_outcome(plan: &Plan, sequence: u32, bits: &[u8]) -> SequenceOutcome 
 fn judge(
     plan: &Plan,
     run: &Run,
+    deals: bool,
     bits_of: impl Fn(u32) -> Vec<u8> + Sync,
 ) -> Result<Report, LabError> {
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -306,7 +416,7 @@ fn judge(
                             return mine;
                         }
                         let bits = bits_of(sequence);
-                        mine.push((sequence, sequence_outcome(plan, sequence, &bits)));
+                        mine.push((sequence, sequence_outcome(plan, sequence, &bits, deals)));
                         run.done.fetch_add(1, Ordering::Relaxed);
                     }
                 })
@@ -410,7 +520,7 @@ mod tests {
             fair.allowed_failing
         );
         assert!(fair.expected_failing > 0.5 && fair.judged.len() > 150);
-        let biased = judge(&plan, &Run::default(), |sequence| {
+        let biased = judge(&plan, &Run::default(), true, |sequence| {
             let mut bits = plan.sequence_bits(sequence);
             bits.iter_mut().step_by(10).for_each(|b| *b = 1);
             bits
@@ -424,6 +534,71 @@ mod tests {
             .find(|j| j.name == "frequency")
             .unwrap();
         assert_eq!(frequency.assessment.passed, 0);
+    }
+
+    /// Any stream is judged as the RNG is: SHA-256 in counter mode (a good generator nobody here
+    /// wrote) holds, raw or as NIST's ASCII with the same verdict row for row; planted bad
+    /// generators fail — a biased bit, a short period (every sequence the same bits), a repeated
+    /// block (each sequence's second half its first); a stream too short, or a character that is
+    /// not a bit, is refused saying where.
+    #[test]
+    fn any_stream_is_judged_and_planted_bad_generators_fail() {
+        let plan = Plan::new([0; 32], 60, 65_536).unwrap();
+        let total = (60 * 65_536 / 8) as usize;
+        let good: Vec<u8> = (0..(total / 32) as u64)
+            .flat_map(|i| Sha256::digest(i.to_be_bytes()).to_vec())
+            .collect();
+        let judged = |bytes: &[u8], format| {
+            let mut stream = bytes;
+            run_input(&plan, &mut stream, format, &Run::default())
+        };
+        let fair = judged(&good, InputFormat::Raw).unwrap();
+        assert!(fair.holds(), "{} failing", fair.failing);
+        assert!(fair.not_run.iter().all(|n| !n.test.contains("cards")));
+        let mut ascii = Vec::new();
+        for (i, bit) in nist::bits_of(&good).into_iter().enumerate() {
+            ascii.push(b'0' + bit);
+            if i % 64 == 63 {
+                ascii.push(b'\n');
+            }
+        }
+        assert_eq!(
+            judged(&ascii, InputFormat::Ascii).unwrap().judged,
+            fair.judged
+        );
+        let mut biased = good.clone();
+        biased.iter_mut().step_by(3).for_each(|b| *b |= 1);
+        let period: Vec<u8> = good[..4096].iter().cycle().take(total).copied().collect();
+        let repeated: Vec<u8> = good
+            .chunks(4096)
+            .step_by(2)
+            .flat_map(|half| [half, half].concat())
+            .take(total)
+            .collect();
+        for (name, bad) in [
+            ("biased", biased),
+            ("period", period),
+            ("repeated", repeated),
+        ] {
+            let report = judged(&bad, InputFormat::Raw).unwrap();
+            assert!(
+                !report.holds(),
+                "{name}: {} failing, {} allowed",
+                report.failing,
+                report.allowed_failing
+            );
+        }
+        let short = judged(&good[..total - 1], InputFormat::Raw).unwrap_err();
+        assert!(
+            matches!(&short, LabError::Input { problem } if problem.contains("after 3866624 bits")),
+            "{short}"
+        );
+        ascii[100] = b'2';
+        let stray = judged(&ascii, InputFormat::Ascii).unwrap_err();
+        assert!(
+            matches!(&stray, LabError::Input { problem } if problem.contains("0x32")),
+            "{stray}"
+        );
     }
 
     /// At 128 bits the tests whose statistic cannot follow its law yet are said not run rather
