@@ -38,12 +38,14 @@ pub struct Beacons {
     source: Option<HttpSource>,
     /// Rounds a task is driving now.
     driving: Mutex<HashSet<String>>,
-    /// Verified rounds' signatures by chain and round.
+    /// Verified rounds' signatures by chain, key and round.
     verified: Mutex<HashMap<BeaconRoundId, Vec<u8>>>,
 }
 
-/// A beacon round: its chain's hash and its number.
-type BeaconRoundId = ([u8; 32], u64);
+/// A beacon round as verified: its chain's hash, the public key it was verified against (hex, as
+/// the configuration names it: two configurations naming one chain with two keys share nothing),
+/// and its number.
+type BeaconRoundId = ([u8; 32], String, u64);
 
 impl Beacons {
     /// Starts watching the floor's rounds for beacons from `source` (`None`: no source; every
@@ -170,7 +172,7 @@ impl Beacons {
         rule: &BeaconRule,
         named: &NamedBeacon,
     ) -> Result<(BeaconValue, Vec<u8>), String> {
-        let key = (named.chain, named.round);
+        let key = (named.chain, rule.public_key.clone(), named.round);
         let value = |signature: &[u8]| BeaconValue {
             chain: named.chain,
             round: named.round,
