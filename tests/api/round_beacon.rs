@@ -49,7 +49,7 @@ fn mixed_config(name: &str, signer: &Signer, genesis_s: u64, late: LateBeacon) -
             genesis_time: genesis_s,
             period: PERIOD_S as u32,
             betting_ms: 1_000,
-            wait_ms: 2_000,
+            wait_ms: 5_000,
             late,
         }),
     };
@@ -286,6 +286,15 @@ async fn a_beacon_round_and_the_players_seeds_mix_the_deal_and_the_player_rederi
     let bundle_path = dir.path().join(&packet.bundle_file);
     std::fs::write(&bundle_path, &packet.bundle_json).unwrap();
     let deal: serde_json::Value = serde_json::from_str(&packet.deal_json).unwrap();
+    // The log's public key, as the operator publishes it (not the bundle's copy).
+    let log_key = hex::encode(
+        c.audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    );
     let check = |deal: &serde_json::Value, name: &str| {
         let path = dir.path().join(name);
         std::fs::write(&path, deal.to_string()).unwrap();
@@ -294,6 +303,8 @@ async fn a_beacon_round_and_the_players_seeds_mix_the_deal_and_the_player_rederi
             .arg(&path)
             .arg("--bundle")
             .arg(&bundle_path)
+            .arg("--key")
+            .arg(&log_key)
             .arg("--seed")
             .arg(format!("0:{}", hex::encode(b"ann's own seed")))
             .output()

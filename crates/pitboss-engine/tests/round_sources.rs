@@ -159,11 +159,11 @@ fn the_mixed_seed_deals_and_the_servers_seed_alone_would_not() {
     };
     let named = opened.beacon.expect("a beacon named at the opening");
     assert!(opened.player_seeds);
-    // The first round strictly after betting closes: 2 995 s after genesis is between rounds
-    // 999 (2 994 s) and 1000 (2 997 s).
-    assert_eq!(named.round, 1000);
+    // The first round at least one period (3 s) after betting closes: 2 995 s after genesis,
+    // so the first after 2 998 s, round 1001 (3 000 s; round 1000 is at 2 997 s).
+    assert_eq!(named.round, 1001);
     assert_eq!(named.betting_closes, Timestamp(OPEN_AT + BETTING_MS));
-    assert!(named.round_at > named.betting_closes);
+    assert!(named.round_at.0 >= named.betting_closes.0 + 3_000);
     assert_eq!(named.awaited_until.0, named.round_at.0 + 30_000);
 
     t.bet("ann", Some(1), Some(b"ann's lucky seed"), OPEN_AT + 100);
@@ -195,7 +195,7 @@ fn the_mixed_seed_deals_and_the_servers_seed_alone_would_not() {
     assert_eq!(early, RoundError::AwaitingBeacon);
 
     // The wrong round, the wrong chain, a randomness that is not the signature's digest.
-    let (value, signature) = beacon(1000, b"a signature of round 1000");
+    let (value, signature) = beacon(1001, b"a signature of round 1001");
     let arrival = |value, signature: &[u8]| {
         RoundCommand::Beacon(BeaconArrival {
             value,
@@ -206,7 +206,7 @@ fn the_mixed_seed_deals_and_the_servers_seed_alone_would_not() {
     for (spoilt, field) in [
         (
             BeaconValue {
-                round: 1001,
+                round: 1002,
                 ..value
             },
             "beacon.round",
@@ -229,6 +229,15 @@ fn the_mixed_seed_deals_and_the_servers_seed_alone_would_not() {
         let error = t.refused(arrival(spoilt, &signature));
         assert_eq!(error.field().unwrap().to_string(), field, "{error}");
     }
+    let too_late = t.refused(RoundCommand::Beacon(BeaconArrival {
+        value,
+        signature: signature.clone(),
+        at: Timestamp(named.awaited_until.0 + 1),
+    }));
+    assert!(
+        matches!(too_late, RoundError::BeaconTooLate { .. }),
+        "{too_late}"
+    );
     let dealt = t.ok(arrival(value, &signature));
     assert!(matches!(dealt[0], RoundEvent::BeaconArrived(_)));
     assert_eq!(t.round.phase(), Phase::Playing);

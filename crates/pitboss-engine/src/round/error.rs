@@ -77,6 +77,9 @@ pub enum RoundError {
     /// signature's digest.
     #[error("{field}: {why}")]
     WrongBeacon { field: FieldPath, why: String },
+    /// A beacon round arriving after its wait was over (the late rule applies instead).
+    #[error("at: the beacon round was awaited until {until}; it arrived at {at}")]
+    BeaconTooLate { until: u64, at: u64 },
     /// A late beacon's rule applied before the wait is over.
     #[error("at: the beacon round is awaited until {until}; this is dated {at}")]
     BeaconNotLate { until: u64, at: u64 },
@@ -197,7 +200,8 @@ impl RoundError {
             | E::PlayerSeedNotTaken { .. }
             | E::AwaitingBeacon
             | E::NoBeaconAwaited
-            | E::BeaconNotLate { .. } => RefusalKind::FailedPrecondition,
+            | E::BeaconNotLate { .. }
+            | E::BeaconTooLate { .. } => RefusalKind::FailedPrecondition,
             E::Hand(error) => error.kind(),
             E::Replay { .. } => RefusalKind::Internal,
         }
@@ -233,6 +237,7 @@ impl RoundError {
             E::AwaitingBeacon => "AWAITING_BEACON",
             E::NoBeaconAwaited => "NO_BEACON_AWAITED",
             E::BeaconNotLate { .. } => "BEACON_NOT_LATE",
+            E::BeaconTooLate { .. } => "BEACON_TOO_LATE",
             E::Hand(error) => return error.precondition(),
             _ => return None,
         })
@@ -247,7 +252,9 @@ impl RoundError {
                 field.clone()
             }
             E::PlayerSeedNotTaken { .. } => FieldPath::new("player_seed"),
-            E::BettingDeadline { .. } | E::BeaconNotLate { .. } => FieldPath::new("at"),
+            E::BettingDeadline { .. } | E::BeaconNotLate { .. } | E::BeaconTooLate { .. } => {
+                FieldPath::new("at")
+            }
             E::ShapeNotThisGame { .. } => FieldPath::new("shape"),
             E::Seats(_) => FieldPath::dotted("shape.seats"),
             E::Seat { .. }

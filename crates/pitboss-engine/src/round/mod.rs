@@ -578,7 +578,7 @@ impl Round {
             self.phase = Phase::AwaitingBeacon;
             return Ok(());
         }
-        self.deal(at, out)
+        self.deal(at, None, out)
     }
 
     /// The beacon round named has arrived (its signature verified by whoever fetched it): it
@@ -621,14 +621,22 @@ impl Round {
                 "is not SHA-256 of the round's signature".into(),
             ));
         }
+        if arrival.at > named.awaited_until {
+            return Err(RoundError::BeaconTooLate {
+                until: named.awaited_until.0,
+                at: arrival.at.0,
+            });
+        }
         let arrived = BeaconArrived {
             value,
             signature: arrival.signature.clone(),
             at: arrival.at,
         };
-        self.beacon = Some(arrived.clone());
-        out.push(RoundEvent::BeaconArrived(arrived));
-        self.deal(arrival.at, out)
+        let mut caused = vec![RoundEvent::BeaconArrived(arrived.clone())];
+        self.deal(arrival.at, Some(value), &mut caused)?;
+        self.beacon = Some(arrived);
+        out.extend(caused);
+        Ok(())
     }
 
     /// The beacon round is late: the configuration's rule — deal without it, or void every
@@ -652,10 +660,13 @@ impl Round {
             why: why.to_string(),
             rule: named.late,
         };
-        self.beacon_late = Some(missed.clone());
-        out.push(RoundEvent::BeaconLate(missed));
+        out.push(RoundEvent::BeaconLate(missed.clone()));
         match named.late {
-            LateBeacon::DealWithout => self.deal(at, out),
+            LateBeacon::DealWithout => {
+                self.deal(at, None, out)?;
+                self.beacon_late = Some(missed);
+                Ok(())
+            }
             LateBeacon::Void => {
                 let order = VoidOrder {
                     kind: VoidKind::Malfunction,
@@ -670,6 +681,7 @@ impl Round {
                 let hands = self.each_live(|hand| hand.decide_void_unannounced(&order))?;
                 let voided = self.replace_all(hands);
                 out.extend(voided);
+                self.beacon_late = Some(missed);
                 self.phase = Phase::Voided;
                 self.seed_revealed = true;
                 out.push(RoundEvent::SeedRevealed { seed: self.seed });
@@ -690,8 +702,17 @@ impl Round {
     /// Deals: the deal seed mixed from the server's seed and the sources (`docs/rng.md` §1a),
     /// each place's hand opened again over its cards when it is not the server's seed; then each
     /// seat's cards and what the table sees first.
-    fn deal(&mut self, at: Timestamp, out: &mut Vec<RoundEvent>) -> Result<(), RoundError> {
-        let deal_seed = mix::deal_seed(&self.seed, &self.sources());
+    fn deal(
+        &mut self,
+        at: Timestamp,
+        beacon: Option<BeaconValue>,
+        out: &mut Vec<RoundEvent>,
+    ) -> Result<(), RoundError> {
+        let sources = Sources {
+            beacon,
+            ..self.sources()
+        };
+        let deal_seed = mix::deal_seed(&self.seed, &sources);
         if deal_seed != self.seed {
             let mut stream = deal_seed.stream();
             let deck = match self.game().material() {
@@ -1295,10 +1316,12 @@ pub fn player_seed(bytes: &[u8]) -> Result<[u8; 32], RoundError> {
 /// configuration's rule, applied by the service.
 pub const BEACON_RULE_ACTOR: &str = "pitboss:late-beacon-rule";
 
-/// The beacon round a round opened at `at` names under `rule`: the first after betting closes.
+/// The beacon round a round opened at `at` names under `rule`: the first published at least one
+/// period after betting closes (a guard against a server clock running behind the chain's).
 fn named_beacon(rule: &config::BeaconRule, at: Timestamp) -> Result<NamedBeacon, RoundError> {
     let betting_closes = at.0.saturating_add(rule.betting_ms);
-    let round = rule.first_round_after(betting_closes);
+    let guard = u64::from(rule.period.max(1)) * 1000;
+    let round = rule.first_round_after(betting_closes.saturating_add(guard - 1));
     let round_at = rule.time_of_ms(round);
     let awaited_until = round_at.and_then(|t| t.checked_add(rule.wait_ms));
     let (Some(round_at), Some(awaited_until)) = (round_at, awaited_until) else {

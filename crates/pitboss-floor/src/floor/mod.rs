@@ -180,6 +180,11 @@ impl Floor {
         }
     }
 
+    /// The beacon watcher, if one is set.
+    pub(crate) fn beacon_watch(&self) -> Option<BeaconWatch> {
+        self.beacon_watch.get().cloned()
+    }
+
     /// What the floor recorded since it opened, by game.
     pub fn tally(&self) -> &Tally {
         &self.tally

@@ -512,8 +512,20 @@ impl Floor {
         // registration last until the writer answers, and a failed append still drops the round.
         let kept = self.rounds.clone();
         let round_id = id.to_string();
+        // Told by the waiter itself, so that a round left awaiting its beacon is driven even when
+        // the caller has gone away.
+        let watch = self.beacon_watch().filter(|_| awaiting);
         let waiter = tokio::spawn(async move {
             let appended = pending.wait().await;
+            if let (
+                Some(watch),
+                Ok(Appended {
+                    duplicate: false, ..
+                }),
+            ) = (&watch, &appended)
+            {
+                watch(&round_id);
+            }
             if !matches!(
                 appended,
                 Ok(Appended {
@@ -544,12 +556,7 @@ impl Floor {
                 // version), and the answer is the log's.
                 self.round_answer_of(&appended, &answer)
             }
-            Ok(_) => {
-                if awaiting {
-                    self.awaiting_beacon(id);
-                }
-                Ok(done(answered))
-            }
+            Ok(_) => Ok(done(answered)),
             // The next command replays the round from the log.
             Err(error) => Err(error.into()),
         }

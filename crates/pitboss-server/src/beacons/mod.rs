@@ -104,11 +104,23 @@ impl Beacons {
                     round.config().seed_sources.beacon.clone(),
                 )
             });
-            let Ok((Phase::AwaitingBeacon, Some(named), Some(rule))) = state else {
+            let (phase, named, rule) = match state {
+                Ok(state) => state,
+                // A round the log does not hold: nothing to drive.
+                Err(crate::floor::FloorError::NotFound { .. }) => return,
+                // The log unreadable for now: try again.
+                Err(e) => {
+                    tracing::warn!(round = id, "reading a round awaiting its beacon: {e}");
+                    tokio::time::sleep(POLL).await;
+                    continue;
+                }
+            };
+            let (Phase::AwaitingBeacon, Some(named), Some(rule)) = (phase, named, rule) else {
                 return;
             };
             let now = self.floor.now();
-            if now >= named.round_at.0 {
+            // Once the wait is over, the beacon is no longer asked for: the late rule applies.
+            if now >= named.round_at.0 && now < named.awaited_until.0 {
                 match self.beacon_of(&rule, &named).await {
                     Ok((value, signature)) => {
                         let arrival = |at| {
@@ -234,8 +246,8 @@ mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// Quicknet's round 1000 published at genesis + 2 997 s; a round opened 5 s of betting
-    /// before names it.
+    /// Quicknet's round 1001 published at genesis + 3 000 s; a round opened at 2 990 s with 5 s
+    /// of betting names it (the first at least one period after betting closes).
     const GENESIS_MS: u64 = 1_692_803_367_000;
     const OPEN_AT: u64 = GENESIS_MS + 2_990_000;
 
@@ -336,7 +348,7 @@ mod tests {
             )
             .await
             .unwrap();
-        assert_eq!(opened.answer, Some(1000), "quicknet round 1000 named");
+        assert_eq!(opened.answer, Some(1001), "quicknet round 1001 named");
         let id = opened.id;
         let call = RoundCall {
             actor: "croupier",
@@ -402,9 +414,9 @@ mod tests {
             Phase::AwaitingBeacon,
             "not before the beacon round's time"
         );
-        now.store(GENESIS_MS + 2_997_000, Ordering::SeqCst);
+        now.store(GENESIS_MS + 3_000_000, Ordering::SeqCst);
         assert_eq!(moved_on(&floor, &id).await, Phase::Playing);
-        let fixture: serde_json::Value = serde_json::from_str(&rounds[&1000]).unwrap();
+        let fixture: serde_json::Value = serde_json::from_str(&rounds[&1001]).unwrap();
         let randomness = floor
             .with_round(&id, |r| r.beacon().map(|b| hex::encode(b.randomness)))
             .unwrap();
@@ -417,21 +429,21 @@ mod tests {
     async fn a_bad_signature_is_refused_and_the_late_rule_applies() {
         let dir = tempfile::tempdir().unwrap();
         let rounds = quicknet();
-        let forged = rounds[&1001].replace("\"round\":1001", "\"round\":1000");
+        let forged = rounds[&1002].replace("\"round\":1002", "\"round\":1001");
         let (floor, now, id, _beacons) = awaiting(
             dir.path(),
             LateBeacon::Void,
-            [(1000, forged)].into_iter().collect(),
+            [(1001, forged)].into_iter().collect(),
         )
         .await;
-        now.store(GENESIS_MS + 2_997_000, Ordering::SeqCst);
+        now.store(GENESIS_MS + 3_000_000, Ordering::SeqCst);
         tokio::time::sleep(POLL * 3).await;
         assert_eq!(
             floor.with_round(&id, |r| r.phase()).unwrap(),
             Phase::AwaitingBeacon,
             "a bad signature deals nothing"
         );
-        now.store(GENESIS_MS + 2_997_000 + 30_000, Ordering::SeqCst);
+        now.store(GENESIS_MS + 3_000_000 + 30_000, Ordering::SeqCst);
         assert_eq!(moved_on(&floor, &id).await, Phase::Voided);
         let why = floor
             .with_round(&id, |r| r.beacon_late().map(|l| l.why.clone()))
