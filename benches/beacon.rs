@@ -75,7 +75,8 @@ fn table_rounds(n: u64, mixed: bool) -> f64 {
             step(RoundCommand::Beacon(BeaconArrival {
                 value: BeaconValue {
                     chain: BeaconRule::quicknet(5_000).chain(),
-                    round: 1000,
+                    // The round a round opened at 2 990 s with 5 s of betting names.
+                    round: 1001,
                     randomness: mix::player_seed_digest(&signature),
                 },
                 signature: signature.to_vec(),
