@@ -12,8 +12,14 @@
 //! one-player hand from the same seed. The round holds each hand's cards back from the table until
 //! every place in play has come to them, and settles every place at one showdown.
 //!
+//! Under a configuration whose deal seed is mixed (`docs/rng.md` §1a), the round names its beacon
+//! round when it opens, takes each player's seed by its digest with the bet, and deals only once
+//! the sources are fixed — at betting's close, or when the beacon round arrives (or its wait is
+//! over and the late rule applies): each place's hand is then opened again over the mixed seed's
+//! cards.
+//!
 //! Pure: no I/O, no clock (times come in commands), no randomness of its own (the seed is handed
-//! in). Bounded: a round takes at most [`PLAYERS_MAX`] players; work per decision does not grow
+//! in; the beacon's signature is verified by whoever fetched it). Bounded: a round takes at most [`PLAYERS_MAX`] players; work per decision does not grow
 //! with the number of players (a card turned for the table, a shake, the window's close and the
 //! showdown visit every place once).
 
