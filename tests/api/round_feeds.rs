@@ -28,17 +28,9 @@ struct Played {
 }
 
 async fn command(c: &mut Clients, round: &str, command: RoundCmd) -> proto::RoundView {
-    c.play
-        .round_command(proto::RoundCommandRequest {
-            request_id: String::new(),
-            round_id: round.into(),
-            command: Some(command),
-        })
+    crate::support::round_command(c, round, command)
         .await
         .expect("the command is taken")
-        .into_inner()
-        .round
-        .expect("a view")
 }
 
 fn decide(player: &str, seat: u32, kind: &str, by: &str) -> RoundCmd {
