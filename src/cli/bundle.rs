@@ -3,7 +3,9 @@
 //! `pitboss verify-bundle FILE --key HEX [--policy FILE]` checks it with no server: the
 //! checkpoint's signature with the pinned key, with a policy the witnesses' cosignatures of the same
 //! tree against its quorum, every entry's hash, signature and inclusion, then the replay's proof
-//! report.
+//! report. `--tlog-proofs DIR`: `pitboss bundle` also writes a C2SP `tlog-proof` for each entry
+//! there, and `verify-bundle` checks each one there by the spec's steps against the bundle's
+//! entries (`docs/tlog-proof.md`).
 
 use std::path::PathBuf;
 
@@ -25,6 +27,9 @@ pub struct BundleArgs {
     /// Where to write the bundle (JSON).
     #[arg(long)]
     out: PathBuf,
+    /// Also write a `tlog-proof` for each entry in this directory (created if missing).
+    #[arg(long)]
+    tlog_proofs: Option<PathBuf>,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -40,6 +45,104 @@ pub struct VerifyBundleArgs {
     /// witnesses that meet its quorum, and the policy must list the log with the key given.
     #[arg(long)]
     policy: Option<PathBuf>,
+    /// A directory of the bundle's `tlog-proof` files: each checked by the spec's steps, and one
+    /// required for every entry.
+    #[arg(long)]
+    tlog_proofs: Option<PathBuf>,
+}
+
+/// Writes each of `bundle`'s `tlog-proof` files in `dir` (made if missing), refusing to overwrite
+/// one; their paths.
+pub fn write_tlog_proofs(bundle: &Bundle, dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    let mut written = Vec::new();
+    for proof in bundle::tlog_proofs(bundle) {
+        let path = dir.join(&proof.file);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| format!("cannot write {} (it may exist already)", path.display()))?;
+        std::io::Write::write_all(&mut file, proof.text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The problems of the `tlog-proof` files in `dir` against `bundle`: each must verify (the log's
+/// key for the bundle's origin, `policy`'s quorum when given) and prove one of the bundle's
+/// entries, its envelope byte for byte; every entry must have one. Prints each proof checked.
+fn tlog_proof_problems(
+    bundle: &Bundle,
+    dir: &std::path::Path,
+    key: &ed25519_dalek::VerifyingKey,
+    policy: Option<&pitboss_witness::policy::Policy>,
+) -> anyhow::Result<Vec<String>> {
+    use base64::Engine;
+    let origin = pitboss_ledger::checkpoint::Checkpoint::parse(
+        bundle
+            .cosigned_checkpoint
+            .as_deref()
+            .unwrap_or(&bundle.checkpoint),
+    )
+    .map(|c| c.origin)
+    .map_err(|e| anyhow::anyhow!("the bundle's checkpoint: {e}"))?;
+    let mut envelopes = std::collections::BTreeMap::new();
+    for bundled in &bundle.entries {
+        let envelope = base64::engine::general_purpose::STANDARD
+            .decode(&bundled.stored)
+            .ok()
+            .and_then(|b| pitboss_ledger::Entry::decode(&b).ok())
+            .map(|e| e.envelope_bytes);
+        envelopes.insert(bundled.sequence, envelope);
+    }
+    let mut problems = Vec::new();
+    let mut proven = std::collections::BTreeSet::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == pitboss_witness::proof::EXTENSION)
+        })
+        .collect();
+    files.sort();
+    if files.len() > bundle::MAX_ROUND_ENTRIES {
+        anyhow::bail!(
+            "{} holds more proofs than a bundle has entries",
+            dir.display()
+        );
+    }
+    for path in files {
+        let name = path.display();
+        let len = std::fs::metadata(&path)?.len();
+        if len > pitboss_witness::proof::MAX_TEXT as u64 {
+            problems.push(format!("{name}: {len} bytes, more than a proof may have"));
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        match bundle::check_tlog_proof(&text, &origin, key, policy) {
+            Err(problem) => problems.push(format!("{name}: {problem}")),
+            Ok((sequence, envelope)) => match envelopes.get(&sequence) {
+                Some(Some(ours)) if *ours == envelope => {
+                    proven.insert(sequence);
+                    println!("tlog-proof of entry {sequence}: verified ({name})");
+                }
+                _ => problems.push(format!(
+                    "{name}: proves entry {sequence}, which is not the bundle's entry there"
+                )),
+            },
+        }
+    }
+    for sequence in envelopes.keys().filter(|s| !proven.contains(s)) {
+        problems.push(format!(
+            "entry {sequence}: no tlog-proof of it in {}",
+            dir.display()
+        ));
+    }
+    Ok(problems)
 }
 
 pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
@@ -59,8 +162,14 @@ pub fn run_bundle(args: BundleArgs) -> anyhow::Result<()> {
                 .await
         };
         let json = answer.map_err(refused)?.into_inner().bundle_json;
-        std::fs::write(&args.out, json)
+        std::fs::write(&args.out, &json)
             .with_context(|| format!("cannot write {}", args.out.display()))?;
+        if let Some(dir) = &args.tlog_proofs {
+            let bundle: Bundle =
+                serde_json::from_str(&json).context("the server's bundle does not read")?;
+            let written = write_tlog_proofs(&bundle, dir)?;
+            eprintln!("{} tlog-proof files in {}", written.len(), dir.display());
+        }
         eprintln!(
             "{} {} bundled in {}",
             if args.round { "round" } else { "hand" },
@@ -85,13 +194,13 @@ pub fn run_verify(args: VerifyBundleArgs) -> anyhow::Result<std::process::ExitCo
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let bundle: Bundle = serde_json::from_str(&text).context("not a pitboss bundle")?;
-    let key: [u8; 32] = hex::decode(&args.key)
-        .ok()
-        .and_then(|k| k.try_into().ok())
-        .context("--key is not 64 hex digits")?;
-    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 key")?;
+    let key = super::pinned_key(&args.key)?;
     let policy = args.policy.as_deref().map(super::read_policy).transpose()?;
-    let verified = bundle::verify(&bundle, &key, policy.as_ref());
+    let mut verified = bundle::verify(&bundle, &key, policy.as_ref());
+    if let Some(dir) = &args.tlog_proofs {
+        let problems = tlog_proof_problems(&bundle, dir, &key, policy.as_ref())?;
+        verified.problems.extend(problems);
+    }
     if let Some(size) = verified.checkpoint_size {
         println!("checkpoint of {size} entries: signature valid");
     }

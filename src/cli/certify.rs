@@ -8,8 +8,10 @@
 //!
 //! `--record`: the server computes the same report (`Lab.Certify`, the default or a published
 //! configuration) and records it in its log as the caller's; its signed note is written beside
-//! the page, `DIR/certificate.note`. `pitboss verify-certificate DIR --key KEY` checks a page
-//! against its note.
+//! the page, `DIR/certificate.note`, with the recorded entry as a C2SP tlog-proof in the note's
+//! tree, `DIR/certificate.tlog-proof`. `pitboss verify-certificate DIR --key KEY` checks a page
+//! against its note, and the proof when it is there: the note's entry is the `CertificationRecorded`
+//! of this page, included in the note's tree.
 
 use std::path::PathBuf;
 
@@ -98,29 +100,39 @@ fn read_bounded(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 
 /// `pitboss verify-certificate DIR --key KEY`: the page against its note, offline.
 pub fn verify(args: VerifyCertificateArgs) -> anyhow::Result<std::process::ExitCode> {
-    let key: [u8; 32] = hex::decode(&args.key)
-        .ok()
-        .and_then(|k| k.try_into().ok())
-        .context("--key is not 64 hex digits")?;
-    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 key")?;
+    let key = super::pinned_key(&args.key)?;
     let page = read_bounded(&args.dir.join("certificate.html"))?;
     let note = String::from_utf8(read_bounded(&args.dir.join("certificate.note"))?)
         .context("the note is not text")?;
-    match pitboss::certification::verify(&page, &note, &key) {
-        Ok(line) => {
-            println!(
-                "the report is the one recorded at entry {} of the log, configuration {}, sha256 {}",
-                line.sequence,
-                hex::encode(line.config_id),
-                hex::encode(line.report_sha256)
-            );
-            Ok(std::process::ExitCode::SUCCESS)
-        }
+    let line = match pitboss::certification::verify(&page, &note, &key) {
+        Ok(line) => line,
         Err(e) => {
             eprintln!("refused: {e}");
-            Ok(std::process::ExitCode::from(1))
+            return Ok(std::process::ExitCode::from(1));
+        }
+    };
+    println!(
+        "the report is the one recorded at entry {} of the log, configuration {}, sha256 {}",
+        line.sequence,
+        hex::encode(line.config_id),
+        hex::encode(line.report_sha256)
+    );
+    let proof = args.dir.join("certificate.tlog-proof");
+    if proof.exists() {
+        let text = String::from_utf8(read_bounded(&proof)?).context("the proof is not text")?;
+        match pitboss::certification::verify_tlog_proof(&text, &note, &line, &key) {
+            Ok(()) => println!(
+                "certificate.tlog-proof: entry {} is this page's CertificationRecorded, in the \
+                 note's tree",
+                line.sequence
+            ),
+            Err(e) => {
+                eprintln!("refused: certificate.tlog-proof: {e}");
+                return Ok(std::process::ExitCode::from(1));
+            }
         }
     }
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 pub fn run(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -238,6 +250,10 @@ fn record(args: CertifyArgs) -> anyhow::Result<std::process::ExitCode> {
     super::pages::write_new(
         &args.out.join("certificate.note"),
         certified.note.as_bytes(),
+    )?;
+    super::pages::write_new(
+        &args.out.join("certificate.tlog-proof"),
+        certified.tlog_proof.as_bytes(),
     )?;
     if !args.no_pdf {
         super::pages::print_pdf(

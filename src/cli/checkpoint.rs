@@ -45,6 +45,61 @@ pub struct ProveArgs {
     server: ServerArgs,
 }
 
+/// `pitboss log-list-entry`: the log's entry for the witness network's log lists.
+#[derive(Debug, clap::Args)]
+pub struct LogListEntryArgs {
+    /// How the network and the witnesses' operators reach you.
+    #[arg(long)]
+    contact: String,
+    /// The server's `--cosign-every-ms` (how often it may submit to each witness).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    cosign_every_ms: u64,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// Prints the log's `logs/v0` entry once the log's newest checkpoint meets every rule it makes.
+pub fn run_log_list_entry(args: LogListEntryArgs) -> anyhow::Result<std::process::ExitCode> {
+    use pitboss_witness::log_list::{requests_per_day, LogListEntry};
+    block_on(async {
+        let mut audit = AuditClient::new(args.server.connect().await?);
+        let c = audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .map_err(refused)?
+            .into_inner();
+        let note = Checkpoint::parse(&c.note).context("the server's checkpoint does not read")?;
+        let key = ed25519_dalek::VerifyingKey::from_bytes(&hash32(&c.public_key)?)
+            .context("the server's key is not an Ed25519 key")?;
+        let per_day = requests_per_day(args.cosign_every_ms);
+        let entry = LogListEntry {
+            vkey: pitboss_witness::note::Vkey {
+                name: note.origin,
+                kind: pitboss_witness::note::ED25519,
+                key,
+            },
+            origin: None,
+            bastion: None,
+            qpd: per_day,
+            contact: args.contact,
+        };
+        let problems = entry.problems(&c.note, per_day);
+        for problem in &problems {
+            eprintln!("PROBLEM: {problem}");
+        }
+        if !problems.is_empty() {
+            return Ok(std::process::ExitCode::FAILURE);
+        }
+        print!("{}", entry.to_text());
+        eprintln!(
+            "the checkpoint of {} entries meets every rule of the entry; send it to participate \
+             (at) lists.witness-network.org asking for the staging list (docs/witnessing.md)",
+            c.tree_size
+        );
+        Ok(std::process::ExitCode::SUCCESS)
+    })
+}
+
 pub fn run_checkpoint(args: CheckpointArgs) -> anyhow::Result<()> {
     block_on(async {
         let mut audit = AuditClient::new(args.server.connect().await?);

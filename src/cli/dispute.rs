@@ -31,7 +31,7 @@ pub struct DisputeArgs {
 }
 
 /// A file name the server gave, used only if it is a plain name (no directory, no dot first).
-fn plain(name: &str) -> anyhow::Result<&str> {
+pub fn plain(name: &str) -> anyhow::Result<&str> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -86,6 +86,12 @@ pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         for (path, _) in &files {
+            println!("{}", path.display());
+        }
+        // A C2SP tlog-proof for each entry, beside the bundle they are derived from.
+        let bundle: pitboss::audit::bundle::Bundle = serde_json::from_str(&packet.bundle_json)
+            .context("the server's bundle does not read")?;
+        for path in super::bundle::write_tlog_proofs(&bundle, &args.out)? {
             println!("{}", path.display());
         }
         eprintln!(

@@ -38,6 +38,7 @@ mod serve_file;
 mod simulate;
 mod tiles;
 mod times;
+mod tlog_proof;
 mod vectors;
 mod verify;
 mod void;
@@ -79,10 +80,17 @@ enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// Hold the log to a checkpoint: consistent with an older one, a hand's events included.
     Prove(checkpoint::ProveArgs),
+    /// The log's entry for the witness network's log lists, its checkpoint checked against it.
+    LogListEntry(checkpoint::LogListEntryArgs),
     /// Take one hand's evidence away as an offline bundle (entries, proofs, checkpoint).
     Bundle(bundle::BundleArgs),
     /// Check an offline bundle with no server: signatures, inclusion, replay.
     VerifyBundle(bundle::VerifyBundleArgs),
+    /// Take the entries of a public stream (the returns' statements, a configuration's
+    /// certifications) away as C2SP tlog-proof files.
+    TlogProofs(tlog_proof::TlogProofsArgs),
+    /// Check C2SP tlog-proof files of a pitboss log with no server.
+    VerifyTlogProof(tlog_proof::VerifyTlogProofArgs),
     /// One hand's dispute packet: a page for people (cards, timeline, paytable, caps, verdict)
     /// and the offline bundle it describes, side by side in a directory.
     Dispute(dispute::DisputeArgs),
@@ -209,8 +217,11 @@ impl Cli {
             Command::Check(args) => check::run(args),
             Command::Checkpoint(args) => checkpoint::run_checkpoint(args).map(|()| ok),
             Command::Prove(args) => checkpoint::run_prove(args),
+            Command::LogListEntry(args) => checkpoint::run_log_list_entry(args),
             Command::Bundle(args) => bundle::run_bundle(args).map(|()| ok),
             Command::VerifyBundle(args) => bundle::run_verify(args),
+            Command::TlogProofs(args) => tlog_proof::run(args).map(|()| ok),
+            Command::VerifyTlogProof(args) => tlog_proof::run_verify(args),
             Command::Dispute(args) => dispute::run(args).map(|()| ok),
             Command::Export(args) => export::run(args).map(|()| ok),
             Command::Witness(args) => witness::run(args).map(|()| ok),
@@ -262,6 +273,16 @@ async fn shutdown_signal() {
     {
         let _ = ctrl_c.await;
     }
+}
+
+/// The log's Ed25519 public key as a user pinned it (`--key`, 64 hex digits).
+fn pinned_key(hex_key: &str) -> anyhow::Result<ed25519_dalek::VerifyingKey> {
+    use anyhow::Context;
+    let key: [u8; 32] = hex::decode(hex_key)
+        .ok()
+        .and_then(|k| k.try_into().ok())
+        .context("--key is not 64 hex digits")?;
+    ed25519_dalek::VerifyingKey::from_bytes(&key).context("--key is not an Ed25519 key")
 }
 
 /// Reads a C2SP tlog-policy file (at most its limit's bytes).

@@ -1,8 +1,11 @@
 //! `pitboss witness`: a C2SP witness of the logs a policy file names, served over HTTP on its own
 //! listener. A regulator, a lab or any third party runs one; a log's operator adds it to the log's
-//! policy. Its data directory holds its key (`witness.key`, made on first start, mode 0600), its
-//! state (`state/logs/`: the latest checkpoint cosigned per log) and the submissions it refused
-//! although the log had signed them (`state/refused/`: evidence).
+//! policy. Its data directory holds its keys (`witness.key`, Ed25519, and `witness-ml-dsa.key`, the
+//! ML-DSA-44 seed; each made on first start, mode 0600), its state (`state/logs/`: the latest
+//! checkpoint cosigned per log) and the submissions it refused although the log had signed them
+//! (`state/refused/`: evidence). `--cosign` says which cosignatures it answers with (both by
+//! default: C2SP's tlog-cosignature asks new deployments for ML-DSA-44, and the public witness
+//! network's logs still read Ed25519); with an ML-DSA-44 key it also serves `sign-subtree`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,8 +18,19 @@ use pitboss_ledger::keys::{KeyError, Keypair};
 use pitboss_witness::state::State;
 use pitboss_witness::Witness;
 
-/// The witness's key file in its data directory.
+/// The witness's key files in its data directory.
 const KEY_FILE: &str = "witness.key";
+const ML_DSA_KEY_FILE: &str = "witness-ml-dsa.key";
+
+/// A kind of cosignature (C2SP tlog-cosignature).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Cosign {
+    /// `cosignature/v1`, Ed25519 (type 0x04).
+    Ed25519,
+    /// `subtree/v1`, ML-DSA-44 (type 0x06).
+    #[value(name = "ml-dsa-44")]
+    MlDsa44,
+}
 
 #[derive(Debug, Args)]
 pub struct WitnessArgs {
@@ -46,7 +60,10 @@ pub struct WitnessArgs {
     /// How long, in milliseconds, a connection with no request in flight is kept.
     #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(100..=86_400_000))]
     idle_timeout_ms: u64,
-    /// Print the witness's verifier key (for a log's policy) and exit.
+    /// The cosignatures it answers with, comma-separated: `ed25519`, `ml-dsa-44`, or both.
+    #[arg(long, value_delimiter = ',', default_value = "ed25519,ml-dsa-44")]
+    cosign: Vec<Cosign>,
+    /// Print the witness's verifier keys (for a log's policy), one a line, and exit.
     #[arg(long)]
     print_vkey: bool,
 }
@@ -65,11 +82,29 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
         args.policy.display()
     );
     let witness = open_witness(&args.data, &args.name, logs.clone())?;
-    let vkey = witness.vkey().to_string();
+    let ed25519 = args.cosign.contains(&Cosign::Ed25519);
+    let witness = if args.cosign.contains(&Cosign::MlDsa44) {
+        let seed = load_or_create_seed(&args.data.join(ML_DSA_KEY_FILE))?;
+        witness
+            .with_ml_dsa(pitboss_witness::subtree::MlDsaKey::from_seed(seed), ed25519)
+            .context("--name: at most 255 bytes for an ML-DSA-44 cosigner")?
+    } else {
+        anyhow::ensure!(ed25519, "--cosign: ed25519, ml-dsa-44 or both");
+        witness
+    };
+    let keys = witness.cosigner_keys();
     if args.print_vkey {
-        println!("{vkey}");
+        for key in &keys {
+            println!("{key}");
+        }
         return Ok(());
     }
+    let vkey = ed25519.then(|| witness.vkey().to_string());
+    let ml_dsa_vkey = keys.iter().find_map(|k| match k {
+        pitboss_witness::cosigner::CosignerKey::MlDsa44(v) => Some(v.to_string()),
+        _ => None,
+    });
+    let sign_subtree = ml_dsa_vkey.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -84,6 +119,8 @@ pub fn run(args: WitnessArgs) -> anyhow::Result<()> {
             "add_checkpoint": format!("http://{address}{}/add-checkpoint", args.prefix),
             "monitoring_prefix": format!("http://{address}{}", args.prefix),
             "vkey": vkey,
+            "ml_dsa_vkey": ml_dsa_vkey,
+            "sign_subtree": sign_subtree.then(|| format!("http://{address}{}/sign-subtree", args.prefix)),
             "logs": logs.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
         }))?;
         let stop = pitboss::service::work::Shutdown::default();
@@ -122,6 +159,20 @@ pub(super) fn open_witness(
     let key = load_or_create_key(&data.join(KEY_FILE))?;
     let state = State::open(&data.join("state"))?;
     Ok(Witness::new(name.to_string(), key, logs, state))
+}
+
+/// The witness's ML-DSA-44 seed: read (32 bytes, owner-only), or made on the first start.
+fn load_or_create_seed(path: &std::path::Path) -> anyhow::Result<[u8; 32]> {
+    match pitboss_ledger::keys::read_secret(path) {
+        Ok(seed) => Ok(seed),
+        Err(KeyError::Missing { .. }) => {
+            let mut seed = [0u8; 32];
+            getrandom::fill(&mut seed).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+            pitboss_ledger::keys::write_secret(path, &seed)?;
+            Ok(seed)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The witness's key: read (32 bytes, owner-only), or made on the first start.

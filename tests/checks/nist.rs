@@ -413,3 +413,196 @@ fn rng_test_judges_any_stream_from_a_file_or_standard_input() {
     assert_ne!(code, Some(0), "{said}");
     assert!(said.contains("the stream ended"), "{said}");
 }
+
+/// `len` bytes from Python's `secrets` (the operating system's CSPRNG; nobody here wrote it).
+fn secrets(len: usize) -> Vec<u8> {
+    let out = std::process::Command::new(pitboss_testkit::python())
+        .args([
+            "-c",
+            &format!("import secrets, sys; sys.stdout.buffer.write(secrets.token_bytes({len}))"),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout.len(), len);
+    out.stdout
+}
+
+/// `Lab.TestRngStream`: a client's bits over gRPC, judged as the command line judges the same
+/// bytes, row for row — Python's `secrets` holds, the same bytes with a biased bit fail, a
+/// short period fails — sent in messages of any size, raw or as NIST's ASCII; a stream that ends
+/// short is refused naming `bits`, and the command the response names reads the same file.
+#[tokio::test(flavor = "multi_thread")]
+async fn test_rng_stream_judges_a_clients_bits_over_grpc() {
+    use pitboss::proto::{self, lab_client::LabClient, test_rng_stream_request::Part};
+    let dirs = tempfile::tempdir().unwrap();
+    let server = pitboss_testkit::server::Server::in_process(&dirs.path().join("log"));
+    let lab = LabClient::new(server.channel().await);
+    let (sequences, bits) = (60u32, 65_536u64);
+    let total = sequences as usize * bits as usize / 8;
+    let good = secrets(total);
+    let send = |bytes: Vec<u8>, format: proto::BitFormat, chunk: usize| {
+        let mut lab = lab.clone();
+        async move {
+            let header = proto::TestRngStreamRequest {
+                part: Some(Part::Header(proto::TestRngStreamHeader {
+                    sequences,
+                    bits,
+                    format: format as i32,
+                    source: "secrets.bin".into(),
+                })),
+            };
+            let messages: Vec<_> = std::iter::once(header)
+                .chain(bytes.chunks(chunk).map(|c| proto::TestRngStreamRequest {
+                    part: Some(Part::Bits(c.to_vec())),
+                }))
+                .collect();
+            lab.test_rng_stream(tokio_stream::iter(messages))
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let fair = send(good.clone(), proto::BitFormat::Raw, 65_000)
+        .await
+        .unwrap();
+    assert!(fair.holds, "{} failing rows", fair.failing_rows);
+    assert!(fair.seed.is_empty());
+    assert_eq!(
+        fair.command,
+        "pitboss rng-test --input secrets.bin --format raw --sequences 60 --bits 65536"
+    );
+    assert!(!fair.rows.iter().any(|r| r.test.starts_with("cards")));
+
+    // The command it names, on the same bytes in that file, prints the same rows.
+    std::fs::write(dirs.path().join("secrets.bin"), &good).unwrap();
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .current_dir(dirs.path())
+        .args(fair.command.split(' ').skip(1))
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{printed}");
+    for row in &fair.rows {
+        assert!(
+            printed.lines().any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.first() == Some(&row.test.as_str())
+                    && f.get(1) == Some(&format!("{}/{}", row.passed, row.sequences).as_str())
+            }),
+            "{} {}/{} not printed:\n{printed}",
+            row.test,
+            row.passed,
+            row.sequences
+        );
+    }
+
+    // The same bits as ASCII, in small messages: the same judgement.
+    let ascii: Vec<u8> = nist::bits_of(&good)
+        .chunks(64)
+        .flat_map(|line| line.iter().map(|b| b'0' + b).chain([b'\n']))
+        .collect();
+    let as_text = send(ascii, proto::BitFormat::Ascii, 4_096).await.unwrap();
+    assert_eq!(as_text.rows, fair.rows);
+
+    // Planted bad generators fail: a biased bit, a short period.
+    let mut biased = good.clone();
+    biased.iter_mut().step_by(3).for_each(|b| *b |= 1);
+    let period: Vec<u8> = good[..4096].iter().cycle().take(total).copied().collect();
+    for (name, bad) in [("biased", biased), ("period", period)] {
+        let judged = send(bad, proto::BitFormat::Raw, 60_000).await.unwrap();
+        assert!(
+            !judged.holds && judged.failing_rows > judged.allowed_failing_rows,
+            "{name}: {} failing",
+            judged.failing_rows
+        );
+    }
+
+    // Short: refused, naming the field and how far it went; nothing else changed.
+    let short = send(good[..total - 1].to_vec(), proto::BitFormat::Raw, 60_000)
+        .await
+        .unwrap_err();
+    assert_eq!(short.code(), tonic::Code::InvalidArgument, "{short:?}");
+    assert_eq!(
+        pitboss_testkit::refusal::field(&short).as_deref(),
+        Some("bits")
+    );
+    assert!(short.message().contains("the stream ended"), "{short:?}");
+}
+
+/// The battery over a stream agrees with `nistrng` on the same bits where both compute the same
+/// statistic: two sequences of 2^20 bits of Python's `secrets` (the rank and spectral tests on the
+/// first), through `pitboss rng-test --input
+/// --p-values` and, unpacked by numpy, through nistrng.
+#[test]
+fn the_battery_over_a_stream_agrees_with_nistrng() {
+    let bits = 1u64 << 20;
+    let bytes = secrets(2 * bits as usize / 8);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("secrets.bin");
+    std::fs::write(&input, &bytes).unwrap();
+    let values = dir.path().join("p.jsonl");
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args(["rng-test", "--sequences", "2", "--bits", &bits.to_string()])
+        .arg("--input")
+        .arg(&input)
+        .arg("--p-values")
+        .arg(&values)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(&values)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["sequence"], i);
+        let ours = &line["p_values"];
+        // nistrng over the i-th 2^20 bits of the file, unpacked by numpy (not by our code).
+        let slice = dir.path().join(format!("seq{i}.txt"));
+        let unpacked = std::process::Command::new(pitboss_testkit::python())
+            .args([
+                "-c",
+                "import numpy, sys; b = numpy.fromfile(sys.argv[1], dtype=numpy.uint8); \
+                 i, n = int(sys.argv[2]), int(sys.argv[3]); \
+                 bits = numpy.unpackbits(b)[i * n:(i + 1) * n]; \
+                 open(sys.argv[4], 'wb').write((bits + ord('0')).astype(numpy.uint8).tobytes())",
+            ])
+            .arg(&input)
+            .arg(i.to_string())
+            .arg(bits.to_string())
+            .arg(&slice)
+            .status()
+            .unwrap();
+        assert!(unpacked.success());
+        let file_bits: Vec<u8> = std::fs::read(&slice)
+            .unwrap()
+            .iter()
+            .map(|c| c - b'0')
+            .collect();
+        let theirs = nistrng(&file_bits, &[]);
+        let mut compared = vec![
+            ("frequency", theirs["frequency"][0].clone()),
+            ("runs", theirs["runs"][0].clone()),
+            ("cumulative_sums[0]", theirs["cumulative_sums"][0].clone()),
+            ("cumulative_sums[1]", theirs["cumulative_sums"][1].clone()),
+        ];
+        // nistrng's long tests take most of a minute: the first sequence's only.
+        if i == 0 {
+            let long = nistrng(&file_bits, &["long"]);
+            compared.push(("rank", long["rank"][0].clone()));
+            compared.push(("spectral", long["spectral"][0].clone()));
+        }
+        for (name, their) in &compared {
+            let mine = ours[*name]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name} not in {ours}"));
+            agree(&format!("sequence {i}: {name}"), mine, their);
+        }
+    }
+}

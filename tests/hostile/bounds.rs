@@ -427,6 +427,16 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     }
     cases.push(served(m, rpc!(c, audit.get_inclusion_proof(proto::GetInclusionProofRequest { sequence: 0, tree_size: 0 }))));
 
+    let m = "Audit/GetTlogProofs";
+    let tlog = |stream: &str, position: u64| proto::GetTlogProofsRequest { stream: stream.into(), position };
+    cases.push(refused(m, INVALID, "stream", "returns/statements, or certifications/", rpc!(c, audit.get_tlog_proofs(tlog("hand/x", 0)))));
+    cases.push(refused(m, INVALID, "stream", "returns/statements, or certifications/", rpc!(c, audit.get_tlog_proofs(tlog(&long(10_000), 0)))));
+    cases.push(refused(m, INVALID, "stream", "a configuration id", rpc!(c, audit.get_tlog_proofs(tlog("certifications/", 0)))));
+    cases.push(refused(m, INVALID, "stream", "64 hexadecimal digits", rpc!(c, audit.get_tlog_proofs(tlog("certifications/zz", 0)))));
+    // Any position: past the stream's end, nothing to prove.
+    cases.push(served(m, rpc!(c, audit.get_tlog_proofs(tlog("returns/statements", u64::MAX)))));
+    cases.push(served(m, rpc!(c, audit.get_tlog_proofs(tlog(&format!("certifications/{}", "ab".repeat(32)), 0)))));
+
     let m = "Audit/GetConsistencyProof";
     for n in [u64::from(u32::MAX), u64::MAX] {
         cases.push(refused(m, OUT, "first_size", "beyond the log", rpc!(c, audit.get_consistency_proof(proto::GetConsistencyProofRequest { first_size: n, second_size: 1 }))));
@@ -674,6 +684,34 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "transcripts[0].typed.config_json", "at most 61440", one(typed(proto::TranscriptMessage { config_json: long(61_441), ..Default::default() }))));
     // Within every limit but not a game's transcript: a verdict (refused, with the reason), served.
     cases.push(served(m, one(typed(proto::TranscriptMessage { decisions: vec!["shake".into(); 256], dice: vec![proto::DiceRoll { faces: vec![1; 5] }; 256], ..Default::default() }))));
+
+    // A client's bits for the battery: the header checked first, the stream's bytes after.
+    let m = "Lab/TestRngStream";
+    let bits_of = |messages: Vec<proto::TestRngStreamRequest>| {
+        let mut client = c.lab.clone();
+        call(async move {
+            client.test_rng_stream(tonic::codegen::tokio_stream::iter(messages)).await?;
+            Ok(tonic::Response::new(()))
+        })
+    };
+    use proto::test_rng_stream_request::Part;
+    let head = |sequences: u32, bits: u64, format: i32, source: String| proto::TestRngStreamRequest {
+        part: Some(Part::Header(proto::TestRngStreamHeader { sequences, bits, format, source })),
+    };
+    let chunk = |bytes: Vec<u8>| proto::TestRngStreamRequest { part: Some(Part::Bits(bytes)) };
+    let raw = proto::BitFormat::Raw as i32;
+    cases.push(refused(m, INVALID, "header", "the first message must be the header", bits_of(vec![chunk(vec![0; 16])])));
+    cases.push(refused(m, INVALID, "header", "the first message must be the header", bits_of(Vec::new())));
+    cases.push(refused(m, INVALID, "header.sequences", "1 to 10000", bits_of(vec![head(0, 128, raw, String::new())])));
+    cases.push(refused(m, INVALID, "header.bits", "128 to 8388608", bits_of(vec![head(1, u64::MAX, raw, String::new())])));
+    cases.push(refused(m, INVALID, "header.bits", "a multiple of 32", bits_of(vec![head(1, 130, raw, String::new())])));
+    cases.push(refused(m, INVALID, "header.format", "raw or ascii", bits_of(vec![head(1, 128, 0, String::new())])));
+    cases.push(refused(m, INVALID, "header.source", "at most 200 characters", bits_of(vec![head(1, 128, raw, long(201))])));
+    cases.push(refused(m, INVALID, "messages[1]", "only bits", bits_of(vec![head(1, 128, raw, String::new()), head(1, 128, raw, String::new())])));
+    cases.push(refused(m, INVALID, "bits", "the stream ended 64 bits into a sequence of 128", bits_of(vec![head(1, 128, raw, String::new()), chunk(vec![0x5a; 8])])));
+    cases.push(refused(m, INVALID, "bits", "0x32", bits_of(vec![head(1, 128, proto::BitFormat::Ascii as i32, String::new()), chunk(b"0102".to_vec())])));
+    // Within every limit: judged (a run that fails is still an answer), whatever follows the bits.
+    cases.push(served(m, bits_of(vec![head(1, 128, raw, "x".into()), chunk(vec![0x5a; 16]), chunk(vec![1; 64])])));
 
     let m = "Lab/StreamShuffles";
     for n in EXTREMES {

@@ -347,6 +347,63 @@ async fn a_recorded_certificate_is_in_the_log_and_an_altered_one_is_refused() {
         ok && said.contains(&format!("entry {}", events[0].sequence)),
         "{said}"
     );
+    // The recorded entry as a tlog-proof in the note's tree: checked beside the note, and alone
+    // (`verify-tlog-proof`, which names the entry's stream); the Python steps hold it too. A proof
+    // of another entry (the note's entry one off) is refused.
+    assert!(
+        said.contains("certificate.tlog-proof: entry"),
+        "the proof was checked: {said}"
+    );
+    let proof = recorded.join("certificate.tlog-proof");
+    let alone = std::process::Command::new(pitboss_testkit::binary())
+        .arg("verify-tlog-proof")
+        .arg(&proof)
+        .args(["--key", &key])
+        .output()
+        .unwrap();
+    let told = String::from_utf8_lossy(&alone.stdout);
+    assert!(
+        alone.status.success() && told.contains("stream certifications/"),
+        "{told}"
+    );
+    let log_vkey = pitboss_witness::note::Vkey {
+        name: pitboss_ledger::checkpoint::Checkpoint::parse(
+            &std::fs::read_to_string(recorded.join("certificate.note")).unwrap(),
+        )
+        .unwrap()
+        .origin,
+        kind: pitboss_witness::note::ED25519,
+        key: ed25519_dalek::VerifyingKey::from_bytes(
+            &hex::decode(&key).unwrap().try_into().unwrap(),
+        )
+        .unwrap(),
+    };
+    let python = std::process::Command::new(pitboss_testkit::python())
+        .arg(pitboss_testkit::root().join("fixtures/reference/verify_tlog_proof.py"))
+        .arg(&proof)
+        .args(["--log", &log_vkey.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        python.status.success(),
+        "{}",
+        String::from_utf8_lossy(&python.stderr)
+    );
+    let moved = dirs.path().join("moved");
+    std::fs::create_dir(&moved).unwrap();
+    for file in ["certificate.html", "certificate.note"] {
+        std::fs::copy(recorded.join(file), moved.join(file)).unwrap();
+    }
+    let text = std::fs::read_to_string(&proof).unwrap();
+    let index = format!("\nindex {}\n", events[0].sequence);
+    assert!(text.contains(&index), "{text}");
+    std::fs::write(
+        moved.join("certificate.tlog-proof"),
+        text.replace(&index, &format!("\nindex {}\n", events[0].sequence - 1)),
+    )
+    .unwrap();
+    let (ok, said) = verify(&moved, &key);
+    assert!(!ok && said.contains("certificate.tlog-proof"), "{said}");
     // One character of the page altered: refused, the hashes named.
     let altered = dirs.path().join("altered");
     std::fs::create_dir(&altered).unwrap();

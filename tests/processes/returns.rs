@@ -345,6 +345,59 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
         assert!(started.elapsed() < Duration::from_secs(60), "no statement");
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
+    // The statements as C2SP tlog-proofs (`GetTlogProofs`): one a statement entry, the one above
+    // among them, each checked offline by `verify-tlog-proof` with the log's key; any other stream
+    // is refused, naming the field.
+    let proven = audit
+        .get_tlog_proofs(proto::GetTlogProofsRequest {
+            stream: "returns/statements".into(),
+            position: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(proven
+        .proofs
+        .iter()
+        .any(|p| p.file == format!("entry-{statement_at}.tlog-proof")));
+    let proofs = dirs.path().join("statements");
+    std::fs::create_dir(&proofs).unwrap();
+    for p in &proven.proofs {
+        std::fs::write(proofs.join(&p.file), &p.text).unwrap();
+    }
+    let key = hex::encode(
+        audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .public_key,
+    );
+    let checked = std::process::Command::new(pitboss_testkit::binary())
+        .arg("verify-tlog-proof")
+        .args(proven.proofs.iter().map(|p| proofs.join(&p.file)))
+        .args(["--key", &key])
+        .output()
+        .unwrap();
+    let told = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{told}");
+    assert_eq!(
+        told.matches("(stream returns/statements position").count(),
+        proven.proofs.len(),
+        "{told}"
+    );
+    let refused = audit
+        .get_tlog_proofs(proto::GetTlogProofsRequest {
+            stream: "hand/0123".into(),
+            position: 0,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert_eq!(
+        pitboss_testkit::refusal::field(&refused).as_deref(),
+        Some("stream")
+    );
     drop(server);
     let verify = |dir: &std::path::Path| {
         let out = std::process::Command::new(pitboss_testkit::binary())

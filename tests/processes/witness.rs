@@ -181,14 +181,16 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
             assert_eq!(status, 200, "round {round}: {line}");
             note.push_str(&line);
         }
-        // Every signature verifies, by signed_note: the log's, and the three cosignatures.
+        // Every signature verifies, by signed_note: the log's, and the three Ed25519
+        // cosignatures; each witness's ML-DSA-44 line (its default: both) is a key signed_note
+        // was not given, left unverified.
         let parsed = Note::from_bytes(note.as_bytes()).expect("signed_note reads the note");
         let mut verifiers = cosigners(&witnesses);
         verifiers.push(Box::new(log_verifier.clone()));
         let (verified, unverified) = parsed
             .verify(&VerifierList::new(verifiers))
             .expect("every signature verifies");
-        assert_eq!((verified.len(), unverified.len()), (4, 0), "round {round}");
+        assert_eq!((verified.len(), unverified.len()), (4, 3), "round {round}");
         cosigned = now.tree_size;
     }
 
@@ -307,7 +309,9 @@ async fn three_witnesses_cosign_a_growing_log_survive_a_kill_and_refuse_a_forged
         let (verified, unverified) = parsed
             .verify(&VerifierList::new(verifiers))
             .expect("both signatures verify");
-        assert_eq!((verified.len(), unverified.len()), (2, 0));
+        // The log's and the witness's Ed25519 lines; its ML-DSA-44 line is a key signed_note was
+        // not given.
+        assert_eq!((verified.len(), unverified.len()), (2, 1));
         assert_eq!(
             pitboss_testkit::http::post(&w.address, &monitoring, b"").0,
             405
@@ -624,6 +628,145 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         }
     }
 
+    // The bundle's entries as C2SP tlog-proofs (docs/tlog-proof.md), cosigned by the witnesses:
+    // `verify-bundle --tlog-proofs` checks them against the bundle, and two readers nobody here
+    // wrote for the format check each one alone — signed_note and tlog_tiles (Cloudflare's azul),
+    // and the spec's steps in Python with OpenSSL's Ed25519. One proof altered is refused by all
+    // three.
+    let parsed: pitboss::audit::bundle::Bundle = serde_json::from_str(&json).unwrap();
+    let proofs = dirs.path().join("proofs");
+    std::fs::create_dir(&proofs).unwrap();
+    let files = pitboss::audit::bundle::tlog_proofs(&parsed);
+    assert_eq!(files.len(), parsed.entries.len());
+    for f in &files {
+        std::fs::write(proofs.join(&f.file), &f.text).unwrap();
+    }
+    let ours = |extra: &[&str]| {
+        let out = std::process::Command::new(pitboss_testkit::binary())
+            .args(["verify-bundle", bundle.to_str().unwrap(), "--key", &key])
+            .arg("--policy")
+            .arg(&log_policy)
+            .arg("--tlog-proofs")
+            .arg(&proofs)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (holds, said) = ours(&[]);
+    assert!(holds, "{said}");
+    assert_eq!(
+        said.matches("tlog-proof of entry").count(),
+        files.len(),
+        "{said}"
+    );
+    let python = |file: &std::path::Path| {
+        let mut python = std::process::Command::new(pitboss_testkit::python());
+        python
+            .arg(pitboss_testkit::root().join("fixtures/reference/verify_tlog_proof.py"))
+            .arg(file)
+            .args(["--log", &log_vkey, "--quorum", "2"]);
+        for w in &witnesses {
+            python.args(["--witness", &w.vkey]);
+        }
+        python.output().unwrap()
+    };
+    let azul = |text: &str| -> Result<u64, String> {
+        // The proof's lines as the spec lays them out, read here; the checkpoint by signed_note
+        // and tlog_tiles.
+        let (head, note) = text.split_once("\n\n").ok_or("no blank line")?;
+        let mut lines = head.lines();
+        (lines.next() == Some("c2sp.org/tlog-proof@v1"))
+            .then_some(())
+            .ok_or("header")?;
+        let extra = STANDARD
+            .decode(
+                lines
+                    .next()
+                    .and_then(|l| l.strip_prefix("extra "))
+                    .ok_or("extra")?,
+            )
+            .map_err(|e| e.to_string())?;
+        let index: u64 = lines
+            .next()
+            .and_then(|l| l.strip_prefix("index "))
+            .and_then(|n| n.parse().ok())
+            .ok_or("index")?;
+        let proof: tlog_tiles::RecordProof = lines
+            .map(|l| {
+                let raw: [u8; 32] = STANDARD.decode(l).unwrap().try_into().unwrap();
+                tlog_tiles::Hash(raw)
+            })
+            .collect();
+        let mut verifiers: Vec<Box<dyn Verifier>> = witnesses
+            .iter()
+            .map(|w| Box::new(Cosigner::new(&w.vkey)) as Box<dyn Verifier>)
+            .collect();
+        verifiers.push(Box::new(log_verifier.clone()));
+        let parsed = Note::from_bytes(note.as_bytes()).map_err(|e| e.to_string())?;
+        let (verified, _) = parsed
+            .verify(&VerifierList::new(verifiers))
+            .map_err(|e| e.to_string())?;
+        if !verified.iter().any(|s| s.name() == log_verifier.name()) || verified.len() < 3 {
+            return Err("not signed by the log and two witnesses".into());
+        }
+        let checkpoint =
+            tlog_tiles::Checkpoint::from_bytes(parsed.text()).map_err(|e| e.to_string())?;
+        let entry_hash = {
+            use sha2::Digest;
+            sha2::Sha256::new()
+                .chain_update(b"pitboss.v1.event\0")
+                .chain_update(&extra)
+                .finalize()
+        };
+        tlog_tiles::check_record(
+            &proof,
+            checkpoint.size(),
+            *checkpoint.hash(),
+            index,
+            tlog_tiles::record_hash(&entry_hash),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(index)
+    };
+    for (f, entry) in files.iter().zip(&parsed.entries) {
+        assert_eq!(azul(&f.text), Ok(entry.sequence), "{}", f.file);
+        let out = python(&proofs.join(&f.file));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            f.file,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(said["index"], entry.sequence);
+        assert!(said["witnesses"].as_array().unwrap().len() >= 2, "{said}");
+    }
+    // One hash of one proof altered: refused by each reader, the file named by ours.
+    let altered = &files[files.len() / 2];
+    let mut lines: Vec<String> = altered.text.lines().map(str::to_string).collect();
+    lines[3] = STANDARD.encode([0x42u8; 32]);
+    std::fs::write(proofs.join(&altered.file), lines.join("\n") + "\n").unwrap();
+    let tampered = std::fs::read_to_string(proofs.join(&altered.file)).unwrap();
+    assert!(azul(&tampered).is_err());
+    assert!(!python(&proofs.join(&altered.file)).status.success());
+    let (holds, said) = ours(&[]);
+    assert!(!holds, "{said}");
+    assert!(
+        said.contains(&format!(
+            "PROBLEM: {}",
+            proofs.join(&altered.file).display()
+        )),
+        "{said}"
+    );
+    // And one taken away: the entry it proved is named.
+    std::fs::remove_file(proofs.join(&altered.file)).unwrap();
+    let (holds, said) = ours(&[]);
+    assert!(!holds && said.contains("no tlog-proof of it"), "{said}");
+
     // Every witness down, the server restarted: the cosigned checkpoint kept before is in force
     // again at once (checked against the log and the policy), not lost until the next quorum.
     // The checkpoint compared is the last one the server will keep: all three cosignatures in (a
@@ -724,5 +867,262 @@ async fn a_witness_that_hangs_holds_back_only_itself() {
             2,
             "step {step}"
         );
+    }
+}
+
+/// The log's entry for the witness network's log lists (`docs/witnessing.md`): `pitboss
+/// log-list-entry` prints it once the log's checkpoint meets every rule it makes, and a reader of
+/// the list format written from its specification (`fixtures/reference/log_list.py`) holds the
+/// checkpoints the server serves as the log grows to that entry; a rate above its `qpd` is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_logs_entry_for_the_witness_network_holds_its_checkpoints() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    let server = Server::start(&data);
+    let mut audit = AuditClient::new(server.channel().await);
+    let mut player = PlayClient::new(server.channel().await);
+    play(&mut player, 2).await;
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args([
+            "log-list-entry",
+            "--contact",
+            "ops (at) casino.example",
+            "--cosign-every-ms",
+            "60000",
+            "--server",
+            &server.address,
+        ])
+        .env("PITBOSS_TOKEN_FILE", data.join("admin.token"))
+        .output()
+        .unwrap();
+    let entry = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{entry}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(entry.starts_with("logs/v0\n"), "{entry}");
+    assert!(
+        entry.contains("\norigin none\nbastion none\nqpd 2880\n"),
+        "{entry}"
+    );
+    let list = dirs.path().join("staging.list");
+    std::fs::write(&list, &entry).unwrap();
+    let mut files = Vec::new();
+    for i in 0..3 {
+        play(&mut player, 3).await;
+        let file = dirs.path().join(format!("checkpoint-{i}"));
+        std::fs::write(&file, checkpoint(&mut audit).await.note).unwrap();
+        files.push(file);
+    }
+    let reader = |per_day: &str| {
+        let mut python = std::process::Command::new(pitboss_testkit::python());
+        python
+            .arg(pitboss_testkit::root().join("fixtures/reference/log_list.py"))
+            .arg(&list)
+            .args(["--per-day", per_day]);
+        for file in &files {
+            python.arg("--checkpoint").arg(file);
+        }
+        python.output().unwrap()
+    };
+    let held = reader("2880");
+    assert!(
+        held.status.success(),
+        "{}",
+        String::from_utf8_lossy(&held.stderr)
+    );
+    let said: serde_json::Value = serde_json::from_slice(&held.stdout).unwrap();
+    assert_eq!(said["checked"].as_array().unwrap().len(), 3, "{said}");
+    let over = reader("2881");
+    assert!(!over.status.success());
+    assert!(String::from_utf8_lossy(&over.stderr).contains("qpd 2880"));
+}
+
+/// Post-quantum witnessing end to end: two `pitboss witness`es cosigning with Ed25519 and ML-DSA-44
+/// (the default), a log's policy naming one by its ML-DSA-44 key and the other by its Ed25519 key,
+/// both required. The server's checkpoints are cosigned to that quorum; a hand's bundle verifies
+/// with the policy by `verify-bundle` and by the Python checker (OpenSSL's ML-DSA-44); its entries'
+/// tlog-proofs verify with the ML-DSA-44 witness alone (`verify_tlog_proof.py`); and the witness
+/// cosigns a subtree of the checkpoint it cosigned over HTTP (`sign-subtree`), checked by OpenSSL
+/// too, and refuses one whose proof does not join (422).
+#[tokio::test(flavor = "multi_thread")]
+async fn ml_dsa_witnesses_cosign_the_log_and_its_subtrees() {
+    let dirs = tempfile::tempdir().unwrap();
+    let data = dirs.path().join("log");
+    let log_vkey = begun_log(&data).await;
+    let known = dirs.path().join("witness.policy");
+    std::fs::write(&known, format!("log {log_vkey}\nquorum none\n")).unwrap();
+    let witnesses: Vec<WitnessProcess> = (1..=2)
+        .map(|i| {
+            WitnessProcess::start(
+                &dirs.path().join(format!("w{i}")),
+                &format!("witness.test/pq{i}"),
+                &known,
+            )
+        })
+        .collect();
+    let pq = witnesses[0].ml_dsa_vkey.clone().expect("an ML-DSA-44 key");
+    assert!(pq.contains("+Bu") || pq.contains("+B"), "type 0x06: {pq}");
+    let policy = dirs.path().join("log.policy");
+    std::fs::write(
+        &policy,
+        format!(
+            "log {log_vkey}\nwitness PQ {pq} {}\nwitness ED {} {}\ngroup both all PQ ED\nquorum both\n",
+            witnesses[0].url(),
+            witnesses[1].vkey,
+            witnesses[1].url()
+        ),
+    )
+    .unwrap();
+    let server = Server::start_with(
+        &data,
+        &[
+            "--witness-policy",
+            policy.to_str().unwrap(),
+            "--cosign-every-ms",
+            "50",
+        ],
+    );
+    let channel = server.channel().await;
+    let mut audit = AuditClient::new(channel.clone());
+    let mut players = PlayClient::new(channel);
+    let hand = play(&mut players, 3).await;
+    let cosigned = checkpoint_until(&mut audit, "cosigned at the log's size", |c| {
+        c.cosigned && c.tree_size == c.log_size
+    })
+    .await;
+    let key = hex::encode(&cosigned.public_key);
+
+    // The hand's bundle, checked with the policy by ours and by the Python checker.
+    let json = audit
+        .get_hand_bundle(proto::GetHandBundleRequest { hand_id: hand })
+        .await
+        .unwrap()
+        .into_inner()
+        .bundle_json;
+    let bundle = dirs.path().join("hand.bundle.json");
+    std::fs::write(&bundle, &json).unwrap();
+    let ours = std::process::Command::new(pitboss_testkit::binary())
+        .args(["verify-bundle", bundle.to_str().unwrap(), "--key", &key])
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&ours.stdout);
+    assert!(ours.status.success(), "{said}");
+    assert!(said.contains("cosigned by ED, PQ"), "{said}");
+    let python = std::process::Command::new(pitboss_testkit::python())
+        .arg(pitboss_testkit::root().join("fixtures/reference/verify_bundle.py"))
+        .arg(&bundle)
+        .arg(&key)
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    assert!(
+        python.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&python.stdout),
+        String::from_utf8_lossy(&python.stderr)
+    );
+    let parsed: pitboss::audit::bundle::Bundle = serde_json::from_str(&json).unwrap();
+    let proof = pitboss::audit::bundle::tlog_proofs(&parsed).remove(0);
+    let file = dirs.path().join(&proof.file);
+    std::fs::write(&file, &proof.text).unwrap();
+    let checked = std::process::Command::new(pitboss_testkit::python())
+        .arg(pitboss_testkit::root().join("fixtures/reference/verify_tlog_proof.py"))
+        .arg(&file)
+        .args(["--log", &log_vkey, "--witness", &pq, "--quorum", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+
+    // A subtree [0, half) of the cosigned tree: its hash is that size's root, its proof the
+    // consistency proof from it (the draft's subtree proof from 0 is RFC 9162's).
+    let size = cosigned.tree_size;
+    let half = size.next_power_of_two() / 2;
+    let older = audit
+        .get_checkpoint(proto::GetCheckpointRequest { tree_size: half })
+        .await
+        .unwrap()
+        .into_inner();
+    let proof = audit
+        .get_consistency_proof(proto::GetConsistencyProofRequest {
+            first_size: half,
+            second_size: size,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .hashes;
+    let (text, _) = cosigned.note.split_once("\n\n").unwrap();
+    let text = format!("{text}\n");
+    let own: Vec<&str> = cosigned
+        .note
+        .lines()
+        .filter(|l| l.starts_with("\u{2014} witness.test/pq1 "))
+        .collect();
+    assert_eq!(own.len(), 1, "the ML-DSA-44 line the policy named");
+    let body = |proof: &[Vec<u8>]| {
+        let mut body = format!("subtree 0 {half}\n{}\n", STANDARD.encode(&older.root_hash));
+        for h in proof {
+            body += &format!("{}\n", STANDARD.encode(h));
+        }
+        body + &format!("\n{text}\n{}\n", own.join("\n"))
+    };
+    let (status, _, line) = pitboss_testkit::http::post(
+        &witnesses[0].address,
+        "/sign-subtree",
+        body(&proof).as_bytes(),
+    );
+    assert_eq!(status, 200, "{line}");
+    let signature = line.trim_end().rsplit(' ').next().unwrap().to_string();
+    let raw = STANDARD.decode(&signature).unwrap();
+    assert_eq!(
+        &raw[4..12],
+        &[0u8; 8],
+        "a subtree's cosignature carries time zero"
+    );
+    let origin = text.lines().next().unwrap();
+    let opened = std::process::Command::new(pitboss_testkit::python())
+        .args([
+            "-c",
+            "import base64, sys\n\
+             from cryptography.hazmat.primitives.asymmetric import mldsa\n\
+             name, kid, key = sys.argv[1].split('+', 2)\n\
+             pk = base64.b64decode(key)[1:]\n\
+             raw = base64.b64decode(sys.argv[2])\n\
+             origin, end, root = sys.argv[3], int(sys.argv[4]), base64.b64decode(sys.argv[5])\n\
+             m = b'subtree/v1\\n\\x00' + bytes([len(name)]) + name.encode() + bytes(8) + \
+             bytes([len(origin)]) + origin.encode() + bytes(8) + end.to_bytes(8, 'big') + root\n\
+             mldsa.MLDSA44PublicKey.from_public_bytes(pk).verify(raw[12:], m)\n\
+             print('ok')",
+        ])
+        .arg(&pq)
+        .arg(&signature)
+        .arg(origin)
+        .arg(half.to_string())
+        .arg(STANDARD.encode(&older.root_hash))
+        .output()
+        .unwrap();
+    assert!(
+        opened.status.success(),
+        "{}",
+        String::from_utf8_lossy(&opened.stderr)
+    );
+    let mut bad = proof.clone();
+    if let Some(first) = bad.first_mut() {
+        first[0] ^= 1;
+        let (status, _, said) = pitboss_testkit::http::post(
+            &witnesses[0].address,
+            "/sign-subtree",
+            body(&bad).as_bytes(),
+        );
+        assert_eq!(status, 422, "{said}");
     }
 }

@@ -206,6 +206,46 @@ pub fn verify(
     Ok(line)
 }
 
+/// Checks a report's `tlog-proof` (`certificate.tlog-proof`) against its checked `note` and
+/// `line`: the proof verifies in the note's own tree (signed by `key`), proves the line's entry,
+/// and that entry is a `CertificationRecorded` of the configuration and page the line names.
+pub fn verify_tlog_proof(
+    text: &str,
+    note: &str,
+    line: &NoteLine,
+    key: &ed25519_dalek::VerifyingKey,
+) -> Result<(), String> {
+    use prost::Message;
+    let origin = pitboss_ledger::checkpoint::Checkpoint::parse(note)
+        .map_err(|e| e.to_string())?
+        .origin;
+    let proof = pitboss_witness::proof::TlogProof::parse(text).map_err(|e| e.to_string())?;
+    if proof.checkpoint != note {
+        return Err("its checkpoint is not the report's note".into());
+    }
+    let (sequence, envelope) = crate::audit::bundle::check_tlog_proof(text, &origin, key, None)?;
+    if sequence != line.sequence {
+        return Err(format!(
+            "it proves entry {sequence}; the note names {}",
+            line.sequence
+        ));
+    }
+    let envelope =
+        pitboss_ledger::proto::Envelope::decode(envelope.as_slice()).map_err(|e| e.to_string())?;
+    let payload =
+        crate::proto::Payload::decode(envelope.payload.as_slice()).map_err(|e| e.to_string())?;
+    match payload.kind {
+        Some(crate::proto::payload::Kind::CertificationRecorded(report))
+            if report.config_id == line.config_id && report.report_sha256 == line.report_sha256 =>
+        {
+            Ok(())
+        }
+        _ => Err(format!(
+            "entry {sequence} is not the CertificationRecorded of this configuration and page"
+        )),
+    }
+}
+
 /// A configuration's deal-seed sources in words, for its certificate.
 fn seed_sources(sources: &pitboss_engine::config::SeedSources) -> String {
     let beacon = sources.beacon.as_ref().map(|b| {

@@ -30,6 +30,7 @@ pub mod simulate;
 pub mod strategy;
 pub mod table;
 pub mod transcript;
+pub mod vendor_deals;
 
 pub use error::LabError;
 

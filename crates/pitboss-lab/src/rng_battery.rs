@@ -99,6 +99,17 @@ impl Plan {
         )
     }
 
+    /// The command that runs this plan again over the same bits of another generator, written in
+    /// `format`, from `source` (a file's name).
+    pub fn input_command(&self, source: &str, format: InputFormat) -> String {
+        format!(
+            "pitboss rng-test --input {source} --format {} --sequences {} --bits {}",
+            format.name(),
+            self.sequences,
+            self.bits
+        )
+    }
+
     /// Sequence `sequence`'s bits: its words, a seed SHA-256(master ‖ sequence ‖ chunk) for each
     /// chunk of [`WORDS_PER_SEED`] words, most significant bit of each byte first.
     pub fn sequence_bits(&self, sequence: u32) -> Vec<u8> {
@@ -206,6 +217,19 @@ pub struct Report {
     /// The most failing rows chance explains: the largest F with P(Poisson(expected) ≥ F) ≥
     /// 0.0001.
     pub allowed_failing: u32,
+    /// Each sequence's own P-values by row, in sequence order, when [`Detail::PValues`] asked
+    /// for them (to set beside another implementation's on the same bits); empty otherwise.
+    pub p_values: Vec<Vec<(String, f64)>>,
+}
+
+/// What a run keeps besides its judgement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// The rows only.
+    #[default]
+    Rows,
+    /// Also each sequence's P-values ([`Report::p_values`]): some 200 a sequence.
+    PValues,
 }
 
 impl Report {
@@ -250,7 +274,9 @@ fn allowed_by_chance(expected: f64) -> u32 {
 /// Runs `plan`; `run.done` counts the sequences tested. [`LabError::Stopped`] when `run` is
 /// stopped first.
 pub fn run(plan: &Plan, run: &Run) -> Result<Report, LabError> {
-    judge(plan, run, true, |sequence| plan.sequence_bits(sequence))
+    judge(plan, run, true, Detail::Rows, |sequence| {
+        (sequence, plan.sequence_bits(sequence))
+    })
 }
 
 /// How a stream of bits is written.
@@ -262,6 +288,16 @@ pub enum InputFormat {
     Ascii,
 }
 
+impl InputFormat {
+    /// As `pitboss rng-test --format` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Raw => "raw",
+            InputFormat::Ascii => "ascii",
+        }
+    }
+}
+
 /// The SP 800-22 battery over `plan.sequences` sequences of `plan.bits` bits read in order from
 /// `input` (any generator's output, judged exactly as the RNG's own; `plan.master` is unused). The
 /// stream is read one sequence at a time, never more than the plan's bits in all; one shorter
@@ -271,32 +307,44 @@ pub fn run_input(
     plan: &Plan,
     input: &mut (dyn std::io::Read + Send),
     format: InputFormat,
+    detail: Detail,
     run: &Run,
 ) -> Result<Report, LabError> {
-    let reader = std::sync::Mutex::new((input, 0u64, None::<String>));
-    let report = judge(plan, run, false, |_| {
+    // The stream's sequences are numbered as they are read, whichever thread reads them.
+    struct Reader<'a> {
+        input: &'a mut (dyn std::io::Read + Send),
+        sequences_read: u32,
+        failed: Option<String>,
+    }
+    let reader = std::sync::Mutex::new(Reader {
+        input,
+        sequences_read: 0,
+        failed: None,
+    });
+    let report = judge(plan, run, false, detail, |_| {
         let mut state = reader
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (input, read, failed) = &mut *state;
-        if failed.is_some() {
-            return Vec::new();
+        let sequence = state.sequences_read;
+        if state.failed.is_some() {
+            return (sequence, Vec::new());
         }
-        match read_sequence(&mut **input, format, plan.bits) {
+        match read_sequence(&mut *state.input, format, plan.bits) {
             Ok(bits) => {
-                *read += plan.bits;
-                bits
+                state.sequences_read += 1;
+                (sequence, bits)
             }
             Err(problem) => {
-                *failed = Some(format!("after {read} bits: {problem}"));
-                Vec::new()
+                let read = u64::from(sequence) * plan.bits;
+                state.failed = Some(format!("after {read} bits: {problem}"));
+                (sequence, Vec::new())
             }
         }
     });
-    let (_, _, failed) = reader
+    let state = reader
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match failed {
+    match state.failed {
         Some(problem) => Err(LabError::Input { problem }),
         None => report,
     }
@@ -395,7 +443,8 @@ fn judge(
     plan: &Plan,
     run: &Run,
     deals: bool,
-    bits_of: impl Fn(u32) -> Vec<u8> + Sync,
+    detail: Detail,
+    bits_of: impl Fn(u32) -> (u32, Vec<u8>) + Sync,
 ) -> Result<Report, LabError> {
     use std::sync::atomic::{AtomicU32, Ordering};
     let next = AtomicU32::new(0);
@@ -415,7 +464,7 @@ fn judge(
                         if sequence >= plan.sequences || run.stopped() {
                             return mine;
                         }
-                        let bits = bits_of(sequence);
+                        let (sequence, bits) = bits_of(sequence);
                         mine.push((sequence, sequence_outcome(plan, sequence, &bits, deals)));
                         run.done.fetch_add(1, Ordering::Relaxed);
                     }
@@ -436,12 +485,22 @@ fn judge(
     outcomes.sort_by_key(|(sequence, _)| *sequence);
     let mut columns: Vec<(String, Vec<f64>)> = Vec::new();
     let mut not_run: Vec<NotRun> = Vec::new();
+    let mut p_values = Vec::new();
     for (_, outcome) in outcomes {
+        let mut mine = Vec::new();
         for value in outcome {
             match value {
-                Ok((name, p)) => push(&mut columns, name, p),
+                Ok((name, p)) => {
+                    if detail == Detail::PValues {
+                        mine.push((name.clone(), p));
+                    }
+                    push(&mut columns, name, p);
+                }
                 Err((test, reason)) => not_applied(&mut not_run, test, reason),
             }
+        }
+        if detail == Detail::PValues {
+            p_values.push(mine);
         }
     }
     let judged: Vec<Judged> = columns
@@ -463,6 +522,7 @@ fn judge(
         failing,
         expected_failing,
         allowed_failing: allowed_by_chance(expected_failing),
+        p_values,
     })
 }
 
@@ -520,10 +580,10 @@ mod tests {
             fair.allowed_failing
         );
         assert!(fair.expected_failing > 0.5 && fair.judged.len() > 150);
-        let biased = judge(&plan, &Run::default(), true, |sequence| {
+        let biased = judge(&plan, &Run::default(), true, Detail::Rows, |sequence| {
             let mut bits = plan.sequence_bits(sequence);
             bits.iter_mut().step_by(10).for_each(|b| *b = 1);
-            bits
+            (sequence, bits)
         })
         .unwrap();
         assert!(!biased.holds(), "{biased:?}");
@@ -550,10 +610,31 @@ mod tests {
             .collect();
         let judged = |bytes: &[u8], format| {
             let mut stream = bytes;
-            run_input(&plan, &mut stream, format, &Run::default())
+            run_input(&plan, &mut stream, format, Detail::Rows, &Run::default())
         };
         let fair = judged(&good, InputFormat::Raw).unwrap();
         assert!(fair.holds(), "{} failing", fair.failing);
+        assert!(fair.p_values.is_empty());
+        // Each sequence's P-values, when kept, are the tests' on that sequence's slice of the
+        // stream, in the stream's order whichever thread read it.
+        let kept = run_input(
+            &plan,
+            &mut &good[..],
+            InputFormat::Raw,
+            Detail::PValues,
+            &Run::default(),
+        )
+        .unwrap();
+        assert_eq!(kept.judged, fair.judged);
+        assert_eq!(kept.p_values.len(), 60);
+        for (i, values) in kept.p_values.iter().enumerate().step_by(17) {
+            let slice = &good[i * 8192..(i + 1) * 8192];
+            let frequency = nist::frequency(&nist::bits_of(slice)).unwrap();
+            assert!(
+                values.contains(&("frequency".to_string(), frequency)),
+                "{i}"
+            );
+        }
         assert!(fair.not_run.iter().all(|n| !n.test.contains("cards")));
         let mut ascii = Vec::new();
         for (i, bit) in nist::bits_of(&good).into_iter().enumerate() {

@@ -24,6 +24,9 @@ use pitboss_engine::money::Money;
 use pitboss_engine::rng::{Seed, SeedError};
 use pitboss_engine::settlement::{BetId, Settlement, UnknownBet, Wager};
 
+/// The longest transcript text read (JSON, or one line of JSON Lines): 60 KiB.
+pub const MAX_TEXT: usize = 60 * 1024;
+
 /// A transcript as written by the other system.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

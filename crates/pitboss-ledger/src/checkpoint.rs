@@ -194,15 +194,22 @@ impl Checkpoint {
             root,
             extensions,
         } = Text::parse(&format!("{body}\n"))?;
-        let line = signatures
+        // The origin's Ed25519 line: a log may sign with another kind of key under its name too
+        // (an ML-DSA-44 line, much longer), which is not this one.
+        let mut lines = signatures
             .lines()
-            .find(|l| l.starts_with(&format!("\u{2014} {origin} ")))
-            .ok_or_else(|| bad("no signature line by the origin's key"))?;
-        let sig = line
-            .rsplit(' ')
-            .next()
-            .and_then(|s| STANDARD.decode(s).ok())
-            .filter(|s| s.len() == 68)
+            .filter(|l| l.starts_with(&format!("\u{2014} {origin} ")))
+            .peekable();
+        if lines.peek().is_none() {
+            return Err(bad("no signature line by the origin's key"));
+        }
+        let sig = lines
+            .filter_map(|line| {
+                line.rsplit(' ')
+                    .next()
+                    .and_then(|s| STANDARD.decode(s).ok())
+            })
+            .find(|s| s.len() == 68)
             .ok_or_else(|| bad("the signature is not base64 of 68 bytes"))?;
         Ok(Checkpoint {
             origin,

@@ -139,81 +139,92 @@ impl Keypair {
 
     /// Reads a key file: exactly 32 secret bytes, readable by its owner only.
     pub fn read(path: &Path) -> Result<Keypair, KeyError> {
-        let io = |source| KeyError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = match std::fs::File::open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(KeyError::Missing {
-                    path: path.to_path_buf(),
-                })
-            }
-            Err(source) => return Err(io(source)),
-        };
-        // At most one byte more than a key: enough to tell a longer file, whatever its size.
-        let mut bytes = Vec::with_capacity(33);
-        std::io::Read::read_to_end(&mut std::io::Read::take(&file, 33), &mut bytes).map_err(io)?;
-        if bytes.len() > 32 {
-            let len = file.metadata().map_err(io)?.len();
-            return Err(KeyError::Malformed {
-                path: path.to_path_buf(),
-                len: usize::try_from(len).unwrap_or(usize::MAX),
-            });
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(path)
-                .map_err(|source| KeyError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?
-                .permissions()
-                .mode();
-            if mode & 0o077 != 0 {
-                return Err(KeyError::Exposed {
-                    path: path.to_path_buf(),
-                    mode: mode & 0o7777,
-                });
-            }
-        }
-        let secret: [u8; 32] = bytes
-            .as_slice()
-            .try_into()
-            .map_err(|_| KeyError::Malformed {
-                path: path.to_path_buf(),
-                len: bytes.len(),
-            })?;
-        Ok(Keypair::from_secret(secret))
+        read_secret(path).map(Keypair::from_secret)
     }
 
     /// Writes the secret to `path` atomically (temporary file, fsync, rename), mode 0600.
     pub fn write_to(&self, path: &Path) -> Result<(), KeyError> {
-        let io = |source| KeyError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let tmp = path.with_extension("tmp");
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp).map_err(io)?;
-        file.write_all(&self.key.to_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)?;
-        if let Some(parent) = path.parent() {
-            std::fs::File::open(parent)
-                .and_then(|d| d.sync_all())
-                .map_err(io)?;
-        }
-        Ok(())
+        write_secret(path, &self.key.to_bytes())
     }
+}
+
+/// Reads a secret key file (an Ed25519 key, a witness's ML-DSA-44 seed): exactly 32 bytes,
+/// readable by its owner only.
+pub fn read_secret(path: &Path) -> Result<[u8; 32], KeyError> {
+    let io = |source| KeyError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(KeyError::Missing {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(source) => return Err(io(source)),
+    };
+    // At most one byte more than a key: enough to tell a longer file, whatever its size.
+    let mut bytes = Vec::with_capacity(33);
+    std::io::Read::read_to_end(&mut std::io::Read::take(&file, 33), &mut bytes).map_err(io)?;
+    if bytes.len() > 32 {
+        let len = file.metadata().map_err(io)?.len();
+        return Err(KeyError::Malformed {
+            path: path.to_path_buf(),
+            len: usize::try_from(len).unwrap_or(usize::MAX),
+        });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|source| KeyError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(KeyError::Exposed {
+                path: path.to_path_buf(),
+                mode: mode & 0o7777,
+            });
+        }
+    }
+    let secret: [u8; 32] = bytes
+        .as_slice()
+        .try_into()
+        .map_err(|_| KeyError::Malformed {
+            path: path.to_path_buf(),
+            len: bytes.len(),
+        })?;
+    Ok(secret)
+}
+
+/// Writes a 32-byte secret to `path` atomically (temporary file, fsync, rename), mode 0600.
+pub fn write_secret(path: &Path, secret: &[u8; 32]) -> Result<(), KeyError> {
+    let io = |source| KeyError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let tmp = path.with_extension("tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&tmp).map_err(io)?;
+    file.write_all(secret).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)?;
+    if let Some(parent) = path.parent() {
+        std::fs::File::open(parent)
+            .and_then(|d| d.sync_all())
+            .map_err(io)?;
+    }
+    Ok(())
 }
 
 /// The message a retiring key signs for its successor.

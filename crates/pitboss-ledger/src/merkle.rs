@@ -245,6 +245,131 @@ pub fn verify_consistency(
     fr == *first_root && sr == *second_root && snode == 0
 }
 
+/// Whether `[start, end)` is a subtree (draft-ietf-plants-merkle-tree-certs §4.1, as C2SP
+/// `tlog-witness`'s `sign-subtree` asks): `start < end`, and `start` a multiple of the smallest
+/// power of two at least `end − start` — a node of the tree, or the left part of the right edge.
+pub fn is_subtree(start: u64, end: u64) -> bool {
+    start < end
+        && (end - start)
+            .checked_next_power_of_two()
+            .is_some_and(|width| start.is_multiple_of(width))
+}
+
+/// The proof that subtree `[start, end)` is part of the tree of the first `size` leaves
+/// (`end ≤ size`; the draft's §4.4: for `start = 0`, RFC 9162's consistency proof from `end`).
+/// Empty when the subtree is the whole tree.
+pub fn subtree_consistency_proof<L: Leaves>(
+    leaves: &mut L,
+    start: u64,
+    end: u64,
+    size: u64,
+) -> Result<Vec<Hash>, L::Error> {
+    subtree_proof(leaves, start, end, 0, size, true)
+}
+
+/// The proof of `[start, end)` (relative to `offset`) in `D[offset .. offset + size]`; `known`:
+/// whether the verifier holds the subtree's hash (false once the subtree is only the left part of
+/// a node, as in RFC 9162's `SUBPROOF`).
+fn subtree_proof<L: Leaves>(
+    leaves: &mut L,
+    start: u64,
+    end: u64,
+    offset: u64,
+    size: u64,
+    known: bool,
+) -> Result<Vec<Hash>, L::Error> {
+    if start == 0 && end == size {
+        return Ok(if known {
+            Vec::new()
+        } else {
+            vec![subtree_root(leaves, offset, size)?]
+        });
+    }
+    let k = split(size);
+    Ok(if end <= k {
+        let mut p = subtree_proof(leaves, start, end, offset, k, known)?;
+        p.push(subtree_root(leaves, offset + k, size - k)?);
+        p
+    } else if start >= k {
+        let mut p = subtree_proof(leaves, start - k, end - k, offset + k, size - k, known)?;
+        p.push(subtree_root(leaves, offset, k)?);
+        p
+    } else {
+        // Only a subtree from 0 spans the split: its left part is the whole left half.
+        let mut p = subtree_proof(leaves, 0, end - k, offset + k, size - k, false)?;
+        p.push(subtree_root(leaves, offset, k)?);
+        p
+    })
+}
+
+/// Checks that `proof` shows subtree `[start, end)` of hash `subtree` part of the tree of `size`
+/// leaves and root `root` (the draft's §4.4.3). Walks up from the subtree's last leaf as RFC 9162's
+/// consistency check walks up from the first tree's: `first` is the subtree's first leaf's node,
+/// `last` its last's, `edge` the tree's last; the subtree's own hash is rebuilt from the left
+/// siblings met while `first` and `last` are apart, the root from every sibling.
+pub fn verify_subtree_consistency(
+    start: u64,
+    end: u64,
+    size: u64,
+    subtree: &Hash,
+    root: &Hash,
+    proof: &[Hash],
+) -> bool {
+    if !is_subtree(start, end) || end > size {
+        return false;
+    }
+    let (mut first, mut last, mut edge) = (start, end - 1, size - 1);
+    let up = |first: &mut u64, last: &mut u64, edge: &mut u64| {
+        *first >>= 1;
+        *last >>= 1;
+        *edge >>= 1;
+    };
+    if last == edge {
+        // The subtree ends the tree: up to the node that holds it all.
+        while first != last {
+            up(&mut first, &mut last, &mut edge);
+        }
+    } else {
+        // Up while the subtree's last node is a right child within it.
+        while first != last && last & 1 == 1 {
+            up(&mut first, &mut last, &mut edge);
+        }
+    }
+    let (head, rest) = if first == last {
+        (*subtree, proof)
+    } else {
+        match proof.split_first() {
+            Some((head, rest)) => (*head, rest),
+            None => return false,
+        }
+    };
+    let (mut fr, mut sr) = (head, head);
+    for c in rest {
+        if edge == 0 {
+            return false;
+        }
+        if last & 1 == 1 || last == edge {
+            // A node on the tree's right edge with no sibling at its level rises unchanged to the
+            // level where it is a right child; `c` is its left sibling there, part of the subtree
+            // if the subtree has not closed into one node below it.
+            while last & 1 == 0 {
+                if last == 0 {
+                    return false;
+                }
+                up(&mut first, &mut last, &mut edge);
+            }
+            if first < last {
+                fr = node_hash(c, &fr);
+            }
+            sr = node_hash(c, &sr);
+        } else {
+            sr = node_hash(&sr, c);
+        }
+        up(&mut first, &mut last, &mut edge);
+    }
+    edge == 0 && fr == *subtree && sr == *root
+}
+
 /// The root of leaves given one at a time, in order, in memory logarithmic in their number: the
 /// roots of the perfect subtrees so far (one per bit of the count), folded right to left at the end
 /// (the RFC 9162 root splits at the largest power of two below the size, so it is exactly this
@@ -336,6 +461,85 @@ impl MerkleCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every subtree of every tree up to 40 leaves: its proof, made from the definition, verifies;
+    /// from 0 it is RFC 9162's consistency proof; any hash of it altered, a wrong subtree hash or
+    /// root, a proof cut short or lengthened, and every other range of the same size fail.
+    #[test]
+    fn subtree_consistency_proofs_verify_exactly() {
+        let all: Vec<Hash> = (0..40u8).map(|i| leaf_hash(&[i; 32])).collect();
+        for size in 1..=40u64 {
+            let leaves = &all[..size as usize];
+            let root = root_of(leaves);
+            for start in 0..size {
+                for end in start + 1..=size {
+                    let subtree = root_of(&leaves[start as usize..end as usize]);
+                    if !is_subtree(start, end) {
+                        assert!(!verify_subtree_consistency(
+                            start,
+                            end,
+                            size,
+                            &subtree,
+                            &root,
+                            &[]
+                        ));
+                        continue;
+                    }
+                    let proof =
+                        subtree_consistency_proof(&mut &leaves[..], start, end, size).unwrap();
+                    assert!(
+                        verify_subtree_consistency(start, end, size, &subtree, &root, &proof),
+                        "[{start}, {end}) of {size}"
+                    );
+                    if start == 0 {
+                        assert_eq!(
+                            proof,
+                            consistency_proof(&mut &leaves[..], end, size).unwrap(),
+                            "[0, {end}) of {size}"
+                        );
+                    }
+                    for i in 0..proof.len() {
+                        let mut bad = proof.clone();
+                        bad[i][0] ^= 1;
+                        assert!(!verify_subtree_consistency(
+                            start, end, size, &subtree, &root, &bad
+                        ));
+                    }
+                    let mut other = subtree;
+                    other[31] ^= 1;
+                    assert!(!verify_subtree_consistency(
+                        start, end, size, &other, &root, &proof
+                    ));
+                    assert!(!verify_subtree_consistency(
+                        start, end, size, &subtree, &other, &proof
+                    ));
+                    if let Some((_, shorter)) = proof.split_last() {
+                        assert!(!verify_subtree_consistency(
+                            start, end, size, &subtree, &root, shorter
+                        ));
+                    }
+                    let mut longer = proof.clone();
+                    longer.push(root);
+                    assert!(!verify_subtree_consistency(
+                        start, end, size, &subtree, &root, &longer
+                    ));
+                    if end < size && is_subtree(start + 1, end + 1) {
+                        assert!(!verify_subtree_consistency(
+                            start + 1,
+                            end + 1,
+                            size,
+                            &subtree,
+                            &root,
+                            &proof
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(is_subtree(8, 13) && is_subtree(4, 8) && is_subtree(0, 7));
+        assert!(!is_subtree(4, 9) && !is_subtree(2, 5) && !is_subtree(3, 3));
+        assert!(is_subtree(u64::MAX - 1, u64::MAX) && !is_subtree(1, u64::MAX));
+    }
 
     fn leaves(n: u64) -> Vec<Hash> {
         (0..n)

@@ -9,8 +9,11 @@ pub struct WitnessProcess {
     child: Child,
     /// `127.0.0.1:PORT`.
     pub address: String,
-    /// Its verifier key (type 0x04), for a policy's `witness` line.
+    /// Its Ed25519 verifier key (type 0x04), for a policy's `witness` line (empty when it
+    /// cosigns with ML-DSA-44 only).
     pub vkey: String,
+    /// Its ML-DSA-44 verifier key (type 0x06), when it cosigns with one.
+    pub ml_dsa_vkey: Option<String>,
     /// Its data directory.
     pub data: PathBuf,
     name: String,
@@ -57,7 +60,8 @@ impl WitnessProcess {
         WitnessProcess {
             child,
             address: ready["witness"].as_str().expect("its address").to_string(),
-            vkey: ready["vkey"].as_str().expect("its vkey").to_string(),
+            vkey: ready["vkey"].as_str().unwrap_or_default().to_string(),
+            ml_dsa_vkey: ready["ml_dsa_vkey"].as_str().map(str::to_string),
             data: data.to_path_buf(),
             name: name.to_string(),
             policy: policy.to_path_buf(),

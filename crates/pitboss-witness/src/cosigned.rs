@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
-use crate::cosignature;
 use ed25519_dalek::VerifyingKey;
 
 use crate::note::{Note, NoteError, Vkey};
@@ -64,7 +63,7 @@ pub fn check(
         .filter(|w| {
             note.signatures
                 .iter()
-                .any(|s| cosignature::verify(&w.vkey, &note.text, s).is_ok())
+                .any(|s| w.vkey.verify(&note.text, s).is_ok())
         })
         .map(|w| w.name.clone())
         .collect();

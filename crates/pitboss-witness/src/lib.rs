@@ -20,12 +20,16 @@
 pub mod checkpoint;
 pub mod cosignature;
 pub mod cosigned;
+pub mod cosigner;
 pub mod evidence;
+pub mod log_list;
 pub mod note;
 pub mod policy;
+pub mod proof;
 pub mod refusal;
 pub mod request;
 pub mod state;
+pub mod subtree;
 mod witness;
 
 pub use refusal::{Inconsistency, Refused};

@@ -1,6 +1,6 @@
 //! Signed notes (C2SP `signed-note`) and verifier keys (`vkey`s): a note's text and signature
-//! lines, key ids, and the two key kinds a witness meets — a log's Ed25519 key (type `0x01`) and a
-//! cosigner's Ed25519 key (type `0x04`, `tlog-cosignature`).
+//! lines, key ids, and the Ed25519 key kinds — a log's key (type `0x01`) and a cosigner's key
+//! (type `0x04`, `tlog-cosignature`); an ML-DSA-44 cosigner's (type `0x06`) is `subtree.rs`'s.
 //!
 //! Owns the syntax only: which signature is trusted, and what a signature signs, is the caller's
 //! (a checkpoint's signature is over the text; a cosignature is over more, `cosignature.rs`).
@@ -10,8 +10,9 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ed25519_dalek::VerifyingKey;
 
-/// The largest note read, in bytes (a checkpoint with its signatures is a few hundred).
-pub const MAX_NOTE: usize = 16 * 1024;
+/// The largest note read, in bytes: a checkpoint with its signatures is a few hundred, and each
+/// ML-DSA-44 cosignature 3.3 KiB more (a dozen of them fit).
+pub const MAX_NOTE: usize = 64 * 1024;
 /// The most signature lines read in one note.
 pub const MAX_SIGNATURES: usize = 100;
 /// The signature type of an Ed25519 note key (a log's checkpoints).
@@ -137,6 +138,23 @@ pub fn is_key_name(name: &str) -> bool {
             .any(|c| c.is_whitespace() || c == '+' || c.is_control())
 }
 
+/// A vkey's three parts, `<name>+<id>+<base64(type ‖ key)>`: the name (a key name: it holds no
+/// `+`, the base64 may), the id as written, and the key's bytes with their type first.
+pub(crate) fn vkey_parts(text: &str) -> Result<(&str, &str, Vec<u8>), NoteError> {
+    let bad = NoteError::BadVkey;
+    let mut parts = text.trim().splitn(3, '+');
+    let (Some(name), Some(id), Some(encoded)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad("not <name>+<id>+<key>"));
+    };
+    if !is_key_name(name) {
+        return Err(bad("not a key name"));
+    }
+    let raw = STANDARD
+        .decode(encoded)
+        .map_err(|_| bad("the key is not base64"))?;
+    Ok((name, id, raw))
+}
+
 /// A key's id: `SHA-256(name ‖ "\n" ‖ type ‖ key)[:4]` (the ledger's, which its checkpoints use).
 pub use pitboss_ledger::checkpoint::note_key_id as key_id;
 
@@ -157,18 +175,7 @@ impl Vkey {
     /// key.
     pub fn parse(text: &str) -> Result<Vkey, NoteError> {
         let bad = NoteError::BadVkey;
-        // The name holds no `+`; the base64 key may.
-        let mut parts = text.trim().splitn(3, '+');
-        let (Some(name), Some(id), Some(encoded)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad("not <name>+<id>+<key>"));
-        };
-        if !is_key_name(name) {
-            return Err(bad("not a key name"));
-        }
-        let raw = STANDARD
-            .decode(encoded)
-            .map_err(|_| bad("the key is not base64"))?;
+        let (name, id, raw) = vkey_parts(text)?;
         let (&kind, key) = raw.split_first().ok_or(bad("no key"))?;
         if kind != ED25519 && kind != COSIGNATURE_V1 {
             return Err(bad(

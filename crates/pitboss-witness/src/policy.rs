@@ -9,7 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::note::{Vkey, COSIGNATURE_V1, ED25519};
+use crate::cosigner::CosignerKey;
+use crate::note::{Vkey, ED25519};
 
 /// The largest policy read, in bytes.
 pub const MAX_POLICY: usize = 64 * 1024;
@@ -38,8 +39,8 @@ pub struct PolicyLog {
 pub struct PolicyWitness {
     /// Its name in the policy (for groups and the quorum).
     pub name: String,
-    /// Its cosigner key (type `0x04`).
-    pub vkey: Vkey,
+    /// Its cosigner key (type `0x04` Ed25519 or `0x06` ML-DSA-44).
+    pub vkey: CosignerKey,
     /// Its submission prefix, if given.
     pub url: Option<String>,
 }
@@ -93,15 +94,22 @@ impl Policy {
         for (i, raw) in text.split('\n').enumerate() {
             let n = i + 1;
             let words: Vec<&str> = raw.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
-            let vkey = |text: &str, kind: u8, keys: &mut BTreeSet<[u8; 32]>| {
+            let vkey = |text: &str, kind: u8, keys: &mut BTreeSet<(u8, Vec<u8>)>| {
                 let vkey = Vkey::parse(text).map_err(|e| at(n, &e.to_string()))?;
                 if vkey.kind != kind {
                     return Err(at(n, "a key of the wrong type for its role"));
                 }
-                if !keys.insert(vkey.key.to_bytes()) {
+                if !keys.insert((vkey.kind, vkey.key.to_bytes().to_vec())) {
                     return Err(at(n, "a key listed twice"));
                 }
                 Ok(vkey)
+            };
+            let cosigner = |text: &str, keys: &mut BTreeSet<(u8, Vec<u8>)>| {
+                let key = CosignerKey::parse(text).map_err(|e| at(n, &e.to_string()))?;
+                if !keys.insert(key.key_bytes()) {
+                    return Err(at(n, "a key listed twice"));
+                }
+                Ok(key)
             };
             match words.as_slice() {
                 [] => {}
@@ -114,7 +122,7 @@ impl Policy {
                     policy.define(name, n)?;
                     policy.witnesses.push(PolicyWitness {
                         name: name.to_string(),
-                        vkey: vkey(key, COSIGNATURE_V1, &mut witness_keys)?,
+                        vkey: cosigner(key, &mut witness_keys)?,
                         url: rest.first().map(|u| u.to_string()),
                     });
                 }
@@ -207,6 +215,7 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::note::COSIGNATURE_V1;
 
     fn vkey(seed: u8, name: &str, kind: u8) -> String {
         Vkey {
@@ -307,6 +316,32 @@ mod tests {
         let as_witness = vkey(1, "same", COSIGNATURE_V1);
         assert!(Policy::parse(&format!("log {same}\nwitness W {as_witness}\nquorum W\n")).is_ok());
         assert_eq!(refused("quorum none\r\n".into()), 0);
+        // An ML-DSA-44 witness (type 0x06) is a witness like any other; its key listed twice,
+        // under two names, is refused; an ML-DSA-44 key is no log's.
+        let pq = |name: &str| {
+            crate::subtree::MlDsaKey::from_seed([9; 32])
+                .vkey(name)
+                .to_string()
+        };
+        let with_pq = Policy::parse(&format!(
+            "witness A {}\nwitness P {}\ngroup G all A P\nquorum G\n",
+            w(1),
+            pq("pq")
+        ))
+        .unwrap();
+        assert!(matches!(
+            with_pq.witnesses[1].vkey,
+            CosignerKey::MlDsa44(ref v) if v.name == "pq"
+        ));
+        assert_eq!(
+            refused(format!(
+                "witness P {}\nwitness Q {}\nquorum P\n",
+                pq("p"),
+                pq("q")
+            )),
+            2
+        );
+        assert_eq!(refused(format!("log {}\nquorum none\n", pq("p"))), 1);
         assert!(Policy::parse("  # only\n\nquorum none\n")
             .unwrap()
             .satisfied(&BTreeSet::new()));

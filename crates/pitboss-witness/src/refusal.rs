@@ -42,6 +42,12 @@ pub enum Inconsistency {
     /// A tree of size 0 whose root is not the empty tree's.
     #[error("a checkpoint of size 0 whose root is not the empty tree's")]
     EmptyRoot,
+    /// A `sign-subtree` request whose subtree consistency proof does not join the subtree to the
+    /// checkpoint.
+    #[error(
+        "the subtree consistency proof of [{start}, {end}) in the tree of {size} does not verify"
+    )]
+    BadSubtreeProof { start: u64, end: u64, size: u64 },
 }
 
 impl Refused {

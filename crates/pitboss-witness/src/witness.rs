@@ -1,5 +1,7 @@
 //! The decision: whether a checkpoint is cosigned, in the order `tlog-witness` gives, with the
-//! check of the old size and the update of the state as one step under one lock.
+//! check of the old size and the update of the state as one step under one lock; the cosignatures
+//! it answers with (Ed25519 `cosignature/v1`, ML-DSA-44 `subtree/v1`, or both, as configured); and
+//! `sign-subtree`, a subtree of a checkpoint it cosigned, with its ML-DSA-44 key.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -8,10 +10,12 @@ use pitboss_ledger::keys::Keypair;
 
 use crate::checkpoint::Checkpoint;
 use crate::cosignature::{self, MAX_TIMESTAMP};
+use crate::cosigner::CosignerKey;
 use crate::note::{Note, NoteSignature, Vkey, ED25519};
 use crate::refusal::{log_signature, Inconsistency, Refused};
-use crate::request::AddCheckpoint;
+use crate::request::{AddCheckpoint, SignSubtree};
 use crate::state::{State, StateError, Stored};
+use crate::subtree::MlDsaKey;
 
 /// Why `add_checkpoint` did not answer with a cosignature.
 #[derive(Debug, thiserror::Error)]
@@ -27,10 +31,14 @@ pub enum WitnessError {
     Time(u64),
 }
 
-/// A witness: its name and key, the logs it knows, its state.
+/// A witness: its name and keys, the logs it knows, its state.
 pub struct Witness {
     name: String,
     key: Keypair,
+    /// Whether it cosigns with its Ed25519 key (`cosignature/v1`).
+    ed25519: bool,
+    /// Its ML-DSA-44 key, when it cosigns with one too (or only with it).
+    ml_dsa: Option<MlDsaKey>,
     /// Each known log's keys, by origin (more than one while a log rotates its key). A mirror's
     /// witness adds the keys its verified copy establishes ([`Witness::learn_log_key`]).
     logs: Mutex<BTreeMap<String, Vec<Vkey>>>,
@@ -51,13 +59,44 @@ impl Witness {
         Witness {
             name,
             key,
+            ed25519: true,
+            ml_dsa: None,
             logs: Mutex::new(by_origin),
             state,
             lock: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// This witness's verifier key (type `0x04`), for a log's policy.
+    /// This witness cosigning with `key` (ML-DSA-44) as well, or — `ed25519` false — with it only.
+    /// Its name must then be at most 255 bytes (the `subtree/v1` message's bound): `None` if not.
+    pub fn with_ml_dsa(mut self, key: MlDsaKey, ed25519: bool) -> Option<Witness> {
+        if self.name.len() > 255 {
+            return None;
+        }
+        self.ml_dsa = Some(key);
+        self.ed25519 = ed25519;
+        Some(self)
+    }
+
+    /// The keys this witness cosigns with, for a log's policy: the Ed25519 one (type `0x04`),
+    /// the ML-DSA-44 one (type `0x06`), or both.
+    pub fn cosigner_keys(&self) -> Vec<CosignerKey> {
+        let mut keys = Vec::new();
+        if self.ed25519 {
+            keys.push(CosignerKey::Ed25519(self.vkey()));
+        }
+        if let Some(key) = &self.ml_dsa {
+            keys.push(CosignerKey::MlDsa44(key.vkey(&self.name)));
+        }
+        keys
+    }
+
+    /// Whether it answers `sign-subtree` (it holds an ML-DSA-44 key).
+    pub fn signs_subtrees(&self) -> bool {
+        self.ml_dsa.is_some()
+    }
+
+    /// This witness's Ed25519 verifier key (type `0x04`), for a log's policy.
     pub fn vkey(&self) -> Vkey {
         Vkey {
             name: self.name.clone(),
@@ -170,16 +209,117 @@ impl Witness {
         if let Some(kept) = before
             .as_ref()
             .filter(|b| unchanged && b.note.text == request.note.text)
-            .and_then(|b| self.own_cosignature(&b.note))
+            .and_then(|b| self.own_cosignatures(&b.note))
         {
-            return Ok(kept.0.line());
+            return Ok(kept.0.iter().map(|s| s.line()).collect());
         }
         let time = self.next_time(&mut times, &checkpoint.origin, before.as_ref(), now);
-        let line = cosignature::sign(&self.name, &self.key, time, &request.note.text);
+        let lines = self.cosign(&request.note.text, &checkpoint, time)?;
         let mut kept = request.note.clone();
-        kept.signatures = vec![signed, line.clone()];
+        kept.signatures = std::iter::once(signed)
+            .chain(lines.iter().cloned())
+            .collect();
         self.state.replace(&checkpoint.origin, &kept)?;
         times.insert(checkpoint.origin.clone(), time);
+        Ok(lines.iter().map(NoteSignature::line).collect())
+    }
+
+    /// This witness's cosignature lines over the checkpoint `text` at `time`, one per key it
+    /// cosigns with.
+    fn cosign(
+        &self,
+        text: &str,
+        checkpoint: &Checkpoint,
+        time: u64,
+    ) -> Result<Vec<NoteSignature>, Refused> {
+        let mut lines = Vec::new();
+        if self.ed25519 {
+            lines.push(cosignature::sign(&self.name, &self.key, time, text));
+        }
+        if let Some(key) = &self.ml_dsa {
+            lines.push(
+                key.sign_checkpoint(&self.name, time, checkpoint)
+                    .ok_or_else(|| {
+                        Refused::BadRequest(
+                    "the origin is longer than an ML-DSA-44 cosignature may name (255 bytes)"
+                        .into(),
+                )
+                    })?,
+            );
+        }
+        Ok(lines)
+    }
+
+    /// Handles a `sign-subtree` body: this witness's ML-DSA-44 cosignature of the subtree (time
+    /// zero, as `tlog-cosignature` asks of a subtree), once the reference checkpoint carries a
+    /// cosignature of its own and the subtree consistency proof joins the subtree to it. No state
+    /// changes: the checkpoint was cosigned already, and the subtree is part of it.
+    pub fn sign_subtree(&self, body: &[u8]) -> Result<String, WitnessError> {
+        let Some(key) = &self.ml_dsa else {
+            return Err(Refused::BadRequest("this witness has no ML-DSA-44 key".into()).into());
+        };
+        let request = SignSubtree::parse(body).map_err(|e| Refused::BadRequest(e.to_string()))?;
+        let checkpoint = Checkpoint::parse(&request.note.text)
+            .map_err(|e| Refused::BadRequest(format!("the checkpoint: {e}")))?;
+        if !pitboss_ledger::merkle::is_subtree(request.start, request.end)
+            || request.end > checkpoint.size
+        {
+            return Err(Refused::BadRequest(format!(
+                "[{}, {}) is not a subtree of a tree of {}",
+                request.start, request.end, checkpoint.size
+            ))
+            .into());
+        }
+        if !self.log_keys().contains_key(&checkpoint.origin) {
+            return Err(Refused::UnknownLog {
+                origin: checkpoint.origin.clone(),
+            }
+            .into());
+        }
+        // One cosignature by any of its keys is enough (tlog-witness): a log's policy may keep
+        // only the line of the key it names.
+        let note = &request.note;
+        let cosigned_here = self.cosigner_keys().iter().any(|key| {
+            note.signatures
+                .iter()
+                .any(|s| key.verify(&note.text, s).is_ok())
+        });
+        if !cosigned_here {
+            return Err(Refused::Forbidden(
+                "the checkpoint carries no cosignature of this witness".into(),
+            )
+            .into());
+        }
+        if !pitboss_ledger::merkle::verify_subtree_consistency(
+            request.start,
+            request.end,
+            checkpoint.size,
+            &request.hash,
+            &checkpoint.root,
+            &request.proof,
+        ) {
+            return Err(Refused::Inconsistent(Inconsistency::BadSubtreeProof {
+                start: request.start,
+                end: request.end,
+                size: checkpoint.size,
+            })
+            .into());
+        }
+        let line = key
+            .sign(
+                &self.name,
+                0,
+                &checkpoint.origin,
+                request.start,
+                request.end,
+                &request.hash,
+            )
+            .ok_or_else(|| {
+                Refused::BadRequest(
+                    "the origin is longer than an ML-DSA-44 cosignature may name (255 bytes)"
+                        .into(),
+                )
+            })?;
         Ok(line.line())
     }
 
@@ -194,20 +334,26 @@ impl Witness {
     ) -> u64 {
         let last = *times.entry(origin.to_string()).or_insert_with(|| {
             before
-                .and_then(|b| self.own_cosignature(&b.note))
+                .and_then(|b| self.own_cosignatures(&b.note))
                 .map_or(0, |(_, time)| time)
         });
         now.max(last)
     }
 
-    /// This witness's cosignature among `note`'s, and its time, if it carries one.
-    fn own_cosignature<'a>(&self, note: &'a Note) -> Option<(&'a NoteSignature, u64)> {
-        let own = self.vkey();
-        note.signatures.iter().find_map(|s| {
-            cosignature::verify(&own, &note.text, s)
-                .ok()
-                .map(|time| (s, time))
-        })
+    /// This witness's cosignatures among `note`'s — one by each key it cosigns with — and the
+    /// latest time they carry; `None` unless every key has one.
+    fn own_cosignatures<'a>(&self, note: &'a Note) -> Option<(Vec<&'a NoteSignature>, u64)> {
+        let mut found = Vec::new();
+        let mut latest = 0;
+        for key in self.cosigner_keys() {
+            let (line, time) = note
+                .signatures
+                .iter()
+                .find_map(|s| key.verify(&note.text, s).ok().map(|time| (s, time)))?;
+            found.push(line);
+            latest = latest.max(time);
+        }
+        Some((found, latest))
     }
 
     /// What tlog-witness's monitoring API serves at `<prefix>/<origin hash>/checkpoint`: the
@@ -228,7 +374,7 @@ impl Witness {
         let Some(mut stored) = self.state.latest(&origin)? else {
             return Ok(None);
         };
-        if self.own_cosignature(&stored.note).is_none() {
+        if self.own_cosignatures(&stored.note).is_none() {
             if now == 0 || now > MAX_TIMESTAMP {
                 return Err(WitnessError::Time(now));
             }
@@ -237,11 +383,15 @@ impl Witness {
             if let Some(latest) = self.state.latest(&origin)? {
                 stored = latest;
             }
-            if self.own_cosignature(&stored.note).is_none() {
-                // Kept, once: the time given is then the one a restart starts from.
+            if self.own_cosignatures(&stored.note).is_none() {
+                // Kept, once: the time given is then the one a restart starts from. Lines of
+                // its own kept before (another set of keys) give way to the new ones.
                 let time = self.next_time(&mut times, &origin, None, now);
-                let line = cosignature::sign(&self.name, &self.key, time, &stored.note.text);
-                stored.note.signatures.push(line);
+                let checkpoint = Checkpoint::parse(&stored.note.text)
+                    .map_err(|e| Refused::BadRequest(format!("the kept checkpoint: {e}")))?;
+                let lines = self.cosign(&stored.note.text, &checkpoint, time)?;
+                stored.note.signatures.retain(|s| s.name != self.name);
+                stored.note.signatures.extend(lines);
                 self.state.replace(&origin, &stored.note)?;
                 times.insert(origin.clone(), time);
             }

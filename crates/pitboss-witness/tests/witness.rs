@@ -353,3 +353,119 @@ fn the_same_tree_in_another_text_is_cosigned_over_that_text() {
     let cosig = with.signatures.iter().find(|s| me.names(s)).unwrap();
     assert_eq!(cosignature::verify(&me, &other.text, cosig), Ok(NOW + 1));
 }
+
+/// A witness cosigning with both keys answers both lines, each verifying; one with ML-DSA-44 only
+/// answers that line alone; `sign-subtree` cosigns a subtree of a checkpoint it cosigned (time
+/// zero), and refuses each thing tlog-witness names with its status: a range that is no subtree
+/// (400), a checkpoint without its own cosignature (403), an unknown log (404), a proof that does
+/// not join the subtree to the checkpoint (422).
+#[test]
+fn an_ml_dsa_witness_cosigns_checkpoints_and_subtrees() {
+    use pitboss_ledger::merkle::subtree_consistency_proof;
+    use pitboss_witness::cosigner::CosignerKey;
+    use pitboss_witness::request::SignSubtree;
+    use pitboss_witness::subtree::MlDsaKey;
+    let dir = tempfile::tempdir().unwrap();
+    let w = witness(dir.path())
+        .with_ml_dsa(MlDsaKey::from_seed([3; 32]), true)
+        .unwrap();
+    let keys = w.cosigner_keys();
+    assert_eq!(keys.len(), 2);
+    let CosignerKey::MlDsa44(pq) = &keys[1] else {
+        panic!("{keys:?}")
+    };
+    let first = note(14, None, &log_key());
+    let answer = w.add_checkpoint(&request(0, first.clone()), NOW).unwrap();
+    assert_eq!(answer.lines().count(), 2, "{answer}");
+    let cosigned = Note::parse(&format!("{}{answer}", first.to_text())).unwrap();
+    for key in &keys {
+        let verified: Vec<u64> = cosigned
+            .signatures
+            .iter()
+            .filter_map(|s| key.verify(&first.text, s).ok())
+            .collect();
+        assert_eq!(verified, [NOW], "{key}");
+    }
+    // The same checkpoint again: the same two lines.
+    assert_eq!(
+        w.add_checkpoint(&request(14, first.clone()), NOW + 5)
+            .unwrap(),
+        answer
+    );
+
+    // A subtree of the cosigned checkpoint, with the witness's own cosignatures only.
+    let all = leaves(14);
+    let subtree = |start: u64, end: u64, proof: Option<Vec<Hash>>, note: Note| {
+        SignSubtree {
+            start,
+            end,
+            hash: root_of(&all[start as usize..(end as usize).min(all.len())]),
+            proof: proof.unwrap_or_else(|| {
+                subtree_consistency_proof(&mut all.as_slice(), start, end, 14).unwrap()
+            }),
+            note,
+        }
+        .to_body()
+        .into_bytes()
+    };
+    let own = Note {
+        signatures: cosigned.signatures[1..].to_vec(),
+        ..cosigned.clone()
+    };
+    let line = w.sign_subtree(&subtree(8, 13, None, own.clone())).unwrap();
+    let signature = Note::parse(&format!("{}{line}", own.to_text()))
+        .unwrap()
+        .signatures
+        .pop()
+        .unwrap();
+    let hash = root_of(&all[8..13]);
+    assert_eq!(pq.verify(ORIGIN, 8, 13, &hash, &signature), Ok(0));
+    assert!(pq.verify(ORIGIN, 8, 12, &hash, &signature).is_err());
+
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(8, 14, Some(Vec::new()), own.clone()))).status(),
+        422
+    );
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(4, 9, Some(Vec::new()), own.clone()))).status(),
+        400
+    );
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(8, 15, Some(Vec::new()), own.clone()))).status(),
+        400
+    );
+    let mut bad = subtree_consistency_proof(&mut all.as_slice(), 8, 13, 14).unwrap();
+    bad[0][0] ^= 1;
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(8, 13, Some(bad), own.clone()))).status(),
+        422
+    );
+    // Signed by the log alone: not a checkpoint this witness cosigned.
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(8, 13, None, first.clone()))).status(),
+        403
+    );
+    let elsewhere = Note {
+        text: first.text.replace(ORIGIN, "other.example/log"),
+        ..own.clone()
+    };
+    assert_eq!(
+        refused(w.sign_subtree(&subtree(8, 13, None, elsewhere))).status(),
+        404
+    );
+
+    // ML-DSA-44 only: one line, and no Ed25519 key offered.
+    let only = tempfile::tempdir().unwrap();
+    let w = witness(only.path())
+        .with_ml_dsa(MlDsaKey::from_seed([3; 32]), false)
+        .unwrap();
+    assert!(matches!(w.cosigner_keys()[..], [CosignerKey::MlDsa44(_)]));
+    let answer = w.add_checkpoint(&request(0, first.clone()), NOW).unwrap();
+    assert_eq!(answer.lines().count(), 1);
+    let signature = Note::parse(&format!("{}{answer}", first.to_text()))
+        .unwrap()
+        .signatures
+        .pop()
+        .unwrap();
+    assert_eq!(pq.verify_checkpoint(&first.text, &signature), Ok(NOW));
+}

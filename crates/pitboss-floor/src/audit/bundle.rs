@@ -436,6 +436,91 @@ pub fn build_of(
     Ok((bundle, signer))
 }
 
+/// One `tlog-proof@v1` file (C2SP `tlog-proof`) of a bundle's entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlogProofFile {
+    /// `hand-<id>.entry-<sequence>.tlog-proof` (`round-<id>.…` for a round).
+    pub file: String,
+    pub text: String,
+}
+
+/// A `tlog-proof` for each of the bundle's entries, from the bundle's own facts: the entry's
+/// sequence as its index, its inclusion proof, and the checkpoint of the bundle's tree as the
+/// log signed it (the witnesses' cosigned note when the bundle carries one: the same tree). The
+/// extra data is the entry's envelope as stored, whose leaf is SHA-256(0x00 ‖
+/// SHA-256("pitboss.v1.event\0" ‖ envelope)) (`docs/tlog-proof.md`). Entries that do not decode
+/// are left out: the bundle's own check names them.
+pub fn tlog_proofs(bundle: &Bundle) -> Vec<TlogProofFile> {
+    use pitboss_witness::proof::{TlogProof, EXTENSION};
+    let Ok(subject) = bundle.subject() else {
+        return Vec::new();
+    };
+    let checkpoint = match &bundle.cosigned_checkpoint {
+        Some(cosigned) => cosigned.clone(),
+        None => bundle.checkpoint.clone(),
+    };
+    bundle
+        .entries
+        .iter()
+        .filter_map(|bundled| {
+            let bytes = STANDARD.decode(&bundled.stored).ok()?;
+            let entry = Entry::decode(&bytes).ok()?;
+            let proof = bundled
+                .inclusion
+                .iter()
+                .map(|h| hash_of(h))
+                .collect::<Option<Vec<_>>>()?;
+            let proof = TlogProof {
+                extra: Some(entry.envelope_bytes.clone()),
+                index: bundled.sequence,
+                proof,
+                checkpoint: checkpoint.clone(),
+            };
+            Some(TlogProofFile {
+                file: format!(
+                    "{}-{}.entry-{}.{EXTENSION}",
+                    subject.what(),
+                    subject.id(),
+                    bundled.sequence
+                ),
+                text: proof.to_text(),
+            })
+        })
+        .collect()
+}
+
+/// Checks one `tlog-proof` of a pitboss log's entry by the spec's steps, its leaf read from the
+/// extra data (the entry's envelope): the checkpoint signed by `log_key` for `origin`, cosigned to
+/// `policy`'s quorum when one is given, the entry included. The entry's sequence and its envelope,
+/// or why not.
+pub fn check_tlog_proof(
+    text: &str,
+    origin: &str,
+    log_key: &VerifyingKey,
+    policy: Option<&Policy>,
+) -> Result<(u64, Vec<u8>), String> {
+    use pitboss_witness::proof::TlogProof;
+    let proof = TlogProof::parse(text).map_err(|e| e.to_string())?;
+    let envelope = proof
+        .extra
+        .as_ref()
+        .ok_or("no extra data: a pitboss entry's proof carries the entry's envelope")?;
+    let leaf = leaf_hash(&entry_hash(envelope));
+    proof
+        .verify(&leaf, origin, log_key, policy)
+        .map_err(|e| e.to_string())?;
+    let sequence = <pitboss_ledger::proto::Envelope as prost::Message>::decode(envelope.as_slice())
+        .map_err(|e| format!("the extra data is not an entry's envelope: {e}"))?
+        .sequence;
+    if sequence != proof.index {
+        return Err(format!(
+            "the envelope says entry {sequence}, the proof's index is {}",
+            proof.index
+        ));
+    }
+    Ok((proof.index, envelope.clone()))
+}
+
 /// The result of checking a bundle.
 #[derive(Clone, Debug)]
 pub struct Verified {
@@ -693,7 +778,10 @@ fn stated_tree(
         policy
             .witnesses
             .iter()
-            .find(|w| pitboss_witness::cosignature::verify(&w.vkey, text, signature).is_ok())
+            // Only a cosignature over the whole text states its extension lines: an Ed25519
+            // cosignature/v1 signs the text, an ML-DSA-44 subtree/v1 only the tree.
+            .filter(|w| matches!(w.vkey, pitboss_witness::cosigner::CosignerKey::Ed25519(_)))
+            .find(|w| w.vkey.verify(text, signature).is_ok())
     });
     if stated_by.is_none() {
         return Err(

@@ -9,5 +9,6 @@ pub mod replay;
 pub mod round_dispute;
 pub mod round_replay;
 pub mod significant;
+pub mod tlog_proofs;
 
 pub use replay::{replay, EventCheck, Mismatch, ProofReport, ReplayError};

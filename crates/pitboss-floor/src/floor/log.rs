@@ -47,6 +47,11 @@ impl Floor {
         self.ledger.read_stream(&hand_stream(hand_id), 0)
     }
 
+    /// The entries of any stream from `position` on, in order.
+    pub fn stream_entries(&self, stream: &str, position: u64) -> Result<Vec<Entry>, LedgerError> {
+        self.ledger.read_stream(stream, position)
+    }
+
     /// Every entry of a round's stream, in order.
     pub fn round_stream_entries(&self, round_id: &str) -> Result<Vec<Entry>, LedgerError> {
         self.ledger.read_stream(&super::round_stream(round_id), 0)

@@ -419,6 +419,36 @@ impl Audit for AuditService {
         }))
     }
 
+    async fn get_tlog_proofs(
+        &self,
+        request: Request<proto::GetTlogProofsRequest>,
+    ) -> Result<Response<proto::GetTlogProofsResponse>, Status> {
+        let caller = scope::caller(&request)?;
+        let r = request.into_inner();
+        r.check()?;
+        // Both streams are of every table: only a principal who reaches the whole log.
+        scope::whole_log(&caller, "GetTlogProofs")?;
+        let (stream, position) = (r.stream, r.position);
+        let proven = self
+            .evidence(move |floor, source| {
+                audit::tlog_proofs::stream_proofs(floor, &stream, position, source)
+            })
+            .await?;
+        Ok(Response::new(proto::GetTlogProofsResponse {
+            proofs: proven
+                .proofs
+                .into_iter()
+                .map(|p| proto::TlogProofFile {
+                    file: p.file,
+                    text: p.text,
+                })
+                .collect(),
+            tree_size: proven.tree_size,
+            cosigned: proven.cosigned,
+            next_position: proven.next_position.unwrap_or(0),
+        }))
+    }
+
     async fn get_inclusion_proof(
         &self,
         request: Request<proto::GetInclusionProofRequest>,

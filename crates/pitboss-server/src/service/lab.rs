@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use super::bit_stream;
 use super::convert;
 use super::guard;
 use super::limits::{self, Bounded};
@@ -34,7 +35,7 @@ use pitboss_engine::config::{ConfigId, GameConfig};
 use pitboss_engine::game::GameId;
 use pitboss_engine::rng::Seed;
 use pitboss_lab::certificate::{self, Transcripts};
-use pitboss_lab::rng_battery::{self, Plan};
+use pitboss_lab::rng_battery::{self, Detail, Plan};
 use pitboss_lab::simulate::{self, Strategy};
 use pitboss_lab::{rng_output, ParSheet};
 
@@ -457,6 +458,48 @@ impl Lab for LabService {
         Ok(Response::new(battery_to_proto(&report)))
     }
 
+    async fn test_rng_stream(
+        &self,
+        request: Request<tonic::Streaming<proto::TestRngStreamRequest>>,
+    ) -> Result<Response<proto::TestRngResponse>, Status> {
+        let mut stream = request.into_inner();
+        let bit_stream::Header {
+            plan,
+            format,
+            source,
+        } = bit_stream::header(&mut stream).await?;
+        let (tx, mut reader) = bit_stream::channel();
+        let for_job = plan.clone();
+        let job = self.pool.run(move |run| {
+            rng_battery::run_input(&for_job, &mut reader, format, Detail::Rows, run).map_err(|e| {
+                match e {
+                    // The stream ended short, or held a character that is not a bit.
+                    pitboss_lab::LabError::Input { problem } => invalid_argument("bits", problem),
+                    other => lab_status(other),
+                }
+            })
+        });
+        let feed = bit_stream::feed(stream, tx);
+        tokio::pin!(job, feed);
+        // The battery reads what the feed hands over; once it has what it needs, whatever the
+        // client still sends is not read.
+        let mut fed = None;
+        let judged = loop {
+            tokio::select! {
+                judged = &mut job => break judged,
+                outcome = &mut feed, if fed.is_none() => fed = Some(outcome),
+            }
+        };
+        if let Some(Err(status)) = fed {
+            return Err(status);
+        }
+        let report = judged?;
+        let mut response = battery_to_proto(&report);
+        response.seed = Vec::new();
+        response.command = plan.input_command(&source, format);
+        Ok(Response::new(response))
+    }
+
     async fn certify(
         &self,
         request: Request<proto::CertifyRequest>,
@@ -532,16 +575,21 @@ impl Lab for LabService {
         }
         .line();
         let floor = self.floor.clone();
-        let note = tokio::task::spawn_blocking(move || floor.certification_note(sequence, line))
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(status)?;
+        let (note, tlog_proof) = tokio::task::spawn_blocking(move || {
+            let note = floor.certification_note(sequence, line).map_err(status)?;
+            let proof = crate::audit::tlog_proofs::entry_proof(&floor, sequence, &note)
+                .map_err(|e| Status::internal(e.to_string()))?;
+            Ok::<_, Status>((note, proof.text))
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))??;
         Ok(Response::new(proto::CertifyResponse {
             html,
             note,
             sequence,
             report_sha256: report_sha256.to_vec(),
             holds,
+            tlog_proof,
         }))
     }
 

@@ -6,6 +6,7 @@
 pub mod advice;
 pub mod audit;
 mod auth;
+mod bit_stream;
 
 mod connections;
 mod convert;

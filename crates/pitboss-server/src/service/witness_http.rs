@@ -3,7 +3,9 @@
 //! disk), and the answer the specification gives each outcome — `200` with the cosignature line,
 //! `409` with the size cosigned (`text/x.tlog.size`), `400`, `403`, `404`, `422`, or `500` when
 //! the state cannot be kept (nothing cosigned then); and the monitoring API, `GET
-//! <prefix>/<origin hash>/checkpoint` (the latest checkpoint cosigned for a log, `404` if none).
+//! <prefix>/<origin hash>/checkpoint` (the latest checkpoint cosigned for a log, `404` if none); and,
+//! for a witness with an ML-DSA-44 key, the optional `POST <prefix>/sign-subtree` (`200` with the
+//! subtree's cosignature line, `400`, `403`, `404`, `422`).
 //! Owns the transport only; what is cosigned is `pitboss_witness::Witness`'s.
 
 use std::future::Future;
@@ -115,7 +117,10 @@ async fn answer(
     gate: Option<Gate>,
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
-    if request.uri().path() != &*path {
+    let subtree = request.uri().path().strip_suffix("/sign-subtree")
+        == path.strip_suffix("/add-checkpoint")
+        && witness.signs_subtrees();
+    if request.uri().path() != &*path && !subtree {
         if let Some(origin_hash) = monitoring_path(&path, request.uri().path()) {
             return monitored(witness, origin_hash.to_string(), request.method()).await;
         }
@@ -155,6 +160,9 @@ async fn answer(
     };
     let now = now_seconds();
     let decided = tokio::task::spawn_blocking(move || {
+        if subtree {
+            return Ok(witness.sign_subtree(&body));
+        }
         if let Some(gate) = gate {
             gate(&body)?;
         }

@@ -493,5 +493,5 @@ fn cosignature_line(
     let note = Note::parse(&format!("x\n\n{answer}")).ok()?;
     note.signatures
         .into_iter()
-        .find(|s| pitboss_witness::cosignature::verify(&witness.vkey, text, s).is_ok())
+        .find(|s| witness.vkey.verify(text, s).is_ok())
 }

@@ -168,6 +168,30 @@ positions_only!(
     proto::GetConsistencyProofRequest
 );
 
+impl Bounded for proto::GetTlogProofsRequest {
+    fn check_in(&self, place: &str) -> Result<(), Status> {
+        let field = at(place, "stream");
+        match self.stream.strip_prefix("certifications/") {
+            _ if self.stream == "returns/statements" => Ok(()),
+            Some(config_id) => CONFIG_ID.check(&field, config_id).and_then(|()| {
+                if config_id.is_empty() {
+                    Err(invalid_argument(
+                        &field,
+                        "certifications/ and a configuration id",
+                    ))
+                } else {
+                    Ok(())
+                }
+            }),
+            None => Err(invalid_argument(
+                &field,
+                "returns/statements, or certifications/ and a configuration id (64 hexadecimal \
+                 digits)",
+            )),
+        }
+    }
+}
+
 impl Bounded for proto::PublishConfigRequest {
     fn check_in(&self, place: &str) -> Result<(), Status> {
         REQUEST_ID.check(&at(place, "request_id"), &self.request_id)?;

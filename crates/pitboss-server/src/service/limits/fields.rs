@@ -108,7 +108,7 @@ pub const RNG_SEQUENCE_BITS: Range = Range {
     max: pitboss_lab::rng_battery::MAX_BITS,
 };
 /// The largest transcript or configuration, as JSON (`CheckTranscripts`, `Certify`).
-pub const TRANSCRIPT_JSON: usize = 60 * 1024;
+pub const TRANSCRIPT_JSON: usize = pitboss_lab::transcript::MAX_TEXT;
 /// Hands simulated for one certification report: enough that a recorded verdict rests on
 /// evidence.
 pub const CERTIFIED_HANDS: Range = Range {
