@@ -57,7 +57,8 @@ pub fn write_tlog_proofs(bundle: &Bundle, dir: &std::path::Path) -> anyhow::Resu
     std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     let mut written = Vec::new();
     for proof in bundle::tlog_proofs(bundle) {
-        let path = dir.join(&proof.file);
+        // Named from the bundle's id: a plain file name or nothing.
+        let path = dir.join(super::plain(&proof.file)?);
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)

@@ -30,20 +30,6 @@ pub struct DisputeArgs {
     server: ServerArgs,
 }
 
-/// A file name the server gave, used only if it is a plain name (no directory, no dot first).
-pub fn plain(name: &str) -> anyhow::Result<&str> {
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    anyhow::ensure!(
-        ok,
-        "the server named a file {name:?}, not a plain file name"
-    );
-    Ok(name)
-}
-
 pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
     block_on(async {
         let mut audit = AuditClient::new(args.server.connect().await?);
@@ -64,14 +50,17 @@ pub fn run(args: DisputeArgs) -> anyhow::Result<()> {
         let packet = answer.map_err(refused)?.into_inner();
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot make {}", args.out.display()))?;
-        let html = args.out.join(plain(&packet.html_file)?);
-        let bundle = args.out.join(plain(&packet.bundle_file)?);
+        let html = args.out.join(super::plain(&packet.html_file)?);
+        let bundle = args.out.join(super::plain(&packet.bundle_file)?);
         let mut files = vec![
             (bundle.clone(), &packet.bundle_json),
             (html.clone(), &packet.html),
         ];
         if !packet.deal_file.is_empty() {
-            files.push((args.out.join(plain(&packet.deal_file)?), &packet.deal_json));
+            files.push((
+                args.out.join(super::plain(&packet.deal_file)?),
+                &packet.deal_json,
+            ));
         }
         for (path, text) in &files {
             let mut file = std::fs::OpenOptions::new()

@@ -275,6 +275,20 @@ async fn shutdown_signal() {
     }
 }
 
+/// A file name the server gave, used only if it is a plain name (no directory, no dot first).
+fn plain(name: &str) -> anyhow::Result<&str> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    anyhow::ensure!(
+        ok,
+        "the server named a file {name:?}, not a plain file name"
+    );
+    Ok(name)
+}
+
 /// The log's Ed25519 public key as a user pinned it (`--key`, 64 hex digits).
 fn pinned_key(hex_key: &str) -> anyhow::Result<ed25519_dalek::VerifyingKey> {
     use anyhow::Context;

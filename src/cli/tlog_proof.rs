@@ -60,7 +60,7 @@ pub fn run(args: TlogProofsArgs) -> anyhow::Result<()> {
                 .map_err(refused)?
                 .into_inner();
             for proof in &page.proofs {
-                let name = super::dispute::plain(&proof.file)?;
+                let name = super::plain(&proof.file)?;
                 super::pages::write_new(&args.out.join(name), proof.text.as_bytes())?;
                 written += 1;
             }

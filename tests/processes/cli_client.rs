@@ -495,3 +495,61 @@ fn a_round_is_played_from_the_command_line() {
     );
     assert!(!out.contains("bob"), "{out}");
 }
+
+/// `pitboss dispute` writes the page, the bundle and a C2SP tlog-proof for each of the bundle's
+/// entries side by side; `verify-bundle --tlog-proofs` holds every proof to the bundle with the
+/// pinned key, and `verify-tlog-proof` checks one alone, naming the hand's stream.
+#[test]
+fn a_dispute_packet_carries_a_tlog_proof_for_each_entry() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path());
+    let hand = newest_demo_hand(&server);
+    let (ok, _, err) = pitboss(&server, &["checkpoint"]);
+    assert!(ok, "{err}");
+    let key = printed_key(&err);
+    let out = tempfile::tempdir().unwrap();
+    let (ok, listed, err) = pitboss(
+        &server,
+        &["dispute", &hand, "--out", out.path().to_str().unwrap()],
+    );
+    assert!(ok, "{err}");
+    let proofs: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.ends_with(".tlog-proof"))
+        .collect();
+    let bundle = out.path().join(format!("hand-{hand}.bundle.json"));
+    let entries =
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&bundle).unwrap())
+            .unwrap()["entries"]
+            .as_array()
+            .unwrap()
+            .len();
+    assert_eq!(proofs.len(), entries, "{listed}");
+    let checked = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args([
+            "verify-bundle",
+            bundle.to_str().unwrap(),
+            "--key",
+            &key,
+            "--tlog-proofs",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{said}");
+    assert_eq!(
+        said.matches("tlog-proof of entry").count(),
+        entries,
+        "{said}"
+    );
+    let alone = Command::new(env!("CARGO_BIN_EXE_pitboss"))
+        .args(["verify-tlog-proof", proofs[0], "--key", &key])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&alone.stdout);
+    assert!(
+        alone.status.success() && said.contains(&format!("stream hand/{hand}")),
+        "{said}"
+    );
+}

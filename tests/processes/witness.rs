@@ -745,6 +745,36 @@ async fn a_server_keeps_its_checkpoints_cosigned_by_two_of_three_witnesses() {
         assert_eq!(said["index"], entry.sequence);
         assert!(said["witnesses"].as_array().unwrap().len() >= 2, "{said}");
     }
+    // One witness's line twice does not make two witnesses: the Python steps count W1 once.
+    let first = &files[0];
+    let w1_line = first
+        .text
+        .lines()
+        .find(|l| {
+            l.starts_with(&format!(
+                "\u{2014} {} ",
+                Cosigner::new(&witnesses[0].vkey).name
+            ))
+        })
+        .expect("W1's line")
+        .to_string();
+    let doubled = proofs.join("doubled.txt");
+    std::fs::write(&doubled, format!("{}{w1_line}\n", first.text)).unwrap();
+    let only_w1 = std::process::Command::new(pitboss_testkit::python())
+        .arg(pitboss_testkit::root().join("fixtures/reference/verify_tlog_proof.py"))
+        .arg(&doubled)
+        .args([
+            "--log",
+            &log_vkey,
+            "--quorum",
+            "2",
+            "--witness",
+            &witnesses[0].vkey,
+        ])
+        .output()
+        .unwrap();
+    assert!(!only_w1.status.success());
+    std::fs::remove_file(&doubled).unwrap();
     // One hash of one proof altered: refused by each reader, the file named by ours.
     let altered = &files[files.len() / 2];
     let mut lines: Vec<String> = altered.text.lines().map(str::to_string).collect();

@@ -865,6 +865,31 @@ impl Ledger {
             .collect()
     }
 
+    /// At most `limit` entries of a stream from `position` on: what is read is bounded by the
+    /// limit, whatever the stream's length.
+    pub fn read_stream_up_to(
+        &self,
+        stream: &str,
+        position: u64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, LedgerError> {
+        let store = self.store();
+        store
+            .stream_sequences_up_to(stream, position, limit)?
+            .into_iter()
+            .map(|sequence| {
+                let stored = store.stored_entry(sequence)?.ok_or(LedgerError::Corrupt {
+                    sequence,
+                    problem: "indexed but missing".into(),
+                })?;
+                Entry::decode(&stored).map_err(|e| LedgerError::Corrupt {
+                    sequence,
+                    problem: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
     /// One entry by sequence number.
     pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, LedgerError> {
         match self

@@ -200,15 +200,20 @@ pub trait LogStore: Send + Sync {
 
     /// The sequences of a stream's entries from `position` on, in order.
     fn stream_sequences(&self, stream: &str, position: u64) -> Result<Vec<u64>, StoreError> {
+        self.stream_sequences_up_to(stream, position, usize::MAX)
+    }
+
+    /// The sequences of at most `limit` of a stream's entries from `position` on, in order.
+    fn stream_sequences_up_to(
+        &self,
+        stream: &str,
+        position: u64,
+        limit: usize,
+    ) -> Result<Vec<u64>, StoreError> {
         let mut prefix = stream.as_bytes().to_vec();
         prefix.push(0);
         Ok(self
-            .scan(
-                cf::STREAMS,
-                &prefix,
-                &stream_key(stream, position),
-                usize::MAX,
-            )?
+            .scan(cf::STREAMS, &prefix, &stream_key(stream, position), limit)?
             .into_iter()
             .take_while(|(key, _)| key.len() == prefix.len() + 8)
             .filter_map(|(_, value)| be_u64(&value))

@@ -26,8 +26,9 @@ pub const EXTENSION: &str = "tlog-proof";
 pub const MAX_PROOF_HASHES: usize = 63;
 /// The largest extra data (decoded).
 pub const MAX_EXTRA: usize = 64 * 1024;
-/// The largest proof text read.
-pub const MAX_TEXT: usize = 128 * 1024;
+/// The largest proof text read: room for the largest extra data (as base64), the largest note
+/// and a full proof, so every proof pitboss writes reads back.
+pub const MAX_TEXT: usize = MAX_EXTRA * 4 / 3 + crate::note::MAX_NOTE + 8 * 1024;
 
 /// Why a text is not a proof, or the proof does not hold.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

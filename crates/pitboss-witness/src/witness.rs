@@ -332,12 +332,31 @@ impl Witness {
         before: Option<&Stored>,
         now: u64,
     ) -> u64 {
-        let last = *times.entry(origin.to_string()).or_insert_with(|| {
-            before
-                .and_then(|b| self.own_cosignatures(&b.note))
-                .map_or(0, |(_, time)| time)
-        });
+        let last = *times
+            .entry(origin.to_string())
+            .or_insert_with(|| before.map_or(0, |b| self.latest_own_time(&b.note)));
         now.max(last)
+    }
+
+    /// Every key this witness holds — its Ed25519 key always (its name, its statements), its
+    /// ML-DSA-44 key if any — whether or not it answers with it now: the times its lines carry
+    /// count whatever keys it answers with.
+    fn held_keys(&self) -> Vec<CosignerKey> {
+        let mut keys = vec![CosignerKey::Ed25519(self.vkey())];
+        if let Some(key) = &self.ml_dsa {
+            keys.push(CosignerKey::MlDsa44(key.vkey(&self.name)));
+        }
+        keys
+    }
+
+    /// The latest time among `note`'s lines by any key this witness holds (0 if none).
+    fn latest_own_time(&self, note: &Note) -> u64 {
+        let keys = self.held_keys();
+        note.signatures
+            .iter()
+            .filter_map(|s| keys.iter().find_map(|k| k.verify(&note.text, s).ok()))
+            .max()
+            .unwrap_or(0)
     }
 
     /// This witness's cosignatures among `note`'s — one by each key it cosigns with — and the
@@ -384,14 +403,28 @@ impl Witness {
                 stored = latest;
             }
             if self.own_cosignatures(&stored.note).is_none() {
-                // Kept, once: the time given is then the one a restart starts from. Lines of
-                // its own kept before (another set of keys) give way to the new ones.
-                let time = self.next_time(&mut times, &origin, None, now);
+                // Kept, once: the time given is then the one a restart starts from, never before
+                // a line it kept (by any key it holds). The lines it kept that still verify stay
+                // (the very ones add-checkpoint answered); a line for each key it now answers
+                // with and had none is added.
+                let time = self
+                    .next_time(&mut times, &origin, None, now)
+                    .max(self.latest_own_time(&stored.note));
                 let checkpoint = Checkpoint::parse(&stored.note.text)
                     .map_err(|e| Refused::BadRequest(format!("the kept checkpoint: {e}")))?;
-                let lines = self.cosign(&stored.note.text, &checkpoint, time)?;
-                stored.note.signatures.retain(|s| s.name != self.name);
-                stored.note.signatures.extend(lines);
+                let keys = self.cosigner_keys();
+                let text = stored.note.text.clone();
+                let has = |key: &CosignerKey, lines: &[NoteSignature]| {
+                    lines.iter().any(|s| key.verify(&text, s).is_ok())
+                };
+                let fresh: Vec<NoteSignature> = self
+                    .cosign(&text, &checkpoint, time)?
+                    .into_iter()
+                    .zip(&keys)
+                    .filter(|(_, key)| !has(key, &stored.note.signatures))
+                    .map(|(line, _)| line)
+                    .collect();
+                stored.note.signatures.extend(fresh);
                 self.state.replace(&origin, &stored.note)?;
                 times.insert(origin.clone(), time);
             }

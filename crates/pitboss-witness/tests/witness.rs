@@ -469,3 +469,46 @@ fn an_ml_dsa_witness_cosigns_checkpoints_and_subtrees() {
         .unwrap();
     assert_eq!(pq.verify_checkpoint(&first.text, &signature), Ok(NOW));
 }
+
+/// A witness that comes back with another set of keys never dates a cosignature before one it
+/// gave: an Ed25519-only witness cosigns at NOW; reopened with both keys and a clock gone back,
+/// the monitoring API keeps the line add-checkpoint answered and adds the ML-DSA-44 one, dated
+/// NOW, not earlier; the next checkpoint is dated NOW or later too.
+#[test]
+fn a_change_of_keys_never_takes_a_cosignatures_time_back() {
+    use pitboss_witness::cosigner::CosignerKey;
+    use pitboss_witness::subtree::MlDsaKey;
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let first = note(5, None, &log_key());
+    let answered = {
+        let w = witness(dir.path());
+        w.add_checkpoint(&request(0, first.clone()), NOW).unwrap()
+    };
+    let w = witness(dir.path())
+        .with_ml_dsa(MlDsaKey::from_seed([3; 32]), true)
+        .unwrap();
+    let hash = hex::encode(sha2::Sha256::digest(ORIGIN.as_bytes()));
+    let served = w.monitored(&hash, NOW - 100).unwrap().unwrap();
+    assert!(served.contains(answered.trim_end()), "{served}");
+    let kept = Note::parse(&served).unwrap();
+    for key in w.cosigner_keys() {
+        let times: Vec<u64> = kept
+            .signatures
+            .iter()
+            .filter_map(|s| key.verify(&kept.text, s).ok())
+            .collect();
+        assert_eq!(times, [NOW], "{key}");
+    }
+    let next = w
+        .add_checkpoint(&request(5, note(9, None, &log_key())), NOW - 50)
+        .unwrap();
+    let with = Note::parse(&format!("{}{next}", note(9, None, &log_key()).to_text())).unwrap();
+    let CosignerKey::MlDsa44(pq) = &w.cosigner_keys()[1] else {
+        panic!()
+    };
+    assert!(with
+        .signatures
+        .iter()
+        .any(|s| pq.verify_checkpoint(&with.text, s).is_ok_and(|t| t >= NOW)));
+}

@@ -79,7 +79,8 @@ pub fn stream_proofs(
             (newest.size, cosigned, Some(newest.note))
         }
     };
-    let mut entries = floor.stream_entries(stream, position)?;
+    // One more than a page: whether more follow, and no more read than that.
+    let mut entries = floor.stream_entries(stream, position, MAX_PROOFS + 1)?;
     entries.retain(|e| e.envelope.sequence < now);
     let next_position =
         (entries.len() > MAX_PROOFS).then(|| position.saturating_add(MAX_PROOFS as u64));

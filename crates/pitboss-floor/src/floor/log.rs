@@ -47,9 +47,14 @@ impl Floor {
         self.ledger.read_stream(&hand_stream(hand_id), 0)
     }
 
-    /// The entries of any stream from `position` on, in order.
-    pub fn stream_entries(&self, stream: &str, position: u64) -> Result<Vec<Entry>, LedgerError> {
-        self.ledger.read_stream(stream, position)
+    /// At most `limit` entries of any stream from `position` on, in order.
+    pub fn stream_entries(
+        &self,
+        stream: &str,
+        position: u64,
+        limit: usize,
+    ) -> Result<Vec<Entry>, LedgerError> {
+        self.ledger.read_stream_up_to(stream, position, limit)
     }
 
     /// Every entry of a round's stream, in order.

@@ -3,10 +3,12 @@
 //! the battery's job over a small channel as it asks for them.
 //!
 //! Owns the stream's limits: at most [`HELD`] messages (64 KiB each, the lab's message limit) held
-//! at once whatever the plan; a client that sends nothing for [`STREAM_STALL`], or sends slower than
-//! [`MIN_RATE`] bits a second while the battery waits for it (after [`STREAM_STALL`] of grace), has
-//! its call ended, so no client holds the lab's worker by trickling. MUST NOT judge anything: the
-//! battery does, through `pitboss_lab::rng_battery::run_input`.
+//! at once whatever the plan; nothing read once the plan's bits have come; in ASCII at most one
+//! whitespace character a bit (and a message's worth more); a client that sends nothing for
+//! [`STREAM_STALL`], or sends the battery fewer than [`MIN_RATE`] bits a second while it waits for
+//! them (after [`STREAM_STALL`] of grace), has its call ended — only bits count, not the bytes
+//! around them — so the lab's worker is held at most about the plan's bits over [`MIN_RATE`]. MUST
+//! NOT judge anything: the battery does, through `pitboss_lab::rng_battery::run_input`.
 
 use std::time::Duration;
 
@@ -21,8 +23,11 @@ use pitboss_lab::rng_battery::{InputFormat, Plan};
 
 /// Messages of bits held between the client and the battery.
 pub const HELD: usize = 4;
-/// The least average rate, in bits a second, of a client the battery waits for.
-pub const MIN_RATE: u64 = 1_000_000;
+/// The least average rate, in bits a second, of the bits a client sends while the battery waits
+/// for them (about half the battery's own rate on two cores: `docs/PERFORMANCE.md`).
+pub const MIN_RATE: u64 = 4_000_000;
+/// Bytes an ASCII stream may hold beyond two a bit (a bit and a whitespace character).
+const ASCII_SLACK: u64 = 64 * 1024;
 
 /// What the first message asks for.
 pub struct Header {
@@ -121,15 +126,23 @@ impl std::io::Read for ChannelReader {
     }
 }
 
-/// Hands the client's messages to `tx` until the client closes its side or the battery stops
-/// reading (it has every bit it needs, or failed); ends the call of a client that stalls or
-/// trickles, or sends a second header, telling the battery why.
+/// Hands the client's messages to `tx` until the plan's bits have come (nothing more is read), the
+/// client closes its side, or the battery stops reading (it failed); ends the call of a client
+/// that stalls, trickles, pads an ASCII stream past one whitespace character a bit, or sends a
+/// second header, telling the battery why.
 pub async fn feed(
     mut stream: Streaming<proto::TestRngStreamRequest>,
     tx: mpsc::Sender<Result<Vec<u8>, String>>,
+    plan: &Plan,
+    format: InputFormat,
 ) -> Result<(), Status> {
+    let needed = u64::from(plan.sequences).saturating_mul(plan.bits);
+    let most_bytes = match format {
+        InputFormat::Raw => needed / 8,
+        InputFormat::Ascii => needed.saturating_mul(2).saturating_add(ASCII_SLACK),
+    };
     let mut waited = Duration::ZERO;
-    let mut received = 0u64;
+    let (mut bits_sent, mut bytes_sent) = (0u64, 0u64);
     let ended = |status: Status| {
         // The battery learns it too; if its channel is full it finds the stream short.
         let _ = tx.try_send(Err(status.message().to_string()));
@@ -139,13 +152,13 @@ pub async fn feed(
         let asked = tokio::time::Instant::now();
         let next = tokio::time::timeout(STREAM_STALL, stream.message()).await;
         waited += asked.elapsed();
-        let bits = match next {
+        let bytes = match next {
             Err(_) => return ended(stalled()),
             Ok(Err(status)) => return ended(status),
             Ok(Ok(None)) => return Ok(()),
             Ok(Ok(Some(proto::TestRngStreamRequest {
-                part: Some(Part::Bits(bits)),
-            }))) => bits,
+                part: Some(Part::Bits(bytes)),
+            }))) => bytes,
             Ok(Ok(Some(_))) => {
                 return ended(invalid_argument(
                     &format!("messages[{message}]"),
@@ -153,17 +166,34 @@ pub async fn feed(
                 ))
             }
         };
-        received += 8 * bits.len() as u64;
-        let allowed = STREAM_STALL + Duration::from_secs(received / MIN_RATE);
+        bytes_sent = bytes_sent.saturating_add(bytes.len() as u64);
+        bits_sent = bits_sent.saturating_add(match format {
+            InputFormat::Raw => 8 * bytes.len() as u64,
+            InputFormat::Ascii => bytes.iter().filter(|b| matches!(b, b'0' | b'1')).count() as u64,
+        });
+        if format == InputFormat::Ascii && bytes_sent > most_bytes && bits_sent < needed {
+            return ended(invalid_argument(
+                "bits",
+                format!(
+                    "{bytes_sent} bytes for {bits_sent} bits: at most one whitespace character a \
+                     bit"
+                ),
+            ));
+        }
+        let allowed = STREAM_STALL + Duration::from_secs(bits_sent / MIN_RATE);
         if waited > allowed {
             return ended(Status::deadline_exceeded(format!(
-                "the client sent {received} bits in {} s of waiting for it: under {MIN_RATE} bits \
-                 a second, the stream is ended",
+                "the client sent {bits_sent} bits in {} s of waiting for it: under {MIN_RATE} \
+                 bits a second, the stream is ended",
                 waited.as_secs()
             )));
         }
-        if tx.send(Ok(bits)).await.is_err() {
+        if tx.send(Ok(bytes)).await.is_err() {
             // The battery has stopped reading.
+            return Ok(());
+        }
+        if bits_sent >= needed {
+            // Every bit the plan reads has come: whatever the client still sends is not read.
             return Ok(());
         }
     }

@@ -479,15 +479,17 @@ impl Lab for LabService {
                 }
             })
         });
-        let feed = bit_stream::feed(stream, tx);
-        tokio::pin!(job, feed);
-        // The battery reads what the feed hands over; once it has what it needs, whatever the
-        // client still sends is not read.
+        let feed = bit_stream::feed(stream, tx, &plan, format);
+        let stopping = self.shutdown.wait();
+        tokio::pin!(job, feed, stopping);
+        // The battery reads what the feed hands over; the feed stops once the plan's bits have
+        // come. The server stopping ends both (the job is told to stop as its future is dropped).
         let mut fed = None;
         let judged = loop {
             tokio::select! {
                 judged = &mut job => break judged,
                 outcome = &mut feed, if fed.is_none() => fed = Some(outcome),
+                () = &mut stopping => return Err(Status::unavailable("the server is stopping")),
             }
         };
         if let Some(Err(status)) = fed {
