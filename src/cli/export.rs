@@ -1,5 +1,5 @@
 //! `pitboss export --from T1 --to T2 [--table T] [--game G] [--player P] [--dealer D]
-//! [--round R] --format parquet|csv|jsonl --out DIR`: the analysts' export from a running server
+//! [--round R] [--seat S] --format parquet|csv|jsonl --out DIR`: the analysts' export from a running server
 //! (`Audit.ExportHands`), written by `pitboss-export` as four files — `hands`, `bets`, `events`,
 //! `places` — in `DIR` (`docs/export.md` has the schema). A bar
 //! on a terminal shows how far the server's walk has come. The files appear under their names only
@@ -45,6 +45,9 @@ pub struct ExportArgs {
     /// Only this round (32 hexadecimal digits; no hands).
     #[arg(long)]
     round: Option<String>,
+    /// Only the places at this seat (1 to 7) of rounds of seats (no hands).
+    #[arg(long, default_value_t = 0)]
+    seat: u32,
     /// `parquet`, `csv` or `jsonl`.
     #[arg(long)]
     format: String,
@@ -175,6 +178,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         player: args.player.clone().unwrap_or_default(),
         dealer: args.dealer.clone().unwrap_or_default(),
         round_id: args.round.clone().unwrap_or_default(),
+        seat: args.seat,
     };
     let mut writer = ExportWriter::create(&args.out, format)?;
     let (scanned, total) = (AtomicU64::new(0), AtomicU64::new(0));

@@ -1,7 +1,7 @@
 //! `pitboss round …`: a table's round against a running server (`docs/rounds.md`) — open it, take
-//! bets, close betting, relay decisions, close the decision window, void it or forfeit a place,
-//! and show it as the table or as one player sees it; list a table's, a dealer's or a player's
-//! rounds (`list`). Each subcommand is one call; each prints the round as the server answers it
+//! bets, close betting, relay decisions, close the decision window, hand it to another dealer,
+//! void it or forfeit a place, and show it as the table or as one player sees it; list a table's,
+//! a dealer's or a player's rounds (`list`). Each subcommand is one call; each prints the round as the server answers it
 //! (`--json` for the protobuf view as JSON).
 
 use clap::{Args, Subcommand};
@@ -109,6 +109,17 @@ enum What {
         #[command(flatten)]
         on: On,
     },
+    /// Another dealer takes over the round from here (a shift's change, a break, a dealer relieved).
+    Dealer {
+        round: String,
+        /// The dealer taking over.
+        #[arg(long)]
+        dealer: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        on: On,
+    },
     /// Void the round (a malfunction, a misdeal), or forfeit one place with `--forfeit --player`.
     Void {
         round: String,
@@ -144,6 +155,9 @@ enum What {
         dealer: String,
         #[arg(long, default_value = "")]
         player: String,
+        /// Only rounds of seats whose seat this (1 to 7) was occupied, with that seat's place.
+        #[arg(long, default_value_t = 0)]
+        seat: u32,
         /// betting, playing, ended or voided.
         #[arg(long, default_value = "")]
         phase: String,
@@ -225,6 +239,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
         | What::Close { on, .. }
         | What::Decide { on, .. }
         | What::Window { on, .. }
+        | What::Dealer { on, .. }
         | What::Void { on, .. }
         | What::Show { on, .. }
         | What::List { on, .. }
@@ -302,6 +317,15 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                 &round,
                 Command::CloseWindow(proto::RoundCloseWindowCommand { reason }),
             ))),
+            What::Dealer {
+                round,
+                dealer,
+                reason,
+                ..
+            } => boxed(play.round_command(command(
+                &round,
+                Command::ChangeDealer(proto::RoundChangeDealerCommand { dealer, reason }),
+            ))),
             What::Show {
                 round,
                 player,
@@ -339,6 +363,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                 table,
                 dealer,
                 player,
+                seat,
                 phase,
                 page,
                 token,
@@ -350,6 +375,7 @@ pub fn run(args: RoundArgs) -> anyhow::Result<()> {
                         table,
                         dealer,
                         player,
+                        seat,
                         phase,
                         page_size: page,
                         page_token: token,
@@ -412,7 +438,8 @@ fn print_list(listed: &proto::ListRoundsResponse, json: bool) -> anyhow::Result<
             .map(|r| {
                 serde_json::json!({
                     "round_id": r.round_id, "game": r.game, "config_id": r.config_id,
-                    "table": r.table, "dealer": r.dealer, "shape": r.shape, "phase": r.phase,
+                    "table": r.table, "dealer": r.dealer, "dealers": r.dealers,
+                    "shape": r.shape, "phase": r.phase,
                     "opened_at_ms": r.opened_at_ms, "ended_at_ms": r.ended_at_ms,
                     "place_count": r.place_count, "total_staked": r.total_staked,
                     "total_paid": r.total_paid,
@@ -435,7 +462,10 @@ fn print_list(listed: &proto::ListRoundsResponse, json: bool) -> anyhow::Result<
             r.round_id,
             r.phase,
             r.table,
-            r.dealer,
+            match r.dealers.as_slice() {
+                [] | [_] => r.dealer.clone(),
+                all => all.join(" → "),
+            },
             r.opened_at_ms,
             r.place_count,
             money(r.total_staked, currency),

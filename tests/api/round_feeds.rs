@@ -178,6 +178,28 @@ fn game_id(game: proto::Game) -> String {
         .to_lowercase()
 }
 
+/// Once the returns have read the whole log as it stands now.
+async fn returns_caught_up(c: &mut Clients) {
+    let size = crate::support::head(c).await.0.expect("entries") + 1;
+    let waited = Instant::now();
+    loop {
+        let r = c
+            .audit
+            .get_returns(proto::GetReturnsRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        if r.caught_up && r.through_sequence >= size {
+            return;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "the returns never caught up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The returns rows of `request` (lifetime) as totals net of voids, by their table (`by`
 /// table) or dealer; every row's other name is empty.
 async fn returns_by(
@@ -369,24 +391,8 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
     );
 
     // The returns, once they have read the whole log.
-    let size = crate::support::head(&mut c).await.0.expect("entries") + 1;
+    returns_caught_up(&mut c).await;
     let mut audit = c.audit.clone();
-    let waited = Instant::now();
-    loop {
-        let r = audit
-            .get_returns(proto::GetReturnsRequest::default())
-            .await
-            .unwrap()
-            .into_inner();
-        if r.caught_up && r.through_sequence >= size {
-            break;
-        }
-        assert!(
-            waited.elapsed() < Duration::from_secs(60),
-            "the returns never caught up"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     let by = |by: proto::ReturnsBy| proto::GetReturnsRequest {
         by: by as i32,
         ..Default::default()
@@ -851,4 +857,174 @@ async fn a_table_malfunction_voids_the_tables_rounds_in_its_range_once() {
         (0, 3)
     );
     assert!(again.voided_round_ids.is_empty());
+}
+
+/// Another dealer takes over a table's round between the deal and the showdown: refused to the
+/// dealer already dealing and to a player of the round (naming `change_dealer.dealer`, writing
+/// nothing) and after the round ended; from the change on the round is the new dealer's — its
+/// settlements in the returns per dealer, the round listed under both dealers (with both named),
+/// the change a significant event; recall and the export by seat list only that seat's place.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_is_found() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let mut c = clients(&server).await;
+    let bets: Vec<(&str, Vec<proto::Wager>)> = ["p1", "p2", "p3"]
+        .iter()
+        .map(|p| (*p, vec![wager("ante", 500), wager("bonus", 100)]))
+        .collect();
+    let id = open_and_bet(&mut c, proto::Game::CaribbeanStud, "T-9", "d-first", &bets).await;
+    let change = |dealer: &str| {
+        RoundCmd::ChangeDealer(proto::RoundChangeDealerCommand {
+            dealer: dealer.into(),
+            reason: "shift change".into(),
+        })
+    };
+    let before = crate::support::head(&mut c).await;
+    for dealer in ["d-first", "p2"] {
+        let refused = crate::support::round_command(&mut c, &id, change(dealer))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert!(
+            refused.message().starts_with("change_dealer.dealer"),
+            "{}",
+            refused.message()
+        );
+    }
+    assert_eq!(
+        crate::support::head(&mut c).await,
+        before,
+        "a refused change writes nothing"
+    );
+    let view = command(&mut c, &id, change("d-second")).await;
+    assert_eq!(view.dealer, "d-second");
+    for (seat, player) in [(1, "p1"), (2, "p2"), (3, "p3")] {
+        command(&mut c, &id, decide(player, seat, "raise", "")).await;
+    }
+    let ended = table_view(&mut c, &id).await;
+    assert_eq!(
+        (ended.phase.as_str(), ended.dealer.as_str()),
+        ("ended", "d-second")
+    );
+    let late = crate::support::round_command(&mut c, &id, change("d-third"))
+        .await
+        .unwrap_err();
+    assert_eq!(late.code(), Code::FailedPrecondition, "{late:?}");
+
+    // The returns: every settlement under the dealer who took over, none under the first.
+    returns_caught_up(&mut c).await;
+    let mut expected = Totals::new();
+    for place in &ended.places {
+        let settled = place.settlement.as_ref().expect("settled at the showdown");
+        add(&mut expected, "d-second", "caribbean_stud", settled);
+    }
+    let by_dealer = returns_by(
+        &mut c.audit,
+        proto::GetReturnsRequest {
+            by: proto::ReturnsBy::Dealer as i32,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(by_dealer, expected);
+
+    // Recall: the round under each dealer who dealt it, both named, the last its dealer.
+    for dealer in ["d-first", "d-second"] {
+        let listed = c
+            .audit
+            .list_rounds(proto::ListRoundsRequest {
+                dealer: dealer.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .rounds;
+        assert_eq!(listed.len(), 1, "{dealer}: {listed:?}");
+        assert_eq!(listed[0].round_id, id);
+        assert_eq!(listed[0].dealer, "d-second");
+        assert_eq!(listed[0].dealers, ["d-first", "d-second"]);
+    }
+    // By seat: the round with that seat's place only; a seat nobody sat at lists nothing.
+    let seat = |seat: u32| proto::ListRoundsRequest {
+        table: "T-9".into(),
+        seat,
+        ..Default::default()
+    };
+    let at_two = c
+        .audit
+        .list_rounds(seat(2))
+        .await
+        .unwrap()
+        .into_inner()
+        .rounds;
+    assert_eq!(at_two.len(), 1);
+    let places: Vec<(u32, &str)> = at_two[0]
+        .places
+        .iter()
+        .map(|p| (p.seat, p.player.as_str()))
+        .collect();
+    assert_eq!(places, [(2, "p2")]);
+    assert_eq!(
+        at_two[0].places[0].paid,
+        ended.places[1].settlement.as_ref().unwrap().total_paid
+    );
+    let at_five = c
+        .audit
+        .list_rounds(seat(5))
+        .await
+        .unwrap()
+        .into_inner()
+        .rounds;
+    assert!(at_five.is_empty(), "{at_five:?}");
+
+    // The significant event: who before, who after, why, by whom.
+    let events = c
+        .audit
+        .list_significant_events(proto::ListSignificantEventsRequest {
+            kinds: vec!["round_dealer_changed".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(
+        (
+            events[0].before.as_str(),
+            events[0].after.as_str(),
+            events[0].reason.as_str()
+        ),
+        ("dealer d-first", "dealer d-second", "shift change")
+    );
+    assert_eq!(events[0].subject, format!("round {id}"));
+
+    // The export by seat, read by DuckDB: seat 2's place alone, under the dealer at the end.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("seat");
+    let (ok, _, stderr) = export(
+        &server,
+        &[
+            "--from",
+            "0",
+            "--table",
+            "T-9",
+            "--seat",
+            "2",
+            "--format",
+            "parquet",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{stderr}");
+    let read = read_places(&dir, "parquet");
+    let rows = read["places"].as_array().expect("places");
+    assert_eq!(rows.len(), 1, "{read}");
+    assert_eq!(rows[0]["seat"], 2);
+    assert_eq!(rows[0]["player"], "p2");
+    assert_eq!(rows[0]["dealer"], "d-second");
+    assert_eq!(read["hands"], 0, "no hand has a seat");
 }

@@ -297,7 +297,7 @@ impl Target {
             seat: gen.below(8) as u32,
             action: Some(Self::action(gen)),
         };
-        match gen.below(5) {
+        match gen.below(6) {
             0 => Command::Bet(bet(gen)),
             1 => Command::Decide(decide(gen)),
             2 => Command::CloseBetting(proto::RoundCloseBettingCommand {
@@ -308,6 +308,11 @@ impl Target {
                 },
             }),
             3 => Command::CloseWindow(proto::RoundCloseWindowCommand {
+                reason: "fuzz".into(),
+            }),
+            4 => Command::ChangeDealer(proto::RoundChangeDealerCommand {
+                // Another dealer, the dealer dealing, or a player of the round.
+                dealer: gen.pick(&["D-0", "D-1", "D-2", "P-1"]).to_string(),
                 reason: "fuzz".into(),
             }),
             _ => Command::Batch(proto::RoundBatchCommand {

@@ -436,6 +436,33 @@ fn a_round_is_played_from_the_command_line() {
         ok && out.contains("(masked)") && out.contains("may: raise, fold"),
         "{out}"
     );
+    // Another dealer takes over; a player of the round may not.
+    let (ok, _, err) = pitboss(
+        &server,
+        &[
+            "round",
+            "dealer",
+            &id,
+            "--dealer",
+            "bob",
+            "--reason",
+            "shift change",
+        ],
+    );
+    assert!(!ok && err.contains("change_dealer.dealer"), "{err}");
+    let (ok, out, err) = pitboss(
+        &server,
+        &[
+            "round",
+            "dealer",
+            &id,
+            "--dealer",
+            "dealer-5",
+            "--reason",
+            "shift change",
+        ],
+    );
+    assert!(ok && out.contains("dealer dealer-5"), "{err}{out}");
     for (player, seat, action) in [("ann", "1", "raise"), ("bob", "2", "fold")] {
         let (ok, _, err) = pitboss(
             &server,
@@ -476,6 +503,10 @@ fn a_round_is_played_from_the_command_line() {
     assert_eq!(rounds[0]["round_id"], id.as_str());
     assert_eq!(rounds[0]["place_count"], 2);
     assert_eq!(
+        rounds[0]["dealers"],
+        serde_json::json!(["dealer-2", "dealer-5"])
+    );
+    assert_eq!(
         rounds[0]["total_staked"],
         places
             .iter()
@@ -494,6 +525,17 @@ fn a_round_is_played_from_the_command_line() {
         "{out}"
     );
     assert!(!out.contains("bob"), "{out}");
+    // By seat: seat 2 of the table is bob's place, and the line names both dealers.
+    let (ok, out, err) = pitboss(
+        &server,
+        &["round", "list", "--table", "T-cli", "--seat", "2"],
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("place 1 seat 2 bob") && !out.contains("ann"),
+        "{out}"
+    );
+    assert!(out.contains("dealer-2 → dealer-5"), "{out}");
 }
 
 /// `pitboss dispute` writes the page, the bundle and a C2SP tlog-proof for each of the bundle's

@@ -1152,3 +1152,97 @@ fn a_tampered_round_is_refused_at_the_event_tampered() {
         Err(RoundError::Replay { .. })
     ));
 }
+
+#[test]
+fn another_dealer_takes_over_a_round_and_shakes_for_it_from_then_on() {
+    use pitboss_engine::round::ChangeDealer;
+    let game = GameId::Nutz;
+    let mut t = Table::open(game, seed("dealer change", 0), Shape::OneShake, 5);
+    let change = |dealer: &str, at: u64| {
+        RoundCommand::ChangeDealer(ChangeDealer {
+            dealer: dealer.into(),
+            reason: "shift change".into(),
+            at: Timestamp(at),
+        })
+    };
+    for k in 0..3 {
+        t.bet(
+            &format!("bettor-{k}"),
+            None,
+            vec![wager(BetId::NUTZ_BOXES[k], units(2))],
+            2_000 + k as u64,
+        );
+    }
+    // Refused, naming `dealer`: the dealer already dealing, a player of the round, nobody.
+    let same = t.refused(change("dealer-7", 2_100));
+    assert_eq!(
+        same,
+        RoundError::SameDealer {
+            dealer: "dealer-7".into()
+        }
+    );
+    assert_eq!(same.field().map(|f| f.to_string()), Some("dealer".into()));
+    let player = t.refused(change("bettor-1", 2_100));
+    assert!(matches!(player, RoundError::DealerPlays { .. }), "{player}");
+    assert_eq!(player.field().map(|f| f.to_string()), Some("dealer".into()));
+    assert!(matches!(
+        t.refused(change(" ", 2_100)),
+        RoundError::Missing(_)
+    ));
+    let changed = t.ok(change("dealer-9", 2_200));
+    let [RoundEvent::DealerChanged(d)] = changed.as_slice() else {
+        panic!("{changed:?}");
+    };
+    assert_eq!((d.from.as_str(), d.to.as_str()), ("dealer-7", "dealer-9"));
+    assert_eq!(t.round.dealer(), "dealer-9");
+    // The opening record keeps who opened it.
+    assert_eq!(
+        t.round.opened().map(|o| o.dealer.as_str()),
+        Some("dealer-7")
+    );
+    // The new dealer does not bet; the one relieved now may.
+    assert_eq!(
+        t.refused(RoundCommand::Bet(PlaceBet {
+            seed_digest: None,
+            player: "dealer-9".into(),
+            seat: None,
+            wagers: vec![wager(BetId::NUTZ_BOXES[0], units(1))],
+            at: Timestamp(2_300),
+        })),
+        RoundError::DealerBets
+    );
+    // The cup offered to nobody: only the dealer dealing now shakes.
+    t.close(3_000, None);
+    let old = t.refused(RoundCommand::Decide(Decide {
+        player: "dealer-7".into(),
+        seat: None,
+        action: Action::Shake { by: Shaker::Dealer },
+        at: Timestamp(3_100),
+    }));
+    assert_eq!(old, RoundError::NotTheShaker);
+    let mut at = 3_200;
+    while t.round.phase() == Phase::Playing {
+        for e in t.decide("dealer-9", None, Action::Shake { by: Shaker::Dealer }, at) {
+            if let RoundEvent::Shaken(shake) = e {
+                assert_eq!(shake.who, "dealer-9");
+            }
+        }
+        at += 1;
+    }
+    assert_eq!(t.round.phase(), Phase::Ended);
+    // After the end no dealer takes over.
+    assert!(matches!(
+        t.refused(change("dealer-11", at)),
+        RoundError::Ended(Phase::Ended)
+    ));
+    let again = t.replayed();
+    assert_eq!(again.dealer(), "dealer-9");
+    // A change recorded with another dealer than the round's command gives is refused by replay.
+    let mut tampered = t.events.clone();
+    for e in &mut tampered {
+        if let RoundEvent::DealerChanged(d) = e {
+            d.from = "dealer-8".into();
+        }
+    }
+    assert!(Round::replay(t.seed, t.config.clone(), &tampered).is_err());
+}

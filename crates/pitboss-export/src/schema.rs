@@ -306,7 +306,7 @@ const EVENTS: &[Column] = &[
     col(
         "kind",
         Utf8,
-        "The event: a hand's `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`; a round's `opened`, `bet_placed`, `betting_closed`, `dealt`, `revealed`, `decided`, `shaken`, `window_closed`, `dealer_set`, `settled`, `round_voided`, `place_voided` or `seed_revealed`.",
+        "The event: a hand's `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`; a round's `opened`, `bet_placed`, `betting_closed`, `dealt`, `revealed`, `decided`, `shaken`, `window_closed`, `dealer_set`, `dealer_changed`, `settled`, `round_voided`, `place_voided` or `seed_revealed`.",
     ),
     opt(
         "hand_id",
@@ -343,7 +343,11 @@ const PLACES: &[Column] = &[
     ),
     col("player", Utf8, "The player who holds the place."),
     col("table", Utf8, "The table the round was played at."),
-    col("dealer", Utf8, "The round's dealer."),
+    col(
+        "dealer",
+        Utf8,
+        "The round's dealer at its end: the opening's, or the last who took over (a `dealer_changed` event).",
+    ),
     col("game", Utf8, "The game: `mississippi_stud`, `fortune_pai_gow`, `nutz` or `caribbean_stud`."),
     col("shape", Utf8, "The round's shape: `seats`, `shared_hand` or `one_shake`."),
     col(

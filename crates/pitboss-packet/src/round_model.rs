@@ -20,7 +20,8 @@ pub struct RoundPacket {
     /// The round's id, 32 hex digits.
     pub round_id: String,
     pub game: GameId,
-    /// The table's, dealer's and shoe's references, as recorded at the opening.
+    /// The table's, dealer's and shoe's references, as recorded at the opening (the dealer: every
+    /// dealer who dealt it, in order, `a → b` when another took over).
     pub table: String,
     pub dealer: String,
     pub shoe: String,

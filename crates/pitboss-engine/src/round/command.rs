@@ -90,6 +90,17 @@ pub struct BeaconArrival {
     pub at: Timestamp,
 }
 
+/// Another dealer for a round in progress, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeDealer {
+    /// The dealer taking over.
+    pub dealer: String,
+    /// Why, in words.
+    pub reason: String,
+    /// When.
+    pub at: Timestamp,
+}
+
 /// A player's decision on their place.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decide {
@@ -130,6 +141,10 @@ pub enum RoundCommand {
     /// The beacon round has not arrived, verified, by the end of its wait: the configuration's
     /// rule for a late beacon (deal without it, or void the round and refund), `why` in words.
     BeaconLate { at: Timestamp, why: String },
+    /// Another dealer takes over the table's round from here (a shift's change, a break, a dealer
+    /// relieved after an error): later shakes by the dealer are theirs, and the round's
+    /// settlements are counted under them.
+    ChangeDealer(ChangeDealer),
     /// A conduct forfeit of one player's place (Caribbean Stud): that place alone.
     Forfeit {
         player: String,
@@ -148,6 +163,7 @@ impl RoundCommand {
             RoundCommand::Decide(decide) => decide.at,
             RoundCommand::Beacon(arrival) => arrival.at,
             RoundCommand::BeaconLate { at, .. } => *at,
+            RoundCommand::ChangeDealer(change) => change.at,
             RoundCommand::CloseWindow(order)
             | RoundCommand::VoidRound(order)
             | RoundCommand::Forfeit { order, .. } => order.at,

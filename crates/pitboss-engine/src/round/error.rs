@@ -104,6 +104,12 @@ pub enum RoundError {
     /// A bet by the round's dealer.
     #[error("player: the round's dealer does not bet on it")]
     DealerBets,
+    /// A dealer change to the dealer already dealing.
+    #[error("dealer: {dealer} is already the round's dealer")]
+    SameDealer { dealer: String },
+    /// A dealer change to one of the round's players.
+    #[error("dealer: {dealer} bets on this round and cannot deal it")]
+    DealerPlays { dealer: String },
     /// A second bet by one player on a shared hand or a shake.
     #[error("player: {player} has already bet on this round")]
     AlreadyBet { player: String },
@@ -175,6 +181,8 @@ impl RoundError {
             | E::Shaker { .. }
             | E::Shake { .. }
             | E::DealerBets
+            | E::SameDealer { .. }
+            | E::DealerPlays { .. }
             | E::WrongBeacon { .. }
             | E::VoidKind { .. } => RefusalKind::InvalidArgument,
             E::NotOpened
@@ -266,6 +274,7 @@ impl RoundError {
             | E::NotYourPlace { .. }
             | E::NotTheShaker
             | E::DealerBets => FieldPath::new("player"),
+            E::SameDealer { .. } | E::DealerPlays { .. } => FieldPath::new("dealer"),
             E::TooManyWagers { .. } => FieldPath::new("wagers"),
             E::Shaker { .. } => FieldPath::new("shaker"),
             E::Shake { .. } => FieldPath::new("action"),

@@ -152,6 +152,19 @@ pub struct WindowClosed {
     pub ended: u32,
 }
 
+/// Another dealer took over the round: who dealt before, who deals now, why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealerChanged {
+    /// The dealer before.
+    pub from: String,
+    /// The dealer from here on.
+    pub to: String,
+    /// Why, in words.
+    pub reason: String,
+    /// When.
+    pub at: Timestamp,
+}
+
 /// The whole round void: the order and why the rule allowed it. Each place's void follows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundVoided {
@@ -197,6 +210,8 @@ pub enum RoundEvent {
     WindowClosed(WindowClosed),
     /// Fortune Pai Gow: the dealer's hand set once by the house way, against every seat.
     DealerSet { setting: Setting, rule: Rule },
+    /// Another dealer took over the round.
+    DealerChanged(DealerChanged),
     /// A place settled, by its game's rules, at the showdown.
     Settled { place: u32, settlement: Settlement },
     /// The whole round void (each place's `PlaceVoided` follows).
@@ -222,6 +237,7 @@ impl RoundEvent {
             RoundEvent::Shaken(_) => "shaken",
             RoundEvent::WindowClosed(_) => "window_closed",
             RoundEvent::DealerSet { .. } => "dealer_set",
+            RoundEvent::DealerChanged(_) => "dealer_changed",
             RoundEvent::Settled { .. } => "settled",
             RoundEvent::RoundVoided(_) => "round_voided",
             RoundEvent::PlaceVoided { .. } => "place_voided",

@@ -32,11 +32,11 @@ mod view;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use command::{BeaconArrival, Decide, OpenRound, PlaceBet, RoundCommand, Shape};
+pub use command::{BeaconArrival, ChangeDealer, Decide, OpenRound, PlaceBet, RoundCommand, Shape};
 pub use error::{Phase, RoundError};
 pub use event::{
-    BeaconArrived, BeaconMissed, BetPlaced, NamedBeacon, RoundEvent, RoundOpened, RoundVoided,
-    SeatDealt, Shake, WindowClosed,
+    BeaconArrived, BeaconMissed, BetPlaced, DealerChanged, NamedBeacon, RoundEvent, RoundOpened,
+    RoundVoided, SeatDealt, Shake, WindowClosed,
 };
 pub use view::{PlaceView, RoundView, PAGE_MAX};
 
@@ -140,6 +140,8 @@ pub struct Round {
     stream: WordStream,
     phase: Phase,
     opened: Option<RoundOpened>,
+    /// The dealer now: the opening's, or the last to take over.
+    dealer: String,
     layout: Layout,
     sight: Sight,
     places: Vec<Place>,
@@ -179,6 +181,7 @@ impl Round {
             stream,
             phase: Phase::Pending,
             opened: None,
+            dealer: String::new(),
             layout: Layout::default(),
             sight: Sight::default(),
             places: Vec::new(),
@@ -257,6 +260,11 @@ impl Round {
     /// The opening record, once open.
     pub fn opened(&self) -> Option<&RoundOpened> {
         self.opened.as_ref()
+    }
+
+    /// The dealer now: the opening's, or the last one to take over (empty before the opening).
+    pub fn dealer(&self) -> &str {
+        &self.dealer
     }
 
     /// Every place, by place number.
@@ -377,6 +385,7 @@ impl Round {
             RoundCommand::Beacon(arrival) => self.take_beacon(arrival, &mut out)?,
             RoundCommand::BeaconLate { at, why } => self.late_rule(*at, why, &mut out)?,
             RoundCommand::CloseWindow(order) => self.close_window(order, &mut out)?,
+            RoundCommand::ChangeDealer(change) => self.change_dealer(change, &mut out)?,
             RoundCommand::VoidRound(order) => self.void_round(order, &mut out)?,
             RoundCommand::Forfeit {
                 player,
@@ -455,6 +464,7 @@ impl Round {
             at: open.at,
         };
         self.opened = Some(opened.clone());
+        self.dealer = open.dealer.clone();
         self.phase = Phase::Betting;
         out.push(RoundEvent::Opened(opened));
         Ok(())
@@ -477,7 +487,7 @@ impl Round {
             });
         }
         required(&bet.player, "player")?;
-        if bet.player == opened.dealer {
+        if bet.player == self.dealer {
             return Err(RoundError::DealerBets);
         }
         if bet.wagers.len() > WAGERS_MAX {
@@ -802,10 +812,9 @@ impl Round {
             };
             // The bettor offered the cup decides: to shake, or to let the dealer shake; offered
             // to nobody, the dealer shakes.
-            let dealer = self.opened.as_ref().map(|o| o.dealer.as_str());
             let allowed = match (self.shaker.as_deref(), by) {
                 (Some(shaker), _) => shaker == decide.player,
-                (None, Shaker::Dealer) => dealer == Some(decide.player.as_str()),
+                (None, Shaker::Dealer) => self.dealer == decide.player,
                 (None, Shaker::Player) => false,
             };
             if decide.seat.is_some() {
@@ -877,11 +886,7 @@ impl Round {
             });
         }
         let hands = self.each_live(|hand| hand.decide_window_closed(order, window))?;
-        let dealer = self
-            .opened
-            .as_ref()
-            .map_or(String::new(), |o| o.dealer.clone());
-        let shakes = shakes_of(&hands, &dealer)?;
+        let shakes = shakes_of(&hands, &self.dealer)?;
         let ended = hands.len() as u32;
         out.push(RoundEvent::WindowClosed(WindowClosed {
             order: order.clone(),
@@ -898,6 +903,35 @@ impl Round {
         let voided = self.replace_all(hands);
         out.extend(voided);
         self.advance(out);
+        Ok(())
+    }
+
+    fn change_dealer(
+        &mut self,
+        change: &ChangeDealer,
+        out: &mut Vec<RoundEvent>,
+    ) -> Result<(), RoundError> {
+        if matches!(self.phase, Phase::Ended | Phase::Voided) {
+            return Err(RoundError::Ended(self.phase));
+        }
+        required(&change.dealer, "dealer")?;
+        required(&change.reason, "reason")?;
+        if change.dealer == self.dealer {
+            return Err(RoundError::SameDealer {
+                dealer: change.dealer.clone(),
+            });
+        }
+        if self.players.contains_key(&change.dealer) {
+            return Err(RoundError::DealerPlays {
+                dealer: change.dealer.clone(),
+            });
+        }
+        out.push(RoundEvent::DealerChanged(DealerChanged {
+            from: std::mem::replace(&mut self.dealer, change.dealer.clone()),
+            to: change.dealer.clone(),
+            reason: change.reason.clone(),
+            at: change.at,
+        }));
         Ok(())
     }
 
@@ -1239,6 +1273,11 @@ impl Round {
                 why: missed.why.clone(),
             },
             RoundEvent::WindowClosed(closed) => RoundCommand::CloseWindow(closed.order.clone()),
+            RoundEvent::DealerChanged(changed) => RoundCommand::ChangeDealer(ChangeDealer {
+                dealer: changed.to.clone(),
+                reason: changed.reason.clone(),
+                at: changed.at,
+            }),
             RoundEvent::RoundVoided(voided) => RoundCommand::VoidRound(voided.order.clone()),
             RoundEvent::PlaceVoided { place: n, void }
                 if void.order.kind == VoidKind::ConductForfeit =>

@@ -181,7 +181,13 @@ fn packet(
         round_id: bundle.round_id.clone(),
         game: opened.game,
         table: opened.table.clone(),
-        dealer: opened.dealer.clone(),
+        dealer: std::iter::once(opened.dealer.as_str())
+            .chain(decoded.iter().filter_map(|e| match e {
+                RoundEvent::DealerChanged(d) => Some(d.to.as_str()),
+                _ => None,
+            }))
+            .collect::<Vec<_>>()
+            .join(" → "),
         shoe: opened.shoe.clone().unwrap_or_default(),
         shape: opened.shape.name().to_string(),
         opened_at_ms: opened.at.0,
@@ -319,6 +325,9 @@ fn words(
         ),
         RoundEvent::DealerSet { setting, .. } => {
             format!("the dealer's hand set once by the house way: {setting:?}")
+        }
+        RoundEvent::DealerChanged(d) => {
+            format!("dealer {} takes over from {}: {}", d.to, d.from, d.reason)
         }
         RoundEvent::Settled { place, settlement } => format!(
             "place {place} settled: staked {}, paid {}",

@@ -165,6 +165,14 @@ pub fn replay_round_entries(
         opened.at.0,
         opened.config_id
     ));
+    for event in &events {
+        if let RoundEvent::DealerChanged(d) = event {
+            report.report.push(format!(
+                "dealer {} took over from {} at {} ms: {}",
+                d.to, d.from, d.at.0, d.reason
+            ));
+        }
+    }
     report.one_shuffle = one_shuffle(&events, &mut report.report);
     let seed = events.iter().find_map(|e| match e {
         RoundEvent::SeedRevealed { seed } => Some(*seed),

@@ -20,7 +20,7 @@ pub const MAX_EXAMINED: u64 = 50_000;
 const BATCH: u64 = 512;
 
 /// Every kind an event may have, in the order `docs/significant-events.md` lists them.
-pub const KINDS: [&str; 22] = [
+pub const KINDS: [&str; 23] = [
     "config_published",
     "proposal_recorded",
     "proposal_decided",
@@ -42,6 +42,7 @@ pub const KINDS: [&str; 22] = [
     "round_voided",
     "round_place_voided",
     "round_window_closed",
+    "round_dealer_changed",
     "round_beacon_late",
 ];
 
@@ -380,6 +381,13 @@ pub fn describe(entry: &pitboss_ledger::Entry) -> Option<Significant> {
                 event.actors.push(w.recorded_by);
             }
             "round_window_closed"
+        }
+        Kind::RoundDealerChanged(d) => {
+            event.subject = format!("round {round}");
+            event.before = format!("dealer {}", d.from);
+            event.after = format!("dealer {}", d.to);
+            event.reason = d.reason;
+            "round_dealer_changed"
         }
         Kind::RoundBeaconLate(l) => {
             event.subject = format!("round {round}");

@@ -37,6 +37,8 @@ pub struct ExportSelection {
     pub dealer: Option<String>,
     /// Only this round.
     pub round_id: Option<String>,
+    /// Only the places at this seat (rounds of seats; no hands).
+    pub seat: Option<u8>,
 }
 
 /// What the walk found: a hand or a round, by id.
@@ -92,9 +94,11 @@ impl ExportSelection {
         name.clone().filter(|n| !n.is_empty())
     }
 
-    /// Whether hands can be in the selection (not when it names a dealer or a round).
+    /// Whether hands can be in the selection (not when it names a dealer, a round or a seat).
     fn takes_hands(&self) -> bool {
-        Self::given(&self.dealer).is_none() && Self::given(&self.round_id).is_none()
+        Self::given(&self.dealer).is_none()
+            && Self::given(&self.round_id).is_none()
+            && self.seat.is_none()
     }
 
     fn walk(&self) -> Walk {
@@ -153,14 +157,18 @@ impl ExportSelection {
         let opened = &round.opened;
         let within = self.game.is_none_or(|g| g == opened.game)
             && Self::given(&self.table).is_none_or(|t| t == opened.table)
-            && Self::given(&self.dealer).is_none_or(|d| d == opened.dealer);
+            && Self::given(&self.dealer).is_none_or(|d| round.dealt_by(&d));
         let dated = Self::given(&self.round_id).is_none()
             || (opened.at.0 >= self.from_ms && opened.at.0 <= self.to_ms);
         if !within || !dated {
             return None;
         }
-        if let Some(player) = Self::given(&self.player) {
-            round.places.retain(|p| p.player == player);
+        let player = Self::given(&self.player);
+        if player.is_some() || self.seat.is_some() {
+            round.places.retain(|p| {
+                player.as_ref().is_none_or(|name| p.player == *name)
+                    && self.seat.is_none_or(|s| p.seat == Some(s))
+            });
             if round.places.is_empty() {
                 return None;
             }

@@ -7,11 +7,11 @@
 //! | `open_hand_by_time` | opened_at (BE), hand id; removed in the batch that settles or voids the hand | the 30-day sweep: only hands still open |
 //! | `config` | configuration id (32 bytes) | published configurations |
 //! | `round_by_table` | table, `0x00`, `u64::MAX − opened_at` (BE), round id; written with the round's opening | a table's rounds, newest first |
-//! | `round_by_dealer` | dealer, `0x00`, `u64::MAX − opened_at` (BE), round id; written with the round's opening | a dealer's rounds, newest first |
+//! | `round_by_dealer` | dealer, `0x00`, `u64::MAX − opened_at` (BE), round id; written with the round's opening, and for a dealer taking over (at the change's time) with the change | a dealer's rounds, newest first |
 //! | `round_by_player` | player, `0x00`, `u64::MAX − bet_at` (BE), round id; written with each bet | a player's rounds, newest bet first |
 //!
 //! Every entry is derived from the one log entry it is written with (a hand's or a round's
-//! opening, a round's bet), so a mirror's copy writes the same ones (`log.rs`).
+//! opening, a round's bet, a dealer's change), so a mirror's copy writes the same ones (`log.rs`).
 
 use std::sync::Arc;
 
@@ -62,6 +62,11 @@ pub(super) fn for_opened_round(
         (ROUND_TABLE.to_string(), owner_key(table, at, round_id)),
         (ROUND_DEALER.to_string(), owner_key(dealer, at, round_id)),
     ]
+}
+
+/// The index entry of a dealer taking over a round, at the change's time.
+pub(super) fn for_dealer_change(round_id: &str, dealer: &str, at: u64) -> (String, Vec<u8>) {
+    (ROUND_DEALER.to_string(), owner_key(dealer, at, round_id))
 }
 
 /// The index entry of a player's bet on a round, at the bet's time.

@@ -146,6 +146,16 @@ fn indexes_of(entry: &pitboss_ledger::Entry) -> Vec<(String, Vec<u8>)> {
             Some(round_id) => vec![index::for_round_bet(round_id, &bet.player, bet.at_ms)],
             None => Vec::new(),
         },
+        Some(Kind::RoundDealerChanged(changed)) => {
+            match super::round_of_stream(&entry.envelope.stream) {
+                Some(round_id) => vec![index::for_dealer_change(
+                    round_id,
+                    &changed.to,
+                    changed.at_ms,
+                )],
+                None => Vec::new(),
+            }
+        }
         Some(Kind::ProposalRecorded(recorded)) => {
             vec![proposals::index_entry(
                 &recorded.proposal_id,

@@ -22,12 +22,14 @@ use super::{hand_stream, invalid, Floor, FloorError, HandFilter, HandSummary, Pa
 pub struct RoundFilter {
     /// A player's rounds: those the player bet on, dated by the bet.
     pub player: Option<String>,
-    /// A dealer's rounds, dated by their opening.
+    /// A dealer's rounds (those they opened or took over), dated by their opening or the change.
     pub dealer: Option<String>,
     /// A table's rounds, dated by their opening.
     pub table: Option<String>,
     /// Only this game.
     pub game: Option<GameId>,
+    /// Only rounds of seats whose seat this was occupied.
+    pub seat: Option<u8>,
     /// Only rounds in this phase.
     pub phase: Option<Phase>,
     /// Dated at or after.
@@ -168,8 +170,11 @@ fn keeps(filter: &RoundFilter, round: &RoundRecord) -> bool {
     filter.game.is_none_or(|g| g == opened.game)
         && filter.phase.is_none_or(|p| p == round.phase)
         && given(&filter.table).is_none_or(|t| t == opened.table)
-        && given(&filter.dealer).is_none_or(|d| d == opened.dealer)
+        && given(&filter.dealer).is_none_or(|d| round.dealt_by(d))
         && given(&filter.player).is_none_or(|p| round.has_player(p))
+        && filter
+            .seat
+            .is_none_or(|s| round.places.iter().any(|p| p.seat == Some(s)))
         && filter
             .within
             .as_ref()

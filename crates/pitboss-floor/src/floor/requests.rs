@@ -145,6 +145,10 @@ impl Canon {
                 .action(&decide.action),
             RoundCommand::CloseWindow(order) => self.text("close_window").order(order),
             RoundCommand::VoidRound(order) => self.text("void_round").order(order),
+            RoundCommand::ChangeDealer(change) => self
+                .text("change_dealer")
+                .text(&change.dealer)
+                .text(&change.reason),
             RoundCommand::Forfeit {
                 player,
                 seat,

@@ -54,6 +54,8 @@ pub struct RoundRecord {
     pub id: String,
     /// Its opening: game, configuration, table, dealer, shape, time.
     pub opened: RoundOpened,
+    /// Every dealer who dealt it, in order: the opening's, then each who took over.
+    pub dealers: Vec<String>,
     /// The configuration every place is played under (its name, version and currency).
     pub config: Arc<GameConfig>,
     /// Where it stands.
@@ -85,6 +87,18 @@ impl RoundRecord {
                     format!("its places' {what} pass 2^64 minor units"),
                 )
             })
+    }
+
+    /// The dealer at its end (or now): the last to take over, else the opening's.
+    pub fn dealer(&self) -> &str {
+        self.dealers
+            .last()
+            .map_or(&self.opened.dealer, String::as_str)
+    }
+
+    /// Whether `dealer` dealt the round, from its opening or after taking over.
+    pub fn dealt_by(&self, dealer: &str) -> bool {
+        self.dealers.iter().any(|d| d == dealer)
     }
 
     /// Whether `player` holds a place of the round.
@@ -158,6 +172,7 @@ impl Floor {
                 })?;
                 round = Some(RoundRecord {
                     id: id.to_string(),
+                    dealers: vec![opened.dealer.clone()],
                     opened,
                     config,
                     phase: Phase::Betting,
@@ -246,6 +261,7 @@ fn record_event(record: &mut RoundRecord, event: RoundEvent, at: u64) -> Result<
             p.void_kind = Some(void.order.kind);
         }
         RoundEvent::RoundVoided(_) => record.phase = Phase::Voided,
+        RoundEvent::DealerChanged(changed) => record.dealers.push(changed.to),
         RoundEvent::SeedRevealed { .. } => {
             if record.phase != Phase::Voided {
                 record.phase = Phase::Ended;

@@ -731,6 +731,11 @@ pub(super) fn indexes_of(id: &str, event: &RoundEvent) -> Vec<(String, Vec<u8>)>
             super::index::for_opened_round(id, &opened.table, &opened.dealer, opened.at.0)
         }
         RoundEvent::BetPlaced(bet) => vec![super::index::for_round_bet(id, &bet.player, bet.at.0)],
+        RoundEvent::DealerChanged(changed) => vec![super::index::for_dealer_change(
+            id,
+            &changed.to,
+            changed.at.0,
+        )],
         _ => Vec::new(),
     }
 }

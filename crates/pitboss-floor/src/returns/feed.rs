@@ -206,6 +206,11 @@ impl RoundKept {
                 }
                 0
             }
+            // What follows counts under the dealer who took over.
+            Kind::RoundDealerChanged(changed) => {
+                self.opened.dealer.clone_from(&changed.to);
+                0
+            }
             _ => 0,
         }
     }
@@ -270,9 +275,9 @@ impl Default for Feed {
 
 /// The field numbers in `pitboss.v1.Payload` of the kinds the feed reads: `hand_opened`,
 /// `settled`, `voided`, `returns_statement`, `returns_alert`, `returns_investigated`,
-/// `round_opened`, `round_bet`, `round_settled`, `round_place_voided` (a test holds them to the
-/// encoder's).
-const FED_KINDS: [u32; 10] = [1, 6, 7, 20, 21, 22, 24, 25, 33, 35];
+/// `round_opened`, `round_bet`, `round_settled`, `round_place_voided`, `round_dealer_changed` (a
+/// test holds them to the encoder's).
+const FED_KINDS: [u32; 11] = [1, 6, 7, 20, 21, 22, 24, 25, 33, 35, 39];
 
 impl Feed {
     /// What `entry` means, reading a hand's or round's stream from `source` when its opening is
@@ -339,7 +344,7 @@ impl Feed {
                 }
                 return Ok(Seen::Nothing);
             }
-            Kind::RoundBet(_) => {
+            Kind::RoundBet(_) | Kind::RoundDealerChanged(_) => {
                 self.rounds.see(round, &kind);
                 return Ok(Seen::Nothing);
             }
@@ -463,6 +468,7 @@ mod tests {
             Kind::RoundBet(Default::default()),
             Kind::RoundSettled(Default::default()),
             Kind::RoundPlaceVoided(Default::default()),
+            Kind::RoundDealerChanged(Default::default()),
         ];
         let numbers: Vec<u32> = fed
             .into_iter()

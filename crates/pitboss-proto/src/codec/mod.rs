@@ -541,6 +541,7 @@ pub fn payload_to_event(payload: &proto::Payload) -> Result<Option<Event>, Codec
             | Kind::RoundShaken(_)
             | Kind::RoundWindowClosed(_)
             | Kind::RoundDealerSet(_)
+            | Kind::RoundDealerChanged(_)
             | Kind::RoundSettled(_)
             | Kind::RoundVoided(_)
             | Kind::RoundPlaceVoided(_)

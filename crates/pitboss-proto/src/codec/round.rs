@@ -15,8 +15,8 @@ use pitboss_engine::house_way::Setting;
 use pitboss_engine::mix::BeaconValue;
 use pitboss_engine::rng::{Commitment, Seed};
 use pitboss_engine::round::{
-    BeaconArrived, BeaconMissed, BetPlaced, NamedBeacon, RoundEvent, RoundOpened, RoundVoided,
-    SeatDealt, Shake, Shape, WindowClosed,
+    BeaconArrived, BeaconMissed, BetPlaced, DealerChanged, NamedBeacon, RoundEvent, RoundOpened,
+    RoundVoided, SeatDealt, Shake, Shape, WindowClosed,
 };
 
 fn positions_to(positions: &[u8]) -> Vec<u32> {
@@ -179,6 +179,12 @@ pub fn round_event_to_payload(event: &RoundEvent) -> proto::Payload {
             low: strings(&setting.low),
             high: strings(&setting.high),
             house_way_rule: id_of(rule),
+        }),
+        RoundEvent::DealerChanged(d) => Kind::RoundDealerChanged(proto::RoundDealerChanged {
+            from: d.from.clone(),
+            to: d.to.clone(),
+            reason: d.reason.clone(),
+            at_ms: d.at.0,
         }),
         RoundEvent::Settled { place, settlement } => Kind::RoundSettled(proto::RoundSettled {
             place: *place,
@@ -361,6 +367,12 @@ pub fn payload_to_round_event(payload: &proto::Payload) -> Result<Option<RoundEv
             },
             rule: from_id("round_dealer_set.house_way_rule", &d.house_way_rule)?,
         },
+        Kind::RoundDealerChanged(d) => RoundEvent::DealerChanged(DealerChanged {
+            from: d.from.clone(),
+            to: d.to.clone(),
+            reason: d.reason.clone(),
+            at: Timestamp(d.at_ms),
+        }),
         Kind::RoundSettled(s) => RoundEvent::Settled {
             place: place_from("round_settled.place", s.place)?,
             settlement: settlement_from(
@@ -429,7 +441,7 @@ mod tests {
         }
         assert_eq!(
             kinds.len(),
-            13,
+            14,
             "every kind of round event was seen: {kinds:?}"
         );
     }
@@ -510,6 +522,15 @@ mod tests {
                 }),
             );
         }
+        // Another dealer takes over before betting closes (every event kind is round-tripped).
+        step(
+            &mut round,
+            RoundCommand::ChangeDealer(pitboss_engine::round::ChangeDealer {
+                dealer: "D2".into(),
+                reason: "shift change".into(),
+                at: Timestamp(2),
+            }),
+        );
         let shaker = (game == GameId::Nutz && ending == 0).then(|| "p1".to_string());
         step(
             &mut round,

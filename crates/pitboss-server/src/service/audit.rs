@@ -576,6 +576,7 @@ impl Audit for AuditService {
             player: convert::optional(&r.player),
             dealer: convert::optional(&r.dealer),
             round_id: convert::optional(&r.round_id),
+            seat: seat_filter(r.seat),
         };
         let permit = self.stream_permit()?;
         let (tx, rx) = tokio::sync::mpsc::channel(256);
@@ -897,6 +898,7 @@ impl Audit for AuditService {
             dealer: convert::optional(&r.dealer),
             table: convert::optional(&r.table),
             game,
+            seat: seat_filter(r.seat),
             phase,
             from_ms: r.from_ms,
             to_ms: (r.to_ms != 0).then_some(r.to_ms),
@@ -911,7 +913,7 @@ impl Audit for AuditService {
             let (rounds, next) = floor.list_rounds(&filter, &page).map_err(status)?;
             let rounds = rounds
                 .iter()
-                .map(|round| round_summary(round, filter.player.as_deref()))
+                .map(|round| round_summary(round, filter.player.as_deref(), filter.seat))
                 .collect::<Result<Vec<_>, Status>>()?;
             Ok(Response::new(proto::ListRoundsResponse {
                 rounds,
@@ -922,15 +924,26 @@ impl Audit for AuditService {
     }
 }
 
-/// A round as recall lists it; listed by `player`, with that player's places.
-fn round_summary(round: &RoundRecord, player: Option<&str>) -> Result<proto::RoundSummary, Status> {
+/// A seat filter of a request (already bounded): 0 is none.
+fn seat_filter(seat: u32) -> Option<u8> {
+    u8::try_from(seat).ok().filter(|s| *s != 0)
+}
+
+/// A round as recall lists it; listed by `player` or `seat`, with those places.
+fn round_summary(
+    round: &RoundRecord,
+    player: Option<&str>,
+    seat: Option<u8>,
+) -> Result<proto::RoundSummary, Status> {
     let opened = &round.opened;
-    let places = match player.filter(|p| !p.is_empty()) {
-        None => Vec::new(),
-        Some(player) => round
+    let player = player.filter(|p| !p.is_empty());
+    let places = match (player, seat) {
+        (None, None) => Vec::new(),
+        _ => round
             .places
             .iter()
-            .filter(|p| p.player == player)
+            .filter(|p| player.is_none_or(|name| p.player == name))
+            .filter(|p| seat.is_none_or(|s| p.seat == Some(s)))
             .map(|p| proto::RoundPlaceSummary {
                 place: p.place,
                 seat: p.seat.map_or(0, u32::from),
@@ -948,7 +961,8 @@ fn round_summary(round: &RoundRecord, player: Option<&str>) -> Result<proto::Rou
         game: convert::game_to_proto(opened.game),
         config_id: opened.config_id.to_string(),
         table: opened.table.clone(),
-        dealer: opened.dealer.clone(),
+        dealer: round.dealer().to_string(),
+        dealers: round.dealers.clone(),
         shape: opened.shape.name().to_string(),
         phase: crate::floor::phase_name(round.phase).to_string(),
         opened_at_ms: opened.at.0,

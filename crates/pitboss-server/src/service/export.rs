@@ -292,7 +292,7 @@ fn place_rows(round: &RoundRecord) -> Result<Vec<Row>, Status> {
                 seat: place.seat.map(u32::from),
                 player: place.player.clone(),
                 table: opened.table.clone(),
-                dealer: opened.dealer.clone(),
+                dealer: round.dealer().to_string(),
                 game: convert::game_to_proto(opened.game),
                 shape: opened.shape.name().to_string(),
                 config_id: opened.config_id.to_string(),

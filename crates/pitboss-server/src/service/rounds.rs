@@ -17,7 +17,8 @@ use crate::floor::{Floor, FloorError, OpenRoundRequest, RoundAnswer, RoundCall};
 use crate::proto;
 use pitboss_engine::games::{Timestamp, VoidKind, VoidOrder};
 use pitboss_engine::round::{
-    Decide, OpenRound, Phase, PlaceBet, Round, RoundCommand, RoundError, RoundView, Shape,
+    ChangeDealer, Decide, OpenRound, Phase, PlaceBet, Round, RoundCommand, RoundError, RoundView,
+    Shape,
 };
 
 /// A command of a request, made once the floor knows its time.
@@ -129,6 +130,16 @@ pub(super) async fn round_command(
                 })
             });
             (vec![("close_window".to_string(), make)], None)
+        }
+        Command::ChangeDealer(change) => {
+            let make: MakeCommand = Box::new(move |at| {
+                RoundCommand::ChangeDealer(ChangeDealer {
+                    dealer: change.dealer.clone(),
+                    reason: change.reason.clone(),
+                    at,
+                })
+            });
+            (vec![("change_dealer".to_string(), make)], None)
         }
         Command::Batch(batch) => {
             let mut made = Vec::with_capacity(batch.commands.len());
@@ -477,7 +488,7 @@ fn view_of(round: &Round, reader: Option<&str>, from: u32, page: u32) -> proto::
         version: view.version,
         config_id: opened.map(|o| o.config_id.to_string()).unwrap_or_default(),
         table: opened.map(|o| o.table.clone()).unwrap_or_default(),
-        dealer: opened.map(|o| o.dealer.clone()).unwrap_or_default(),
+        dealer: round.dealer().to_string(),
         shoe: opened.and_then(|o| o.shoe.clone()).unwrap_or_default(),
         shape: opened
             .map(|o| o.shape.name().to_string())

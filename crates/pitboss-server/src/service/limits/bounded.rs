@@ -105,6 +105,7 @@ impl Bounded for proto::ExportHandsRequest {
         NAME_FILTER.check(&at(place, "player"), &self.player)?;
         NAME_FILTER.check(&at(place, "dealer"), &self.dealer)?;
         ROUND_ID_FILTER.check(&at(place, "round_id"), &self.round_id)?;
+        SEAT.check(&at(place, "seat"), u64::from(self.seat))?;
         open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")
     }
 }
@@ -115,6 +116,7 @@ impl Bounded for proto::ListRoundsRequest {
         NAME_FILTER.check(&at(place, "dealer"), &self.dealer)?;
         NAME_FILTER.check(&at(place, "player"), &self.player)?;
         OPTIONAL_ID.check(&at(place, "phase"), &self.phase)?;
+        SEAT.check(&at(place, "seat"), u64::from(self.seat))?;
         open_end(&at(place, "to_ms"), self.from_ms, self.to_ms, "no bound")?;
         ROUNDS_PAGE_SIZE.check(&at(place, "page_size"), u64::from(self.page_size))?;
         ROUNDS_PAGE_TOKEN.check(&at(place, "page_token"), &self.page_token)
@@ -258,6 +260,10 @@ impl Bounded for proto::RoundCommandRequest {
             }
             Some(Command::CloseWindow(close)) => {
                 REASON.check(&at(place, "close_window.reason"), close.reason.trim())?;
+            }
+            Some(Command::ChangeDealer(change)) => {
+                NAME.check(&at(place, "change_dealer.dealer"), &change.dealer)?;
+                REASON.check(&at(place, "change_dealer.reason"), change.reason.trim())?;
             }
             None => {}
         }
