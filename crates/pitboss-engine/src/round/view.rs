@@ -102,7 +102,12 @@ impl Round {
             .table_positions()
             .filter_map(|p| self.table_card(p).map(|c| (p, c)))
             .collect();
-        let dice = self.places.first().and_then(|p| player_view(&p.hand).dice);
+        // Only a shake has dice (a card game's view of a hand would be worked out for nothing:
+        // Fortune Pai Gow's suggests a setting by the house way).
+        let dice = match self.shape() {
+            Some(Shape::OneShake) => self.places.first().and_then(|p| player_view(&p.hand).dice),
+            _ => None,
+        };
         RoundView {
             phase: self.phase,
             version: self.version,

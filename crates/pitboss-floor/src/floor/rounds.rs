@@ -3,9 +3,10 @@
 //! `Round` one at a time per round (the floor's per-stream locks), every command's events recorded
 //! in one append on the round's stream, and a round loaded by replaying its stream.
 //!
-//! Rounds in play are kept in memory, at most [`KEPT`] of them: a command on a kept round steps it
-//! in place (a round of thousands of places is never copied); a round not kept, or kept behind a
-//! log other servers also write, is replayed from its stream first. A refused command leaves the
+//! Rounds in play are kept in memory, at most [`KEPT`] of them holding at most [`PLACES_KEPT`]
+//! places in all (the least recently used pushed out first): a command on a kept round steps it in
+//! place (a round of thousands of places is never copied); a round not kept, or kept behind a log
+//! other servers also write, is replayed from its stream first. A refused command leaves the
 //! kept round as it was; a command whose append fails drops it, so the next is decided on the log.
 //! Rounds that have ended are kept for reading (a studio's players all read their settlement at
 //! the showdown), at most [`ENDED_KEPT`] of them and [`ENDED_PLACES_KEPT`] places in all; every
@@ -19,6 +20,7 @@
 //! Must not decide a rule (the engine's round does) nor touch the ledger's storage but through its
 //! methods.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -38,8 +40,12 @@ use super::requests::{self, Target};
 use super::{actor_given, is_hand_id, Floor, FloorError, RoundAnswer};
 use pitboss_ledger::{Appended, Fingerprint, LedgerError, RequestKey};
 
-/// The most rounds in play kept in memory at once.
-pub const KEPT: usize = 64;
+/// The most rounds in play kept in memory at once: every table of a large floor.
+pub const KEPT: usize = 4_096;
+
+/// The most places the rounds in play kept hold in all (about 2.2 KB each: about 330 MB at most;
+/// six studio rounds of the most players, or every seat of [`KEPT`] tables).
+pub const PLACES_KEPT: usize = 150_000;
 
 /// The most ended rounds kept in memory for reading.
 pub const ENDED_KEPT: usize = 16;
@@ -48,17 +54,48 @@ pub const ENDED_KEPT: usize = 16;
 /// about 160 MB at most; a round larger than this alone is read from the log each time).
 pub const ENDED_PLACES_KEPT: usize = 60_000;
 
-/// Ended rounds kept for reading, and how many places they hold.
-struct Ended {
-    rounds: crate::lru::Lru<String, Arc<Round>>,
+/// Rounds kept in memory by id (in play: `Round`; ended, for reading: `Arc<Round>`), bounded by
+/// their number and by the places they hold in all; the least recently used are pushed out first.
+struct Kept<R> {
+    rounds: crate::lru::Lru<String, R>,
     places: usize,
+    most_rounds: usize,
+    most_places: usize,
 }
 
-impl Ended {
-    fn remove(&mut self, id: &str) {
-        if let Some(round) = self.rounds.pop(id) {
-            self.places -= round.places().len();
+impl<R: Borrow<Round>> Kept<R> {
+    fn new(most_rounds: usize, most_places: usize) -> Kept<R> {
+        Kept {
+            rounds: crate::lru::bounded(most_rounds),
+            places: 0,
+            most_rounds,
+            most_places,
         }
+    }
+
+    /// Takes round `id` out, if kept.
+    fn pop(&mut self, id: &str) -> Option<R> {
+        let round = self.rounds.pop(id)?;
+        self.places -= round.borrow().places().len();
+        Some(round)
+    }
+
+    /// Keeps `round` as `id`'s, pushing out the least recently used while either bound would be
+    /// passed; a round alone above the places' bound is not kept.
+    fn put(&mut self, id: &str, round: R) {
+        self.pop(id);
+        let size = round.borrow().places().len();
+        if size > self.most_places {
+            return;
+        }
+        while self.places + size > self.most_places || self.rounds.len() >= self.most_rounds {
+            match self.rounds.pop_lru() {
+                Some((_, out)) => self.places -= out.borrow().places().len(),
+                None => break,
+            }
+        }
+        self.places += size;
+        self.rounds.put(id.to_string(), round);
     }
 }
 
@@ -83,8 +120,8 @@ pub const OPENINGS_KEPT: usize = 4096;
 /// in flight (a retry decided meanwhile waits for the first's record instead of being refused by
 /// a round that already took the command).
 pub(super) struct KeptRounds {
-    rounds: Mutex<crate::lru::Lru<String, Round>>,
-    ended: Mutex<Ended>,
+    rounds: Mutex<Kept<Round>>,
+    ended: Mutex<Kept<Arc<Round>>>,
     openings: Mutex<crate::lru::Lru<String, RoundOpened>>,
     in_flight: Mutex<HashMap<String, (Fingerprint, watch::Receiver<()>)>>,
     /// Each round's last append in flight: ends (its sender dropped) once the append is answered.
@@ -96,11 +133,8 @@ pub(super) struct KeptRounds {
 impl Default for KeptRounds {
     fn default() -> KeptRounds {
         KeptRounds {
-            rounds: Mutex::new(crate::lru::bounded(KEPT)),
-            ended: Mutex::new(Ended {
-                rounds: crate::lru::bounded(ENDED_KEPT),
-                places: 0,
-            }),
+            rounds: Mutex::new(Kept::new(KEPT, PLACES_KEPT)),
+            ended: Mutex::new(Kept::new(ENDED_KEPT, ENDED_PLACES_KEPT)),
             openings: Mutex::new(crate::lru::bounded(OPENINGS_KEPT)),
             in_flight: Mutex::new(HashMap::new()),
             landing: Mutex::new(HashMap::new()),
@@ -216,36 +250,29 @@ impl KeptRounds {
         self.rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .rounds
             .peek(id)
             .map(f)
     }
 
+    /// Keeps a round in play (the least recently used pushed out while the rounds or the places
+    /// kept exceed their bounds).
     fn keep(&self, id: &str, round: Round) {
         self.remember(id, &round);
         self.rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .put(id.to_string(), round);
+            .put(id, round);
     }
 
-    /// Keeps an ended round for reading (the least recently read pushed out while the places
-    /// kept exceed their bound; a round alone above it is not kept).
+    /// Keeps an ended round for reading (the least recently read pushed out while the rounds or
+    /// the places kept exceed their bounds; a round alone above it is not kept).
     fn keep_ended(&self, id: &str, round: Arc<Round>) {
         self.remember(id, &round);
-        let size = round.places().len();
-        let mut ended = self.ended.lock().unwrap_or_else(PoisonError::into_inner);
-        ended.remove(id);
-        if size > ENDED_PLACES_KEPT {
-            return;
-        }
-        while ended.places + size > ENDED_PLACES_KEPT || ended.rounds.len() == ENDED_KEPT {
-            match ended.rounds.pop_lru() {
-                Some((_, out)) => ended.places -= out.places().len(),
-                None => break,
-            }
-        }
-        ended.places += size;
-        ended.rounds.put(id.to_string(), round);
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(id, round);
     }
 
     /// The ended round `id`, if it is kept.
@@ -264,7 +291,7 @@ impl KeptRounds {
         self.ended
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+            .pop(id);
     }
 
     /// Keeps the round's opening record, if it has one.
@@ -933,6 +960,89 @@ mod tests {
         assert_eq!(
             floor.rounds.ended.lock().unwrap().places,
             (ENDED_KEPT - 1) * kept.places().len()
+        );
+    }
+
+    /// A Caribbean Stud shared hand with `players` bets, as the engine alone gives it.
+    fn round_of(players: u32) -> Round {
+        let config = std::sync::Arc::new(pitboss_engine::config::GameConfig::default_for(
+            GameId::CaribbeanStud,
+        ));
+        let mut round = Round::new(Seed::from_bytes([7; 32]), config);
+        round
+            .step(&RoundCommand::Open(OpenRound {
+                table: "T".into(),
+                dealer: "D".into(),
+                shoe: None,
+                shape: Shape::SharedHand,
+                max_players: players + 1,
+                seats_per_player: 1,
+                decision_window_ms: 60_000,
+                at: Timestamp(1),
+            }))
+            .unwrap();
+        for p in 0..players {
+            round
+                .step(&RoundCommand::Bet(PlaceBet {
+                    seed_digest: None,
+                    player: format!("p{p}"),
+                    seat: None,
+                    wagers: vec![Wager {
+                        bet: BetId::Ante,
+                        amount: Money(500),
+                    }],
+                    at: Timestamp(2),
+                }))
+                .unwrap();
+        }
+        round
+    }
+
+    /// The rounds kept are bounded by their number and by their places in all: the least
+    /// recently used go first, a round above the places' bound alone is not kept, and the count
+    /// of places follows every round taken out and put back.
+    #[test]
+    fn kept_rounds_are_bounded_by_their_number_and_their_places() {
+        let mut kept: Kept<Round> = Kept::new(3, 10);
+        kept.put("a", round_of(4));
+        kept.put("b", round_of(4));
+        assert_eq!((kept.rounds.len(), kept.places), (2, 8));
+        // Three more would pass ten places: "a", the least recently used, makes room.
+        kept.put("c", round_of(3));
+        assert_eq!((kept.rounds.len(), kept.places), (2, 7));
+        assert!(kept.rounds.peek("a").is_none());
+        // Taken out and put back with more places: counted once, at its new size.
+        let mut b = kept.pop("b").unwrap();
+        assert_eq!(kept.places, 3);
+        b.step(&RoundCommand::Bet(PlaceBet {
+            seed_digest: None,
+            player: "late".into(),
+            seat: None,
+            wagers: vec![Wager {
+                bet: BetId::Ante,
+                amount: Money(500),
+            }],
+            at: Timestamp(3),
+        }))
+        .unwrap();
+        kept.put("b", b);
+        assert_eq!(kept.places, 8);
+        // The number's bound: a third and a fourth round push out the least recently used.
+        kept.put("d", round_of(1));
+        kept.put("e", round_of(1));
+        assert_eq!(kept.rounds.len(), 3);
+        assert!(kept.rounds.peek("c").is_none());
+        assert_eq!(kept.places, 7);
+        // Too large alone: not kept, nothing pushed out.
+        kept.put("huge", round_of(11));
+        assert!(kept.rounds.peek("huge").is_none());
+        assert_eq!((kept.rounds.len(), kept.places), (3, 7));
+        assert_eq!(
+            kept.places,
+            kept.rounds
+                .iter()
+                .map(|(_, r)| r.places().len())
+                .sum::<usize>()
         );
     }
 
