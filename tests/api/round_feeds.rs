@@ -978,6 +978,29 @@ async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_i
         .into_inner()
         .rounds;
     assert!(at_five.is_empty(), "{at_five:?}");
+    // A player and a seat: only a round where that player sat there.
+    let p1_at = |seat: u32| proto::ListRoundsRequest {
+        player: "p1".into(),
+        seat,
+        ..Default::default()
+    };
+    let p1_at_two = c
+        .audit
+        .list_rounds(p1_at(2))
+        .await
+        .unwrap()
+        .into_inner()
+        .rounds;
+    assert!(p1_at_two.is_empty(), "p1 sat at seat 1: {p1_at_two:?}");
+    let p1_at_one = c
+        .audit
+        .list_rounds(p1_at(1))
+        .await
+        .unwrap()
+        .into_inner()
+        .rounds;
+    assert_eq!(p1_at_one.len(), 1);
+    assert_eq!(p1_at_one[0].places.len(), 1);
 
     // The significant event: who before, who after, why, by whom.
     let events = c

@@ -1177,7 +1177,7 @@ fn another_dealer_takes_over_a_round_and_shakes_for_it_from_then_on() {
     let same = t.refused(change("dealer-7", 2_100));
     assert_eq!(
         same,
-        RoundError::SameDealer {
+        RoundError::DealtBefore {
             dealer: "dealer-7".into()
         }
     );
@@ -1200,17 +1200,25 @@ fn another_dealer_takes_over_a_round_and_shakes_for_it_from_then_on() {
         t.round.opened().map(|o| o.dealer.as_str()),
         Some("dealer-7")
     );
-    // The new dealer does not bet; the one relieved now may.
-    assert_eq!(
-        t.refused(RoundCommand::Bet(PlaceBet {
-            seed_digest: None,
-            player: "dealer-9".into(),
-            seat: None,
-            wagers: vec![wager(BetId::NUTZ_BOXES[0], units(1))],
-            at: Timestamp(2_300),
-        })),
-        RoundError::DealerBets
-    );
+    // Neither the new dealer nor the one relieved bets on the round; nor does the relieved one
+    // deal it again (each dealer deals a round once, and is listed under it once).
+    for dealer in ["dealer-9", "dealer-7"] {
+        assert_eq!(
+            t.refused(RoundCommand::Bet(PlaceBet {
+                seed_digest: None,
+                player: dealer.into(),
+                seat: None,
+                wagers: vec![wager(BetId::NUTZ_BOXES[0], units(1))],
+                at: Timestamp(2_300),
+            })),
+            RoundError::DealerBets
+        );
+    }
+    assert!(matches!(
+        t.refused(change("dealer-7", 2_300)),
+        RoundError::DealtBefore { .. }
+    ));
+    assert_eq!(t.round.dealers(), ["dealer-7", "dealer-9"]);
     // The cup offered to nobody: only the dealer dealing now shakes.
     t.close(3_000, None);
     let old = t.refused(RoundCommand::Decide(Decide {
@@ -1237,6 +1245,19 @@ fn another_dealer_takes_over_a_round_and_shakes_for_it_from_then_on() {
     ));
     let again = t.replayed();
     assert_eq!(again.dealer(), "dealer-9");
+    // At most DEALERS_MAX dealers in a round.
+    let mut busy = Table::open(game, seed("dealer change", 1), Shape::OneShake, 5);
+    for k in 1..pitboss_engine::round::DEALERS_MAX {
+        busy.ok(change(&format!("relief-{k}"), 1_000 + k as u64));
+    }
+    let full = busy.refused(change("one-more", 2_000));
+    assert_eq!(
+        full,
+        RoundError::TooManyDealers {
+            max: pitboss_engine::round::DEALERS_MAX
+        }
+    );
+    assert_eq!(full.precondition(), Some("TOO_MANY_DEALERS"));
     // A change recorded with another dealer than the round's command gives is refused by replay.
     let mut tampered = t.events.clone();
     for e in &mut tampered {

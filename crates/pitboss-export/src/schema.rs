@@ -306,7 +306,7 @@ const EVENTS: &[Column] = &[
     col(
         "kind",
         Utf8,
-        "The event: a hand's `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`; a round's `opened`, `bet_placed`, `betting_closed`, `dealt`, `revealed`, `decided`, `shaken`, `window_closed`, `dealer_set`, `dealer_changed`, `settled`, `round_voided`, `place_voided` or `seed_revealed`.",
+        "The event: a hand's `opened`, `cards_shown`, `acted`, `dice_shaken`, `hand_set`, `settled`, `voided`, `completed` or `seed_revealed`; a round's `opened`, `bet_placed`, `betting_closed`, `beacon_arrived`, `beacon_late`, `dealt`, `revealed`, `decided`, `shaken`, `window_closed`, `dealer_set`, `dealer_changed`, `settled`, `round_voided`, `place_voided` or `seed_revealed`.",
     ),
     opt(
         "hand_id",

@@ -101,12 +101,15 @@ pub enum RoundError {
     /// A player already on as many seats as the round allows.
     #[error("seat: a player holds at most {limit} seat(s) of this round")]
     SeatsPerPlayer { limit: u8 },
-    /// A bet by the round's dealer.
-    #[error("player: the round's dealer does not bet on it")]
+    /// A bet by a dealer of the round (the dealer now, or one who dealt it before).
+    #[error("player: a dealer of the round does not bet on it")]
     DealerBets,
-    /// A dealer change to the dealer already dealing.
-    #[error("dealer: {dealer} is already the round's dealer")]
-    SameDealer { dealer: String },
+    /// A dealer change to someone who has dealt the round already (the dealer now among them).
+    #[error("dealer: {dealer} has dealt this round already; each dealer deals a round once")]
+    DealtBefore { dealer: String },
+    /// A dealer change past the round's most dealers.
+    #[error("dealer: a round has at most {max} dealers")]
+    TooManyDealers { max: usize },
     /// A dealer change to one of the round's players.
     #[error("dealer: {dealer} bets on this round and cannot deal it")]
     DealerPlays { dealer: String },
@@ -181,7 +184,7 @@ impl RoundError {
             | E::Shaker { .. }
             | E::Shake { .. }
             | E::DealerBets
-            | E::SameDealer { .. }
+            | E::DealtBefore { .. }
             | E::DealerPlays { .. }
             | E::WrongBeacon { .. }
             | E::VoidKind { .. } => RefusalKind::InvalidArgument,
@@ -195,6 +198,7 @@ impl RoundError {
             | E::SeatsPerPlayer { .. }
             | E::AlreadyBet { .. }
             | E::Full { .. }
+            | E::TooManyDealers { .. }
             | E::NoBets
             | E::NotYourPlace { .. }
             | E::NotTheShaker
@@ -231,6 +235,7 @@ impl RoundError {
             E::SeatsPerPlayer { .. } => "SEATS_PER_PLAYER",
             E::AlreadyBet { .. } => "ALREADY_BET",
             E::Full { .. } => "ROUND_FULL",
+            E::TooManyDealers { .. } => "TOO_MANY_DEALERS",
             E::NoBets => "NO_BETS",
             E::NotYourPlace { .. } => "NOT_YOUR_PLACE",
             E::NotTheShaker => "NOT_THE_SHAKER",
@@ -274,7 +279,9 @@ impl RoundError {
             | E::NotYourPlace { .. }
             | E::NotTheShaker
             | E::DealerBets => FieldPath::new("player"),
-            E::SameDealer { .. } | E::DealerPlays { .. } => FieldPath::new("dealer"),
+            E::DealtBefore { .. } | E::DealerPlays { .. } | E::TooManyDealers { .. } => {
+                FieldPath::new("dealer")
+            }
             E::TooManyWagers { .. } => FieldPath::new("wagers"),
             E::Shaker { .. } => FieldPath::new("shaker"),
             E::Shake { .. } => FieldPath::new("action"),

@@ -67,6 +67,9 @@ pub const WINDOW_MAX_MS: u64 = DAY_MS;
 /// plus its window always fits).
 pub const TIME_MAX_MS: u64 = 253_402_300_799_999;
 
+/// The most dealers one round has: the opening's and up to fifteen who take over.
+pub const DEALERS_MAX: usize = 16;
+
 /// The most wagers one bet carries: one per bet of any game.
 pub const WAGERS_MAX: usize = BetId::ALL.len();
 
@@ -140,8 +143,9 @@ pub struct Round {
     stream: WordStream,
     phase: Phase,
     opened: Option<RoundOpened>,
-    /// The dealer now: the opening's, or the last to take over.
-    dealer: String,
+    /// Every dealer who dealt it, in order (the opening's first): at most [`DEALERS_MAX`], each
+    /// once; the last is the dealer now.
+    dealers: Vec<String>,
     layout: Layout,
     sight: Sight,
     places: Vec<Place>,
@@ -181,7 +185,7 @@ impl Round {
             stream,
             phase: Phase::Pending,
             opened: None,
-            dealer: String::new(),
+            dealers: Vec::new(),
             layout: Layout::default(),
             sight: Sight::default(),
             places: Vec::new(),
@@ -264,7 +268,12 @@ impl Round {
 
     /// The dealer now: the opening's, or the last one to take over (empty before the opening).
     pub fn dealer(&self) -> &str {
-        &self.dealer
+        self.dealers.last().map_or("", String::as_str)
+    }
+
+    /// Every dealer who dealt the round, in order: the opening's, then each who took over.
+    pub fn dealers(&self) -> &[String] {
+        &self.dealers
     }
 
     /// Every place, by place number.
@@ -464,7 +473,7 @@ impl Round {
             at: open.at,
         };
         self.opened = Some(opened.clone());
-        self.dealer = open.dealer.clone();
+        self.dealers = vec![open.dealer.clone()];
         self.phase = Phase::Betting;
         out.push(RoundEvent::Opened(opened));
         Ok(())
@@ -487,7 +496,7 @@ impl Round {
             });
         }
         required(&bet.player, "player")?;
-        if bet.player == self.dealer {
+        if self.dealers.contains(&bet.player) {
             return Err(RoundError::DealerBets);
         }
         if bet.wagers.len() > WAGERS_MAX {
@@ -814,7 +823,7 @@ impl Round {
             // to nobody, the dealer shakes.
             let allowed = match (self.shaker.as_deref(), by) {
                 (Some(shaker), _) => shaker == decide.player,
-                (None, Shaker::Dealer) => self.dealer == decide.player,
+                (None, Shaker::Dealer) => self.dealer() == decide.player,
                 (None, Shaker::Player) => false,
             };
             if decide.seat.is_some() {
@@ -886,7 +895,7 @@ impl Round {
             });
         }
         let hands = self.each_live(|hand| hand.decide_window_closed(order, window))?;
-        let shakes = shakes_of(&hands, &self.dealer)?;
+        let shakes = shakes_of(&hands, self.dealer())?;
         let ended = hands.len() as u32;
         out.push(RoundEvent::WindowClosed(WindowClosed {
             order: order.clone(),
@@ -916,8 +925,9 @@ impl Round {
         }
         required(&change.dealer, "dealer")?;
         required(&change.reason, "reason")?;
-        if change.dealer == self.dealer {
-            return Err(RoundError::SameDealer {
+        // Each dealer once: a round listed under a dealer once, and nobody who dealt it bets on it.
+        if self.dealers.contains(&change.dealer) {
+            return Err(RoundError::DealtBefore {
                 dealer: change.dealer.clone(),
             });
         }
@@ -926,12 +936,16 @@ impl Round {
                 dealer: change.dealer.clone(),
             });
         }
+        if self.dealers.len() >= DEALERS_MAX {
+            return Err(RoundError::TooManyDealers { max: DEALERS_MAX });
+        }
         out.push(RoundEvent::DealerChanged(DealerChanged {
-            from: std::mem::replace(&mut self.dealer, change.dealer.clone()),
+            from: self.dealer().to_string(),
             to: change.dealer.clone(),
             reason: change.reason.clone(),
             at: change.at,
         }));
+        self.dealers.push(change.dealer.clone());
         Ok(())
     }
 

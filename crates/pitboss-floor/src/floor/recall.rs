@@ -171,10 +171,11 @@ fn keeps(filter: &RoundFilter, round: &RoundRecord) -> bool {
         && filter.phase.is_none_or(|p| p == round.phase)
         && given(&filter.table).is_none_or(|t| t == opened.table)
         && given(&filter.dealer).is_none_or(|d| round.dealt_by(d))
-        && given(&filter.player).is_none_or(|p| round.has_player(p))
-        && filter
-            .seat
-            .is_none_or(|s| round.places.iter().any(|p| p.seat == Some(s)))
+        && (given(&filter.player).is_none() && filter.seat.is_none()
+            || round.places.iter().any(|p| {
+                given(&filter.player).is_none_or(|name| p.player == name)
+                    && filter.seat.is_none_or(|s| p.seat == Some(s))
+            }))
         && filter
             .within
             .as_ref()

@@ -100,11 +100,6 @@ impl RoundRecord {
     pub fn dealt_by(&self, dealer: &str) -> bool {
         self.dealers.iter().any(|d| d == dealer)
     }
-
-    /// Whether `player` holds a place of the round.
-    pub fn has_player(&self, player: &str) -> bool {
-        self.places.iter().any(|p| p.player == player)
-    }
 }
 
 /// A round's phase as views, reports and exports name it.
