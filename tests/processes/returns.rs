@@ -161,11 +161,14 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
     let answer = loop {
         let r = returns(&mut audit).await;
         let theory_known = r.rows.iter().all(|row| row.theoretical.is_some());
+        // The lifetime window's alert (its rows are read in the same instant as the alerts).
         let alerted = r.alerts.iter().any(|a| {
-            a.alert
-                .as_ref()
-                .and_then(|a| a.totals.as_ref())
-                .is_some_and(|t| t.table == "folding" && t.bet == "main")
+            a.alert.as_ref().is_some_and(|a| {
+                a.window_days == 0
+                    && a.totals
+                        .as_ref()
+                        .is_some_and(|t| t.table == "folding" && t.bet == "main")
+            })
         });
         if r.caught_up && theory_known && alerted {
             break r;

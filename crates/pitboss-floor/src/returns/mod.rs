@@ -167,6 +167,18 @@ pub struct Returns {
     wanted: std::sync::mpsc::SyncSender<(ConfigId, Arc<pitboss_engine::config::GameConfig>)>,
 }
 
+/// The rows, alerts and progress of [`Returns::snapshot`], read at one instant.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub rows: Vec<Row>,
+    pub alerts: Vec<AlertState>,
+    /// The next sequence to read.
+    pub through: u64,
+    pub caught_up: bool,
+    /// Hands the reading could not count.
+    pub untracked: u64,
+}
+
 /// One row of [`Returns::rows`].
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -514,55 +526,22 @@ impl Returns {
     /// dealer.
     pub fn rows(&self, filter: &Filter) -> Vec<Row> {
         let today = self.floor.now() / DAY_MS;
+        rows_of(&self.lock(), filter, today)
+    }
+
+    /// The rows and alerts `filter` asks for (at most `alerts` of those), and how far the
+    /// reading has come, all read at one instant: a row names an open alert if and only if the
+    /// alerts hold it.
+    pub fn snapshot(&self, filter: &Filter, alerts: usize) -> Snapshot {
+        let today = self.floor.now() / DAY_MS;
         let state = self.lock();
-        let mut summed: BTreeMap<Key, Vec<Result<Sums, tally::Overflow>>> = BTreeMap::new();
-        for (key, tracked) in &state.keys {
-            if !filter.matches(key) || (filter.by == By::Dealer && key.dealer.is_empty()) {
-                continue;
-            }
-            let row = filter.row_key(key);
-            let sums = summed
-                .entry(row)
-                .or_insert_with(|| vec![Ok(Sums::default()); filter.windows().len()]);
-            for (total, &days) in sums.iter_mut().zip(filter.windows()) {
-                if let Ok(sum) = total {
-                    if let Err(overflow) = sum.add(&tracked.window(days, today)) {
-                        *total = Err(overflow);
-                    }
-                }
-            }
+        Snapshot {
+            rows: rows_of(&state, filter, today),
+            alerts: alerts_of(&state, filter, alerts),
+            through: state.through,
+            caught_up: state.caught_up,
+            untracked: state.untracked,
         }
-        let mut rows = Vec::new();
-        for (key, sums) in summed {
-            let theory = match state.theories.get(&key.config_id) {
-                Some(Known::Ready(t)) => t
-                    .get(&key.bet)
-                    .copied()
-                    .ok_or_else(|| "the lab has no sheet for this bet".to_string()),
-                Some(Known::Computing) => Err("being computed".into()),
-                Some(Known::Failed(e)) => Err(e.clone()),
-                None => Err("the configuration is not known to this server".into()),
-            };
-            for (sums, &window_days) in sums.into_iter().zip(filter.windows()) {
-                let open_alert = state
-                    .open
-                    .get(&(key.clone(), window_days))
-                    .and_then(|s| state.alerts.get(s))
-                    .map(|a| a.alert.alert_id.clone());
-                let (sums, theory) = match sums {
-                    Ok(sums) => (sums, theory.clone()),
-                    Err(e) => (Sums::default(), Err(format!("{e} summing this row"))),
-                };
-                rows.push(Row {
-                    key: key.clone(),
-                    window_days,
-                    sums,
-                    theory,
-                    open_alert,
-                });
-            }
-        }
-        rows
     }
 
     /// How many alerts are open (recorded and not investigated).
@@ -573,24 +552,6 @@ impl Returns {
             .values()
             .filter(|s| state.alerts.contains_key(s))
             .count()
-    }
-
-    /// The alerts whose key `filter` matches, newest first, at most `limit`.
-    pub fn alerts(&self, filter: &Filter, limit: usize) -> Vec<AlertState> {
-        self.lock()
-            .alerts
-            .values()
-            .rev()
-            .filter(|a| {
-                a.alert
-                    .totals
-                    .as_ref()
-                    .and_then(Sums::from_proto)
-                    .is_some_and(|(k, _)| filter.matches(&k))
-            })
-            .take(limit)
-            .cloned()
-            .collect()
     }
 
     /// (the next sequence to read, caught up, hands untracked, statements checked, why stopped).
@@ -612,6 +573,76 @@ impl Returns {
             .values()
             .any(|a| a.alert.alert_id == alert_id)
     }
+}
+
+/// The rows `filter` asks for in `state`, `today` being the day number (see [`Returns::rows`]).
+fn rows_of(state: &State, filter: &Filter, today: u64) -> Vec<Row> {
+    let mut summed: BTreeMap<Key, Vec<Result<Sums, tally::Overflow>>> = BTreeMap::new();
+    for (key, tracked) in &state.keys {
+        if !filter.matches(key) || (filter.by == By::Dealer && key.dealer.is_empty()) {
+            continue;
+        }
+        let row = filter.row_key(key);
+        let sums = summed
+            .entry(row)
+            .or_insert_with(|| vec![Ok(Sums::default()); filter.windows().len()]);
+        for (total, &days) in sums.iter_mut().zip(filter.windows()) {
+            if let Ok(sum) = total {
+                if let Err(overflow) = sum.add(&tracked.window(days, today)) {
+                    *total = Err(overflow);
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (key, sums) in summed {
+        let theory = match state.theories.get(&key.config_id) {
+            Some(Known::Ready(t)) => t
+                .get(&key.bet)
+                .copied()
+                .ok_or_else(|| "the lab has no sheet for this bet".to_string()),
+            Some(Known::Computing) => Err("being computed".into()),
+            Some(Known::Failed(e)) => Err(e.clone()),
+            None => Err("the configuration is not known to this server".into()),
+        };
+        for (sums, &window_days) in sums.into_iter().zip(filter.windows()) {
+            let open_alert = state
+                .open
+                .get(&(key.clone(), window_days))
+                .and_then(|s| state.alerts.get(s))
+                .map(|a| a.alert.alert_id.clone());
+            let (sums, theory) = match sums {
+                Ok(sums) => (sums, theory.clone()),
+                Err(e) => (Sums::default(), Err(format!("{e} summing this row"))),
+            };
+            rows.push(Row {
+                key: key.clone(),
+                window_days,
+                sums,
+                theory,
+                open_alert,
+            });
+        }
+    }
+    rows
+}
+
+/// The alerts of `state` whose key `filter` matches, newest first, at most `limit`.
+fn alerts_of(state: &State, filter: &Filter, limit: usize) -> Vec<AlertState> {
+    state
+        .alerts
+        .values()
+        .rev()
+        .filter(|a| {
+            a.alert
+                .totals
+                .as_ref()
+                .and_then(Sums::from_proto)
+                .is_some_and(|(k, _)| filter.matches(&k))
+        })
+        .take(limit)
+        .cloned()
+        .collect()
 }
 
 /// How the rows are summed.

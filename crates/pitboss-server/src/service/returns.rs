@@ -49,7 +49,8 @@ pub fn answer(
         tables: caller.tables.clone(),
         games: caller.games.clone(),
     };
-    let rows = returns.rows(&filter);
+    let snapshot = returns.snapshot(&filter, ALERTS_ANSWERED);
+    let rows = snapshot.rows;
     let size = match r.page_size {
         0 => 200,
         n => n as usize,
@@ -63,7 +64,6 @@ pub fn answer(
     };
     let end = first.saturating_add(size).min(rows.len());
     let page = rows.get(first..end).unwrap_or_default();
-    let (through, caught_up, untracked, _, _) = returns.progress();
     Ok(proto::GetReturnsResponse {
         rows: page.iter().map(row).collect(),
         next_page_token: if end < rows.len() {
@@ -71,14 +71,10 @@ pub fn answer(
         } else {
             String::new()
         },
-        through_sequence: through,
-        caught_up,
-        untracked_hands: untracked,
-        alerts: returns
-            .alerts(&filter, ALERTS_ANSWERED)
-            .into_iter()
-            .map(alert)
-            .collect(),
+        through_sequence: snapshot.through,
+        caught_up: snapshot.caught_up,
+        untracked_hands: snapshot.untracked,
+        alerts: snapshot.alerts.into_iter().map(alert).collect(),
     })
 }
 
