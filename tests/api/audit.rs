@@ -122,7 +122,7 @@ async fn stream_events_catches_up_then_follows_live() {
     let hand = play_to_end(&mut c, proto::Game::CaribbeanStud, "T-8", "p").await;
     let mut kinds = Vec::new();
     while kinds.len() < usize::try_from(hand.version).unwrap() {
-        let event = tokio::time::timeout(std::time::Duration::from_secs(5), stream.message())
+        let event = tokio::time::timeout(std::time::Duration::from_secs(60), stream.message())
             .await
             .expect("live entries arrive")
             .unwrap()
@@ -248,6 +248,51 @@ async fn checkpoints_and_proofs_over_grpc() {
 /// `DeriveDeal` with `seats` derives a round's deal as the engine does (`deal::derive_round`):
 /// the hand's one shuffle, each numbered seat's block, then the dealer's or community cards; a
 /// number of seats the game does not deal is refused as `INVALID_ARGUMENT` naming `seats`.
+/// While hands are being recorded, every checkpoint answered states a log size at least its own
+/// tree's: the two are read from the same place, the tree first.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_checkpoint_is_never_ahead_of_the_log_size_it_states() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::in_process(data.path());
+    let c = clients(&server).await;
+    let players: Vec<_> = (0..4)
+        .map(|i| {
+            let mut play = c.play.clone();
+            tokio::spawn(async move {
+                for _ in 0..40 {
+                    play.play_hand(proto::PlayHandRequest {
+                        open: Some(open(
+                            proto::Game::Nutz,
+                            &format!("T-4{i}"),
+                            "p",
+                            vec![wager("box_nutz", 100)],
+                        )),
+                        decisions: vec![],
+                        follow_advice: true,
+                    })
+                    .await
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut audit = c.audit.clone();
+    let mut last = 0;
+    for _ in 0..300 {
+        let answer = audit
+            .get_checkpoint(proto::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(answer.log_size >= answer.tree_size, "{answer:?}");
+        assert!(answer.tree_size >= last, "{answer:?} after {last}");
+        last = answer.tree_size;
+    }
+    for player in players {
+        player.await.unwrap();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn derive_deal_deals_a_rounds_seats_from_one_shuffle() {
     use pitboss_engine::game::GameId;

@@ -561,13 +561,14 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "windows[1]", "0 (the lifetime), 1, 7 or 30", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![1, 2], ..Default::default() }))));
     cases.push(refused(m, INVALID, "windows[1]", "each window at most once", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![7, 7], ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: u32::MAX, ..Default::default() }))));
-    cases.push(refused(m, INVALID, "page_token", "decimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "exactly 40 hexadecimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "names no row of this query", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "0".repeat(40), ..Default::default() }))));
     cases.push(refused(m, INVALID, "dealer", "at most 200 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { dealer: long(60_000), ..Default::default() }))));
     for by in [2, -1, i32::MAX, i32::MIN] {
         cases.push(refused(m, INVALID, "by", "0 to 1", rpc!(c, audit.get_returns(proto::GetReturnsRequest { by, ..Default::default() }))));
     }
     cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { by: proto::ReturnsBy::Dealer as i32, dealer: long(200), ..Default::default() }))));
-    cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, page_token: "9999999999".into(), windows: vec![0, 1, 7, 30], ..Default::default() }))));
+    cases.push(served(m, rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: 1000, windows: vec![0, 1, 7, 30], ..Default::default() }))));
 
     let m = "Audit/ListSignificantEvents";
     cases.push(refused(m, INVALID, "to_ms", "0 (no end) or at least from_ms", rpc!(c, audit.list_significant_events(proto::ListSignificantEventsRequest { from_ms: 10, to_ms: 9, ..Default::default() }))));

@@ -157,6 +157,12 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
     }
 
     // The server reads its log to the end, computes the theory, and opens the alert.
+    let played = audit
+        .get_checkpoint(proto::GetCheckpointRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .tree_size;
     let started = Instant::now();
     let answer = loop {
         let r = returns(&mut audit).await;
@@ -170,7 +176,7 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
                         .is_some_and(|t| t.table == "folding" && t.bet == "main")
             })
         });
-        if r.caught_up && theory_known && alerted {
+        if r.caught_up && r.through_sequence >= played && theory_known && alerted {
             break r;
         }
         assert!(
@@ -223,10 +229,9 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
         .find(|a| a.alert.as_ref().unwrap().alert_id == alert_id)
         .unwrap();
     assert!(alert.investigation.is_none());
-    assert_eq!(
-        alert.alert.as_ref().unwrap().totals.as_ref().unwrap().hands,
-        100
-    );
+    // Opened by a check once the window held enough hands: perhaps while they were being played.
+    let alerted_at = alert.alert.as_ref().unwrap().totals.as_ref().unwrap().hands;
+    assert!((60..=100).contains(&alerted_at), "{alert:?}");
     // The gauges say so.
     let metrics = server.metrics.clone().unwrap();
     let (_, _, text) = pitboss_testkit::http::get(&metrics, "/metrics");

@@ -171,12 +171,62 @@ pub struct Returns {
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub rows: Vec<Row>,
+    /// The newest alerts, newest first.
     pub alerts: Vec<AlertState>,
+    /// The alerts some row names that are older than those, in row order.
+    pub older_named: Vec<AlertState>,
     /// The next sequence to read.
     pub through: u64,
     pub caught_up: bool,
     /// Hands the reading could not count.
     pub untracked: u64,
+}
+
+/// Where a page of rows ends, as the next page's token: the last row's key (its digest) and
+/// window. Rows are never removed (keys only come), so a page resumed from it neither skips nor
+/// repeats a row however many keys came since; only rows of keys new since are before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    key: [u8; 16],
+    window_days: u32,
+}
+
+impl Cursor {
+    /// The length of a token, in hexadecimal digits.
+    pub const TOKEN_LEN: usize = 2 * (16 + 4);
+
+    /// The cursor after `row`.
+    pub fn after(row: &Row) -> Cursor {
+        Cursor {
+            key: row.key.digest(),
+            window_days: row.window_days,
+        }
+    }
+
+    /// The cursor as a page token.
+    pub fn token(&self) -> String {
+        let mut bytes = self.key.to_vec();
+        bytes.extend_from_slice(&self.window_days.to_be_bytes());
+        hex::encode(bytes)
+    }
+
+    /// The cursor a token names, if it is one [`Cursor::token`] makes.
+    pub fn parse(token: &str) -> Option<Cursor> {
+        let bytes: [u8; 20] = hex::decode(token).ok()?.try_into().ok()?;
+        let (key, window) = bytes.split_at(16);
+        Some(Cursor {
+            key: key.try_into().ok()?,
+            window_days: u32::from_be_bytes(window.try_into().ok()?),
+        })
+    }
+
+    /// Where the rows after this cursor begin in `rows` (one filter's, in its order); `None`
+    /// when no row of them is the cursor's (a token of another query).
+    pub fn resume(&self, rows: &[Row]) -> Option<usize> {
+        rows.iter()
+            .position(|r| r.window_days == self.window_days && r.key.digest() == self.key)
+            .map(|i| i + 1)
+    }
 }
 
 /// One row of [`Returns::rows`].
@@ -441,17 +491,20 @@ impl Returns {
     }
 
     /// The alerts to open now: every window out of its band with enough hands and none open.
+    /// Read at one instant: each alert's totals are those of the log's first `through_sequence`
+    /// entries.
     fn alerts_due(&self) -> Vec<proto::ReturnsAlert> {
         let now = self.floor.now();
+        let today = now / DAY_MS;
         let mut due = Vec::new();
         let by_dealer = Filter {
             by: By::Dealer,
             ..Filter::default()
         };
-        let rows = self
-            .rows(&Filter::default())
+        let state = self.lock();
+        let rows = rows_of(&state, &Filter::default(), today)
             .into_iter()
-            .chain(self.rows(&by_dealer));
+            .chain(rows_of(&state, &by_dealer, today));
         for row in rows {
             let Ok(theory) = row.theory else {
                 continue;
@@ -461,10 +514,7 @@ impl Returns {
                 continue;
             };
             // Open, or recorded and not read back yet (its marker, `RECORDED`).
-            let open = self
-                .lock()
-                .open
-                .contains_key(&(row.key.clone(), row.window_days));
+            let open = state.open.contains_key(&(row.key.clone(), row.window_days));
             if hands < self.settings.min_hands || !standing.out_of_band || open {
                 continue;
             }
@@ -485,7 +535,7 @@ impl Returns {
                 band_low: standing.band_low,
                 band_high: standing.band_high,
                 at_ms: now,
-                through_sequence: self.lock().through,
+                through_sequence: state.through,
             });
         }
         due
@@ -529,15 +579,25 @@ impl Returns {
         rows_of(&self.lock(), filter, today)
     }
 
-    /// The rows and alerts `filter` asks for (at most `alerts` of those), and how far the
-    /// reading has come, all read at one instant: a row names an open alert if and only if the
-    /// alerts hold it.
+    /// The rows and alerts `filter` asks for (the newest `alerts` of those, and any older one a
+    /// row names), and how far the reading has come, all read at one instant: a row names an open
+    /// alert if and only if the alerts hold it.
     pub fn snapshot(&self, filter: &Filter, alerts: usize) -> Snapshot {
         let today = self.floor.now() / DAY_MS;
         let state = self.lock();
+        let rows = rows_of(&state, filter, today);
+        let newest = alerts_of(&state, filter, alerts);
+        let older_named = rows
+            .iter()
+            .filter_map(|r| r.open_alert.as_ref())
+            .filter(|id| !newest.iter().any(|a| &&a.alert.alert_id == id))
+            .filter_map(|id| state.alerts.values().find(|a| &a.alert.alert_id == id))
+            .cloned()
+            .collect();
         Snapshot {
-            rows: rows_of(&state, filter, today),
-            alerts: alerts_of(&state, filter, alerts),
+            rows,
+            alerts: newest,
+            older_named,
             through: state.through,
             caught_up: state.caught_up,
             untracked: state.untracked,
@@ -728,6 +788,100 @@ mod tests {
     use pitboss_engine::money::Money;
     use pitboss_engine::round::{Decide, OpenRound, Phase, PlaceBet, RoundCommand, Shape};
     use pitboss_engine::settlement::{BetId, Wager};
+
+    /// Every row of `tables`' keys, in a filter's order: each table's main bet, in every window.
+    fn rows_of_tables(tables: &[&str]) -> Vec<Row> {
+        let mut keys: Vec<Key> = tables
+            .iter()
+            .map(|t| Key {
+                game: GameId::CaribbeanStud,
+                table: t.to_string(),
+                dealer: String::new(),
+                config_id: ConfigId([7; 32]),
+                bet: "main".into(),
+            })
+            .collect();
+        keys.sort();
+        keys.iter()
+            .flat_map(|key| {
+                WINDOWS.iter().map(|&window_days| Row {
+                    key: key.clone(),
+                    window_days,
+                    sums: Sums::default(),
+                    theory: Err("none".into()),
+                    open_alert: None,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_resumed_from_their_cursor_neither_skip_nor_repeat_rows_as_tables_come() {
+        let named = |rows: &[Row]| -> Vec<(String, u32)> {
+            rows.iter()
+                .map(|r| (r.key.table.clone(), r.window_days))
+                .collect()
+        };
+        // Pages of three rows; between pages, tables sort in before and after the cursor.
+        let mut tables = vec!["t10", "t20", "t30"];
+        let arrivals = [
+            ["t05", "t99"],
+            ["t15", "t25"],
+            ["t00", "t31"],
+            ["t11", "t35"],
+        ];
+        let mut seen = Vec::new();
+        let mut cursor: Option<Cursor> = None;
+        for page in 0.. {
+            let rows = rows_of_tables(&tables);
+            let first = match cursor {
+                None => 0,
+                Some(c) => Cursor::parse(&c.token()).unwrap().resume(&rows).unwrap(),
+            };
+            let end = (first + 3).min(rows.len());
+            seen.extend(named(&rows[first..end]));
+            if end == rows.len() {
+                break;
+            }
+            cursor = Some(Cursor::after(&rows[end - 1]));
+            if let Some(more) = arrivals.get(page) {
+                tables.extend(more);
+            }
+        }
+        // Every row after the first page's start seen once, in order; only tables that sorted in
+        // before a cursor are missing, and only they.
+        let all = named(&rows_of_tables(&tables));
+        let mut sorted = seen.clone();
+        sorted.sort_by(|a, b| {
+            let at = |x: &(String, u32)| all.iter().position(|y| y == x).unwrap();
+            at(a).cmp(&at(b))
+        });
+        assert_eq!(seen, sorted, "in order");
+        let mut unique = seen.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), seen.len(), "a row repeated: {seen:?}");
+        let missing: Vec<_> = all.iter().filter(|r| !seen.contains(r)).collect();
+        for (table, _) in &missing {
+            assert!(
+                ["t05", "t15", "t00", "t11"].contains(&table.as_str()),
+                "{missing:?}"
+            );
+        }
+        for table in ["t10", "t20", "t25", "t30", "t31", "t35", "t99"] {
+            assert_eq!(
+                seen.iter().filter(|(t, _)| t == table).count(),
+                WINDOWS.len(),
+                "{table}: {seen:?}"
+            );
+        }
+        // A token naming no row of the query, or not a token, resumes nothing.
+        let rows = rows_of_tables(&["t10"]);
+        let other = Cursor::after(&rows_of_tables(&["t77"])[0]);
+        assert_eq!(other.resume(&rows), None);
+        assert_eq!(Cursor::parse("12"), None);
+        assert_eq!(Cursor::parse(&"g".repeat(Cursor::TOKEN_LEN)), None);
+        assert_eq!(Cursor::after(&rows[1]).token().len(), Cursor::TOKEN_LEN);
+    }
 
     /// The bet group of a settlement line, written out as `docs/returns.md` states it (not taken
     /// from the engine's facts).
@@ -1183,11 +1337,16 @@ mod tests {
             .filter_map(|g| floor.default_config(*g))
             .collect();
         let returns = Returns::start(floor.clone(), Settings::default(), configs);
-        for _ in 0..500 {
+        let waited = std::time::Instant::now();
+        loop {
             let (through, caught_up, ..) = returns.progress();
             if caught_up && through >= size {
                 break;
             }
+            assert!(
+                waited.elapsed() < std::time::Duration::from_secs(120),
+                "the returns read {through} of {size} entries"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         let rows = |by: By| {

@@ -392,11 +392,12 @@ impl Audit for AuditService {
         let asked = cosigned.as_ref().map_or(r.tree_size, |c| c.size);
         let (checkpoint, public, log_size) = self
             .blocking(move || {
-                let log_size = floor.log().size();
                 let size = tree_size(&floor, "tree_size", asked)?;
                 let (checkpoint, public) =
                     floor.log().checkpoint(Some(size)).map_err(ledger_status)?;
-                Ok((checkpoint, public, log_size))
+                // Read from the store as the checkpoint was, and after it: never behind it.
+                let now = log_size(&floor)?;
+                Ok((checkpoint, public, now))
             })
             .await?;
         // After a key rotation the cosigned note is signed by the old key: it is answered only

@@ -7,7 +7,7 @@ use tonic::Status;
 use super::status::invalid_argument;
 use crate::access::Principal;
 use crate::proto;
-use crate::returns::{AlertState, By, Filter, Returns, Row};
+use crate::returns::{AlertState, By, Cursor, Filter, Returns, Row};
 use pitboss_engine::config::ConfigId;
 
 /// The alerts one answer carries at most.
@@ -55,26 +55,40 @@ pub fn answer(
         0 => 200,
         n => n as usize,
     };
-    let first: usize = if r.page_token.is_empty() {
+    let first = if r.page_token.is_empty() {
         0
     } else {
-        r.page_token
-            .parse()
-            .map_err(|_| invalid_argument("page_token", "not a token this service issued"))?
+        Cursor::parse(&r.page_token)
+            .ok_or_else(|| invalid_argument("page_token", "not a token this service issued"))?
+            .resume(&rows)
+            .ok_or_else(|| {
+                invalid_argument(
+                    "page_token",
+                    "names no row of this query (a token of another query?)",
+                )
+            })?
     };
     let end = first.saturating_add(size).min(rows.len());
     let page = rows.get(first..end).unwrap_or_default();
     Ok(proto::GetReturnsResponse {
         rows: page.iter().map(row).collect(),
-        next_page_token: if end < rows.len() {
-            end.to_string()
-        } else {
-            String::new()
+        next_page_token: match page.last() {
+            Some(last) if end < rows.len() => Cursor::after(last).token(),
+            _ => String::new(),
         },
         through_sequence: snapshot.through,
         caught_up: snapshot.caught_up,
         untracked_hands: snapshot.untracked,
-        alerts: snapshot.alerts.into_iter().map(alert).collect(),
+        // The newest, then any older one a row of this page names.
+        alerts: snapshot
+            .alerts
+            .into_iter()
+            .chain(snapshot.older_named.into_iter().filter(|a| {
+                page.iter()
+                    .any(|r| r.open_alert.as_ref() == Some(&a.alert.alert_id))
+            }))
+            .map(alert)
+            .collect(),
     })
 }
 

@@ -199,10 +199,12 @@ mod tests {
     async fn a_stopping_server_stops_every_job() {
         let shutdown = Shutdown::default();
         let pool = Pool::new("test", 2, shutdown.clone());
+        let (running, started) = tokio::sync::oneshot::channel();
         let job = tokio::spawn({
             let pool = pool.clone();
             async move {
-                pool.run(|run| {
+                pool.run(move |run| {
+                    running.send(()).ok();
                     while !run.stopped() {
                         std::thread::sleep(Duration::from_millis(1));
                     }
@@ -211,7 +213,8 @@ mod tests {
                 .await
             }
         });
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Stopped while it runs, however long the job took to start.
+        started.await.unwrap();
         shutdown.trigger();
         tokio::time::timeout(Duration::from_secs(10), job)
             .await

@@ -59,8 +59,12 @@ pub const FINDINGS: TextLimit = TextLimit::new(2000, true, Shape::Text);
 pub const OUTCOMES: [&str; 4] = ["explained", "malfunction", "fraud", "other"];
 /// `GetReturns`' page size (0: 200).
 pub const RETURNS_PAGE_SIZE: Range = Range { min: 0, max: 1000 };
-/// `GetReturns`' page token: the index of the first row of the page.
-pub const RETURNS_PAGE_TOKEN: TextLimit = TextLimit::new(10, false, Shape::Digits);
+/// `GetReturns`' page token: the last row of the page before (its key's digest, its window).
+pub const RETURNS_PAGE_TOKEN: TextLimit = TextLimit::new(
+    crate::returns::Cursor::TOKEN_LEN,
+    false,
+    Shape::Hex(crate::returns::Cursor::TOKEN_LEN),
+);
 /// `GetReturns`' windows: each of `crate::returns::WINDOWS` at most once.
 pub const RETURNS_WINDOWS: CountLimit = CountLimit { max: 4 };
 
