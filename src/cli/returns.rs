@@ -49,6 +49,8 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
         let mut audit = AuditClient::new(args.server.connect().await?);
         let mut token = String::new();
         let mut first = true;
+        // Each page carries the newest alerts and any older one its rows name: each printed once.
+        let mut printed = std::collections::HashSet::new();
         loop {
             let r = audit
                 .get_returns(proto::GetReturnsRequest {
@@ -141,9 +143,12 @@ pub fn run(args: ReturnsArgs) -> anyhow::Result<()> {
                     );
                 }
             }
-            if first && !args.json {
+            if !args.json {
                 for a in &r.alerts {
                     let Some(alert) = &a.alert else { continue };
+                    if !printed.insert(alert.alert_id.clone()) {
+                        continue;
+                    }
                     let t = alert.totals.clone().unwrap_or_default();
                     let state = match &a.investigation {
                         Some(i) => format!(

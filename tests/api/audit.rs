@@ -245,9 +245,6 @@ async fn checkpoints_and_proofs_over_grpc() {
     }
 }
 
-/// `DeriveDeal` with `seats` derives a round's deal as the engine does (`deal::derive_round`):
-/// the hand's one shuffle, each numbered seat's block, then the dealer's or community cards; a
-/// number of seats the game does not deal is refused as `INVALID_ARGUMENT` naming `seats`.
 /// While hands are being recorded, every checkpoint answered states a log size at least its own
 /// tree's: the two are read from the same place, the tree first.
 #[tokio::test(flavor = "multi_thread")]
@@ -293,6 +290,9 @@ async fn a_checkpoint_is_never_ahead_of_the_log_size_it_states() {
     }
 }
 
+/// `DeriveDeal` with `seats` derives a round's deal as the engine does (`deal::derive_round`):
+/// the hand's one shuffle, each numbered seat's block, then the dealer's or community cards; a
+/// number of seats the game does not deal is refused as `INVALID_ARGUMENT` naming `seats`.
 #[tokio::test(flavor = "multi_thread")]
 async fn derive_deal_deals_a_rounds_seats_from_one_shuffle() {
     use pitboss_engine::game::GameId;

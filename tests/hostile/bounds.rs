@@ -561,8 +561,9 @@ fn cases(c: &Clients, live: &str, round: &str, size: u64) -> Vec<Case> {
     cases.push(refused(m, INVALID, "windows[1]", "0 (the lifetime), 1, 7 or 30", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![1, 2], ..Default::default() }))));
     cases.push(refused(m, INVALID, "windows[1]", "each window at most once", rpc!(c, audit.get_returns(proto::GetReturnsRequest { windows: vec![7, 7], ..Default::default() }))));
     cases.push(refused(m, INVALID, "page_size", "0 to 1000", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_size: u32::MAX, ..Default::default() }))));
-    cases.push(refused(m, INVALID, "page_token", "exactly 40 hexadecimal digits", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
-    cases.push(refused(m, INVALID, "page_token", "names no row of this query", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "0".repeat(40), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "a token this service issued", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "x1".into(), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "at most 3544 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "0".repeat(3546), ..Default::default() }))));
+    cases.push(refused(m, INVALID, "page_token", "not a token this service issued", rpc!(c, audit.get_returns(proto::GetReturnsRequest { page_token: "0".repeat(40), ..Default::default() }))));
     cases.push(refused(m, INVALID, "dealer", "at most 200 characters", rpc!(c, audit.get_returns(proto::GetReturnsRequest { dealer: long(60_000), ..Default::default() }))));
     for by in [2, -1, i32::MAX, i32::MIN] {
         cases.push(refused(m, INVALID, "by", "0 to 1", rpc!(c, audit.get_returns(proto::GetReturnsRequest { by, ..Default::default() }))));

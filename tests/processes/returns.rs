@@ -244,6 +244,23 @@ async fn returns_add_up_drift_opens_an_alert_and_statements_are_recomputed() {
         "{text}"
     );
 
+    // `pitboss returns` prints the folding table's row naming the alert, and the alert once.
+    let out = std::process::Command::new(pitboss_testkit::binary())
+        .args(["returns", "--server", &server.address, "--table", "folding"])
+        .env("PITBOSS_TOKEN_FILE", server.data.join("admin.token"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.lines()
+            .any(|l| l.contains("folding") && l.ends_with(&format!("alert {alert_id}"))),
+        "{said}"
+    );
+    let printed = format!("alert {alert_id} at entry {}", alert.sequence);
+    assert_eq!(said.matches(&printed).count(), 1, "{said}");
+    assert!(said.contains(": OPEN"), "{said}");
+
     // Every gauge the shipped alert rules read is one the server writes.
     let rules =
         std::fs::read_to_string(pitboss_testkit::root().join("docs/alerts/returns.rules.yml"))

@@ -13,6 +13,7 @@
 //! untracked, and said so) nor write anything but its own entries.
 
 pub mod feed;
+pub mod page;
 pub mod statement;
 pub mod tally;
 pub mod theory;
@@ -26,6 +27,7 @@ use pitboss_engine::config::ConfigId;
 use crate::floor::Floor;
 use crate::proto;
 use feed::{Feed, Seen};
+pub use page::{Cursor, TokenError};
 use statement::Period;
 use tally::{Key, Sums};
 use theory::Theory;
@@ -167,66 +169,20 @@ pub struct Returns {
     wanted: std::sync::mpsc::SyncSender<(ConfigId, Arc<pitboss_engine::config::GameConfig>)>,
 }
 
-/// The rows, alerts and progress of [`Returns::snapshot`], read at one instant.
+/// A page of rows, the alerts and the progress of [`Returns::page`], read at one instant.
 #[derive(Clone, Debug)]
-pub struct Snapshot {
+pub struct Page {
     pub rows: Vec<Row>,
-    /// The newest alerts, newest first.
+    /// Where the next page begins; `None` after the last.
+    pub next: Option<Cursor>,
+    /// The newest alerts the filter matches, newest first, then any older one a row of the
+    /// page names, in row order.
     pub alerts: Vec<AlertState>,
-    /// The alerts some row names that are older than those, in row order.
-    pub older_named: Vec<AlertState>,
-    /// The next sequence to read.
+    /// The next sequence to read: the totals cover the entries before it.
     pub through: u64,
     pub caught_up: bool,
     /// Hands the reading could not count.
     pub untracked: u64,
-}
-
-/// Where a page of rows ends, as the next page's token: the last row's key (its digest) and
-/// window. Rows are never removed (keys only come), so a page resumed from it neither skips nor
-/// repeats a row however many keys came since; only rows of keys new since are before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cursor {
-    key: [u8; 16],
-    window_days: u32,
-}
-
-impl Cursor {
-    /// The length of a token, in hexadecimal digits.
-    pub const TOKEN_LEN: usize = 2 * (16 + 4);
-
-    /// The cursor after `row`.
-    pub fn after(row: &Row) -> Cursor {
-        Cursor {
-            key: row.key.digest(),
-            window_days: row.window_days,
-        }
-    }
-
-    /// The cursor as a page token.
-    pub fn token(&self) -> String {
-        let mut bytes = self.key.to_vec();
-        bytes.extend_from_slice(&self.window_days.to_be_bytes());
-        hex::encode(bytes)
-    }
-
-    /// The cursor a token names, if it is one [`Cursor::token`] makes.
-    pub fn parse(token: &str) -> Option<Cursor> {
-        let bytes: [u8; 20] = hex::decode(token).ok()?.try_into().ok()?;
-        let (key, window) = bytes.split_at(16);
-        Some(Cursor {
-            key: key.try_into().ok()?,
-            window_days: u32::from_be_bytes(window.try_into().ok()?),
-        })
-    }
-
-    /// Where the rows after this cursor begin in `rows` (one filter's, in its order); `None`
-    /// when no row of them is the cursor's (a token of another query).
-    pub fn resume(&self, rows: &[Row]) -> Option<usize> {
-        rows.iter()
-            .position(|r| r.window_days == self.window_days && r.key.digest() == self.key)
-            .map(|i| i + 1)
-    }
 }
 
 /// One row of [`Returns::rows`].
@@ -579,29 +535,50 @@ impl Returns {
         rows_of(&self.lock(), filter, today)
     }
 
-    /// The rows and alerts `filter` asks for (the newest `alerts` of those, and any older one a
-    /// row names), and how far the reading has come, all read at one instant: a row names an open
-    /// alert if and only if the alerts hold it.
-    pub fn snapshot(&self, filter: &Filter, alerts: usize) -> Snapshot {
+    /// The page of `size` rows `filter` asks for after `token` (from the first without), the
+    /// newest `alerts` it matches and any older one a row of the page names, and how far the
+    /// reading has come, all read at one instant: a row names an open alert exactly when the
+    /// page's alerts hold it.
+    pub fn page(
+        &self,
+        filter: &Filter,
+        token: Option<&str>,
+        size: usize,
+        alerts: usize,
+    ) -> Result<Page, TokenError> {
+        let after = token.map(Cursor::parse).transpose()?;
         let today = self.floor.now() / DAY_MS;
         let state = self.lock();
-        let rows = rows_of(&state, filter, today);
-        let newest = alerts_of(&state, filter, alerts);
-        let older_named = rows
-            .iter()
-            .filter_map(|r| r.open_alert.as_ref())
-            .filter(|id| !newest.iter().any(|a| &&a.alert.alert_id == id))
-            .filter_map(|id| state.alerts.values().find(|a| &a.alert.alert_id == id))
-            .cloned()
-            .collect();
-        Snapshot {
+        let mut rows = rows_of(&state, filter, today);
+        let first = match &after {
+            Some(cursor) => cursor.start_in(&rows, filter)?,
+            None => 0,
+        };
+        let all = rows.len();
+        let end = first.saturating_add(size.max(1)).min(all);
+        rows.truncate(end);
+        let rows = rows.split_off(first.min(end));
+        let mut alerts = alerts_of(&state, filter, alerts);
+        for row in &rows {
+            let named = row
+                .open_alert
+                .as_ref()
+                .and_then(|_| state.open.get(&(row.key.clone(), row.window_days)))
+                .and_then(|s| state.alerts.get(s));
+            if let Some(older) = named {
+                if !alerts.iter().any(|a| a.sequence == older.sequence) {
+                    alerts.push(older.clone());
+                }
+            }
+        }
+        Ok(Page {
+            next: rows.last().filter(|_| end < all).map(Cursor::after),
             rows,
-            alerts: newest,
-            older_named,
+            alerts,
             through: state.through,
             caught_up: state.caught_up,
             untracked: state.untracked,
-        }
+        })
     }
 
     /// How many alerts are open (recorded and not investigated).
@@ -666,10 +643,12 @@ fn rows_of(state: &State, filter: &Filter, today: u64) -> Vec<Row> {
             None => Err("the configuration is not known to this server".into()),
         };
         for (sums, &window_days) in sums.into_iter().zip(filter.windows()) {
+            // Only an alert the filter shows: a dealer's (every table's) is not a scoped one's.
             let open_alert = state
                 .open
                 .get(&(key.clone(), window_days))
                 .and_then(|s| state.alerts.get(s))
+                .filter(|a| filter.shows(a))
                 .map(|a| a.alert.alert_id.clone());
             let (sums, theory) = match sums {
                 Ok(sums) => (sums, theory.clone()),
@@ -693,13 +672,7 @@ fn alerts_of(state: &State, filter: &Filter, limit: usize) -> Vec<AlertState> {
         .alerts
         .values()
         .rev()
-        .filter(|a| {
-            a.alert
-                .totals
-                .as_ref()
-                .and_then(Sums::from_proto)
-                .is_some_and(|(k, _)| filter.matches(&k))
-        })
+        .filter(|a| filter.shows(a))
         .take(limit)
         .cloned()
         .collect()
@@ -734,6 +707,16 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether the alert's key is one this filter matches.
+    fn shows(&self, alert: &AlertState) -> bool {
+        alert
+            .alert
+            .totals
+            .as_ref()
+            .and_then(Sums::from_proto)
+            .is_some_and(|(k, _)| self.matches(&k))
+    }
+
     fn matches(&self, key: &Key) -> bool {
         self.game.is_none_or(|g| g == key.game)
             && self.table.as_ref().is_none_or(|t| *t == key.table)
@@ -788,100 +771,6 @@ mod tests {
     use pitboss_engine::money::Money;
     use pitboss_engine::round::{Decide, OpenRound, Phase, PlaceBet, RoundCommand, Shape};
     use pitboss_engine::settlement::{BetId, Wager};
-
-    /// Every row of `tables`' keys, in a filter's order: each table's main bet, in every window.
-    fn rows_of_tables(tables: &[&str]) -> Vec<Row> {
-        let mut keys: Vec<Key> = tables
-            .iter()
-            .map(|t| Key {
-                game: GameId::CaribbeanStud,
-                table: t.to_string(),
-                dealer: String::new(),
-                config_id: ConfigId([7; 32]),
-                bet: "main".into(),
-            })
-            .collect();
-        keys.sort();
-        keys.iter()
-            .flat_map(|key| {
-                WINDOWS.iter().map(|&window_days| Row {
-                    key: key.clone(),
-                    window_days,
-                    sums: Sums::default(),
-                    theory: Err("none".into()),
-                    open_alert: None,
-                })
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pages_resumed_from_their_cursor_neither_skip_nor_repeat_rows_as_tables_come() {
-        let named = |rows: &[Row]| -> Vec<(String, u32)> {
-            rows.iter()
-                .map(|r| (r.key.table.clone(), r.window_days))
-                .collect()
-        };
-        // Pages of three rows; between pages, tables sort in before and after the cursor.
-        let mut tables = vec!["t10", "t20", "t30"];
-        let arrivals = [
-            ["t05", "t99"],
-            ["t15", "t25"],
-            ["t00", "t31"],
-            ["t11", "t35"],
-        ];
-        let mut seen = Vec::new();
-        let mut cursor: Option<Cursor> = None;
-        for page in 0.. {
-            let rows = rows_of_tables(&tables);
-            let first = match cursor {
-                None => 0,
-                Some(c) => Cursor::parse(&c.token()).unwrap().resume(&rows).unwrap(),
-            };
-            let end = (first + 3).min(rows.len());
-            seen.extend(named(&rows[first..end]));
-            if end == rows.len() {
-                break;
-            }
-            cursor = Some(Cursor::after(&rows[end - 1]));
-            if let Some(more) = arrivals.get(page) {
-                tables.extend(more);
-            }
-        }
-        // Every row after the first page's start seen once, in order; only tables that sorted in
-        // before a cursor are missing, and only they.
-        let all = named(&rows_of_tables(&tables));
-        let mut sorted = seen.clone();
-        sorted.sort_by(|a, b| {
-            let at = |x: &(String, u32)| all.iter().position(|y| y == x).unwrap();
-            at(a).cmp(&at(b))
-        });
-        assert_eq!(seen, sorted, "in order");
-        let mut unique = seen.clone();
-        unique.dedup();
-        assert_eq!(unique.len(), seen.len(), "a row repeated: {seen:?}");
-        let missing: Vec<_> = all.iter().filter(|r| !seen.contains(r)).collect();
-        for (table, _) in &missing {
-            assert!(
-                ["t05", "t15", "t00", "t11"].contains(&table.as_str()),
-                "{missing:?}"
-            );
-        }
-        for table in ["t10", "t20", "t25", "t30", "t31", "t35", "t99"] {
-            assert_eq!(
-                seen.iter().filter(|(t, _)| t == table).count(),
-                WINDOWS.len(),
-                "{table}: {seen:?}"
-            );
-        }
-        // A token naming no row of the query, or not a token, resumes nothing.
-        let rows = rows_of_tables(&["t10"]);
-        let other = Cursor::after(&rows_of_tables(&["t77"])[0]);
-        assert_eq!(other.resume(&rows), None);
-        assert_eq!(Cursor::parse("12"), None);
-        assert_eq!(Cursor::parse(&"g".repeat(Cursor::TOKEN_LEN)), None);
-        assert_eq!(Cursor::after(&rows[1]).token().len(), Cursor::TOKEN_LEN);
-    }
 
     /// The bet group of a settlement line, written out as `docs/returns.md` states it (not taken
     /// from the engine's facts).
@@ -1400,5 +1289,72 @@ mod tests {
             ("T1", "d1")
         );
         assert_eq!(main.sums.net().0, 3, "the three places of d1's round at T1");
+
+        // An alert on d1's main bet, every table's, as the reading keeps one.
+        let by_dealer = Filter {
+            by: By::Dealer,
+            windows: vec![0],
+            ..Filter::default()
+        };
+        let d1 = returns
+            .rows(&by_dealer)
+            .into_iter()
+            .find(|r| r.key.dealer == "d1" && r.key.bet == "main" && r.key.game == caribbean)
+            .unwrap();
+        let alert = AlertState {
+            alert: proto::ReturnsAlert {
+                alert_id: "a1".into(),
+                totals: d1.sums.to_proto(&d1.key),
+                ..Default::default()
+            },
+            sequence: size + 1000,
+            investigation: None,
+        };
+        {
+            let mut state = returns.lock();
+            state.alerts.insert(alert.sequence, alert);
+            state.open.insert((d1.key.clone(), 0), size + 1000);
+        }
+        let names = |page: &Page| -> (Vec<String>, Vec<String>) {
+            (
+                page.rows
+                    .iter()
+                    .filter_map(|r| r.open_alert.clone())
+                    .collect(),
+                page.alerts
+                    .iter()
+                    .map(|a| a.alert.alert_id.clone())
+                    .collect(),
+            )
+        };
+        // Asked with no newest alerts, the page still holds the one its row names.
+        let all = returns.page(&by_dealer, None, 1000, 0).unwrap();
+        assert_eq!(names(&all), (vec!["a1".into()], vec!["a1".into()]));
+        // One page at a time, the alert comes with the page of its row only.
+        let mut token = None;
+        let mut seen = Vec::new();
+        loop {
+            let page = returns.page(&by_dealer, token.as_deref(), 1, 0).unwrap();
+            let (rows, alerts) = names(&page);
+            assert_eq!(rows, alerts);
+            seen.extend(page.rows.iter().map(|r| r.key.clone()));
+            match page.next {
+                Some(next) => token = Some(next.token()),
+                None => break,
+            }
+        }
+        assert_eq!(
+            seen,
+            all.rows.iter().map(|r| r.key.clone()).collect::<Vec<_>>()
+        );
+        // A principal scoped to T1 sees d1's rounds at T1 in the same row, but neither the id nor
+        // the alert: it sums tables outside the scope.
+        let scoped = Filter {
+            tables: Some(["T1".to_string()].into()),
+            ..by_dealer.clone()
+        };
+        let page = returns.page(&scoped, None, 1000, 100).unwrap();
+        assert!(page.rows.iter().any(|r| r.key == d1.key), "{:?}", page.rows);
+        assert_eq!(names(&page), (vec![], vec![]));
     }
 }

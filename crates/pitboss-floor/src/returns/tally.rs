@@ -25,27 +25,6 @@ pub struct Key {
     pub bet: String,
 }
 
-impl Key {
-    /// A digest naming the key: SHA-256 over its fields, each length-prefixed, first 16 bytes.
-    pub fn digest(&self) -> [u8; 16] {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        for field in [
-            self.game.id().as_bytes(),
-            self.table.as_bytes(),
-            self.dealer.as_bytes(),
-            &self.config_id.0,
-            self.bet.as_bytes(),
-        ] {
-            h.update((field.len() as u64).to_be_bytes());
-            h.update(field);
-        }
-        let mut digest = [0u8; 16];
-        digest.copy_from_slice(&h.finalize()[..16]);
-        digest
-    }
-}
-
 /// The totals of one key. Every field only grows; what a void reverses is counted in the
 /// `voided_*` fields, so a period's totals are always whole numbers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use tonic::Status;
 use super::status::invalid_argument;
 use crate::access::Principal;
 use crate::proto;
-use crate::returns::{AlertState, By, Cursor, Filter, Returns, Row};
+use crate::returns::{AlertState, By, Filter, Returns, Row};
 use pitboss_engine::config::ConfigId;
 
 /// The alerts one answer carries at most.
@@ -49,46 +49,21 @@ pub fn answer(
         tables: caller.tables.clone(),
         games: caller.games.clone(),
     };
-    let snapshot = returns.snapshot(&filter, ALERTS_ANSWERED);
-    let rows = snapshot.rows;
     let size = match r.page_size {
         0 => 200,
         n => n as usize,
     };
-    let first = if r.page_token.is_empty() {
-        0
-    } else {
-        Cursor::parse(&r.page_token)
-            .ok_or_else(|| invalid_argument("page_token", "not a token this service issued"))?
-            .resume(&rows)
-            .ok_or_else(|| {
-                invalid_argument(
-                    "page_token",
-                    "names no row of this query (a token of another query?)",
-                )
-            })?
-    };
-    let end = first.saturating_add(size).min(rows.len());
-    let page = rows.get(first..end).unwrap_or_default();
+    let token = (!r.page_token.is_empty()).then_some(r.page_token.as_str());
+    let page = returns
+        .page(&filter, token, size, ALERTS_ANSWERED)
+        .map_err(|e| invalid_argument("page_token", e.to_string()))?;
     Ok(proto::GetReturnsResponse {
-        rows: page.iter().map(row).collect(),
-        next_page_token: match page.last() {
-            Some(last) if end < rows.len() => Cursor::after(last).token(),
-            _ => String::new(),
-        },
-        through_sequence: snapshot.through,
-        caught_up: snapshot.caught_up,
-        untracked_hands: snapshot.untracked,
-        // The newest, then any older one a row of this page names.
-        alerts: snapshot
-            .alerts
-            .into_iter()
-            .chain(snapshot.older_named.into_iter().filter(|a| {
-                page.iter()
-                    .any(|r| r.open_alert.as_ref() == Some(&a.alert.alert_id))
-            }))
-            .map(alert)
-            .collect(),
+        rows: page.rows.iter().map(row).collect(),
+        next_page_token: page.next.map(|c| c.token()).unwrap_or_default(),
+        through_sequence: page.through,
+        caught_up: page.caught_up,
+        untracked_hands: page.untracked,
+        alerts: page.alerts.into_iter().map(alert).collect(),
     })
 }
 

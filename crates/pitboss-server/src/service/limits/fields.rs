@@ -59,11 +59,11 @@ pub const FINDINGS: TextLimit = TextLimit::new(2000, true, Shape::Text);
 pub const OUTCOMES: [&str; 4] = ["explained", "malfunction", "fraud", "other"];
 /// `GetReturns`' page size (0: 200).
 pub const RETURNS_PAGE_SIZE: Range = Range { min: 0, max: 1000 };
-/// `GetReturns`' page token: the last row of the page before (its key's digest, its window).
+/// `GetReturns`' page token: the last row of the page before (its key, its window), hex.
 pub const RETURNS_PAGE_TOKEN: TextLimit = TextLimit::new(
-    crate::returns::Cursor::TOKEN_LEN,
+    crate::returns::Cursor::TOKEN_MAX_LEN,
     false,
-    Shape::Hex(crate::returns::Cursor::TOKEN_LEN),
+    Shape::HexBytes,
 );
 /// `GetReturns`' windows: each of `crate::returns::WINDOWS` at most once.
 pub const RETURNS_WINDOWS: CountLimit = CountLimit { max: 4 };
