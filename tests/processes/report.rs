@@ -122,7 +122,7 @@ async fn a_scripted_day_is_reported_kind_by_kind_as_csv_html_and_pdf() {
         if let Some(a) = r.alerts.first().and_then(|a| a.alert.as_ref()) {
             break a.alert_id.clone();
         }
-        assert!(started.elapsed() < Duration::from_secs(120), "no alert");
+        assert!(started.elapsed() < Duration::from_secs(300), "no alert");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     ops.record_investigation(proto::RecordInvestigationRequest {

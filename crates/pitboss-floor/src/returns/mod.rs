@@ -216,8 +216,8 @@ impl Returns {
         std::thread::Builder::new()
             .name("pitboss-returns-theory".into())
             .spawn(move || {
-                // Beside serving, only on a core nothing else wants: nobody waits for it.
-                crate::priority::idle();
+                // Beside serving, lowered; but never starved: the alerts wait for it.
+                crate::priority::lower();
                 while let Ok((id, config)) = queue.recv() {
                     let run = pitboss_lab::Run::default();
                     let known = Known::from(theory::of(&config, &run));
