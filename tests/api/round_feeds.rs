@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::support::{clients, export, python_reads, wager, Clients};
 use pitboss::proto;
 use pitboss::proto::round_command_request::Command as RoundCmd;
+use pitboss_testkit::clients::list_rounds;
 use pitboss_testkit::server::{principal, write_access, Server};
 use tonic::Code;
 
@@ -459,14 +460,14 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
             .map(|p| p.id.clone())
             .collect()
     };
-    let t1 = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let t1 = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             table: "T-1".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(ids(&t1), newest_first(&|p| p.table == "T-1"));
     assert!(t1.next_page_token.is_empty());
     for summary in &t1.rounds {
@@ -509,14 +510,14 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
             "listed by table: no player's places"
         );
     }
-    let ann_rounds = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let ann_rounds = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             dealer: "d-ann".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(ids(&ann_rounds), newest_first(&|p| p.dealer == "d-ann"));
     assert_eq!(
         ann_rounds
@@ -531,16 +532,16 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
     let mut paged = Vec::new();
     let mut token = String::new();
     loop {
-        let page = audit
-            .list_rounds(proto::ListRoundsRequest {
+        let page = list_rounds(
+            &mut audit,
+            proto::ListRoundsRequest {
                 dealer: "d-ann".into(),
                 page_size: 1,
                 page_token: token.clone(),
                 ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+            },
+        )
+        .await;
         assert!(page.rounds.len() <= 1);
         paged.extend(ids(&page));
         if page.next_page_token.is_empty() {
@@ -550,14 +551,14 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
     }
     assert_eq!(paged, ids(&ann_rounds));
     // By player: the rounds p1 bet on, with p1's places only.
-    let p1 = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let p1 = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             player: "p1".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     let p1_rounds = newest_first(&|p| views[&p.id].places.iter().any(|pl| pl.player == "p1"));
     assert_eq!(ids(&p1), p1_rounds);
     for summary in &p1.rounds {
@@ -574,58 +575,58 @@ async fn rounds_are_in_the_returns_per_table_and_dealer_in_recall_and_in_the_exp
         );
     }
     // Filters: a phase, a dealer with a table, a time after every round.
-    let voided_list = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let voided_list = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             dealer: "d-bob".into(),
             phase: "voided".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(ids(&voided_list), std::slice::from_ref(&voided));
-    let bob_t1 = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let bob_t1 = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             dealer: "d-bob".into(),
             table: "T-1".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(
         ids(&bob_t1),
         newest_first(&|p| p.dealer == "d-bob" && p.table == "T-1")
     );
-    let later = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let later = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             table: "T-1".into(),
             from_ms: pitboss::floor::system_clock() + 60_000,
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert!(later.rounds.is_empty() && later.next_page_token.is_empty());
-    let since = audit
-        .list_rounds(list(proto::ListRoundsRequest {
+    let since = list_rounds(
+        &mut audit,
+        list(proto::ListRoundsRequest {
             table: "T-1".into(),
             from_ms: started,
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(ids(&since), ids(&t1));
     // Scoped to T-1: d-ann's rounds there only; T-2 by name refused.
-    let scoped_ann = scoped
-        .list_rounds(list(proto::ListRoundsRequest {
+    let scoped_ann = list_rounds(
+        &mut scoped,
+        list(proto::ListRoundsRequest {
             dealer: "d-ann".into(),
             ..Default::default()
-        }))
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(
         ids(&scoped_ann),
         newest_first(&|p| p.dealer == "d-ann" && p.table == "T-1")
@@ -931,16 +932,15 @@ async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_i
 
     // Recall: the round under each dealer who dealt it, both named, the last its dealer.
     for dealer in ["d-first", "d-second"] {
-        let listed = c
-            .audit
-            .list_rounds(proto::ListRoundsRequest {
+        let listed = list_rounds(
+            &mut c.audit,
+            proto::ListRoundsRequest {
                 dealer: dealer.into(),
                 ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .rounds;
+            },
+        )
+        .await
+        .rounds;
         assert_eq!(listed.len(), 1, "{dealer}: {listed:?}");
         assert_eq!(listed[0].round_id, id);
         assert_eq!(listed[0].dealer, "d-second");
@@ -952,13 +952,7 @@ async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_i
         seat,
         ..Default::default()
     };
-    let at_two = c
-        .audit
-        .list_rounds(seat(2))
-        .await
-        .unwrap()
-        .into_inner()
-        .rounds;
+    let at_two = list_rounds(&mut c.audit, seat(2)).await.rounds;
     assert_eq!(at_two.len(), 1);
     let places: Vec<(u32, &str)> = at_two[0]
         .places
@@ -970,13 +964,7 @@ async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_i
         at_two[0].places[0].paid,
         ended.places[1].settlement.as_ref().unwrap().total_paid
     );
-    let at_five = c
-        .audit
-        .list_rounds(seat(5))
-        .await
-        .unwrap()
-        .into_inner()
-        .rounds;
+    let at_five = list_rounds(&mut c.audit, seat(5)).await.rounds;
     assert!(at_five.is_empty(), "{at_five:?}");
     // A player and a seat: only a round where that player sat there.
     let p1_at = |seat: u32| proto::ListRoundsRequest {
@@ -984,21 +972,9 @@ async fn a_dealer_who_takes_over_a_round_is_its_dealer_from_then_on_and_a_seat_i
         seat,
         ..Default::default()
     };
-    let p1_at_two = c
-        .audit
-        .list_rounds(p1_at(2))
-        .await
-        .unwrap()
-        .into_inner()
-        .rounds;
+    let p1_at_two = list_rounds(&mut c.audit, p1_at(2)).await.rounds;
     assert!(p1_at_two.is_empty(), "p1 sat at seat 1: {p1_at_two:?}");
-    let p1_at_one = c
-        .audit
-        .list_rounds(p1_at(1))
-        .await
-        .unwrap()
-        .into_inner()
-        .rounds;
+    let p1_at_one = list_rounds(&mut c.audit, p1_at(1)).await.rounds;
     assert_eq!(p1_at_one.len(), 1);
     assert_eq!(p1_at_one[0].places.len(), 1);
 

@@ -55,6 +55,18 @@ impl Clients {
     }
 }
 
+/// `Audit.ListRounds` as `request` asks, which must be answered.
+pub async fn list_rounds(
+    audit: &mut AuditClient<Channel>,
+    request: proto::ListRoundsRequest,
+) -> proto::ListRoundsResponse {
+    audit
+        .list_rounds(request)
+        .await
+        .expect("rounds listed")
+        .into_inner()
+}
+
 /// Every entry of the log as it stands when asked (its size by `GetCheckpoint`), from the start,
 /// as `StreamEvents` sends them: a regulator's view.
 pub async fn log_entries(audit: &mut AuditClient<Channel>) -> Vec<proto::LoggedEvent> {
